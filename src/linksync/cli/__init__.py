@@ -1,0 +1,25 @@
+"""The linksync command line: click commands only. Each command parses flags, calls one
+library function, renders the result and converts errors (see ``common``)."""
+
+from __future__ import annotations
+
+import click
+
+from linksync import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="linksync")
+def cli() -> None:
+    """Keep a link-shortening workspace in step with declared links.
+
+    With nothing configured, every command talks to the built-in sandbox (state in
+    .linksync/sandbox.db) and says so on stderr.
+    """
+
+
+def main() -> None:
+    cli()
+
+
+# Command groups register themselves here, one import per module.
