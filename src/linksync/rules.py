@@ -1,0 +1,270 @@
+"""The service's value rules, in one plain module (no I/O, no HTTP).
+
+Both the sandbox (which rejects a request) and local validation (which flags a row
+before any request) import these, so the two can never disagree. Every check returns
+a constant of ``linksync.errors.ERRORS`` or ``None`` when the value is fine.
+
+- ``check_url``: http:// or https://, a host, no whitespace, no invisible Unicode.
+- ``check_slug``: ``SLUG_RE``, at most ``MAX_SLUG_BYTES`` bytes of UTF-8, not in
+  ``RESERVED_SLUGS`` (compared case-insensitively).
+- ``parse_expiry``: ISO 8601 date-time with a UTC designator (``Z``) or an offset,
+  strictly after ``now``; returns the instant in UTC.
+- ``find_invisible`` / ``strip_invisible`` / ``describe_char``: invisible characters
+  pasted from editors (zero-width, bidi controls, NBSP, soft hyphen, controls...).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import UTC, datetime
+from urllib.parse import urlsplit
+
+#: The interface's slug pattern ``/^[a-z0-9]+(?:-[a-z0-9]+)*$/i``. ASCII only: Python's
+#: IGNORECASE alone would let ``[a-z]`` match the Kelvin sign or the long s. Use
+#: ``SLUG_RE.fullmatch`` (``$`` would accept a trailing newline).
+SLUG_RE: re.Pattern[str] = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*", re.IGNORECASE | re.ASCII)
+
+#: Slug length limit, in bytes of UTF-8.
+MAX_SLUG_BYTES = 2048
+
+#: Length of a slug the service generates when none is given.
+GENERATED_SLUG_LENGTH = 6
+
+#: Words reserved for system use (compared lower-cased). The interface names api, auth,
+#: dashboard and docs as examples; the rest are the usual routes of a web service.
+RESERVED_SLUGS: frozenset[str] = frozenset(
+    {
+        "about",
+        "account",
+        "accounts",
+        "admin",
+        "analytics",
+        "api",
+        "app",
+        "apps",
+        "assets",
+        "auth",
+        "billing",
+        "blog",
+        "callback",
+        "cdn",
+        "contact",
+        "dashboard",
+        "docs",
+        "domains",
+        "favicon",
+        "health",
+        "healthz",
+        "help",
+        "links",
+        "login",
+        "logout",
+        "oauth",
+        "pricing",
+        "privacy",
+        "register",
+        "robots",
+        "settings",
+        "signin",
+        "signup",
+        "sitemap",
+        "static",
+        "status",
+        "support",
+        "terms",
+        "tools",
+        "verify",
+        "www",
+    }
+)
+
+#: Characters that do not show but change a value (the usual paste-from-editor harm).
+#: ``find_invisible`` also catches any other control (Cc), format (Cf), separator
+#: (Zs besides the ASCII space, Zl, Zp) or private-use (Co) character.
+INVISIBLE_CHARS: frozenset[str] = frozenset(
+    [chr(c) for c in range(0x200B, 0x2010)]  # ZWSP, ZWNJ, ZWJ, LRM, RLM
+    + [chr(c) for c in range(0x2060, 0x2065)]  # word joiner, invisible operators
+    + [chr(c) for c in range(0x202A, 0x202F)]  # bidi embeddings and overrides
+    + [chr(c) for c in range(0x2066, 0x206A)]  # bidi isolates
+    + [chr(c) for c in range(0x206A, 0x2070)]  # deprecated format characters
+    + [chr(c) for c in range(0xFE00, 0xFE10)]  # variation selectors
+    + [
+        "\ufeff",  # zero width no-break space (BOM)
+        "\u00a0",  # no-break space
+        "\u00ad",  # soft hyphen
+        "\u034f",  # combining grapheme joiner
+        "\u061c",  # arabic letter mark
+        "\u115f",  # hangul choseong filler
+        "\u1160",  # hangul jungseong filler
+        "\u17b4",  # khmer vowel inherent aq
+        "\u17b5",  # khmer vowel inherent aa
+        "\u180e",  # mongolian vowel separator
+        "\u2028",  # line separator
+        "\u2029",  # paragraph separator
+        "\u202f",  # narrow no-break space
+        "\u205f",  # medium mathematical space
+        "\u3000",  # ideographic space
+        "\u2800",  # braille pattern blank
+        "\u3164",  # hangul filler
+        "\uffa0",  # halfwidth hangul filler
+        "\ufff9",  # interlinear annotation anchor
+        "\ufffa",  # interlinear annotation separator
+        "\ufffb",  # interlinear annotation terminator
+    ]
+)
+
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Co"})
+
+
+def is_invisible(ch: str) -> bool:
+    """True for a character that should never be inside a URL or slug unseen."""
+    if ch == " ":
+        return False
+    return ch in INVISIBLE_CHARS or unicodedata.category(ch) in _INVISIBLE_CATEGORIES
+
+
+def find_invisible(s: str) -> list[tuple[int, str]]:
+    """Every invisible character of ``s`` as (index, character), in order.
+
+    The ASCII space is not invisible (a URL with a space is rejected as malformed by
+    ``check_url`` instead). Use ``describe_char`` to name a character in a message.
+    """
+    return [(i, ch) for i, ch in enumerate(s) if is_invisible(ch)]
+
+
+def strip_invisible(s: str) -> str:
+    """``s`` without its invisible characters (for an explicit --fix-invisible)."""
+    return "".join(ch for ch in s if not is_invisible(ch))
+
+
+def describe_char(ch: str) -> str:
+    """'U+200B ZERO WIDTH SPACE' (control characters have no name: 'U+0009')."""
+    name = unicodedata.name(ch, "")
+    return f"U+{ord(ch):04X} {name}".rstrip()
+
+
+def describe_invisible(s: str) -> str:
+    """A short message naming the invisible characters of ``s`` and where they are."""
+    found = find_invisible(s)
+    shown = ", ".join(f"{describe_char(ch)} at position {i + 1}" for i, ch in found[:5])
+    more = f" and {len(found) - 5} more" if len(found) > 5 else ""
+    return f"invisible character(s): {shown}{more}" if found else ""
+
+
+def _valid_host(host: str) -> bool:
+    if host.startswith("["):  # IPv6 literal, already checked by urlsplit
+        return True
+    if not host or host.startswith(".") or host.startswith("-") or ".." in host:
+        return False
+    try:
+        host.rstrip(".").encode("idna")
+    except UnicodeError:
+        return False
+    return all(ch.isalnum() or ch in "-._" for ch in host)
+
+
+def check_url(s: str) -> str | None:
+    """``INVALID_URL`` unless ``s`` is an http(s) URL with a host and nothing hidden.
+
+    Rejected: another scheme or none, no host, a bad port, any whitespace (leading,
+    trailing or inside), any invisible character (``find_invisible``).
+    """
+    if not isinstance(s, str) or not s:
+        return "INVALID_URL"
+    if find_invisible(s) or any(ch.isspace() for ch in s):
+        return "INVALID_URL"
+    lower = s[:8].lower()
+    if not (lower.startswith("http://") or lower.startswith("https://")):
+        return "INVALID_URL"
+    try:
+        parts = urlsplit(s)
+        _ = parts.port  # raises ValueError on a malformed port
+    except ValueError:
+        return "INVALID_URL"
+    netloc_host = parts.netloc.rpartition("@")[2]
+    if netloc_host.startswith("["):
+        host = netloc_host.partition("]")[0] + "]"
+    else:
+        host = netloc_host.rpartition(":")[0] if ":" in netloc_host else netloc_host
+    if not parts.hostname or not _valid_host(host):
+        return "INVALID_URL"
+    return None
+
+
+def check_slug(s: str) -> str | None:
+    """``INVALID_SLUG`` (pattern or length) or ``RESERVED_SLUG``, else ``None``."""
+    if not isinstance(s, str) or not s:
+        return "INVALID_SLUG"
+    if len(s.encode("utf-8")) > MAX_SLUG_BYTES:
+        return "INVALID_SLUG"
+    if SLUG_RE.fullmatch(s) is None:
+        return "INVALID_SLUG"
+    if s.lower() in RESERVED_SLUGS:
+        return "RESERVED_SLUG"
+    return None
+
+
+_ISO_RE = re.compile(
+    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?",
+    re.IGNORECASE | re.ASCII,
+)
+
+
+def parse_iso(s: str, *, assume_utc: bool = False) -> datetime | None:
+    """An ISO 8601 date-time as an aware UTC datetime, or ``None`` when malformed.
+
+    A designator (``Z`` or ``+hh:mm``) is required unless ``assume_utc``; a bare date
+    is not a date-time. More than 6 fractional digits are truncated.
+    """
+    if not isinstance(s, str) or _ISO_RE.fullmatch(s) is None:
+        return None
+    text = s[:10] + "T" + s[11:]
+    text = text.replace(",", ".")
+    if text[-1] in "zZ":
+        text = text[:-1] + "+00:00"
+    frac = re.search(r"\.(\d+)", text)
+    if frac and len(frac.group(1)) > 6:
+        text = text[: frac.start(1) + 6] + text[frac.end(1) :]
+    try:
+        dt = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if dt.tzinfo is None:
+        if not assume_utc:
+            return None
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC)
+
+
+def parse_expiry(s: str, now: datetime, *, assume_utc: bool = False) -> datetime | str:
+    """The expiry instant in UTC, or ``"INVALID_EXPIRY"`` when malformed or not after
+    ``now`` (an aware datetime)."""
+    dt = parse_iso(s, assume_utc=assume_utc)
+    if dt is None or dt <= now:
+        return "INVALID_EXPIRY"
+    return dt
+
+
+def format_ts(dt: datetime) -> str:
+    """ISO 8601 UTC with milliseconds, as the service writes timestamps:
+    ``2026-01-02T03:04:05.678Z``."""
+    dt = dt.astimezone(UTC)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+_HOST_LABEL_RE = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)", re.IGNORECASE | re.ASCII)
+
+
+def check_hostname(s: str) -> bool:
+    """True for a DNS host name of at least two labels (``go.example.com``): ASCII
+    letters, digits and inner hyphens, labels of 1-63, at most 253 characters, a
+    top-level label that is not all digits. Used for custom domains."""
+    if not isinstance(s, str) or not s or len(s) > 253:
+        return False
+    labels = s.split(".")
+    if len(labels) < 2:
+        return False
+    if not all(_HOST_LABEL_RE.fullmatch(label) for label in labels):
+        return False
+    return not labels[-1].isdigit()
