@@ -1,0 +1,313 @@
+"""Logging for unattended runs: text for people, JSON lines for log collectors.
+
+``setup_logging("json")`` makes the ``linksync`` logger write one JSON object per line
+(``ts``, ``level``, ``event``, plus the event's fields) to stderr. The sync engine emits
+four events through the typed helpers below::
+
+    run_start    target, mode, dry_run, sources, run_id
+    plan_counts  counts (per action), total
+    row_failed   source, sheet, row, domain, slug, action, error_constant, ..., repeat
+    run_end      counts (per status), duration_s, exit_code, requests
+
+Every line passes through a redaction step: any registered secret (the API key, via
+``register_secret``) is replaced by ``***`` wherever it appears, in fields, messages and
+tracebacks alike.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import threading
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any, Literal, TextIO
+
+from linksync.model import RowResult
+
+LogFormat = Literal["text", "json"]
+
+LOGGER_NAME = "linksync"
+REDACTED = "***"
+
+#: Events the sync engine emits (the ``event`` key of a JSON line).
+EVENTS: tuple[str, ...] = ("run_start", "plan_counts", "row_failed", "run_end")
+
+_RESERVED_RECORD_KEYS = frozenset({"ts", "level", "event", "logger", "message"})
+
+
+class SecretRegistry:
+    """Values that must never appear in a log line (API keys)."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self._lock = threading.Lock()
+        self._secrets: tuple[str, ...] = ()
+        for s in secrets:
+            self.add(s)
+
+    def add(self, secret: str | None) -> None:
+        if not secret:
+            return
+        with self._lock:
+            if secret not in self._secrets:
+                # Longest first, so a key that contains another key is replaced whole.
+                self._secrets = tuple(sorted((*self._secrets, secret), key=len, reverse=True))
+
+    def redact(self, text: str) -> str:
+        for secret in self._secrets:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        return text
+
+    def redact_value(self, value: Any) -> Any:
+        """``value`` with every secret replaced, walking dicts, lists and tuples."""
+        if isinstance(value, str):
+            return self.redact(value)
+        if isinstance(value, Mapping):
+            return {self.redact(str(k)): self.redact_value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple | set | frozenset):
+            return [self.redact_value(v) for v in value]
+        return value
+
+    def __len__(self) -> int:
+        return len(self._secrets)
+
+
+#: The registry ``setup_logging`` uses unless given another one.
+SECRETS = SecretRegistry()
+
+
+def register_secret(*secrets: str | None) -> None:
+    """Never log these values (call with the API key as soon as it is known)."""
+    for s in secrets:
+        SECRETS.add(s)
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(_jsonable(v) for v in value)
+    return str(value)
+
+
+def _timestamp(record: logging.LogRecord) -> str:
+    ts = datetime.fromtimestamp(record.created, UTC)
+    return ts.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _fields_of(record: logging.LogRecord) -> dict[str, Any]:
+    fields = getattr(record, "fields", None)
+    return dict(fields) if isinstance(fields, Mapping) else {}
+
+
+def _error_text(formatter: logging.Formatter, record: logging.LogRecord) -> str | None:
+    if record.exc_text:
+        return record.exc_text
+    if record.exc_info:
+        return formatter.formatException(record.exc_info)
+    return None
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per record: ts, level, event, logger, then the fields."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        event = getattr(record, "event", None)
+        out: dict[str, Any] = {
+            "ts": _timestamp(record),
+            "level": record.levelname.lower(),
+            "event": event if isinstance(event, str) else "message",
+            "logger": record.name,
+        }
+        message = record.getMessage()
+        if message != out["event"]:
+            out["message"] = message
+        for key, value in _fields_of(record).items():
+            name = key if key not in _RESERVED_RECORD_KEYS else f"field_{key}"
+            out[name] = _jsonable(value)
+        error = _error_text(self, record)
+        if error:
+            out["error"] = error
+        return json.dumps(out, ensure_ascii=False, sort_keys=False, default=str)
+
+
+class TextFormatter(logging.Formatter):
+    """'2026-03-01T02:00:00.123Z info run_end duration_s=1.2 exit_code=0'."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        parts = [_timestamp(record), record.levelname.lower(), record.getMessage()]
+        for key, value in _fields_of(record).items():
+            rendered = json.dumps(_jsonable(value), ensure_ascii=False)
+            if isinstance(value, str) and value and " " not in value and '"' not in value:
+                rendered = value
+            parts.append(f"{key}={rendered}")
+        line = " ".join(parts)
+        error = _error_text(self, record)
+        if error:
+            line += "\n" + error
+        return line
+
+
+class RedactingHandler(logging.Handler):
+    """Writes formatted records to a stream (stderr by default, looked up at each write
+    so it follows a replaced ``sys.stderr``), with every secret replaced."""
+
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        *,
+        secrets: SecretRegistry | None = None,
+        level: int = logging.NOTSET,
+    ) -> None:
+        super().__init__(level)
+        self._stream = stream
+        self.secrets = secrets if secrets is not None else SECRETS
+
+    @property
+    def stream(self) -> TextIO:
+        return self._stream if self._stream is not None else sys.stderr
+
+    def redacted(self, record: logging.LogRecord) -> logging.LogRecord:
+        """A copy of ``record`` whose message, fields and traceback hold no secret.
+
+        Redacting values before formatting matters: a secret with a quote or a
+        backslash would be escaped by JSON and escape a search of the final line.
+        """
+        copy = logging.makeLogRecord(record.__dict__)
+        copy.msg = self.secrets.redact(record.getMessage())
+        copy.args = None
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, Mapping):
+            copy.fields = self.secrets.redact_value(fields)
+        error = _error_text(self.formatter or logging.Formatter(), record)
+        copy.exc_info = None
+        copy.exc_text = self.secrets.redact(error) if error else None
+        return copy
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = self.secrets.redact(self.format(self.redacted(record)))
+            stream = self.stream
+            stream.write(line + "\n")
+            stream.flush()
+        except Exception:
+            self.handleError(record)
+
+
+def setup_logging(
+    format: LogFormat = "text",
+    level: int | str = logging.INFO,
+    stream: TextIO | None = None,
+    *,
+    secrets: SecretRegistry | None = None,
+) -> logging.Logger:
+    """Configure the ``linksync`` logger and return it.
+
+    Replaces any handler a previous call installed (so calling it once per command is
+    safe) and stops propagation to the root logger, so each record is written once.
+    ``stream`` defaults to the current ``sys.stderr``.
+    """
+    if format not in ("text", "json"):
+        raise ValueError(f"unknown log format {format!r} (use text or json)")
+    logger = logging.getLogger(LOGGER_NAME)
+    for old in [h for h in logger.handlers if isinstance(h, RedactingHandler)]:
+        logger.removeHandler(old)
+    handler = RedactingHandler(stream, secrets=secrets)
+    handler.setFormatter(JsonFormatter() if format == "json" else TextFormatter())
+    logger.addHandler(handler)
+    logger.setLevel(level.upper() if isinstance(level, str) else level)
+    logger.propagate = False
+    return logger
+
+
+def get_logger(name: str | None = None) -> logging.Logger:
+    """The ``linksync`` logger, or a child of it (``linksync.sync``)."""
+    return logging.getLogger(f"{LOGGER_NAME}.{name}" if name else LOGGER_NAME)
+
+
+def log_event(
+    logger: logging.Logger, event: str, *, level: int = logging.INFO, **fields: Any
+) -> None:
+    """Emit one structured event: the message is the event name, the fields ride along."""
+    if logger.isEnabledFor(level):
+        logger.log(level, event, extra={"event": event, "fields": fields})
+
+
+# --- the sync engine's events ---------------------------------------------------------
+
+
+def log_run_start(
+    logger: logging.Logger,
+    *,
+    target: str,
+    mode: str,
+    dry_run: bool,
+    sources: Iterable[str] = (),
+    run_id: str | None = None,
+) -> None:
+    log_event(
+        logger,
+        "run_start",
+        target=target,
+        mode=mode,
+        dry_run=dry_run,
+        sources=list(sources),
+        run_id=run_id,
+    )
+
+
+def log_plan_counts(logger: logging.Logger, counts: Mapping[str, int]) -> None:
+    """Counts per action (create, update, replace, delete, unchanged, invalid, skip)."""
+    ordered = {str(k): int(v) for k, v in sorted(counts.items())}
+    log_event(logger, "plan_counts", counts=ordered, total=sum(ordered.values()))
+
+
+def log_row_failed(logger: logging.Logger, result: RowResult, *, repeat: bool = False) -> None:
+    """One failed or invalid row; ``repeat`` when it also failed in the last run."""
+    row = result.to_dict()
+    fields = {
+        key: row[key]
+        for key in (
+            "source",
+            "sheet",
+            "row",
+            "domain",
+            "slug",
+            "action",
+            "status",
+            "http_status",
+            "error_constant",
+            "error_code",
+            "message",
+            "request_id",
+            "attempts",
+        )
+    }
+    log_event(logger, "row_failed", level=logging.WARNING, repeat=repeat, **fields)
+
+
+def log_run_end(
+    logger: logging.Logger,
+    *,
+    counts: Mapping[str, int],
+    duration_s: float,
+    exit_code: int,
+    requests: int | None = None,
+    run_id: str | None = None,
+) -> None:
+    """Counts per status (ok, failed, skipped, invalid), duration and the exit code."""
+    log_event(
+        logger,
+        "run_end",
+        counts={str(k): int(v) for k, v in sorted(counts.items())},
+        duration_s=round(duration_s, 3),
+        exit_code=exit_code,
+        requests=requests,
+        run_id=run_id,
+    )
