@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import json
 import os
 import queue
 import random
@@ -106,17 +107,37 @@ class SandboxOptions:
         return out + list(self.extra)
 
 
+ACCESS_RE = re.compile(r'"(GET|POST|PATCH|PUT|DELETE) (/[^ ?"]*)(\?[^ "]*)? HTTP/[0-9.]+" (\d{3})')
+
+
+def request_kind(method: str, path: str) -> str:
+    """list / get / create / update / delete / other, from an access-log line."""
+    if path.rstrip("/") == LINKS:
+        return {"GET": "list", "POST": "create"}.get(method, "other")
+    if path.startswith(LINKS + "/"):
+        return {"GET": "get", "PATCH": "update", "DELETE": "delete"}.get(method, "other")
+    return "other"
+
+
 class _Drain(threading.Thread):
-    """Reads a child's stream line by line so its pipe never fills; keeps a tail."""
+    """Reads a child's stream line by line so its pipe never fills; keeps a tail and
+    counts access-log lines (requests by kind and status) when the server prints them."""
 
     def __init__(self, stream: IO[str], sink: queue.Queue[str] | None) -> None:
         super().__init__(daemon=True)
         self.stream = stream
         self.sink = sink
         self.tail: list[str] = []
+        self.kinds: Counter[str] = Counter()
+        self.statuses: Counter[int] = Counter()
 
     def run(self) -> None:
         for line in self.stream:
+            m = ACCESS_RE.search(line)
+            if m:
+                self.kinds[request_kind(m.group(1), m.group(2))] += 1
+                self.statuses[int(m.group(4))] += 1
+                continue
             if self.sink is not None:
                 self.sink.put(line)
             self.tail.append(line)
@@ -181,6 +202,16 @@ class Sandbox:
         except httpx.HTTPError:
             return False
         return r.status_code > 0  # any HTTP answer (even an injected fault) means it is up
+
+    def access_counts(self) -> tuple[Counter[str], Counter[int]]:
+        """Requests by kind and by status as the server logged them (empty when it
+        prints no access log). Read after ``stop()`` for complete figures."""
+        kinds: Counter[str] = Counter()
+        statuses: Counter[int] = Counter()
+        for d in self._drains:
+            kinds.update(d.kinds)
+            statuses.update(d.statuses)
+        return kinds, statuses
 
     def output_tail(self) -> list[str]:
         return [line.rstrip() for d in self._drains for line in d.tail[-20:]]
@@ -465,6 +496,64 @@ def check_workspace(links: Sequence[Mapping[str, Any]], expected: Mapping[str, s
         wrong_url=sum(1 for s, u in want.items() if s in by_slug and by_slug[s] != u),
         unexpected=sum(1 for s in by_slug if s not in want),
     )
+
+
+# --------------------------------------------------------------------------- reports
+
+FAILED_STATUSES = ("failed", "invalid")
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """A per-row report written by ``linksync apply --report FILE`` (.json or .jsonl)."""
+
+    rows: tuple[dict[str, Any], ...]
+    run_info: dict[str, Any] | None
+
+    @property
+    def by_status(self) -> dict[str, int]:
+        return dict(sorted(Counter(str(r.get("status")) for r in self.rows).items()))
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for r in self.rows if r.get("status") in FAILED_STATUSES)
+
+    def slugs(self) -> set[str]:
+        return {str(r.get("slug") or "").lower() for r in self.rows if r.get("slug")}
+
+
+def _is_row(obj: Any) -> bool:
+    return isinstance(obj, dict) and "status" in obj and "action" in obj
+
+
+def read_report(path: Path) -> Report:
+    """Rows and run facts of a JSON report (a list of rows, or an object holding one)
+    or a JSONL report (one row per line, run facts on a line of their own)."""
+    text = path.read_text(encoding="utf-8")
+    rows: list[dict[str, Any]] = []
+    info: dict[str, Any] | None = None
+    if path.suffix == ".jsonl":
+        for line in text.splitlines():
+            if not line.strip():
+                continue
+            obj = json.loads(line)
+            if _is_row(obj):
+                rows.append(obj)
+            elif isinstance(obj, dict):
+                info = obj.get("run", obj)
+        return Report(tuple(rows), info)
+    doc = json.loads(text)
+    if isinstance(doc, list):
+        return Report(tuple(r for r in doc if _is_row(r)), None)
+    for key in ("rows", "results", "items"):
+        if isinstance(doc.get(key), list):
+            rows = [r for r in doc[key] if _is_row(r)]
+            break
+    for key in ("run", "summary", "info", "run_info"):
+        if isinstance(doc.get(key), dict):
+            info = doc[key]
+            break
+    return Report(tuple(rows), info)
 
 
 # --------------------------------------------------------------------------- CLI runs

@@ -1,0 +1,295 @@
+"""Throughput of ``linksync apply`` against the rate limit, and against a sequential script.
+
+Each case starts ``linksync sandbox serve`` on a free 127.0.0.1 port with a rate limit of
+R requests per 1-second window and 20-40 ms latency, preloads a workspace with E links,
+generates a CSV of N rows (50% new, 30% changed, 20% unchanged) and runs
+``linksync apply --yes``; then the same workload, on a copy of the same preloaded
+database, with ``benchmarks/sequential_peer.py``. The scale case instead plans
+N unchanged rows against E links and reports plan time, peak memory and requests.
+
+Usage (from the repository root, in the project's virtualenv)::
+
+    python benchmarks/throughput.py                 # the default case (R=100, E=5000, N=2000)
+    python benchmarks/throughput.py --case all      # default, small (R=20), fast (R=1000), scale
+    python benchmarks/throughput.py --rate 50 --existing 1000 --rows 400 --no-peer
+
+Prints one JSON document (a list of case results) on stdout; progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from _harness import (
+    PAGE,
+    CliRun,
+    Sandbox,
+    SandboxOptions,
+    Workload,
+    check_workspace,
+    copy_db,
+    list_all,
+    make_workload,
+    preload,
+    read_report,
+    run_cli,
+    running_sandbox,
+    write_csv,
+)
+
+PEER = Path(__file__).resolve().parent / "sequential_peer.py"
+PRELOAD_RATE = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    name: str
+    rate: int
+    existing: int
+    rows: int
+    latency_ms: tuple[int, int] | None = (20, 40)
+    peer: bool = True
+    scale: bool = False  # plan only, every row unchanged
+
+
+CASES: dict[str, Case] = {
+    "default": Case("default", rate=100, existing=5_000, rows=2_000),
+    "small": Case("small", rate=20, existing=300, rows=100),
+    "fast": Case("fast", rate=1_000, existing=5_000, rows=2_000),
+    "scale": Case("scale", rate=1_000, existing=100_000, rows=100_000, peer=False, scale=True),
+}
+
+
+def log(msg: str) -> None:
+    print(f"[throughput] {msg}", file=sys.stderr, flush=True)
+
+
+def seed_database(db: Path, work: Workload, timeout: float) -> float:
+    """Preload the workspace through the API of a sandbox with no limit worth naming."""
+    opts = SandboxOptions(rate_limit=PRELOAD_RATE, latency_ms=None, db=db)
+    with running_sandbox(opts, timeout=60) as box:
+        seconds = preload(box.base_url, box.key, work.existing, concurrency=16)
+        links = list_all(box.base_url, box.key, timeout=timeout)
+    if len(links) != len(work.existing):
+        raise RuntimeError(f"preload holds {len(links)} links, expected {len(work.existing)}")
+    return seconds
+
+
+def ideal_reads(case: Case) -> int:
+    """The fewest reads that learn the remote state: every list page, or one GET per row."""
+    return min(math.ceil(case.existing / PAGE) or 1, case.rows)
+
+
+def sandbox_requests(box: Sandbox) -> dict[str, Any] | None:
+    kinds, statuses = box.access_counts()
+    if not kinds:
+        return None
+    return {
+        "total": sum(kinds.values()),
+        "by_kind": dict(sorted(kinds.items())),
+        "by_status": {str(k): v for k, v in sorted(statuses.items())},
+        "rate_limited": statuses.get(429, 0),
+    }
+
+
+def summarise_cli(run: CliRun) -> dict[str, Any]:
+    return {
+        "exit_code": run.returncode,
+        "wall_s": round(run.wall_s, 3),
+        "max_rss_mb": round(run.max_rss_mb, 1),
+        "timed_out": run.timed_out,
+        "traceback": run.traceback,
+        "stderr_tail": run.stderr.strip().splitlines()[-5:],
+    }
+
+
+def run_linksync(
+    case: Case, base_db: Path, src: Path, work: Workload, tmp: Path, timeout: float
+) -> dict[str, Any]:
+    db = copy_db(base_db, tmp / "linksync.db")
+    report = tmp / "report.json"
+    opts = SandboxOptions(rate_limit=case.rate, latency_ms=case.latency_ms, db=db)
+    box = Sandbox(opts)
+    try:
+        box.start()
+        args = ["apply", str(src), "--yes", "--report", str(report)]
+        run = run_cli(args, env=box.env(), cwd=tmp, timeout=timeout)
+        check = check_workspace(list_all(box.base_url, box.read_key), work.expected)
+    finally:
+        box.stop()
+    rows = read_report(report) if report.exists() else None
+    out = summarise_cli(run)
+    served = sandbox_requests(box)
+    out["sandbox_requests"] = served
+    out["workspace"] = check.to_dict()
+    if rows is not None:
+        out["report_rows"] = len(rows.rows)
+        out["rows_failed"] = rows.failed
+        out["rows_by_status"] = rows.by_status
+        out["client_requests"] = rows.run_info
+    else:
+        out["report_rows"] = 0
+        out["rows_failed"] = None
+    return out
+
+
+def run_peer(
+    case: Case, base_db: Path, src: Path, work: Workload, tmp: Path, timeout: float
+) -> dict[str, Any]:
+    db = copy_db(base_db, tmp / "peer.db")
+    opts = SandboxOptions(rate_limit=case.rate, latency_ms=case.latency_ms, db=db)
+    box = Sandbox(opts)
+    try:
+        box.start()
+        t0 = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, str(PEER), str(src)],
+            env=box.env(),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        wall = time.perf_counter() - t0
+        check = check_workspace(list_all(box.base_url, box.read_key), work.expected)
+    finally:
+        box.stop()
+    try:
+        result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        result = {"stderr_tail": proc.stderr.strip().splitlines()[-5:]}
+    result.update(exit_code=proc.returncode, process_wall_s=round(wall, 3))
+    result["workspace"] = check.to_dict()
+    return result
+
+
+def throughput_case(case: Case, *, peer: bool, timeout: float) -> dict[str, Any]:
+    work = make_workload(case.existing, case.rows)
+    with tempfile.TemporaryDirectory(prefix=f"linksync-bench-{case.name}-") as d:
+        tmp = Path(d)
+        src = write_csv(work.rows, tmp / "links.csv")
+        base_db = tmp / "base.db"
+        log(f"{case.name}: preloading {case.existing} links")
+        preload_s = seed_database(base_db, work, timeout)
+        log(f"{case.name}: linksync apply ({case.rows} rows, R={case.rate}/s)")
+        ours = run_linksync(case, base_db, src, work, tmp, timeout)
+        theirs = None
+        if peer and case.peer:
+            log(f"{case.name}: sequential peer")
+            theirs = run_peer(case, base_db, src, work, tmp, timeout)
+    reads = ideal_reads(case)
+    minimum = (reads + work.writes) / case.rate
+    served = ours.get("sandbox_requests") or {}
+    total = served.get("total")
+    limited = served.get("rate_limited")
+    result: dict[str, Any] = {
+        "case": case.name,
+        "rate_limit_per_s": case.rate,
+        "latency_ms": list(case.latency_ms) if case.latency_ms else None,
+        "existing": case.existing,
+        "rows": case.rows,
+        "workload": {"new": work.new, "changed": work.changed, "unchanged": work.unchanged},
+        "preload_s": round(preload_s, 1),
+        "ideal_requests": {"reads": reads, "writes": work.writes},
+        "minimum_s": round(minimum, 3),
+        "linksync": ours,
+        "efficiency": round(minimum / ours["wall_s"], 3) if ours["wall_s"] else None,
+        "rate_limited_share": round(limited / total, 4) if total else None,
+        "sequential_peer": theirs,
+    }
+    if theirs and theirs.get("process_wall_s") and ours["wall_s"]:
+        result["speedup_vs_sequential"] = round(theirs["process_wall_s"] / ours["wall_s"], 2)
+    result["targets"] = targets(result)
+    return result
+
+
+def targets(r: Mapping[str, Any]) -> dict[str, bool | None]:
+    ours = r["linksync"]
+    share = r.get("rate_limited_share")
+    speed = r.get("speedup_vs_sequential")
+    return {
+        "efficiency>=0.90": r["efficiency"] is not None and r["efficiency"] >= 0.90,
+        "zero_failed_rows": ours.get("rows_failed") == 0 and ours["exit_code"] == 0,
+        "429s<1%": None if share is None else share < 0.01,
+        "3x_sequential": None if speed is None else speed >= 3.0,
+        "workspace_as_expected": ours["workspace"]["ok"],
+    }
+
+
+def scale_case(case: Case, *, timeout: float) -> dict[str, Any]:
+    work = make_workload(case.existing, case.rows, new_share=0.0, changed_share=0.0)
+    with tempfile.TemporaryDirectory(prefix="linksync-bench-scale-") as d:
+        tmp = Path(d)
+        src = write_csv(work.rows, tmp / "links.csv")
+        base_db = tmp / "base.db"
+        log(f"scale: preloading {case.existing} links")
+        preload_s = seed_database(base_db, work, timeout)
+        opts = SandboxOptions(rate_limit=case.rate, latency_ms=case.latency_ms, db=base_db)
+        log(f"scale: linksync plan of {case.rows} unchanged rows")
+        box = Sandbox(opts)
+        try:
+            box.start()
+            run = run_cli(
+                ["plan", str(src), "--detailed-exitcode"],
+                env=box.env(),
+                cwd=tmp,
+                timeout=timeout,
+            )
+        finally:
+            box.stop()
+    out = summarise_cli(run)
+    return {
+        "case": case.name,
+        "rate_limit_per_s": case.rate,
+        "existing": case.existing,
+        "rows": case.rows,
+        "preload_s": round(preload_s, 1),
+        "plan": out,
+        "plan_s": out["wall_s"],
+        "max_rss_mb": out["max_rss_mb"],
+        "sandbox_requests": sandbox_requests(box),
+        "expected_list_pages": math.ceil(case.existing / PAGE),
+        "plans_nothing": run.returncode == 0,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--case", choices=[*CASES, "all"], default="default")
+    ap.add_argument("--rate", type=int, help="override R (requests per 1 s window)")
+    ap.add_argument("--existing", type=int, help="override E (preloaded links)")
+    ap.add_argument("--rows", type=int, help="override N (source rows)")
+    ap.add_argument("--no-peer", action="store_true", help="skip the sequential script")
+    ap.add_argument("--timeout", type=float, default=600, help="per-process limit, seconds")
+    args = ap.parse_args(argv)
+    names = list(CASES) if args.case == "all" else [args.case]
+    results = []
+    for name in names:
+        case = CASES[name]
+        case = replace(
+            case,
+            rate=args.rate or case.rate,
+            existing=args.existing or case.existing,
+            rows=args.rows or case.rows,
+        )
+        if case.scale:
+            results.append(scale_case(case, timeout=args.timeout))
+        else:
+            results.append(throughput_case(case, peer=not args.no_peer, timeout=args.timeout))
+        log(f"{name}: done")
+    print(json.dumps(results, indent=2, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
