@@ -23,3 +23,7 @@ def main() -> None:
 
 
 # Command groups register themselves here, one import per module.
+
+from linksync.cli.ops import schema_command  # noqa: E402
+
+cli.add_command(schema_command)

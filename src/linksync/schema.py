@@ -1,0 +1,194 @@
+"""The JSON Schema (draft 2020-12) of the YAML link files, for editors and CI.
+
+``link_file_schema()`` describes the format of docs/architecture.md: a mapping with
+optional ``defaults`` and ``links`` (a list of links, or a mapping keyed by slug), or a
+bare list of links. Keys use the wire names; the snake_case alias ``expires_at`` is
+accepted. ``null`` clears a field and ``[]`` clears the tags.
+
+The value rules come from ``linksync.rules`` (slug pattern, length, reserved words), so
+the schema and local validation cannot disagree. JSON Schema patterns have no flags, so
+the case-insensitive slug pattern is spelled with both cases.
+
+Editors pick the schema up from the first line of a file::
+
+    # yaml-language-server: $schema=../links.schema.json
+
+``linksync schema > links.schema.json`` writes it; ``render_schema()`` is that text
+(sorted keys, two-space indent, final newline), stable from run to run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from linksync.rules import MAX_SLUG_BYTES, RESERVED_SLUGS, SLUG_RE
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+SCHEMA_ID = "urn:linksync:link-file:v1"
+
+#: UTM parameters a file's defaults may add to every link's URL.
+UTM_KEYS: tuple[str, ...] = ("source", "medium", "campaign", "term", "content")
+
+#: A case-insensitive http(s) URL with a host and no whitespace (the detailed checks,
+#: such as invisible characters, are local validation's).
+URL_PATTERN = r"^[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]+(?:[/?#]\S*)?$"
+
+
+def _both_cases(text: str) -> str:
+    """A regex matching ``text`` in any letter case without flags: 'api' -> '[Aa][Pp][Ii]'."""
+    return "".join(f"[{ch.upper()}{ch.lower()}]" if ch.isalpha() else re.escape(ch) for ch in text)
+
+
+def slug_pattern() -> str:
+    """``rules.SLUG_RE`` as an anchored ECMA-262 pattern without the IGNORECASE flag."""
+    pattern = SLUG_RE.pattern
+    if SLUG_RE.flags & re.IGNORECASE:
+        pattern = pattern.replace("a-z", "A-Za-z")
+    return f"^{pattern}$"
+
+
+def reserved_pattern() -> str:
+    """Matches exactly a reserved slug, in any letter case."""
+    words = "|".join(_both_cases(w) for w in sorted(RESERVED_SLUGS))
+    return f"^(?:{words})$"
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def _link_properties() -> dict[str, Any]:
+    expires = _nullable(
+        {
+            "type": "string",
+            "format": "date-time",
+            "description": "ISO 8601 UTC instant after which the link stops resolving "
+            '(quote it: "2026-12-31T23:59:59Z"). Cannot be changed in place: a new '
+            "value needs --allow-replace.",
+        }
+    )
+    return {
+        "url": {"$ref": "#/$defs/url", "description": "Destination URL (http:// or https://)."},
+        "slug": {"$ref": "#/$defs/slug"},
+        "domain": {"$ref": "#/$defs/domain"},
+        "description": _nullable(
+            {"type": "string", "description": "Human-readable title or memo."}
+        ),
+        "tags": {"$ref": "#/$defs/tags"},
+        "password": _nullable(
+            {
+                "type": "string",
+                "minLength": 1,
+                "description": "Password gating the redirect. Write-only: the service "
+                "never returns it, so an export cannot contain it. Prefer "
+                "environment-specific files over committing it.",
+            }
+        ),
+        "expiresAt": expires,
+        "expires_at": expires,
+        "apple": _nullable({"$ref": "#/$defs/url", "description": "Redirect for iOS visitors."}),
+        "google": _nullable(
+            {"$ref": "#/$defs/url", "description": "Redirect for Android visitors."}
+        ),
+    }
+
+
+def _link(*, slug_from_key: bool) -> dict[str, Any]:
+    description = (
+        "A link whose slug is its key in the links mapping."
+        if slug_from_key
+        else "A link. Without slug the service generates one (matched by domain and URL)."
+    )
+    properties = _link_properties()
+    if slug_from_key:
+        del properties["slug"]
+    return {
+        "type": "object",
+        "description": description,
+        "properties": properties,
+        "required": ["url"],
+        "additionalProperties": False,
+        "not": {"required": ["expiresAt", "expires_at"]},
+    }
+
+
+def link_file_schema() -> dict[str, Any]:
+    """The JSON Schema of a YAML link file, as a plain dict."""
+    defs: dict[str, Any] = {
+        "slug": {
+            "type": "string",
+            "description": "Letters and digits, single hyphens between groups, at most "
+            f"{MAX_SLUG_BYTES} bytes, not a reserved word. Quote slugs YAML would read "
+            "as numbers or booleans ('007', 'no').",
+            "pattern": slug_pattern(),
+            "maxLength": MAX_SLUG_BYTES,
+            "not": {"pattern": reserved_pattern()},
+        },
+        "url": {"type": "string", "pattern": URL_PATTERN, "maxLength": 8192},
+        "domain": {
+            "type": "string",
+            "description": "Custom or system domain (host name). Default: the profile's "
+            "default domain, else the system domain.",
+            "minLength": 1,
+            "pattern": r"^[^\s/:@]+$",
+        },
+        "tags": _nullable(
+            {
+                "type": "array",
+                "description": "Classification tags, compared as a set. [] or null clears them.",
+                "items": {"type": "string", "minLength": 1},
+                "uniqueItems": True,
+            }
+        ),
+        "utm": {
+            "type": "object",
+            "description": "UTM parameters added to every URL of the file "
+            "(utm_source, utm_medium, utm_campaign, utm_term, utm_content).",
+            "properties": {k: {"type": "string", "minLength": 1} for k in UTM_KEYS},
+            "additionalProperties": False,
+        },
+        "defaults": {
+            "type": "object",
+            "description": "Applies to every link of this file unless the link sets it.",
+            "properties": {
+                "domain": {"$ref": "#/$defs/domain"},
+                "tags": {"$ref": "#/$defs/tags"},
+                "utm": {"$ref": "#/$defs/utm"},
+            },
+            "additionalProperties": False,
+        },
+        "link": _link(slug_from_key=False),
+        "keyedLink": _link(slug_from_key=True),
+        "linkList": {"type": "array", "items": {"$ref": "#/$defs/link"}},
+        "linkMap": {
+            "type": "object",
+            "description": "Links keyed by slug.",
+            "propertyNames": {"$ref": "#/$defs/slug"},
+            "additionalProperties": {"$ref": "#/$defs/keyedLink"},
+        },
+        "document": {
+            "type": "object",
+            "properties": {
+                "defaults": {"$ref": "#/$defs/defaults"},
+                "links": {"anyOf": [{"$ref": "#/$defs/linkList"}, {"$ref": "#/$defs/linkMap"}]},
+            },
+            "required": ["links"],
+            "additionalProperties": False,
+        },
+    }
+    return {
+        "$schema": SCHEMA_DIALECT,
+        "$id": SCHEMA_ID,
+        "title": "linksync link file",
+        "description": "Declared short links (links as code). A mapping with optional "
+        "defaults and links (a list, or a mapping keyed by slug), or a bare list of links.",
+        "anyOf": [{"$ref": "#/$defs/document"}, {"$ref": "#/$defs/linkList"}],
+        "$defs": defs,
+    }
+
+
+def render_schema() -> str:
+    """The schema as stable JSON text: sorted keys, two-space indent, final newline."""
+    return json.dumps(link_file_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
