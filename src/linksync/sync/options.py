@@ -1,0 +1,124 @@
+"""What a sync run is asked to do: the mode, the scope of deletes, the safety limits.
+
+``SyncOptions`` is a plain frozen value built by the CLI (or by a Python caller) and read
+by the diff, the remote-state fetch and the executor. It never holds the API key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+from linksync.errors import ConfigError
+
+
+class Mode(StrEnum):
+    """What the sync may do. ``mirror`` is ``upsert`` plus deletes inside the scope."""
+
+    UPSERT = "upsert"
+    CREATE_ONLY = "create-only"
+    UPDATE_ONLY = "update-only"
+    MIRROR = "mirror"
+
+
+MODES: tuple[str, ...] = tuple(m.value for m in Mode)
+
+
+@dataclass(frozen=True, slots=True)
+class SyncOptions:
+    """Options of one plan/apply.
+
+    - ``default_domain``: domain of rows that name none (else the system domain).
+    - ``system_domain``: the service's own domain; ``None`` means "find out" (the
+      remote-state fetch learns it from the target or the workspace's links).
+    - ``scope_domains`` / ``owner_tag``: the only links mirror mode may delete are those
+      on the named domains (all domains when none are named) and, when an owner tag is
+      given, carrying it. Mirror mode needs at least one of the two. The owner tag is
+      added to every link linksync creates, and to the tags of rows that manage tags.
+    - Safety (octoDNS-style): a plan whose updates+replaces+deletes exceed
+      ``max_change_ratio`` of the existing links in scope (when there are at least
+      ``min_existing``), or whose deletes exceed ``max_deletes``, is refused unless
+      ``force``.
+    """
+
+    mode: Mode = Mode.UPSERT
+    default_domain: str | None = None
+    system_domain: str | None = None
+    scope_domains: tuple[str, ...] = ()
+    owner_tag: str | None = None
+    allow_replace: bool = False
+    reset_passwords: bool = False
+    max_deletes: int | None = None
+    max_change_ratio: float = 0.30
+    min_existing: int = 10
+    force: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.mode, Mode):
+            try:
+                object.__setattr__(self, "mode", Mode(str(self.mode)))
+            except ValueError:
+                raise ConfigError(
+                    f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}"
+                ) from None
+        object.__setattr__(
+            self, "scope_domains", tuple(sorted({d.strip().lower() for d in self.scope_domains}))
+        )
+        for name in ("default_domain", "system_domain"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, value.strip().lower() or None)
+        if self.owner_tag is not None and not self.owner_tag.strip():
+            object.__setattr__(self, "owner_tag", None)
+        if self.max_deletes is not None and self.max_deletes < 0:
+            raise ConfigError("--max-deletes must be 0 or more")
+        if not 0.0 <= self.max_change_ratio <= 1.0:
+            raise ConfigError("the maximum change ratio must be between 0 and 1")
+        if self.mode is Mode.MIRROR and not self.scope_domains and self.owner_tag is None:
+            raise ConfigError(
+                "mirror mode deletes only inside an explicit scope: name the domains "
+                "(--domain D) and/or an ownership tag (--owner-tag T)"
+            )
+
+    @property
+    def deletes(self) -> bool:
+        return self.mode is Mode.MIRROR
+
+    def home_domain(self) -> str | None:
+        """Domain of a row that names none."""
+        return self.default_domain or self.system_domain
+
+    def with_system_domain(self, system_domain: str) -> SyncOptions:
+        return replace(self, system_domain=system_domain.strip().lower())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode.value,
+            "default_domain": self.default_domain,
+            "system_domain": self.system_domain,
+            "scope_domains": list(self.scope_domains),
+            "owner_tag": self.owner_tag,
+            "allow_replace": self.allow_replace,
+            "reset_passwords": self.reset_passwords,
+            "max_deletes": self.max_deletes,
+            "max_change_ratio": self.max_change_ratio,
+            "min_existing": self.min_existing,
+            "force": self.force,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SyncOptions:
+        return cls(
+            mode=Mode(data.get("mode", "upsert")),
+            default_domain=data.get("default_domain"),
+            system_domain=data.get("system_domain"),
+            scope_domains=tuple(data.get("scope_domains") or ()),
+            owner_tag=data.get("owner_tag"),
+            allow_replace=bool(data.get("allow_replace", False)),
+            reset_passwords=bool(data.get("reset_passwords", False)),
+            max_deletes=data.get("max_deletes"),
+            max_change_ratio=float(data.get("max_change_ratio", 0.30)),
+            min_existing=int(data.get("min_existing", 10)),
+            force=bool(data.get("force", False)),
+        )

@@ -1,0 +1,96 @@
+"""The remote state the diff reads: a plain value, filled by ``sync.remote.fetch_remote``
+(or by hand in tests).
+
+What "absent" means depends on how a domain was read: on a ``listed`` domain every link
+is known, so a key not in ``links`` does not exist and rows without slug can be matched
+by URL; on a domain read slug by slug only the ``read_keys`` are known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from linksync.model import RemoteLink
+from linksync.sync.plan import DomainFetch
+
+Key = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class DomainInfo:
+    """A custom domain of the workspace."""
+
+    domain: str
+    status: str | None = None
+    id: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return (self.status or "").lower() == "active"
+
+
+@dataclass(frozen=True, slots=True)
+class OrgInfo:
+    """The organization figures the plan needs."""
+
+    link_count: int
+    link_quota: int
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteState:
+    system_domain: str
+    links: Mapping[Key, RemoteLink] = field(default_factory=dict)
+    listed_domains: frozenset[str] = frozenset()
+    read_keys: frozenset[Key] = frozenset()
+    custom_domains: Mapping[str, DomainInfo] = field(default_factory=dict)
+    org: OrgInfo | None = None
+    fetches: tuple[DomainFetch, ...] = ()
+    requests: int = 0
+
+    def get(self, domain: str, slug: str) -> RemoteLink | None:
+        return self.links.get((domain.lower(), slug.lower()))
+
+    def on_domain(self, domain: str) -> list[RemoteLink]:
+        d = domain.lower()
+        return [link for (ld, _), link in self.links.items() if ld == d]
+
+    def domain_total(self, domain: str) -> int | None:
+        for f in self.fetches:
+            if f.domain == domain:
+                return f.total
+        return None
+
+    @classmethod
+    def build(
+        cls,
+        system_domain: str,
+        links: Iterable[RemoteLink],
+        *,
+        listed_domains: Iterable[str] | None = None,
+        read_keys: Iterable[Key] = (),
+        custom_domains: Iterable[DomainInfo] = (),
+        org: OrgInfo | None = None,
+        fetches: Iterable[DomainFetch] = (),
+        requests: int = 0,
+    ) -> RemoteState:
+        """A state from a list of links. ``listed_domains`` defaults to every domain the
+        links and custom domains name, plus the system domain (a complete picture)."""
+        link_list = list(links)
+        doms = list(custom_domains)
+        if listed_domains is None:
+            listed = {system_domain.lower()} | {d.domain.lower() for d in doms}
+            listed |= {link.domain.lower() for link in link_list}
+        else:
+            listed = {d.lower() for d in listed_domains}
+        return cls(
+            system_domain=system_domain.lower(),
+            links={link.key: link for link in link_list},
+            listed_domains=frozenset(listed),
+            read_keys=frozenset((d.lower(), s.lower()) for d, s in read_keys),
+            custom_domains={d.domain.lower(): d for d in doms},
+            org=org,
+            fetches=tuple(fetches),
+            requests=requests,
+        )
