@@ -1,0 +1,40 @@
+"""Results reports: csv, xlsx, json, jsonl, markdown and JUnit XML writers, the annotated
+copy of a source spreadsheet, and the end-of-run terminal summary.
+
+    with ReportSet(["out.xlsx", "out.jsonl"]) as reports:
+        for result in results:
+            reports.write(result)
+        reports.close(info)
+    print(render_summary(reports.counts(), info, reports.paths, exit_code, meaning))
+"""
+
+from __future__ import annotations
+
+from linksync.report.annotate import ANNOTATION_HEADERS, default_annotated_path, write_annotated
+from linksync.report.base import Closing, ReportOptions, ResultWriter
+from linksync.report.cells import FORMULA_PREFIXES, is_formula_like, neutralize, report_row
+from linksync.report.summary import Counts, ErrorCount, Tally, count_results, render_summary
+from linksync.report.writers import WRITERS, ReportSet, open_writer, report_format, write_reports
+
+__all__ = [
+    "ANNOTATION_HEADERS",
+    "FORMULA_PREFIXES",
+    "WRITERS",
+    "Closing",
+    "Counts",
+    "ErrorCount",
+    "ReportOptions",
+    "ReportSet",
+    "ResultWriter",
+    "Tally",
+    "count_results",
+    "default_annotated_path",
+    "is_formula_like",
+    "neutralize",
+    "open_writer",
+    "render_summary",
+    "report_format",
+    "report_row",
+    "write_annotated",
+    "write_reports",
+]

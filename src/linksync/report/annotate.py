@@ -1,0 +1,238 @@
+"""The annotated copy of a source spreadsheet: the user's own file with three columns
+appended to each sheet that has results (Short link, Status, Error), filled on the row
+each result came from. Everything else is left as it was.
+
+The header goes in the row the reader found the header in: the row above the first data
+row reported for that sheet (sample workbooks have a title row above the header).
+Columns are appended after the last used column; a file that already ends with these
+three headers (an annotated copy run again) gets them refilled, not appended again.
+
+xlsx/xlsm are edited with openpyxl (load, change, save: values, styles, other sheets and
+column order are kept; VBA kept for .xlsm). CSV keeps its encoding, delimiter and line
+ending; the new cells are neutralised against formulas.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import openpyxl  # type: ignore[import-untyped]
+from openpyxl.utils import get_column_letter  # type: ignore[import-untyped]
+
+from linksync.errors import ConfigError, SourceError
+from linksync.model import Action, RowResult, Status
+from linksync.report.base import prepare_parent, remove_quietly, temp_path_for
+from linksync.report.cells import error_text, neutralize, xml_text
+from linksync.report.csvformat import detect_csv_format
+
+ANNOTATION_HEADERS: tuple[str, str, str] = ("Short link", "Status", "Error")
+SPREADSHEET_SUFFIXES = (".xlsx", ".xlsm", ".csv")
+
+_DONE = {
+    Action.CREATE: "created",
+    Action.UPDATE: "updated",
+    Action.REPLACE: "replaced",
+    Action.DELETE: "deleted",
+    Action.UNCHANGED: "unchanged",
+}
+#: When a row has several results, the one shown is the worst.
+_SEVERITY = {
+    Status.OK: 0,
+    Status.PLANNED: 1,
+    Status.SKIPPED: 2,
+    Status.FAILED: 3,
+    Status.INVALID: 4,
+}
+
+RowKey = tuple[str | None, int]
+
+
+def status_text(result: RowResult) -> str:
+    """What the Status column says: 'created', 'unchanged', 'planned: create', 'failed'..."""
+    if result.status == Status.OK:
+        return _DONE.get(result.action, result.action.value)
+    if result.status == Status.PLANNED:
+        return f"planned: {result.action.value}"
+    return result.status.value
+
+
+def annotation(result: RowResult) -> tuple[str, str, str]:
+    """The three appended values of one row."""
+    error = error_text(result) if result.status != Status.OK else ""
+    return (result.short_url or "", status_text(result), error)
+
+
+def default_annotated_path(source: str | Path) -> Path:
+    """'campaign.xlsx' -> 'campaign.annotated.xlsx' beside it."""
+    path = Path(source)
+    return path.with_name(f"{path.stem}.annotated{path.suffix}")
+
+
+def _same_source(name: str, source: Path) -> bool:
+    given = Path(name)
+    if given.name != source.name:
+        return False
+    try:
+        return given.resolve() == source.resolve() or not given.exists()
+    except OSError:
+        return True
+
+
+def rows_by_sheet(
+    results: Iterable[RowResult], source: Path
+) -> dict[str | None, dict[int, RowResult]]:
+    """The results of ``source`` that carry a row, by sheet then row (worst one kept)."""
+    out: dict[str | None, dict[int, RowResult]] = {}
+    for result in results:
+        if result.row is None or not result.source or not _same_source(result.source, source):
+            continue
+        rows = out.setdefault(result.sheet, {})
+        held = rows.get(result.row)
+        if held is None or _SEVERITY[result.status] > _SEVERITY[held.status]:
+            rows[result.row] = result
+    return out
+
+
+def write_annotated(
+    source_path: str | Path, results: Iterable[RowResult], out_path: str | Path
+) -> Path:
+    """Write a copy of the spreadsheet ``source_path`` annotated with ``results`` to
+    ``out_path`` (written atomically; never over the source itself)."""
+    source, out = Path(source_path), Path(out_path)
+    suffix = source.suffix.lower()
+    if suffix not in SPREADSHEET_SUFFIXES:
+        raise ConfigError(f"cannot annotate {source}: only .xlsx, .xlsm and .csv sources")
+    if out.suffix.lower() != suffix:
+        raise ConfigError(f"annotated copy {out} must keep the source's extension {suffix}")
+    if out.exists() and out.resolve() == source.resolve():
+        raise ConfigError(f"annotated copy would overwrite the source {source}")
+    if not source.is_file():
+        raise SourceError(f"cannot annotate {source}: file not found", path=str(source))
+    by_sheet = rows_by_sheet(results, source)
+    prepare_parent(out)
+    tmp = temp_path_for(out)
+    try:
+        if suffix == ".csv":
+            _annotate_csv(source, by_sheet, tmp)
+        else:
+            _annotate_xlsx(source, by_sheet, tmp, keep_vba=suffix == ".xlsm")
+        os.replace(tmp, out)
+    except BaseException:
+        remove_quietly(tmp)
+        raise
+    return out
+
+
+# --- xlsx ---------------------------------------------------------------------------------
+
+
+def _find_annotation_columns(ws: Any, header_row: int) -> int | None:
+    """First column of existing annotation headers in ``header_row``, if present."""
+    values = [c.value for c in ws[header_row]] if header_row <= ws.max_row else []
+    for i in range(len(values) - 2):
+        if tuple(values[i : i + 3]) == ANNOTATION_HEADERS:
+            return i + 1
+    return None
+
+
+def _set_text(cell: Any, text: str) -> None:
+    """Store ``text`` as a string cell (openpyxl would store '=...' as a formula)."""
+    cell.value = xml_text(text) if text else None
+    if text:
+        cell.data_type = "s"
+
+
+def _annotate_sheet(ws: Any, rows: dict[int, RowResult]) -> None:
+    header_row = min(rows) - 1
+    start = _find_annotation_columns(ws, header_row) if header_row >= 1 else None
+    if start is None:
+        start = ws.max_column + 1
+    if header_row >= 1:
+        model = ws.cell(header_row, start - 1) if start > 1 else None
+        for i, name in enumerate(ANNOTATION_HEADERS):
+            cell = ws.cell(header_row, start + i)
+            _set_text(cell, name)
+            if model is not None and model.has_style:
+                cell.font = copy.copy(model.font)
+                cell.fill = copy.copy(model.fill)
+                cell.border = copy.copy(model.border)
+                cell.alignment = copy.copy(model.alignment)
+    widths = [len(h) for h in ANNOTATION_HEADERS]
+    for row, result in rows.items():
+        for i, value in enumerate(annotation(result)):
+            cell = ws.cell(row, start + i)
+            _set_text(cell, value)
+            widths[i] = max(widths[i], len(value))
+            if i == 0 and value.startswith(("https://", "http://")):
+                cell.hyperlink = value
+                cell.style = "Hyperlink"
+    for i, width in enumerate(widths):
+        ws.column_dimensions[get_column_letter(start + i)].width = min(width + 2, 60)
+
+
+def _annotate_xlsx(
+    source: Path, by_sheet: dict[str | None, dict[int, RowResult]], out: Path, *, keep_vba: bool
+) -> None:
+    try:
+        wb = openpyxl.load_workbook(source, keep_vba=keep_vba, rich_text=True)
+    except Exception as exc:  # openpyxl raises many kinds on a damaged file
+        raise SourceError(f"cannot open {source} to annotate: {exc}", path=str(source)) from exc
+    for sheet, rows in by_sheet.items():
+        if sheet is None:
+            ws = wb.worksheets[0]
+        elif sheet in wb.sheetnames:
+            ws = wb[sheet]
+        else:
+            raise SourceError(
+                f"cannot annotate {source}: no sheet {sheet!r} (did the file change?)",
+                path=str(source),
+                sheet=sheet,
+            )
+        _annotate_sheet(ws, rows)
+    wb.save(out)
+
+
+# --- csv ----------------------------------------------------------------------------------
+
+
+def _annotate_csv(
+    source: Path, by_sheet: dict[str | None, dict[int, RowResult]], out: Path
+) -> None:
+    raw = source.read_bytes()
+    fmt = detect_csv_format(raw)
+    rows = list(
+        csv.reader(io.StringIO(raw.decode(fmt.encoding), newline=""), delimiter=fmt.delimiter)
+    )
+    results: dict[int, RowResult] = {}
+    for sheet_rows in by_sheet.values():
+        results.update(sheet_rows)
+    if results:
+        header_row = min(results) - 1  # 1-based; 0 when the file has no header row
+        body = rows[max(header_row - 1, 0) :]
+        width = max((len(r) for r in body), default=0)
+        start = None
+        if header_row >= 1 and header_row <= len(rows):
+            head = rows[header_row - 1]
+            for i in range(len(head) - 2):
+                if tuple(head[i : i + 3]) == ANNOTATION_HEADERS:
+                    start = i
+                    break
+        if start is None:
+            start = width
+        for number in range(max(header_row, 1), len(rows) + 1):
+            row = rows[number - 1]
+            if len(row) < start + 3:
+                row.extend([""] * (start + 3 - len(row)))
+            if number == header_row:
+                row[start : start + 3] = ANNOTATION_HEADERS
+            elif number in results:
+                row[start : start + 3] = [neutralize(v) for v in annotation(results[number])]
+    with open(out, "w", encoding=fmt.encoding, newline="") as f:
+        writer = csv.writer(f, delimiter=fmt.delimiter, lineterminator=fmt.lineterminator)
+        writer.writerows(rows)

@@ -1,0 +1,98 @@
+"""Cell-level safety shared by every writer: formula neutralisation, secret redaction,
+XML-safe text and the one function that turns a RowResult into report values.
+
+A spreadsheet runs a cell whose text starts with ``=``, ``+``, ``-``, ``@``, a tab or a
+carriage return as a formula (CSV injection). :func:`neutralize` prefixes such text with
+an apostrophe, the convention spreadsheet programs themselves use for "this is text";
+the CSV writer and the annotated CSV copy use it. The xlsx writers store such text as a
+string cell instead, which no spreadsheet evaluates, and keep the value exact.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from linksync.model import RowResult
+
+#: First characters that make a spreadsheet treat a cell as a formula.
+FORMULA_PREFIXES: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r")
+
+#: What replaces a secret found in a report value.
+REDACTED = "***"
+
+#: Characters XML 1.0 does not allow, even escaped.
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+#: Excel's limit on the characters of one cell.
+XLSX_MAX_CELL_CHARS = 32767
+
+
+def is_formula_like(text: str) -> bool:
+    """True when a spreadsheet would run ``text`` as a formula."""
+    return text.startswith(FORMULA_PREFIXES)
+
+
+def neutralize(text: str) -> str:
+    """``text`` made inert for a spreadsheet: formula-like text gets a leading ``'``."""
+    return "'" + text if is_formula_like(text) else text
+
+
+def redact(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with every occurrence of each secret replaced by ``***``."""
+    for secret in secrets:
+        if secret and secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+def xml_text(text: str) -> str:
+    """``text`` with the characters XML 1.0 cannot carry replaced by U+FFFD."""
+    return _XML_INVALID.sub("\ufffd", text)
+
+
+def fit_cell(text: str) -> str:
+    """``text`` cut to what one xlsx cell can hold."""
+    if len(text) <= XLSX_MAX_CELL_CHARS:
+        return text
+    return text[: XLSX_MAX_CELL_CHARS - 1] + "\u2026"
+
+
+def report_row(result: RowResult, secrets: Sequence[str] = ()) -> dict[str, Any]:
+    """The report values of one result (``RESULT_COLUMNS`` order, plain JSON types),
+    with any secret redacted from text values. Every writer starts from this."""
+    row = result.to_dict()
+    if secrets:
+        for key, value in row.items():
+            if isinstance(value, str):
+                row[key] = redact(value, secrets)
+    return row
+
+
+def where(result: RowResult) -> str:
+    """'campaign.xlsx, sheet Spring, row 7' (or the link for a row without source)."""
+    parts: list[str] = []
+    if result.source:
+        parts.append(result.source)
+    if result.sheet:
+        parts.append(f"sheet {result.sheet}")
+    if result.row is not None:
+        parts.append(f"row {result.row}")
+    if not parts:
+        parts.append(link_label(result) or "(no source)")
+    return ", ".join(parts)
+
+
+def link_label(result: RowResult) -> str:
+    """'go.example.com/spring-sale', or whichever half is known, or ''."""
+    if result.domain and result.slug:
+        return f"{result.domain}/{result.slug}"
+    return result.slug or result.domain or ""
+
+
+def error_text(result: RowResult) -> str:
+    """'CONSTANT: message' (or whichever half is known, or '')."""
+    if result.error_constant and result.message:
+        return f"{result.error_constant}: {result.message}"
+    return result.error_constant or result.message or ""

@@ -1,0 +1,61 @@
+"""The JSON report: ``{"run": RunInfo, "summary": Counts, "notes": [...], "results": [...]}``.
+
+Rows are spooled to a temporary file as they arrive (memory stays constant) and the
+document is assembled on ``close``, run facts and summary first.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from linksync.model import RowResult, RunInfo
+from linksync.report.base import (
+    Closing,
+    ReportOptions,
+    Spool,
+    remove_quietly,
+    temp_path_for,
+    write_assembled,
+)
+from linksync.report.cells import redact, report_row
+from linksync.report.summary import Tally, safe_target
+
+
+class JsonWriter:
+    def __init__(self, path: Path, options: ReportOptions | None = None) -> None:
+        self.path = path
+        self.options = options or ReportOptions()
+        self.tally = Tally()
+        self._spool = Spool()
+
+    def write(self, result: RowResult) -> None:
+        self.tally.add(result)
+        row = json.dumps(report_row(result, self.options.secrets), ensure_ascii=False)
+        self._spool.append(("\n    " if self._spool.count == 0 else ",\n    ") + row)
+
+    def close(self, info: RunInfo, closing: Closing | None = None) -> Path:
+        closing = closing or Closing()
+        secrets = self.options.secrets
+        run = info.to_dict()
+        run["target"] = safe_target(info.target)
+        head = {
+            "run": run,
+            "summary": self.tally.counts().to_dict(),
+            "notes": [redact(n, secrets) for n in closing.notes],
+            "refused_reason": redact(closing.refused_reason, secrets)
+            if closing.refused_reason
+            else None,
+        }
+        text = json.dumps(head, ensure_ascii=False, indent=2)
+        # Open the object, leave out its closing brace, and append "results".
+        opening = text[: text.rstrip().rindex("}")].rstrip() + ',\n  "results": ['
+        tail = ("\n  ]" if self._spool.count else "]") + "\n}\n"
+        try:
+            return write_assembled(self.path, redact(opening, secrets), self._spool, tail)
+        finally:
+            self._spool.close()
+
+    def abort(self) -> None:
+        self._spool.close()
+        remove_quietly(temp_path_for(self.path))

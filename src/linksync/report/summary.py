@@ -1,0 +1,230 @@
+"""Counts of a run's results, and the summary printed at the end of every run.
+
+:class:`Tally` accumulates counts as results arrive (constant memory: counters plus one
+example row per error constant); :meth:`Tally.counts` freezes them into :class:`Counts`.
+:func:`render_summary` turns counts and run facts into the terminal text: counts by action
+and status, the top error constants with one example row each, where the reports were
+written and what the exit code means.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from linksync.model import Action, RowResult, RunInfo, Status
+from linksync.report.cells import link_label, where
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+#: How many error constants the terminal summary lists.
+TOP_ERRORS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorCount:
+    """One error constant: how many rows carry it, and the first of them."""
+
+    constant: str
+    count: int
+    example: RowResult
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "constant": self.constant,
+            "count": self.count,
+            "example": {
+                "where": where(self.example),
+                "link": link_label(self.example) or None,
+                "message": self.example.message,
+            },
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """Counts of a set of results. Mappings are in the order of ``Action`` / ``Status``
+    (only values that occur); ``errors`` by count (descending), then constant."""
+
+    total: int = 0
+    by_action: Mapping[str, int] = field(default_factory=dict)
+    by_status: Mapping[str, int] = field(default_factory=dict)
+    by_action_status: Mapping[tuple[str, str], int] = field(default_factory=dict)
+    errors: tuple[ErrorCount, ...] = ()
+
+    @property
+    def failed(self) -> int:
+        """Rows failed or invalid."""
+        return self.by_status.get(Status.FAILED, 0) + self.by_status.get(Status.INVALID, 0)
+
+    @property
+    def changes(self) -> int:
+        """Rows that create, update, replace or delete something."""
+        return sum(
+            self.by_action.get(a, 0)
+            for a in (Action.CREATE, Action.UPDATE, Action.REPLACE, Action.DELETE)
+        )
+
+    def top_errors(self, n: int = TOP_ERRORS) -> tuple[ErrorCount, ...]:
+        return self.errors[:n]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "by_action": dict(self.by_action),
+            "by_status": dict(self.by_status),
+            "by_action_status": {
+                action: {s: n for (a, s), n in self.by_action_status.items() if a == action}
+                for action in self.by_action
+            },
+            "errors": [e.to_dict() for e in self.errors],
+        }
+
+
+class Tally:
+    """Accumulates counts as results arrive; memory does not grow with the rows."""
+
+    def __init__(self) -> None:
+        self._pairs: Counter[tuple[Action, Status]] = Counter()
+        self._errors: Counter[str] = Counter()
+        self._examples: dict[str, RowResult] = {}
+
+    def add(self, result: RowResult) -> None:
+        self._pairs[(result.action, result.status)] += 1
+        constant = result.error_constant
+        if constant:
+            self._errors[constant] += 1
+            self._examples.setdefault(constant, result)
+
+    def counts(self) -> Counts:
+        by_action: Counter[Action] = Counter()
+        by_status: Counter[Status] = Counter()
+        for (action, status), n in self._pairs.items():
+            by_action[action] += n
+            by_status[status] += n
+        pairs = sorted(
+            self._pairs.items(), key=lambda kv: (_ACTION_ORDER[kv[0][0]], _STATUS_ORDER[kv[0][1]])
+        )
+        errors = sorted(self._errors.items(), key=lambda kv: (-kv[1], kv[0]))
+        return Counts(
+            total=sum(self._pairs.values()),
+            by_action={a.value: by_action[a] for a in Action if by_action[a]},
+            by_status={s.value: by_status[s] for s in Status if by_status[s]},
+            by_action_status={(a.value, s.value): n for (a, s), n in pairs},
+            errors=tuple(ErrorCount(c, n, self._examples[c]) for c, n in errors),
+        )
+
+
+_ACTION_ORDER = {a: i for i, a in enumerate(Action)}
+_STATUS_ORDER = {s: i for i, s in enumerate(Status)}
+
+
+def terminal_text(text: str) -> str:
+    """``text`` without control characters (a message must not move the cursor or
+    change colours in the user's terminal)."""
+    return _CONTROL.sub("\ufffd", text)
+
+
+def count_results(results: Iterable[RowResult]) -> Counts:
+    """Counts of ``results`` (one pass)."""
+    tally = Tally()
+    for result in results:
+        tally.add(result)
+    return tally.counts()
+
+
+def safe_target(target: str) -> str:
+    """A target URL fit to print: user info (``user:key@``) and query string removed."""
+    try:
+        parts = urlsplit(target)
+    except ValueError:
+        return target
+    if not parts.scheme or not parts.netloc:
+        return target
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def run_title(counts: Counts, info: RunInfo) -> str:
+    """'plan' when nothing was applied (dry run, or every row only planned), else 'apply'."""
+    planned = counts.by_status.get(Status.PLANNED, 0)
+    applied = counts.total - planned - counts.by_status.get(Status.INVALID, 0)
+    return "plan" if info.dry_run or (planned and not applied) else "apply"
+
+
+def _status_breakdown(counts: Counts, action: str) -> str:
+    parts = [f"{s} {n}" for (a, s), n in counts.by_action_status.items() if a == action]
+    return f" ({', '.join(parts)})" if len(parts) > 1 or (parts and action != "unchanged") else ""
+
+
+def render_summary(
+    counts: Counts,
+    info: RunInfo,
+    report_paths: Sequence[str | Path] = (),
+    exit_code: int | None = None,
+    exit_meaning: str | None = None,
+    *,
+    top: int = TOP_ERRORS,
+) -> str:
+    """The end-of-run summary for the terminal, as plain text in a deterministic order."""
+    lines: list[str] = []
+    mode = f"mode {info.mode}" + (", dry run" if info.dry_run else "")
+    lines.append(f"linksync {run_title(counts, info)}: {safe_target(info.target)} ({mode})")
+    if counts.total == 0:
+        lines.append("Rows: none")
+    else:
+        lines.append(f"Rows: {counts.total}")
+        width = max(len(a) for a in counts.by_action)
+        for action, n in counts.by_action.items():
+            lines.append(f"  {action:<{width}} {n:>7}{_status_breakdown(counts, action)}")
+        lines.append("Status: " + ", ".join(f"{s} {n}" for s, n in counts.by_status.items()))
+    if info.requests or info.rate_limit_waits or info.duration_s:
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(info.requests_by_kind.items()))
+        kinds = f" ({kinds})" if kinds else ""
+        lines.append(
+            f"Requests: {info.requests}{kinds}; 429 waits: {info.rate_limit_waits}; "
+            f"duration {info.duration_s:.1f} s"
+        )
+    shown = counts.errors[:top]
+    if shown:
+        lines.append("Top errors:")
+        cwidth = max(len(e.constant) for e in shown)
+        for e in shown:
+            example = e.example
+            label = link_label(example)
+            place = where(example)
+            label = f" [{label}]" if label and label != place else ""
+            message = " ".join((example.message or "").split())
+            detail = f": {message}" if message else ""
+            lines.append(
+                f"  {e.constant:<{cwidth}} x{e.count:<6} e.g. {where(example)}{label}{detail}"
+            )
+        rest = len(counts.errors) - len(shown)
+        if rest > 0:
+            lines.append(f"  ... and {rest} more error constants")
+    if report_paths:
+        lines.append("Reports:")
+        lines.extend(f"  {p}" for p in report_paths)
+    if exit_code is not None:
+        meaning = f": {exit_meaning}" if exit_meaning else ""
+        lines.append(f"Exit code {exit_code}{meaning}")
+    return "\n".join(terminal_text(" ".join(line.split("\n"))) for line in lines)
+
+
+__all__ = [
+    "TOP_ERRORS",
+    "Counts",
+    "ErrorCount",
+    "Tally",
+    "count_results",
+    "render_summary",
+    "run_title",
+    "safe_target",
+]
