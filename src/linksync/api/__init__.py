@@ -1,0 +1,46 @@
+"""The client of the link service: every endpoint, retries, one shared rate limiter.
+
+    async with LinkServiceClient(base_url, api_key) as client:
+        org = await client.get_organization()
+        async for link in client.iter_links(tag="spring"):
+            ...
+
+Failures raise :class:`linksync.errors.ApiError` (``TransportError`` when no answer came).
+"""
+
+from __future__ import annotations
+
+from linksync.api.client import MAX_PAGE_SIZE, LinkServiceClient, asgi_transport
+from linksync.api.limiter import RateLimiter
+from linksync.api.retry import RetryClass, RetryPolicy
+from linksync.api.types import (
+    ROLES,
+    CallMeta,
+    ClientStats,
+    Domain,
+    Invitation,
+    LinkPage,
+    Member,
+    OgSuggestion,
+    Organization,
+    Quota,
+)
+
+__all__ = [
+    "MAX_PAGE_SIZE",
+    "ROLES",
+    "CallMeta",
+    "ClientStats",
+    "Domain",
+    "Invitation",
+    "LinkPage",
+    "LinkServiceClient",
+    "Member",
+    "OgSuggestion",
+    "Organization",
+    "Quota",
+    "RateLimiter",
+    "RetryClass",
+    "RetryPolicy",
+    "asgi_transport",
+]

@@ -1,0 +1,313 @@
+"""The request machinery under :class:`~linksync.api.client.LinkServiceClient`: one httpx
+client, the shared rate limiter, the tenacity retry loop, error conversion, redaction.
+
+This module and ``client.py`` are the only ones that import httpx.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json as jsonlib
+import logging
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Self, TypeVar
+from urllib.parse import urlsplit
+
+import httpx
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
+
+from linksync import __version__
+from linksync.api.failures import error_from_answer, redact, request_id_of
+from linksync.api.limiter import RateLimiter
+from linksync.api.retry import RetryClass, RetryPolicy, classify
+from linksync.api.types import CallMeta, ClientStats
+from linksync.errors import ApiError, ConfigError, TransportError
+
+log = logging.getLogger("linksync.api")
+
+T = TypeVar("T")
+API_PREFIX = "/api/v1"
+_LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
+
+
+def is_loopback(host: str) -> bool:
+    host = host.strip("[]").lower()
+    if host in _LOOPBACK_NAMES or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_base_url(base_url: str, *, allow_insecure: bool) -> str:
+    """The normalised base URL (no trailing slash, no ``/api/v1``). Plain http is refused
+    for hosts other than loopback unless ``allow_insecure``."""
+    parts = urlsplit(base_url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"base URL must be http(s)://host[:port][/path], got {base_url!r}")
+    if parts.username or parts.password:
+        raise ConfigError("base URL must not carry credentials; give the key separately")
+    if parts.scheme == "http" and not allow_insecure and not is_loopback(parts.hostname):
+        raise ConfigError(
+            f"refusing to send the API key over plain http to {parts.hostname}; "
+            "use https:// or pass --insecure (insecure: true in the profile)"
+        )
+    path = parts.path.rstrip("/")
+    if path.endswith(API_PREFIX):
+        path = path[: -len(API_PREFIX)]
+    return f"{parts.scheme}://{parts.netloc}{path}"
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A successful answer: status, headers, parsed JSON body (None when empty)."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: Any
+    request_id: str | None
+
+
+@dataclass(slots=True)
+class CallState:
+    """What one call (all its attempts) has seen so far."""
+
+    failures: Counter[RetryClass] = field(default_factory=Counter)
+    attempts: int = 0
+    unknown_outcome: bool = False
+    first_sent_at: float | None = None
+
+
+class BaseClient:
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        concurrency: int = 8,
+        timeout: float = 30.0,
+        allow_insecure: bool = False,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        if not api_key or any(c in api_key for c in "\r\n\t ") or not api_key.isprintable():
+            raise ConfigError("the API key is empty or holds whitespace or control characters")
+        if concurrency < 1:
+            raise ConfigError("concurrency must be at least 1")
+        self.base_url = check_base_url(base_url, allow_insecure=allow_insecure)
+        self.concurrency = concurrency
+        self.timeout = timeout
+        self.retry = retry or RetryPolicy()
+        self._stats = ClientStats()
+        self.limiter = RateLimiter(concurrency, sleep=self.retry.sleep, clock=self.retry.clock)
+        self._secrets = (api_key,)
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            transport=transport,
+            headers={
+                "Authorization": f"Bearer {api_key}",
+                "Accept": "application/json",
+                "User-Agent": f"linksync/{__version__}",
+            },
+            timeout=httpx.Timeout(timeout),
+            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
+            follow_redirects=False,
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(base_url={self.base_url!r}, concurrency={self.concurrency})"
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    @property
+    def stats(self) -> ClientStats:
+        """Counters so far (the limiter's parking time included)."""
+        self._stats.limiter_wait_seconds = self.limiter.waited
+        return self._stats
+
+    def redact(self, text: str) -> str:
+        return redact(text, self._secrets)
+
+    # --- one request --------------------------------------------------------------------
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        kind: str,
+        state: CallState,
+        params: Mapping[str, Any] | None,
+        body: Any,
+    ) -> Answer:
+        async with self.limiter.slot() as slot:
+            state.attempts += 1
+            if state.first_sent_at is None:
+                state.first_sent_at = self.retry.clock()
+            self._stats.requests_by_kind[kind] += 1
+            try:
+                async with asyncio.timeout(self.timeout):
+                    resp = await self._http.request(
+                        method, path, params=_clean_params(params), json=body
+                    )
+            except TimeoutError:
+                what = f"no answer within {self.timeout:g} s"
+                raise self._transport_error(kind, what, True) from None
+            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
+                raise self._transport_error(kind, _describe(exc), False) from None
+            except (httpx.TransportError, OSError) as exc:
+                raise self._transport_error(kind, _describe(exc), True) from None
+            slot.observe(resp.status_code, resp.headers)
+        self._stats.responses_by_status[resp.status_code] += 1
+        text = resp.text
+        parsed: Any = None
+        if text.strip():
+            try:
+                parsed = jsonlib.loads(text)
+            except ValueError:
+                parsed = None
+        is_error_body = isinstance(parsed, Mapping) and isinstance(parsed.get("error"), Mapping)
+        if 200 <= resp.status_code < 300 and not is_error_body and (parsed is not None or not text):
+            return Answer(resp.status_code, resp.headers, parsed, request_id_of(resp.headers))
+        error = error_from_answer(
+            resp.status_code,
+            resp.headers,
+            parsed,
+            text,
+            secrets=self._secrets,
+            content_type=resp.headers.get("content-type"),
+        )
+        if 200 <= resp.status_code < 300:
+            error.retryable = False
+        if resp.status_code == 429:
+            self._stats.rate_limited += 1
+            self.limiter.pause(self.retry.retry_after(error))
+        raise error
+
+    def _transport_error(self, kind: str, what: str, sent: bool) -> TransportError:
+        self._stats.transport_errors += 1
+        stage = "after sending, outcome unknown" if sent else "before sending"
+        return TransportError(self.redact(f"{kind}: {what} ({stage})"), sent=sent)
+
+    # --- one call: attempts under the retry policy --------------------------------------
+
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        kind: str,
+        parse: Callable[[Answer], Awaitable[T]],
+        params: Mapping[str, Any] | None = None,
+        body: Any = None,
+        meta: CallMeta | None = None,
+        confirm: Callable[[CallState], Awaitable[T | None]] | None = None,
+        gone_ok: Callable[[ApiError], Awaitable[T]] | None = None,
+    ) -> T:
+        """Send with retries. After an unknown outcome (a transport error once the request
+        was sent) ``confirm`` reads the service and returns the result when the first
+        send did take effect; ``gone_ok`` turns a 404 after an unknown outcome into the
+        result (a delete that did delete)."""
+        state = CallState()
+        policy = self.retry
+
+        def stop(rs: RetryCallState) -> bool:
+            exc = rs.outcome.exception() if rs.outcome else None
+            kind_ = classify(exc) if exc else None
+            return kind_ is None or state.failures[kind_] > policy.budget(kind_)
+
+        def wait(rs: RetryCallState) -> float:
+            exc = rs.outcome.exception() if rs.outcome else None
+            kind_ = classify(exc) if exc else None
+            if exc is None or kind_ is None:
+                return 0.0
+            return policy.delay(kind_, exc, state.failures[kind_])
+
+        def before_sleep(rs: RetryCallState) -> None:
+            self._stats.retries += 1
+            waited = rs.upcoming_sleep
+            self._stats.wait_seconds += waited
+            exc = rs.outcome.exception() if rs.outcome else None
+            log.info("retrying %s in %.2f s after %s", kind, waited, exc)
+
+        retrying = AsyncRetrying(
+            sleep=policy.sleep,
+            stop=stop,
+            wait=wait,
+            retry=retry_if_exception(lambda e: classify(e) is not None),
+            before_sleep=before_sleep,
+            reraise=True,
+        )
+        meta = meta if meta is not None else CallMeta()
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    try:
+                        return await self._attempt(
+                            method, path, kind, state, meta, params, body, parse, confirm, gone_ok
+                        )
+                    except ApiError as exc:
+                        exc.attempts = max(exc.attempts, state.attempts)
+                        cls = classify(exc)
+                        if cls is not None:
+                            state.failures[cls] += 1
+                        raise
+        except ApiError as exc:
+            meta.status, meta.request_id, meta.attempts = exc.status, exc.request_id, exc.attempts
+            raise
+        raise AssertionError("unreachable: tenacity ends with a result or an exception")
+
+    async def _attempt(
+        self,
+        method: str,
+        path: str,
+        kind: str,
+        state: CallState,
+        meta: CallMeta,
+        params: Mapping[str, Any] | None,
+        body: Any,
+        parse: Callable[[Answer], Awaitable[T]],
+        confirm: Callable[[CallState], Awaitable[T | None]] | None,
+        gone_ok: Callable[[ApiError], Awaitable[T]] | None,
+    ) -> T:
+        if state.unknown_outcome and confirm is not None:
+            found = await confirm(state)
+            if found is not None:
+                self._stats.confirmations += 1
+                meta.confirmed, meta.attempts = True, state.attempts
+                return found
+        try:
+            answer = await self._send(method, path, kind, state, params, body)
+        except ApiError as exc:
+            if state.unknown_outcome and gone_ok is not None and exc.status == 404:
+                self._stats.confirmations += 1
+                meta.status, meta.request_id = exc.status, exc.request_id
+                meta.attempts, meta.confirmed = state.attempts, True
+                return await gone_ok(exc)
+            state.unknown_outcome = isinstance(exc, TransportError) and exc.sent
+            raise
+        meta.status, meta.request_id = answer.status, answer.request_id
+        meta.attempts = state.attempts
+        return await parse(answer)
+
+
+def _clean_params(params: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if not params:
+        return None
+    return {k: v for k, v in params.items() if v is not None and v != ""}
+
+
+def _describe(exc: Exception) -> str:
+    name = type(exc).__name__
+    text = str(exc).strip()
+    return f"{name}: {text}" if text else name

@@ -1,0 +1,347 @@
+"""``LinkServiceClient``: one async method per endpoint of the service interface.
+
+Every method takes an optional ``meta: CallMeta`` that is filled with the final HTTP
+status, the requestId and the number of attempts; failures raise
+:class:`~linksync.errors.ApiError` carrying the same facts.
+
+Unknown outcomes. A request that was sent but never answered (read timeout, connection
+dropped) may or may not have taken effect. Before re-sending:
+
+- ``create_link`` with a slug reads ``GET /links/:slug``: when the link exists with the
+  same URL the create is taken as done (``meta.confirmed``); otherwise it is re-sent
+  (a link with another URL then answers 409 SLUG_EXISTS, which is the truth).
+- ``create_link`` without a slug searches the list for a link with exactly this URL (on
+  this domain, when given) created no earlier than the first send minus
+  ``RetryPolicy.created_tolerance``; the newest such link is taken as the one created.
+  When none exists it is re-sent. When the service's records carry no ``createdAt`` the
+  rule cannot tell a new link from an old one, so the call fails with TRANSPORT_ERROR
+  instead of risking a duplicate.
+- ``create_domain`` looks the host name up in the domain list.
+- ``delete_link`` / ``delete_domain`` take a 404 on the re-send as done.
+- Reads, PATCH (same fields again) and the AI tools are simply re-sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from linksync.api import parse as p
+from linksync.api.base import Answer, BaseClient, CallState
+from linksync.api.types import (
+    CallMeta,
+    Domain,
+    Invitation,
+    LinkPage,
+    Member,
+    OgSuggestion,
+    Organization,
+)
+from linksync.errors import ApiError, TransportError
+from linksync.model import RemoteLink
+
+MAX_PAGE_SIZE = 100
+
+
+def asgi_transport(app: Any) -> httpx.AsyncBaseTransport:
+    """A transport that calls an ASGI app in-process (the built-in sandbox, test fakes)."""
+    return httpx.ASGITransport(app=app)
+
+
+def _seg(value: str) -> str:
+    return quote(value, safe="")
+
+
+def _instant(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+class LinkServiceClient(BaseClient):
+    """Async client of the link service. Use as ``async with LinkServiceClient(...) as c``.
+
+    ``transport`` plugs in ``asgi_transport(app)`` for the in-process sandbox; the key is
+    sent only in the Authorization header and never appears in repr or errors.
+    """
+
+    # --- organization -------------------------------------------------------------------
+
+    async def get_organization(self, *, meta: CallMeta | None = None) -> Organization:
+        async def parse(a: Answer) -> Organization:
+            return p.parse_organization(a.body)
+
+        return await self._call(
+            "GET", "/api/v1/organizations/current", kind="GET /organizations/current",
+            parse=parse, meta=meta,
+        )  # fmt: skip
+
+    async def list_members(self, *, meta: CallMeta | None = None) -> tuple[Member, ...]:
+        async def parse(a: Answer) -> tuple[Member, ...]:
+            return p.parse_members(a.body)
+
+        return await self._call(
+            "GET", "/api/v1/organizations/members", kind="GET /organizations/members",
+            parse=parse, meta=meta,
+        )  # fmt: skip
+
+    async def invite_member(
+        self, email: str, role: str, *, meta: CallMeta | None = None
+    ) -> Invitation:
+        async def parse(a: Answer) -> Invitation:
+            return p.parse_invitation(a.body, email=email, role=role)
+
+        return await self._call(
+            "POST", "/api/v1/organizations/members/invite",
+            kind="POST /organizations/members/invite",
+            parse=parse, body={"email": email, "role": role}, meta=meta,
+        )  # fmt: skip
+
+    # --- domains ------------------------------------------------------------------------
+
+    async def list_domains(self, *, meta: CallMeta | None = None) -> tuple[Domain, ...]:
+        async def parse(a: Answer) -> tuple[Domain, ...]:
+            return p.parse_domains(a.body)
+
+        return await self._call(
+            "GET", "/api/v1/domains", kind="GET /domains", parse=parse, meta=meta
+        )
+
+    async def _find_domain(
+        self, *, name: str | None = None, ident: str | None = None
+    ) -> Domain | None:
+        for d in await self.list_domains():
+            if (name and d.domain.lower() == name.lower()) or (ident and d.id == ident):
+                return d
+        return None
+
+    async def create_domain(
+        self,
+        domain: str,
+        root_redirect_url: str | None = None,
+        not_found_redirect_url: str | None = None,
+        *,
+        meta: CallMeta | None = None,
+    ) -> Domain:
+        body: dict[str, Any] = {"domain": domain}
+        if root_redirect_url is not None:
+            body["rootRedirectUrl"] = root_redirect_url
+        if not_found_redirect_url is not None:
+            body["notFoundRedirectUrl"] = not_found_redirect_url
+
+        async def parse(a: Answer) -> Domain:
+            found = p.parse_domain_answer(a.body) or await self._find_domain(name=domain)
+            if found is None:
+                raise p.unexpected(f"domain {domain} was accepted but is not in the list")
+            return found
+
+        async def confirm(_: CallState) -> Domain | None:
+            return await self._find_domain(name=domain)
+
+        return await self._call(
+            "POST", "/api/v1/domains", kind="POST /domains",
+            parse=parse, body=body, meta=meta, confirm=confirm,
+        )  # fmt: skip
+
+    async def verify_domain(self, domain_id: str, *, meta: CallMeta | None = None) -> Domain:
+        async def parse(a: Answer) -> Domain:
+            found = p.parse_domain_answer(a.body) or await self._find_domain(ident=domain_id)
+            if found is None:
+                raise p.unexpected(f"domain {domain_id} was verified but is not in the list")
+            return found
+
+        return await self._call(
+            "POST", f"/api/v1/domains/{_seg(domain_id)}/verify", kind="POST /domains/:id/verify",
+            parse=parse, meta=meta,
+        )  # fmt: skip
+
+    async def delete_domain(self, domain_id: str, *, meta: CallMeta | None = None) -> None:
+        async def done(_: Any) -> None:
+            return None
+
+        return await self._call(
+            "DELETE", f"/api/v1/domains/{_seg(domain_id)}", kind="DELETE /domains/:id",
+            parse=done, meta=meta, gone_ok=done,
+        )  # fmt: skip
+
+    # --- links --------------------------------------------------------------------------
+
+    async def _link_answer(self, a: Answer, slug: str | None, domain: str | None) -> RemoteLink:
+        data = p.unwrap(a.body)
+        if isinstance(data, Mapping) and isinstance(data.get("link"), Mapping):
+            data = data["link"]
+        if isinstance(data, Mapping) and (data.get("slug") or data.get("shortUrl")):
+            return p.parse_link(data)
+        if slug:
+            return await self.get_link(slug, domain)
+        raise p.unexpected(f"HTTP {a.status} answer holds no link record", status=a.status)
+
+    async def create_link(
+        self, payload: Mapping[str, Any], *, meta: CallMeta | None = None
+    ) -> RemoteLink:
+        """Create one link. ``payload`` uses the wire names (``expiresAt``); None values
+        are left out. See the module docstring for how an unknown outcome is settled."""
+        body = {k: (list(v) if isinstance(v, tuple) else v) for k, v in payload.items()}
+        body = {k: v for k, v in body.items() if v is not None}
+        url = str(body.get("url") or "")
+        slug = str(body["slug"]) if body.get("slug") else None
+        domain = str(body["domain"]) if body.get("domain") else None
+
+        async def parse(a: Answer) -> RemoteLink:
+            return await self._link_answer(a, slug, domain)
+
+        async def confirm(state: CallState) -> RemoteLink | None:
+            if slug:
+                try:
+                    existing = await self.get_link(slug, domain)
+                except ApiError as exc:
+                    if exc.constant == "LINK_NOT_FOUND":
+                        return None
+                    raise
+                return existing if existing.url == url else None
+            return await self._find_created(url, domain, state)
+
+        return await self._call(
+            "POST", "/api/v1/links", kind="POST /links",
+            parse=parse, body=body, meta=meta, confirm=confirm,
+        )  # fmt: skip
+
+    async def _find_created(
+        self, url: str, domain: str | None, state: CallState
+    ) -> RemoteLink | None:
+        since = (state.first_sent_at or self.retry.clock()) - self.retry.created_tolerance
+        best: tuple[float, RemoteLink] | None = None
+        async for link in self.iter_links(search=url, domain=domain):
+            if link.url != url or (domain and link.domain.lower() != domain.lower()):
+                continue
+            created = _instant(link.created_at)
+            if created is None:
+                undecided = TransportError(
+                    "POST /links: outcome unknown and the service's records carry no "
+                    f"createdAt, so a link with url {url} may or may not be new; "
+                    "not re-sent to avoid a duplicate",
+                    sent=True,
+                    attempts=state.attempts,
+                )
+                undecided.retryable = False
+                raise undecided
+            if created >= since and (best is None or created > best[0]):
+                best = (created, link)
+        return best[1] if best else None
+
+    async def list_links_page(
+        self,
+        page: int = 1,
+        limit: int = 20,
+        search: str | None = None,
+        tag: str | None = None,
+        domain: str | None = None,
+        *,
+        meta: CallMeta | None = None,
+    ) -> LinkPage:
+        if page < 1 or not 1 <= limit <= MAX_PAGE_SIZE:
+            raise ValueError(f"page must be >= 1 and limit within 1..{MAX_PAGE_SIZE}")
+        params = {"page": page, "limit": limit, "search": search, "tag": tag, "domain": domain}
+
+        async def parse(a: Answer) -> LinkPage:
+            return p.parse_link_page(a.body, page=page, limit=limit)
+
+        return await self._call(
+            "GET", "/api/v1/links", kind="GET /links", parse=parse, params=params, meta=meta
+        )
+
+    async def iter_links(
+        self,
+        search: str | None = None,
+        tag: str | None = None,
+        domain: str | None = None,
+        *,
+        limit: int = MAX_PAGE_SIZE,
+    ) -> AsyncIterator[RemoteLink]:
+        """Every matching link, page by page. Stops on the metadata's last page, or on a
+        short page when there is none, or when a page brings no link not seen before
+        (a service that ignores ``page`` must not make this loop forever)."""
+        seen: set[tuple[str, str, str | None]] = set()
+        page = 1
+        while True:
+            batch = await self.list_links_page(page, limit, search, tag, domain)
+            fresh = [ln for ln in batch.links if (ln.domain, ln.slug, ln.id) not in seen]
+            for link in fresh:
+                seen.add((link.domain, link.slug, link.id))
+                yield link
+            if batch.is_last or not batch.links or not fresh:
+                return
+            page += 1
+
+    async def list_links(
+        self, search: str | None = None, tag: str | None = None, domain: str | None = None
+    ) -> list[RemoteLink]:
+        return [link async for link in self.iter_links(search, tag, domain)]
+
+    async def get_link(
+        self, slug: str, domain: str | None = None, *, meta: CallMeta | None = None
+    ) -> RemoteLink:
+        async def parse(a: Answer) -> RemoteLink:
+            return p.parse_link(p.unwrap(a.body))
+
+        return await self._call(
+            "GET", f"/api/v1/links/{_seg(slug)}", kind="GET /links/:slug",
+            parse=parse, params={"domain": domain}, meta=meta,
+        )  # fmt: skip
+
+    async def update_link(
+        self,
+        slug: str,
+        changes: Mapping[str, Any],
+        domain: str | None = None,
+        *,
+        meta: CallMeta | None = None,
+    ) -> RemoteLink:
+        """PATCH the given fields (wire names). A None value is sent as null (clears it)."""
+        body = {k: (list(v) if isinstance(v, tuple) else v) for k, v in changes.items()}
+
+        async def parse(a: Answer) -> RemoteLink:
+            return await self._link_answer(a, slug, domain)
+
+        return await self._call(
+            "PATCH", f"/api/v1/links/{_seg(slug)}", kind="PATCH /links/:slug",
+            parse=parse, params={"domain": domain}, body=body, meta=meta,
+        )  # fmt: skip
+
+    async def delete_link(
+        self, slug: str, domain: str | None = None, *, meta: CallMeta | None = None
+    ) -> None:
+        async def done(_: Any) -> None:
+            return None
+
+        return await self._call(
+            "DELETE", f"/api/v1/links/{_seg(slug)}", kind="DELETE /links/:slug",
+            parse=done, params={"domain": domain}, meta=meta, gone_ok=done,
+        )  # fmt: skip
+
+    # --- AI tools -----------------------------------------------------------------------
+
+    async def ai_slug(self, url: str, *, meta: CallMeta | None = None) -> str:
+        async def parse(a: Answer) -> str:
+            return p.parse_ai_slug(a.body)
+
+        return await self._call(
+            "POST", "/api/v1/tools/ai-slug", kind="POST /tools/ai-slug",
+            parse=parse, body={"url": url}, meta=meta,
+        )  # fmt: skip
+
+    async def ai_og(self, url: str, *, meta: CallMeta | None = None) -> OgSuggestion:
+        async def parse(a: Answer) -> OgSuggestion:
+            return p.parse_og(a.body)
+
+        return await self._call(
+            "POST", "/api/v1/tools/ai-og", kind="POST /tools/ai-og",
+            parse=parse, body={"url": url}, meta=meta,
+        )  # fmt: skip

@@ -1,0 +1,140 @@
+"""Turning an error answer into an :class:`~linksync.errors.ApiError`, and keeping the key
+out of every message.
+
+The service's error body is ``{"error": {code, constant, message, requestId}}``. Anything
+else (an HTML page from a proxy, an empty 502, a constant this version does not know)
+still becomes a clear ApiError: the constant is taken from the body when it looks like
+one, else from the five-digit code, else from the status when the interface gives that
+status exactly one constant, else ``UNEXPECTED_RESPONSE``. Whether it is retryable
+follows the status (429, 500, 502, 503, 504 are).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import html
+import re
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from linksync.errors import BY_CODE, ERRORS, ApiError, is_retryable_status
+
+REDACTED = "***"
+
+#: Statuses that name exactly one constant of the interface's table.
+STATUS_CONSTANTS: dict[int, str] = {
+    401: "UNAUTHORIZED",
+    429: "RATE_LIMITED",
+    500: "INTERNAL_ERROR",
+    503: "EDGE_UNAVAILABLE",
+}
+_CONSTANT_SHAPE = re.compile(r"^[A-Z][A-Z0-9_]{2,63}$")
+_TAGS = re.compile(r"<[^>]+>")
+_SPACE = re.compile(r"\s+")
+_BEARER = re.compile(r"(?i)(bearer\s+)[^\s\"',;]+")
+MAX_SNIPPET = 200
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """Remove every secret (and anything after ``Bearer``) from a message."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, REDACTED)
+    return _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
+
+
+def snippet(text: str) -> str:
+    """A short one-line view of a non-JSON body (tags stripped)."""
+    flat = _SPACE.sub(" ", html.unescape(_TAGS.sub(" ", text))).strip()
+    return flat if len(flat) <= MAX_SNIPPET else flat[: MAX_SNIPPET - 3] + "..."
+
+
+def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
+    """Retry-After as seconds: a number, or an HTTP date. None when absent or unreadable."""
+    if value is None:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    for k, v in headers.items():
+        if k.lower() == name:
+            return v
+    return None
+
+
+def request_id_of(headers: Mapping[str, str], body: Any = None) -> str | None:
+    if isinstance(body, Mapping):
+        err = body.get("error")
+        if isinstance(err, Mapping):
+            rid = err.get("requestId", err.get("request_id"))
+            if rid:
+                return str(rid)
+        rid = body.get("requestId", body.get("request_id"))
+        if rid:
+            return str(rid)
+    return _header(headers, "x-request-id") or _header(headers, "request-id")
+
+
+def _constant_for(status: int, constant: Any, code: Any) -> tuple[str, int | None]:
+    code_int = code if isinstance(code, int) and not isinstance(code, bool) else None
+    if isinstance(constant, str) and _CONSTANT_SHAPE.match(constant):
+        return constant, code_int
+    if code_int is not None and code_int in BY_CODE:
+        return BY_CODE[code_int].constant, code_int
+    if status in STATUS_CONSTANTS:
+        return STATUS_CONSTANTS[status], code_int
+    return "UNEXPECTED_RESPONSE", code_int
+
+
+def error_from_answer(
+    status: int,
+    headers: Mapping[str, str],
+    body: Any,
+    text: str,
+    *,
+    secrets: Iterable[str],
+    content_type: str | None = None,
+) -> ApiError:
+    """The ApiError for an answer that is not a success. ``body`` is the parsed JSON (None
+    when the body was not JSON), ``text`` the raw body text."""
+    secrets = tuple(secrets)
+    retry_after = parse_retry_after(_header(headers, "retry-after"))
+    rid = request_id_of(headers, body)
+    err = body.get("error") if isinstance(body, Mapping) else None
+    if isinstance(err, str):
+        err = {"message": err}
+    if isinstance(err, Mapping):
+        constant, code = _constant_for(status, err.get("constant"), err.get("code"))
+        message = err.get("message")
+        if not isinstance(message, str) or not message.strip():
+            known = ERRORS.get(constant)
+            message = known.meaning if known else f"HTTP {status} without a message"
+    else:
+        constant, code = _constant_for(status, None, None)
+        kind = (content_type or "no content type").split(";")[0].strip()
+        if not text.strip():
+            message = f"HTTP {status} with an empty body"
+        elif body is None:
+            message = f"HTTP {status} with a non-JSON body ({kind}): {snippet(text)}"
+        else:
+            message = f"HTTP {status} with a JSON body that is not an error object: {snippet(text)}"
+    return ApiError(
+        status,
+        constant,
+        redact(message, secrets),
+        code=code,
+        request_id=redact(rid, secrets) if rid else None,
+        retryable=is_retryable_status(status),
+        retry_after=retry_after,
+    )

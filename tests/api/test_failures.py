@@ -1,0 +1,102 @@
+"""Every failure becomes one ApiError: service errors, unknown constants, non-JSON bodies."""
+
+from __future__ import annotations
+
+import pytest
+from api_fakes import FakeClock, FakeService, Reply, error, fake_client, fast_policy, ok
+
+from linksync.api import RetryPolicy
+from linksync.errors import ERRORS, ApiError, Origin
+
+SERVICE_ERRORS = sorted(
+    (e.constant, e.http_status, e.code, e.retryable)
+    for e in ERRORS.values()
+    if e.origin is not Origin.LOCAL and e.http_status is not None and e.code is not None
+)
+
+
+@pytest.mark.parametrize(("constant", "status", "code", "retryable"), SERVICE_ERRORS)
+async def test_service_error_table_reaches_the_caller(
+    constant: str, status: int, code: int, retryable: bool
+) -> None:
+    app = FakeService(lambda s: error(status, constant, code, f"{constant} happened", "rid-42"))
+    async with fake_client(app, retry=RetryPolicy.never()) as client:
+        with pytest.raises(ApiError) as info:
+            await client.get_link("abc")
+    exc = info.value
+    assert (exc.status, exc.constant, exc.code) == (status, constant, code)
+    assert exc.message == f"{constant} happened"
+    assert exc.request_id == "rid-42"
+    assert exc.retryable is retryable
+    assert exc.attempts == 1
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "content_type", "constant", "retryable", "words"),
+    [
+        (502, "<html><body><h1>502 Bad Gateway</h1></body></html>", "text/html",
+         "UNEXPECTED_RESPONSE", True, "502 Bad Gateway"),
+        (502, b"", "text/plain", "UNEXPECTED_RESPONSE", True, "empty body"),
+        (504, "Gateway Timeout", "text/plain", "UNEXPECTED_RESPONSE", True, "Gateway Timeout"),
+        (503, "<html>down for maintenance</html>", "text/html", "EDGE_UNAVAILABLE", True,
+         "maintenance"),
+        (401, "Unauthorized", "text/plain", "UNAUTHORIZED", False, "non-JSON"),
+        (403, "<html>denied by WAF</html>", "text/html", "UNEXPECTED_RESPONSE", False, "WAF"),
+        (200, "<html>captive portal</html>", "text/html", "UNEXPECTED_RESPONSE", False, "portal"),
+        (404, {"message": "no route"}, "application/json", "UNEXPECTED_RESPONSE", False,
+         "not an error object"),
+    ],
+)  # fmt: skip
+async def test_non_json_and_odd_bodies_give_a_clear_error(
+    status: int, body: object, content_type: str, constant: str, retryable: bool, words: str
+) -> None:
+    app = FakeService(lambda s: Reply(status, body, content_type=content_type))
+    async with fake_client(app, retry=RetryPolicy.never()) as client:
+        with pytest.raises(ApiError) as info:
+            await client.get_organization()
+    exc = info.value
+    assert (exc.status, exc.constant, exc.retryable) == (status, constant, retryable)
+    assert words in exc.message
+    assert "<" not in exc.message
+
+
+async def test_unknown_constant_is_kept_and_known_code_is_mapped() -> None:
+    replies = iter(
+        [
+            Reply(422, {"error": {"code": 42299, "constant": "SHINY_NEW", "message": "new"}}),
+            Reply(400, {"error": {"code": 40002, "message": "bad slug"}}),
+            Reply(418, {"error": "teapot"}, headers={"x-request-id": "hdr-rid"}),
+        ]
+    )
+    app = FakeService(lambda s: next(replies))
+    async with fake_client(app) as client:
+        errors = []
+        for _ in range(3):
+            with pytest.raises(ApiError) as info:
+                await client.ai_slug("https://e.com")
+            errors.append(info.value)
+    assert [(e.status, e.constant, e.code) for e in errors] == [
+        (422, "SHINY_NEW", 42299),
+        (400, "INVALID_SLUG", 40002),
+        (418, "UNEXPECTED_RESPONSE", None),
+    ]
+    assert errors[2].message == "teapot" and errors[2].request_id == "hdr-rid"
+
+
+async def test_meta_carries_status_request_id_and_attempts() -> None:
+    from linksync.api import CallMeta
+
+    calls = iter([error(503, "EDGE_UNAVAILABLE", 50301), ok({"slug": "nice-slug"})])
+    app = FakeService(lambda s: next(calls))
+    meta = CallMeta()
+    clock = FakeClock()
+    async with fake_client(app, clock=clock, retry=fast_policy(clock)) as client:
+        assert await client.ai_slug("https://e.com", meta=meta) == "nice-slug"
+    assert (meta.status, meta.attempts) == (200, 2)
+
+    failing = CallMeta()
+    app = FakeService(lambda s: error(409, "SLUG_EXISTS", 40901, rid="r-9"))
+    async with fake_client(app) as client:
+        with pytest.raises(ApiError):
+            await client.create_link({"url": "https://e.com", "slug": "taken"}, meta=failing)
+    assert (failing.status, failing.request_id, failing.attempts) == (409, "r-9", 1)
