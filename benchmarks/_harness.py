@@ -275,14 +275,15 @@ class Workload:
     new: int
     changed: int
     unchanged: int
+    slugless: tuple[str, ...] = ()  # URLs of new rows without slug (service picks one)
 
     @property
     def writes(self) -> int:
-        return self.new + self.changed
+        return self.new + self.changed + len(self.slugless)
 
     @property
     def expected_links(self) -> int:
-        return len(self.expected)
+        return len(self.expected) + len(self.slugless)
 
 
 def _existing_link(i: int) -> dict[str, Any]:
@@ -299,10 +300,13 @@ def make_workload(
     *,
     new_share: float = 0.5,
     changed_share: float = 0.3,
+    slugless: int = 0,
     seed: int = 1,
 ) -> Workload:
     """E preloaded links; N rows of which ``new_share`` new, ``changed_share`` changed
-    (new URL for an existing slug) and the rest unchanged (same values)."""
+    (new URL for an existing slug) and the rest unchanged (same values); plus
+    ``slugless`` new rows without slug (matched by URL; a retried create must not
+    duplicate them)."""
     new = round(rows * new_share)
     changed = round(rows * changed_share)
     unchanged = rows - new - changed
@@ -329,8 +333,10 @@ def make_workload(
         url = f"https://example.com/new/{j}?s={seed}"
         out.append({"slug": slug, "url": url, "description": f"New link {j}"})
         expected[slug] = url
+    free = tuple(f"https://example.com/noslug/{k}?s={seed}" for k in range(slugless))
+    out.extend({"slug": "", "url": url, "description": "No slug"} for url in free)
     rng.shuffle(out)
-    return Workload(links, tuple(out), expected, new, changed, unchanged)
+    return Workload(links, tuple(out), expected, new, changed, unchanged, free)
 
 
 def write_csv(rows: Sequence[Mapping[str, str]], path: Path) -> Path:
@@ -464,12 +470,22 @@ class Check:
     missing: int
     wrong_url: int
     unexpected: int
+    slugless_duplicates: int = 0
+    slugless_missing: int = 0
 
     @property
     def ok(self) -> bool:
         return (
             self.links_after == self.links_expected
-            and self.duplicates == self.missing == self.wrong_url == self.unexpected == 0
+            and (
+                self.duplicates
+                + self.missing
+                + self.wrong_url
+                + self.unexpected
+                + self.slugless_duplicates
+                + self.slugless_missing
+            )
+            == 0
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -480,21 +496,37 @@ class Check:
             "missing": self.missing,
             "wrong_url": self.wrong_url,
             "unexpected": self.unexpected,
+            "slugless_duplicates": self.slugless_duplicates,
+            "slugless_missing": self.slugless_missing,
             "ok": self.ok,
         }
 
 
-def check_workspace(links: Sequence[Mapping[str, Any]], expected: Mapping[str, str]) -> Check:
+def check_workspace(
+    links: Sequence[Mapping[str, Any]],
+    expected: Mapping[str, str],
+    slugless: Sequence[str] = (),
+) -> Check:
+    """Compare the workspace with the expected slug -> URL map; links created without
+    a slug are matched by URL (exactly one each)."""
     counts = slug_counts(links)
-    by_slug = {str(link.get("slug", "")).lower(): str(link.get("url", "")) for link in links}
+    free = set(slugless)
+    by_url = Counter(str(link.get("url", "")) for link in links)
+    by_slug = {
+        str(link.get("slug", "")).lower(): str(link.get("url", ""))
+        for link in links
+        if str(link.get("url", "")) not in free
+    }
     want = {k.lower(): v for k, v in expected.items()}
     return Check(
         links_after=len(links),
-        links_expected=len(want),
+        links_expected=len(want) + len(free),
         duplicates=sum(n - 1 for n in counts.values() if n > 1),
         missing=sum(1 for s in want if s not in by_slug),
         wrong_url=sum(1 for s, u in want.items() if s in by_slug and by_slug[s] != u),
         unexpected=sum(1 for s in by_slug if s not in want),
+        slugless_duplicates=sum(by_url[u] - 1 for u in free if by_url[u] > 1),
+        slugless_missing=sum(1 for u in free if by_url[u] == 0),
     )
 
 
@@ -554,6 +586,43 @@ def read_report(path: Path) -> Report:
             info = doc[key]
             break
     return Report(tuple(rows), info)
+
+
+WRITE_ACTIONS = ("create", "update", "replace", "delete")
+
+
+@dataclass(frozen=True, slots=True)
+class Journal:
+    """One run journal (``.linksync/runs/*.jsonl``): the write results it recorded and,
+    when its header says so, how many requests the run kept in flight."""
+
+    writes: tuple[dict[str, Any], ...]
+    concurrency: int | None
+
+
+def read_journal(path: Path) -> Journal:
+    """Read a journal leniently: a killed run may leave a torn last line."""
+    writes: list[dict[str, Any]] = []
+    concurrency: int | None = None
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return Journal((), None)
+    for line in text.splitlines():
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(obj, dict):
+            continue
+        inner = obj.get("result")
+        row: dict[str, Any] = inner if isinstance(inner, dict) else obj
+        if row.get("action") in WRITE_ACTIONS and row.get("status") in ("ok", "failed"):
+            writes.append(row)
+        for holder in (obj, obj.get("options") or {}, obj.get("run") or {}):
+            if isinstance(holder, dict) and isinstance(holder.get("concurrency"), int):
+                concurrency = holder["concurrency"]
+    return Journal(tuple(writes), concurrency)
 
 
 # --------------------------------------------------------------------------- CLI runs
