@@ -74,8 +74,15 @@ class _Widths:
 
 
 class XlsxWriter:
-    def __init__(self, path: Path, options: ReportOptions | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        options: ReportOptions | None = None,
+        *,
+        max_links: int = MAX_LINKS_PER_SHEET,
+    ) -> None:
         self.path = path
+        self.max_links = max_links
         self.options = options or ReportOptions()
         self.tally = Tally()
         prepare_parent(path)
@@ -135,7 +142,7 @@ class XlsxWriter:
             elif isinstance(value, str):
                 text = fit_cell(value)
                 self._widths.see(col, text)
-                if col == _SHORT_URL_COL and self._links < MAX_LINKS_PER_SHEET and _is_link(text):
+                if col == _SHORT_URL_COL and self._links < self.max_links and _is_link(text):
                     self._links += 1
                     ws.write_url(r, col, text, link_fmt, text)
                 else:

@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+import pytest
+
+from linksync.model import Action, RowResult, Status
+from linksync.report.cells import (
+    FORMULA_PREFIXES,
+    is_formula_like,
+    neutralize,
+    redact,
+    report_row,
+    xml_text,
+)
+
+
+@pytest.mark.parametrize("prefix", FORMULA_PREFIXES)
+def test_neutralize_each_dangerous_first_character(prefix: str) -> None:
+    text = f"{prefix}SUM(A1:A9)"
+    assert is_formula_like(text)
+    assert neutralize(text) == "'" + text
+
+
+@pytest.mark.parametrize("text", ["", "plain", "https://x.test/a", " =1+1", "a=b", "'quoted"])
+def test_neutralize_leaves_safe_text(text: str) -> None:
+    assert not is_formula_like(text)
+    assert neutralize(text) == text
+
+
+def test_redact_every_occurrence_and_ignores_empty_secret() -> None:
+    assert redact("key k1 and k1 again", ["k1", ""]) == "key *** and *** again"
+
+
+def test_xml_text_replaces_characters_xml_cannot_carry() -> None:
+    assert xml_text("a\x00b\x1fc\td\ne\uffff") == "a\ufffdb\ufffdc\td\ne\ufffd"
+
+
+def test_report_row_redacts_secrets_in_text_values() -> None:
+    r = RowResult(Action.CREATE, Status.FAILED, message="bad key sk_1", url="https://x/?k=sk_1")
+    row = report_row(r, ["sk_1"])
+    assert row["message"] == "bad key ***"
+    assert row["url"] == "https://x/?k=***"
+    assert row["attempts"] == 0

@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from linksync.model import RESULT_COLUMNS, Action, RowResult, RunInfo, Status
+from linksync.report import ReportOptions, open_writer, report_row
+from linksync.report.cells import FORMULA_PREFIXES
+from linksync.report.streaming import CsvWriter, csv_cell
+
+
+def _expected_csv(result: RowResult) -> dict[str, str]:
+    return {k: csv_cell(v) for k, v in report_row(result).items()}
+
+
+def test_csv_round_trip(tmp_path: Path, results: list[RowResult], info: RunInfo) -> None:
+    path = tmp_path / "out.csv"
+    writer = open_writer(path)
+    for r in results:
+        writer.write(r)
+    assert writer.close(info) == path
+    with open(path, encoding="utf-8", newline="") as f:
+        reader = csv.DictReader(f)
+        assert tuple(reader.fieldnames or ()) == RESULT_COLUMNS
+        rows = list(reader)
+    assert rows == [_expected_csv(r) for r in results]
+    # The multi-line message survived as one cell.
+    assert rows[2]["message"] == "Destination URL malformed | line one\nline two"
+
+
+@pytest.mark.parametrize("prefix", FORMULA_PREFIXES)
+def test_csv_neutralises_each_dangerous_first_character(
+    tmp_path: Path, info: RunInfo, prefix: str
+) -> None:
+    path = tmp_path / "out.csv"
+    evil = f"{prefix}cmd|' /C calc'!A0"
+    writer = CsvWriter(path)
+    writer.write(RowResult(Action.CREATE, Status.FAILED, slug=evil, message=evil, url=evil))
+    writer.close(info)
+    with open(path, encoding="utf-8", newline="") as f:
+        row = next(csv.DictReader(f))
+    for column in ("slug", "message", "url"):
+        assert row[column] == "'" + evil
+
+
+def test_csv_rows_are_on_disk_before_close(tmp_path: Path, results: list[RowResult]) -> None:
+    path = tmp_path / "out.csv"
+    writer = CsvWriter(path)
+    writer.write(results[0])
+    writer.write(results[1])
+    with open(path, encoding="utf-8", newline="") as f:
+        assert len(list(csv.DictReader(f))) == 2
+    writer.abort()
+    assert path.exists()  # streamed rows are the record of what happened
+
+
+def test_jsonl_round_trip_and_streaming(
+    tmp_path: Path, results: list[RowResult], info: RunInfo
+) -> None:
+    path = tmp_path / "out.jsonl"
+    writer = open_writer(path)
+    writer.write(results[0])
+    assert json.loads(path.read_text(encoding="utf-8")) == report_row(results[0])
+    for r in results[1:]:
+        writer.write(r)
+    writer.close(info)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line) for line in lines] == [report_row(r) for r in results]
+    assert list(json.loads(lines[0])) == list(RESULT_COLUMNS)
+
+
+def test_secrets_never_reach_streamed_reports(tmp_path: Path, info: RunInfo) -> None:
+    secret = "sk_live_abc"
+    r = RowResult(Action.CREATE, Status.FAILED, message=f"Bearer {secret} rejected")
+    options = ReportOptions(secrets=(secret,))
+    for name in ("a.csv", "a.jsonl"):
+        writer = open_writer(tmp_path / name, options)
+        writer.write(r)
+        writer.close(info)
+        text = (tmp_path / name).read_text(encoding="utf-8")
+        assert secret not in text
+        assert "Bearer *** rejected" in text
