@@ -1,0 +1,31 @@
+"""A faithful, strict local implementation of the link service (moto style).
+
+State and rules are plain Python (``store``, ``rules``, ``backend``, ``ratelimit``,
+``faults``); ``app`` holds thin Starlette routes. The same app runs in-process::
+
+    app = create_app(SandboxSettings(), ":memory:")
+    client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                               base_url="http://sandbox.local")
+
+and as a real server (``linksync sandbox serve``, or ``server.serve_in_thread``).
+"""
+
+from linksync.sandbox.app import create_app
+from linksync.sandbox.settings import (
+    DEFAULT_CNAME_TARGET,
+    DEFAULT_FULL_KEY,
+    DEFAULT_READ_KEY,
+    DEFAULT_SYSTEM_DOMAIN,
+    SandboxSettings,
+    load,
+)
+
+__all__ = [
+    "DEFAULT_CNAME_TARGET",
+    "DEFAULT_FULL_KEY",
+    "DEFAULT_READ_KEY",
+    "DEFAULT_SYSTEM_DOMAIN",
+    "SandboxSettings",
+    "create_app",
+    "load",
+]

@@ -1,0 +1,213 @@
+"""Thin Starlette routes over the backend: parse the request, call one backend method,
+serialise ``{code: 0, data}``. Errors are ``ServiceError`` and become the error body
+in one place (``errors.error_response``), via the exception handlers below.
+
+``create_app(settings, db_path)`` builds the whole sandbox; it needs no lifespan
+events (httpx's ASGITransport does not run them).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from linksync.sandbox import redirects
+from linksync.sandbox import rules as req
+from linksync.sandbox.backend import Backend, Clock
+from linksync.sandbox.errors import ServiceError, error_response
+from linksync.sandbox.faults import Faults
+from linksync.sandbox.gate import KEY_KIND_KEY, REQUEST_ID_KEY, Gate
+from linksync.sandbox.ratelimit import FixedWindowLimiter
+from linksync.sandbox.settings import SandboxSettings
+from linksync.sandbox.store import Store
+
+MAX_BODY_BYTES = 1_000_000
+
+
+def backend_of(request: Request) -> Backend:
+    backend: Backend = request.app.state.backend
+    return backend
+
+
+def ok(data: Any, status: int = 200, **extra: Any) -> JSONResponse:
+    return JSONResponse({"code": 0, "data": data, **extra}, status_code=status)
+
+
+def require_write(request: Request) -> None:
+    if request.scope.get(KEY_KIND_KEY) != "full":
+        raise ServiceError("FORBIDDEN", "this API key is read-only; use a Full Access key")
+
+
+async def json_body(request: Request) -> Any:
+    ctype = request.headers.get("content-type", "")
+    if ctype.split(";")[0].strip().lower() != "application/json":
+        raise ServiceError("INVALID_REQUEST", "send the body as Content-Type: application/json")
+    body = await request.body()
+    if len(body) > MAX_BODY_BYTES:
+        raise ServiceError("INVALID_REQUEST", f"the body is larger than {MAX_BODY_BYTES} bytes")
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        raise ServiceError("INVALID_REQUEST", "the body is not valid JSON") from None
+
+
+# --- organization -------------------------------------------------------------------
+
+
+async def organization(request: Request) -> Response:
+    return ok(backend_of(request).organization())
+
+
+async def members(request: Request) -> Response:
+    return ok(backend_of(request).list_members())
+
+
+async def invite(request: Request) -> Response:
+    require_write(request)
+    email, role = req.parse_invite(await json_body(request))
+    return ok(backend_of(request).invite_member(email, role), 201)
+
+
+# --- domains ------------------------------------------------------------------------
+
+
+async def domains(request: Request) -> Response:
+    backend = backend_of(request)
+    if request.method == "GET":
+        return ok(backend.list_domains())
+    require_write(request)
+    spec = req.parse_domain_create(await json_body(request), backend.settings.system_domain)
+    return ok(backend.create_domain(spec), 201)
+
+
+async def verify_domain(request: Request) -> Response:
+    require_write(request)
+    return ok(backend_of(request).verify_domain(request.path_params["id"]))
+
+
+async def delete_domain(request: Request) -> Response:
+    require_write(request)
+    return ok(backend_of(request).delete_domain(request.path_params["id"]))
+
+
+# --- links --------------------------------------------------------------------------
+
+
+async def links(request: Request) -> Response:
+    backend = backend_of(request)
+    if request.method == "GET":
+        data, pagination = backend.list_links(req.parse_list_query(request.query_params))
+        return ok(data, pagination=pagination)
+    require_write(request)
+    spec = req.parse_link_create(await json_body(request), backend.now())
+    return ok(backend.create_link(spec), 201)
+
+
+async def link(request: Request) -> Response:
+    backend = backend_of(request)
+    slug: str = request.path_params["slug"]
+    domain = request.query_params.get("domain") or None
+    if request.method == "GET":
+        return ok(backend.get_link(slug, domain))
+    require_write(request)
+    if request.method == "DELETE":
+        return ok(backend.delete_link(slug, domain))
+    changes = req.parse_link_patch(await json_body(request))
+    return ok(backend.update_link(slug, domain, changes))
+
+
+# --- AI tools -----------------------------------------------------------------------
+
+
+async def ai_slug(request: Request) -> Response:
+    url = req.parse_tool_url(await json_body(request))
+    return ok({"slug": backend_of(request).ai_slug(url)})
+
+
+async def ai_og(request: Request) -> Response:
+    url = req.parse_tool_url(await json_body(request))
+    title, description = backend_of(request).ai_og(url)
+    return ok({"title": title, "description": description})
+
+
+# --- errors -------------------------------------------------------------------------
+
+
+def _request_id(request: Request) -> str:
+    rid: str = request.scope.get(REQUEST_ID_KEY, "req_unknown")
+    return rid
+
+
+async def on_service_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ServiceError)
+    return error_response(exc, _request_id(request))
+
+
+async def on_http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code in (404, 405):
+        detail = f"no route for {request.method} {request.url.path}"
+        return error_response(ServiceError("NOT_FOUND", detail), _request_id(request))
+    return error_response(ServiceError("INVALID_REQUEST", str(exc.detail)), _request_id(request))
+
+
+async def on_unexpected(request: Request, exc: Exception) -> Response:
+    return error_response(
+        ServiceError("INTERNAL_ERROR", "unexpected sandbox error"), _request_id(request)
+    )
+
+
+API = "/api/v1"
+ROUTES = [
+    Route(f"{API}/organizations/current", organization, methods=["GET"]),
+    Route(f"{API}/organizations/members", members, methods=["GET"]),
+    Route(f"{API}/organizations/members/invite", invite, methods=["POST"]),
+    Route(f"{API}/domains", domains, methods=["GET", "POST"]),
+    Route(f"{API}/domains/{{id}}/verify", verify_domain, methods=["POST"]),
+    Route(f"{API}/domains/{{id}}", delete_domain, methods=["DELETE"]),
+    Route(f"{API}/links", links, methods=["GET", "POST"]),
+    Route(f"{API}/links/{{slug}}", link, methods=["GET", "PATCH", "DELETE"]),
+    Route(f"{API}/tools/ai-slug", ai_slug, methods=["POST"]),
+    Route(f"{API}/tools/ai-og", ai_og, methods=["POST"]),
+    *redirects.ROUTES,
+]
+
+
+def create_app(
+    settings: SandboxSettings | None = None,
+    db_path: str = ":memory:",
+    *,
+    clock: Clock | None = None,
+) -> Starlette:
+    """The whole sandbox as an ASGI app. ``db_path`` is a SQLite file or ``":memory:"``;
+    ``clock`` (Unix seconds) drives timestamps, expiry and rate windows."""
+    settings = settings or SandboxSettings()
+    now = clock or time.time
+    backend = Backend(settings, Store(db_path), now)
+    app = Starlette(
+        routes=ROUTES,
+        middleware=[
+            Middleware(
+                Gate,
+                settings=settings,
+                limiter=FixedWindowLimiter(settings.rate_limit, settings.rate_window_s, now),
+                faults=Faults(settings),
+            )
+        ],
+        exception_handlers={
+            ServiceError: on_service_error,
+            HTTPException: on_http_error,
+            Exception: on_unexpected,
+        },
+    )
+    app.state.backend = backend
+    app.state.settings = settings
+    return app

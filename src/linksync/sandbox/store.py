@@ -1,0 +1,386 @@
+"""SQLite state of the sandbox: links, custom domains, members, monthly clicks.
+
+Plain Python, no HTTP. One connection guarded by a lock; every write runs in a
+``BEGIN IMMEDIATE`` transaction, so checks and inserts are atomic even across
+processes sharing one file (two links with one slug on a domain are impossible: the
+check runs in the transaction and a unique index backs it). Slugs are unique per
+domain case-insensitively; host names are stored lower-case. Timestamps are ISO 8601
+UTC strings with milliseconds, so text order is time order.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS links (
+    id TEXT PRIMARY KEY,
+    domain TEXT NOT NULL,
+    slug TEXT NOT NULL,
+    url TEXT NOT NULL,
+    description TEXT,
+    tags TEXT NOT NULL DEFAULT '[]',
+    apple TEXT,
+    google TEXT,
+    password_hash TEXT,
+    expires_at TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS links_domain_slug ON links (domain, slug COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS links_order ON links (created_at, id);
+CREATE TABLE IF NOT EXISTS domains (
+    id TEXT PRIMARY KEY,
+    domain TEXT NOT NULL UNIQUE,
+    status TEXT NOT NULL,
+    ssl_status TEXT NOT NULL,
+    root_redirect_url TEXT,
+    not_found_redirect_url TEXT,
+    created_at TEXT NOT NULL,
+    verified_at TEXT
+);
+CREATE TABLE IF NOT EXISTS members (
+    id TEXT PRIMARY KEY,
+    email TEXT NOT NULL UNIQUE,
+    role TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS clicks (
+    month TEXT PRIMARY KEY,
+    count INTEGER NOT NULL
+);
+"""
+
+_LINK_COLUMNS = (
+    "id, domain, slug, url, description, tags, apple, google, password_hash, "
+    "expires_at, created_at, updated_at"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRow:
+    id: str
+    domain: str
+    slug: str
+    url: str
+    description: str | None
+    tags: tuple[str, ...]
+    apple: str | None
+    google: str | None
+    password_hash: str | None
+    expires_at: str | None
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class DomainRow:
+    id: str
+    domain: str
+    status: str
+    ssl_status: str
+    root_redirect_url: str | None
+    not_found_redirect_url: str | None
+    created_at: str
+    verified_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MemberRow:
+    id: str
+    email: str
+    role: str
+    status: str
+    created_at: str
+
+
+class SlugTaken(Exception):
+    """The slug exists on that domain (case-insensitively)."""
+
+
+class QuotaReached(Exception):
+    """Inserting would pass the given quota."""
+
+
+class AlreadyExists(Exception):
+    """A domain or member with that key exists."""
+
+
+def _link(row: sqlite3.Row) -> LinkRow:
+    return LinkRow(
+        id=row["id"],
+        domain=row["domain"],
+        slug=row["slug"],
+        url=row["url"],
+        description=row["description"],
+        tags=tuple(json.loads(row["tags"])),
+        apple=row["apple"],
+        google=row["google"],
+        password_hash=row["password_hash"],
+        expires_at=row["expires_at"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+def _domain(row: sqlite3.Row) -> DomainRow:
+    return DomainRow(**{k: row[k] for k in row.keys()})  # noqa: SIM118
+
+
+def _member(row: sqlite3.Row) -> MemberRow:
+    return MemberRow(**{k: row[k] for k in row.keys()})  # noqa: SIM118
+
+
+def _casefold(value: str | None) -> str | None:
+    return value.casefold() if value is not None else None
+
+
+class Store:
+    """The sandbox state. ``path`` is a file or ``":memory:"``."""
+
+    def __init__(self, path: str = ":memory:") -> None:
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.row_factory = sqlite3.Row
+        self._db.create_function("casefold", 1, _casefold, deterministic=True)
+        self._db.execute("PRAGMA busy_timeout = 10000")
+        if path != ":memory:":
+            self._db.execute("PRAGMA journal_mode = WAL")
+        with self._lock:
+            self._db.executescript(_SCHEMA)
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """Lock + ``BEGIN IMMEDIATE``; commit on success, roll back on error."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return list(self._db.execute(sql, args))
+
+    # --- links ----------------------------------------------------------------------
+
+    def insert_link(self, link: LinkRow, *, link_quota: int) -> LinkRow:
+        """Insert atomically; raises SlugTaken or QuotaReached (uniqueness first)."""
+        with self.transaction() as db:
+            taken = db.execute(
+                "SELECT 1 FROM links WHERE domain = ? AND slug = ? COLLATE NOCASE",
+                (link.domain, link.slug),
+            ).fetchone()
+            if taken:
+                raise SlugTaken(link.slug)
+            (count,) = db.execute("SELECT count(*) FROM links").fetchone()
+            if count >= link_quota:
+                raise QuotaReached(str(link_quota))
+            try:
+                db.execute(
+                    f"INSERT INTO links ({_LINK_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        link.id,
+                        link.domain,
+                        link.slug,
+                        link.url,
+                        link.description,
+                        json.dumps(list(link.tags)),
+                        link.apple,
+                        link.google,
+                        link.password_hash,
+                        link.expires_at,
+                        link.created_at,
+                        link.updated_at,
+                    ),
+                )
+            except sqlite3.IntegrityError:
+                raise SlugTaken(link.slug) from None
+        return link
+
+    def get_link(self, domain: str, slug: str) -> LinkRow | None:
+        rows = self._read(
+            f"SELECT {_LINK_COLUMNS} FROM links WHERE domain = ? AND slug = ? COLLATE NOCASE",
+            (domain, slug),
+        )
+        return _link(rows[0]) if rows else None
+
+    def slug_taken(self, domain: str, slug: str) -> bool:
+        return self.get_link(domain, slug) is not None
+
+    def update_link(self, link_id: str, changes: Mapping[str, Any], updated_at: str) -> LinkRow:
+        """Apply column changes (column names of ``LinkRow``; tags as a tuple)."""
+        allowed = {"url", "description", "tags", "apple", "google", "password_hash"}
+        cols = [c for c in changes if c in allowed]
+        values = [
+            json.dumps(list(changes[c])) if c == "tags" else changes[c]  # tags as JSON text
+            for c in cols
+        ]
+        assignments = ", ".join(f"{c} = ?" for c in [*cols, "updated_at"])
+        with self.transaction() as db:
+            db.execute(
+                f"UPDATE links SET {assignments} WHERE id = ?", (*values, updated_at, link_id)
+            )
+            row = db.execute(f"SELECT {_LINK_COLUMNS} FROM links WHERE id = ?", (link_id,))
+            return _link(row.fetchone())
+
+    def delete_link(self, link_id: str) -> bool:
+        with self.transaction() as db:
+            return db.execute("DELETE FROM links WHERE id = ?", (link_id,)).rowcount > 0
+
+    def count_links(self) -> int:
+        return int(self._read("SELECT count(*) FROM links")[0][0])
+
+    def list_links(
+        self,
+        *,
+        offset: int,
+        limit: int,
+        search: str | None = None,
+        tag: str | None = None,
+        domain: str | None = None,
+    ) -> tuple[list[LinkRow], int]:
+        """One page ordered by (created_at, id), and the total matching."""
+        where: list[str] = []
+        args: list[Any] = []
+        if search:
+            where.append(
+                "(instr(casefold(slug), ?) > 0 OR instr(casefold(url), ?) > 0 "
+                "OR instr(casefold(coalesce(description, '')), ?) > 0)"
+            )
+            needle = search.casefold()
+            args += [needle, needle, needle]
+        if tag:
+            where.append("EXISTS (SELECT 1 FROM json_each(links.tags) WHERE value = ?)")
+            args.append(tag)
+        if domain:
+            where.append("domain = ?")
+            args.append(domain)
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        with self._lock:
+            (total,) = self._db.execute(f"SELECT count(*) FROM links {clause}", args).fetchone()
+            rows = self._db.execute(
+                f"SELECT {_LINK_COLUMNS} FROM links {clause} "
+                "ORDER BY created_at, id LIMIT ? OFFSET ?",
+                (*args, limit, offset),
+            ).fetchall()
+        return [_link(r) for r in rows], int(total)
+
+    # --- domains --------------------------------------------------------------------
+
+    def insert_domain(self, row: DomainRow, *, quota: int) -> DomainRow:
+        """Raises AlreadyExists (first) or QuotaReached."""
+        with self.transaction() as db:
+            if db.execute("SELECT 1 FROM domains WHERE domain = ?", (row.domain,)).fetchone():
+                raise AlreadyExists(row.domain)
+            (count,) = db.execute("SELECT count(*) FROM domains").fetchone()
+            if count >= quota:
+                raise QuotaReached(str(quota))
+            db.execute(
+                "INSERT INTO domains (id, domain, status, ssl_status, root_redirect_url, "
+                "not_found_redirect_url, created_at, verified_at) VALUES (?,?,?,?,?,?,?,?)",
+                (
+                    row.id,
+                    row.domain,
+                    row.status,
+                    row.ssl_status,
+                    row.root_redirect_url,
+                    row.not_found_redirect_url,
+                    row.created_at,
+                    row.verified_at,
+                ),
+            )
+        return row
+
+    def get_domain(self, domain_id: str) -> DomainRow | None:
+        rows = self._read("SELECT * FROM domains WHERE id = ?", (domain_id,))
+        return _domain(rows[0]) if rows else None
+
+    def find_domain(self, host: str) -> DomainRow | None:
+        rows = self._read("SELECT * FROM domains WHERE domain = ?", (host.lower(),))
+        return _domain(rows[0]) if rows else None
+
+    def list_domains(self) -> list[DomainRow]:
+        return [_domain(r) for r in self._read("SELECT * FROM domains ORDER BY created_at, id")]
+
+    def count_domains(self) -> int:
+        return int(self._read("SELECT count(*) FROM domains")[0][0])
+
+    def set_domain_status(self, domain_id: str, status: str, ssl: str, at: str) -> DomainRow:
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE domains SET status = ?, ssl_status = ?, verified_at = ? WHERE id = ?",
+                (status, ssl, at, domain_id),
+            )
+            row = db.execute("SELECT * FROM domains WHERE id = ?", (domain_id,)).fetchone()
+            return _domain(row)
+
+    def delete_domain(self, domain_id: str) -> int | None:
+        """Delete a domain and its links; the number of links removed, None if unknown."""
+        with self.transaction() as db:
+            row = db.execute("SELECT domain FROM domains WHERE id = ?", (domain_id,)).fetchone()
+            if row is None:
+                return None
+            removed = db.execute("DELETE FROM links WHERE domain = ?", (row["domain"],)).rowcount
+            db.execute("DELETE FROM domains WHERE id = ?", (domain_id,))
+            return int(removed)
+
+    # --- members --------------------------------------------------------------------
+
+    def insert_member(self, row: MemberRow) -> MemberRow:
+        with self.transaction() as db:
+            if db.execute("SELECT 1 FROM members WHERE email = ?", (row.email,)).fetchone():
+                raise AlreadyExists(row.email)
+            db.execute(
+                "INSERT INTO members (id, email, role, status, created_at) VALUES (?,?,?,?,?)",
+                (row.id, row.email, row.role, row.status, row.created_at),
+            )
+        return row
+
+    def list_members(self) -> list[MemberRow]:
+        return [_member(r) for r in self._read("SELECT * FROM members ORDER BY created_at, id")]
+
+    def has_owner(self) -> bool:
+        return bool(self._read("SELECT 1 FROM members WHERE role = 'owner' LIMIT 1"))
+
+    # --- clicks ---------------------------------------------------------------------
+
+    def add_click(self, month: str) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO clicks (month, count) VALUES (?, 1) "
+                "ON CONFLICT(month) DO UPDATE SET count = count + 1",
+                (month,),
+            )
+
+    def clicks(self, month: str) -> int:
+        rows = self._read("SELECT count FROM clicks WHERE month = ?", (month,))
+        return int(rows[0][0]) if rows else 0
+
+    # --- whole state ----------------------------------------------------------------
+
+    def clear(self) -> None:
+        with self.transaction() as db:
+            for table in ("links", "domains", "members", "clicks"):
+                db.execute(f"DELETE FROM {table}")
