@@ -1,7 +1,8 @@
 """The JSON Schema (draft 2020-12) of the YAML link files, for editors and CI.
 
-``link_file_schema()`` describes the format of docs/architecture.md: a mapping with
-optional ``defaults`` and ``links`` (a list of links, or a mapping keyed by slug), or a
+``link_file_schema()`` describes the format of docs/architecture.md, as
+``linksync.sources`` reads it: a mapping with optional ``defaults`` and ``links`` (a
+list of links, or a mapping keyed by slug whose values are links or just URLs), or a
 bare list of links. Keys use the wire names; the snake_case alias ``expires_at`` is
 accepted. ``null`` clears a field and ``[]`` clears the tags.
 
@@ -92,7 +93,15 @@ def _link_properties() -> dict[str, Any]:
         "google": _nullable(
             {"$ref": "#/$defs/url", "description": "Redirect for Android visitors."}
         ),
+        "utm": {"$ref": "#/$defs/utm"},
     }
+
+
+def _defaults_properties() -> dict[str, Any]:
+    """What a file's defaults may set: every link field but url and slug, plus utm."""
+    props = _link_properties()
+    del props["url"], props["slug"]
+    return props
 
 
 def _link(*, slug_from_key: bool) -> dict[str, Any]:
@@ -134,29 +143,32 @@ def link_file_schema() -> dict[str, Any]:
             "minLength": 1,
             "pattern": r"^[^\s/:@]+$",
         },
-        "tags": _nullable(
-            {
-                "type": "array",
-                "description": "Classification tags, compared as a set. [] or null clears them.",
-                "items": {"type": "string", "minLength": 1},
-                "uniqueItems": True,
-            }
-        ),
+        "tags": {
+            "description": "Classification tags, compared as a set: a list, or one text "
+            "split on commas, semicolons or bars. [] or null clears them.",
+            "anyOf": [
+                {"type": "array", "items": {"type": "string", "minLength": 1}},
+                {"type": "string"},
+                {"type": "null"},
+            ],
+        },
         "utm": {
             "type": "object",
-            "description": "UTM parameters added to every URL of the file "
-            "(utm_source, utm_medium, utm_campaign, utm_term, utm_content).",
-            "properties": {k: {"type": "string", "minLength": 1} for k in UTM_KEYS},
+            "description": "UTM parameters added to the destination URL (parameters the "
+            "URL already has are kept). Keys: source, medium, campaign, term, content, "
+            "or their utm_ forms.",
+            "properties": {
+                key: _nullable({"type": "string"})
+                for name in UTM_KEYS
+                for key in (name, f"utm_{name}")
+            },
             "additionalProperties": False,
         },
         "defaults": {
             "type": "object",
-            "description": "Applies to every link of this file unless the link sets it.",
-            "properties": {
-                "domain": {"$ref": "#/$defs/domain"},
-                "tags": {"$ref": "#/$defs/tags"},
-                "utm": {"$ref": "#/$defs/utm"},
-            },
+            "description": "Applies to every link of this file unless the link sets it; "
+            "tags and utm are merged with the link's own.",
+            "properties": _defaults_properties(),
             "additionalProperties": False,
         },
         "link": _link(slug_from_key=False),
@@ -164,15 +176,23 @@ def link_file_schema() -> dict[str, Any]:
         "linkList": {"type": "array", "items": {"$ref": "#/$defs/link"}},
         "linkMap": {
             "type": "object",
-            "description": "Links keyed by slug.",
+            "description": "Links keyed by slug; a value may be just the destination URL.",
             "propertyNames": {"$ref": "#/$defs/slug"},
-            "additionalProperties": {"$ref": "#/$defs/keyedLink"},
+            "additionalProperties": {
+                "anyOf": [{"$ref": "#/$defs/keyedLink"}, {"$ref": "#/$defs/url"}]
+            },
         },
         "document": {
             "type": "object",
             "properties": {
-                "defaults": {"$ref": "#/$defs/defaults"},
-                "links": {"anyOf": [{"$ref": "#/$defs/linkList"}, {"$ref": "#/$defs/linkMap"}]},
+                "defaults": _nullable({"$ref": "#/$defs/defaults"}),
+                "links": {
+                    "anyOf": [
+                        {"$ref": "#/$defs/linkList"},
+                        {"$ref": "#/$defs/linkMap"},
+                        {"type": "null"},
+                    ]
+                },
             },
             "required": ["links"],
             "additionalProperties": False,

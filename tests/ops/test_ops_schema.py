@@ -51,6 +51,23 @@ VALID_DOCUMENTS: list[tuple[str, Any]] = [
     ),
     ("bare list", [{"url": "https://example.com"}, {"url": "https://e.com/x", "slug": "x1"}]),
     ("empty links", {"links": []}),
+    ("null links", {"defaults": None, "links": None}),
+    (
+        "reader extras",
+        {
+            "defaults": {
+                "domain": "go.example.com",
+                "description": "Spring campaign",
+                "expires_at": "2026-06-30T00:00:00Z",
+                "utm": {"utm_source": "news", "medium": None},
+                "tags": "spring; sale",
+            },
+            "links": {
+                "short": "https://example.com/a",
+                "long": {"url": "https://example.com/b", "utm": {"campaign": "b"}},
+            },
+        },
+    ),
 ]
 
 INVALID_DOCUMENTS: list[tuple[str, Any, str]] = [
@@ -61,7 +78,10 @@ INVALID_DOCUMENTS: list[tuple[str, Any, str]] = [
     ("reserved slug", [{"url": "https://e.com", "slug": "API"}], "matches a 'not' schema"),
     ("reserved key", {"links": {"docs": {"url": "https://e.com"}}}, "matches a 'not' schema"),
     ("typo", [{"url": "https://e.com", "descripton": "x"}], "unexpected property 'descripton'"),
-    ("tags as string", [{"url": "https://e.com", "tags": "a,b"}], "matches no anyOf"),
+    ("tags as number list", [{"url": "https://e.com", "tags": [1]}], "matches no anyOf"),
+    ("url value not a url", {"links": {"a": "example.com"}}, "matches no anyOf"),
+    ("unknown utm key on link", [{"url": "https://e.com", "utm": {"src": "x"}}], "unexpected"),
+    ("url in defaults", {"defaults": {"url": "https://e.com"}, "links": []}, "unexpected"),
     ("unquoted number slug", [{"url": "https://e.com", "slug": 7}], "not of type"),
     ("date only", [{"url": "https://e.com", "expiresAt": "2026-12-31"}], "not a date-time"),
     (
@@ -69,7 +89,7 @@ INVALID_DOCUMENTS: list[tuple[str, Any, str]] = [
         [{"url": "https://e.com", "expiresAt": "2026-12-31T00:00:00Z", "expires_at": None}],
         "matches a 'not' schema",
     ),
-    ("unknown default", {"defaults": {"url": "https://e.com"}, "links": []}, "unexpected"),
+    ("unknown default", {"defaults": {"owner": "me"}, "links": []}, "unexpected"),
     ("unknown utm", {"defaults": {"utm": {"src": "x"}}, "links": []}, "unexpected"),
     ("slug in keyed link", {"links": {"a": {"url": "https://e.com", "slug": "b"}}}, "slug"),
     ("no links", {"defaults": {}}, "missing required 'links'"),
