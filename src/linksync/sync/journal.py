@@ -1,0 +1,89 @@
+"""The run journal: one JSON object per line, appended and flushed as things happen.
+
+Every completed request of a run is written the moment its answer (or final failure)
+arrives, so a run killed at any instant leaves a record of everything it did; the next
+run simply plans again and converges. Events:
+
+- ``start``: run id, target, mode, plan counts;
+- ``request``: one completed call (all its retries): op, action, domain, slug, row,
+  HTTP status, constant, requestId, attempts, short URL;
+- ``result``: the final result of one row (the report row);
+- ``end``: counts by status, duration, interrupted, what stopped the run.
+
+Never holds the API key or a link password.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+#: Where journals go unless ``--journal FILE`` says otherwise (relative to the cwd).
+DEFAULT_RUNS_DIR = Path(".linksync") / "runs"
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """'20260301T020000Z-3fa9c1': sortable by time, unique enough per machine."""
+    now = now or datetime.now(UTC)
+    return f"{now.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(3)}"
+
+
+def default_journal_path(run_id: str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Path:
+    return Path(runs_dir) / f"{run_id}.jsonl"
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Journal:
+    """Append-only JSONL file; each ``write`` is flushed before it returns."""
+
+    def __init__(self, path: Path | str, run_id: str) -> None:
+        self.path = Path(path)
+        self.run_id = run_id
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file: IO[str] | None = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+
+    def write(self, event: str, **fields: Any) -> None:
+        if self._file is None:
+            raise ValueError("journal is closed")
+        record = {"ts": utc_now(), "run": self.run_id, "event": event, **fields}
+        self._file.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
+        self._file.flush()
+
+    def sync(self) -> None:
+        """Force the journal to disk (called at the end of a run)."""
+        if self._file is not None:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        if self._file is not None:
+            self.sync()
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def read_journal(path: Path | str) -> list[dict[str, Any]]:
+    """Every complete record of a journal; a last line cut short by a kill is skipped."""
+    out: list[dict[str, Any]] = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if not line.endswith("\n"):
+                break
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue
+    return out

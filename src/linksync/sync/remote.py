@@ -1,0 +1,262 @@
+"""Fetch the remote state a plan needs, and no more.
+
+Order: the organization (link count and quota: 1 request), the custom domains
+(1 request), then the links of each domain the plan touches, each domain by the cheaper
+of two strategies:
+
+- ``list``: every page of the domain (limit 100), ceil(n/100) requests; required in
+  mirror mode for domains in the delete scope, and for domains with rows that have no
+  slug (they are matched by URL);
+- ``read``: each desired slug by itself (404 means absent), one request per slug.
+
+The list cost needs the domain's link count. When the workspace has no custom domain,
+every link is on the system domain, so the organization's linkCount is that count.
+Otherwise the organization's count bounds it: if even that bound lists cheaper than
+reading, list; if there are at most two slugs, read; else fetch the first page
+(limit 100, which is also page 1 of a listing) and decide with its pagination total,
+counting the desired slugs the page already answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Coroutine, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from linksync.api import LinkServiceClient
+from linksync.errors import ApiError, ConfigError
+from linksync.model import LinkSpec, RemoteLink
+from linksync.sync.diff import row_domain
+from linksync.sync.options import SyncOptions
+from linksync.sync.plan import DomainFetch
+from linksync.sync.state import DomainInfo, Key, OrgInfo, RemoteState
+
+PAGE = 100
+
+
+LinkClient = LinkServiceClient
+"""The client the sync engine talks through (``linksync.api``)."""
+
+
+@dataclass(slots=True)
+class _Need:
+    """What the plan needs of one domain."""
+
+    slugs: set[str] = field(default_factory=set)
+    must_list: bool = False
+
+
+@dataclass(slots=True)
+class _Acc:
+    links: dict[Key, RemoteLink] = field(default_factory=dict)
+    listed: set[str] = field(default_factory=set)
+    read_keys: set[Key] = field(default_factory=set)
+    fetches: list[DomainFetch] = field(default_factory=list)
+    requests: int = 0
+
+
+def needs(
+    desired: Iterable[LinkSpec], options: SyncOptions, system_domain: str
+) -> dict[str, _Need]:
+    """Per domain: which slugs the rows name, and whether the domain must be listed."""
+    out: dict[str, _Need] = {}
+    for spec in desired:
+        domain = row_domain(spec, options, system_domain)
+        need = out.setdefault(domain, _Need())
+        if spec.slug:
+            need.slugs.add(spec.slug.lower())
+        else:
+            need.must_list = True
+    if options.deletes:
+        for domain in options.scope_domains:
+            out.setdefault(domain, _Need()).must_list = True
+    return out
+
+
+async def fetch_remote(
+    client: LinkClient,
+    desired: Sequence[LinkSpec],
+    options: SyncOptions,
+    *,
+    system_domain: str | None = None,
+) -> RemoteState:
+    """Read the organization, the custom domains and the links the plan needs."""
+    acc = _Acc()
+    org = await client.get_organization()
+    domains = list(await client.list_domains())
+    acc.requests += 2
+    custom = {
+        d.domain.lower(): DomainInfo(d.domain.lower(), d.status, d.id)
+        for d in domains
+        if getattr(d, "domain", None)
+    }
+    link_count = int(getattr(org, "link_count", 0) or 0)
+    quota = getattr(org, "link_quota", None)
+    system = system_domain or options.system_domain
+    if system is None:
+        system = await _discover_system_domain(client, custom, acc)
+    system = system.lower()
+    for domain, need in sorted(needs(desired, options, system).items()):
+        if domain != system and domain not in custom:
+            continue  # the diff reports DOMAIN_NOT_FOUND; no request for it
+        only_domain = not custom and domain == system
+        await _fetch_domain(client, domain, need, link_count, only_domain, acc)
+    if options.deletes and not options.scope_domains and options.owner_tag is not None:
+        await _fetch_owned(client, options.owner_tag, acc)
+    return RemoteState(
+        system_domain=system,
+        links=acc.links,
+        listed_domains=frozenset(acc.listed),
+        read_keys=frozenset(acc.read_keys),
+        custom_domains=custom,
+        org=OrgInfo(link_count, int(quota)) if quota is not None else None,
+        fetches=tuple(acc.fetches),
+        requests=acc.requests,
+    )
+
+
+async def _discover_system_domain(
+    client: LinkClient, custom: dict[str, DomainInfo], acc: _Acc
+) -> str:
+    page = await client.list_links_page(page=1, limit=PAGE)
+    acc.requests += 1
+    for link in page.links:
+        if link.domain.lower() not in custom:
+            return str(link.domain)
+    raise ConfigError(
+        "cannot tell the service's system domain from this workspace; set system_domain "
+        "in the profile (or SyncOptions.system_domain)"
+    )
+
+
+async def _fetch_domain(
+    client: LinkClient,
+    domain: str,
+    need: _Need,
+    link_count: int,
+    only_domain: bool,
+    acc: _Acc,
+) -> None:
+    n = len(need.slugs)
+    if not need.must_list and n == 0:
+        return
+    bound = max(1, math.ceil(link_count / PAGE))
+    if need.must_list or bound <= n:
+        await _list_rest(client, domain, acc, first=None, total=link_count if only_domain else None)
+        return
+    if only_domain or n <= 2:
+        await _read_slugs(
+            client, domain, sorted(need.slugs), acc, total=link_count if only_domain else None
+        )
+        return
+    first = await client.list_links_page(page=1, limit=PAGE, domain=domain)
+    acc.requests += 1
+    total = first.total if first.total is not None else None
+    found = {link.key[1] for link in first.links}
+    if first.is_last:
+        _keep(acc, first.links)
+        acc.listed.add(domain)
+        acc.fetches.append(DomainFetch(domain, "list", 1, total, len(first.links)))
+        return
+    pages_left = math.ceil(total / PAGE) - 1 if total is not None else None
+    missing = sorted(need.slugs - found)
+    if pages_left is not None and pages_left <= len(missing):
+        await _list_rest(client, domain, acc, first=first, total=total)
+    else:
+        _keep(acc, [link for link in first.links if link.key[1] in need.slugs])
+        acc.read_keys.update((domain, s) for s in need.slugs & found)
+        await _read_slugs(client, domain, missing, acc, total=total, spent=1)
+
+
+def _keep(acc: _Acc, links: Iterable[RemoteLink]) -> None:
+    for link in links:
+        acc.links[link.key] = link
+
+
+async def _list_rest(
+    client: LinkClient, domain: str, acc: _Acc, *, first: Any, total: int | None
+) -> None:
+    """List every link of ``domain`` (continuing after ``first`` when given)."""
+    spent, count = 0, 0
+    page_no = 1
+    page = first
+    if page is None:
+        page = await client.list_links_page(page=1, limit=PAGE, domain=domain)
+    spent += 1
+    while True:
+        for link in page.links:
+            acc.links[link.key] = link
+            count += 1
+        if total is None and page.total is not None:
+            total = int(page.total)
+        if page.is_last or not page.links:
+            break
+        page_no += 1
+        page = await client.list_links_page(page=page_no, limit=PAGE, domain=domain)
+        spent += 1
+    acc.requests += spent - (1 if first is not None else 0)
+    acc.listed.add(domain)
+    spent_total = spent
+    acc.fetches.append(DomainFetch(domain, "list", spent_total, total, count))
+
+
+async def _read_slugs(
+    client: LinkClient,
+    domain: str,
+    slugs: Sequence[str],
+    acc: _Acc,
+    *,
+    total: int | None,
+    spent: int = 0,
+) -> None:
+    """Read each slug (concurrently, through the client's limiter); 404 means absent."""
+    queue = list(slugs)
+    found: list[RemoteLink] = []
+
+    async def worker() -> None:
+        while queue:
+            slug = queue.pop()
+            try:
+                found.append(await client.get_link(slug, domain=domain))
+            except ApiError as exc:
+                if exc.status != 404:
+                    raise
+
+    workers = max(1, min(len(queue), int(getattr(client, "concurrency", 8))))
+    await gather_or_cancel([worker() for _ in range(workers)])
+    _keep(acc, found)
+    acc.read_keys.update((domain, s) for s in slugs)
+    acc.requests += len(slugs)
+    acc.fetches.append(DomainFetch(domain, "read", spent + len(slugs), total, len(found)))
+
+
+async def gather_or_cancel(coros: Sequence[Coroutine[Any, Any, None]]) -> None:
+    """Run ``coros`` together; on the first failure cancel the others, wait for them,
+    and raise that failure (a plain exception, not a group)."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+async def _fetch_owned(client: LinkClient, owner_tag: str, acc: _Acc) -> None:
+    """Mirror scoped by owner tag alone: every link carrying the tag, on any domain."""
+    count, spent = 0, 0
+    page_no = 1
+    while True:
+        page = await client.list_links_page(page=page_no, limit=PAGE, tag=owner_tag)
+        spent += 1
+        for link in page.links:
+            acc.links.setdefault(link.key, link)
+            count += 1
+        if page.is_last or not page.links:
+            break
+        page_no += 1
+    acc.requests += spent
+    acc.fetches.append(DomainFetch(f"tag:{owner_tag}", "list", spent, None, count))
