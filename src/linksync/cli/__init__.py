@@ -27,3 +27,7 @@ def main() -> None:
 from linksync.cli.ops import schema_command  # noqa: E402
 
 cli.add_command(schema_command)
+
+from linksync.cli.sandbox import sandbox as sandbox_group  # noqa: E402
+
+cli.add_command(sandbox_group)

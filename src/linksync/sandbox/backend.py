@@ -14,6 +14,7 @@ import math
 import random
 import secrets
 import string
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -72,6 +73,8 @@ class Backend:
         self.store = store
         self.clock = clock
         self._slug_rng = random.Random(f"{settings.seed}:{store.path}:{time.time_ns()}")
+        self._id_lock = threading.Lock()
+        self._last_id: tuple[int, int] = (0, 0)
         if not store.has_owner():
             # another process sharing the file may seed it first
             with contextlib.suppress(AlreadyExists):
@@ -81,6 +84,17 @@ class Backend:
 
     def now(self) -> datetime:
         return datetime.fromtimestamp(self.clock(), tz=UTC)
+
+    def new_id(self, prefix: str) -> str:
+        """Time-ordered ids (like ULIDs): milliseconds, a counter within the same
+        millisecond, then randomness. Ordering by (createdAt, id) is creation order."""
+        ms = int(self.clock() * 1000)
+        with self._id_lock:
+            last_ms, seq = self._last_id
+            seq = seq + 1 if ms <= last_ms else 0
+            ms = max(ms, last_ms)
+            self._last_id = (ms, seq)
+        return f"{prefix}_{ms:012x}{seq:04x}{secrets.token_hex(3)}"
 
     def _ts(self) -> str:
         return rules.format_ts(self.now())
@@ -118,7 +132,7 @@ class Backend:
         return [self.member_record(m) for m in self.store.list_members()]
 
     def _insert_member(self, email: str, role: str, status: str) -> MemberRow:
-        row = MemberRow("mem_" + secrets.token_hex(8), email.lower(), role, status, self._ts())
+        row = MemberRow(self.new_id("mem"), email.lower(), role, status, self._ts())
         return self.store.insert_member(row)
 
     def invite_member(self, email: str, role: str) -> dict[str, Any]:
@@ -148,7 +162,7 @@ class Backend:
         if spec.domain == self.settings.system_domain:
             raise ServiceError("DOMAIN_EXISTS", f"{spec.domain} is the system domain")
         row = DomainRow(
-            id="dom_" + secrets.token_hex(8),
+            id=self.new_id("dom"),
             domain=spec.domain,
             status="pending",
             ssl_status="pending",
@@ -236,7 +250,7 @@ class Backend:
         for _ in range(attempts):
             slug = spec.slug if spec.slug is not None else self._generated_slug()
             row = LinkRow(
-                id="lnk_" + secrets.token_hex(8),
+                id=self.new_id("lnk"),
                 domain=domain,
                 slug=slug,
                 url=spec.url,

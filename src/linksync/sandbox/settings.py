@@ -203,3 +203,9 @@ def load(path: str | Path) -> SandboxSettings:
     if not isinstance(data, dict):
         raise ConfigError(f"sandbox config {p} must be a mapping of sections")
     return from_mapping(data)
+
+
+def resolve_settings(config: str | Path | None = None, **overrides: Any) -> SandboxSettings:
+    """Defaults, then the config file (if given), then the non-None overrides."""
+    base = load(config) if config is not None else SandboxSettings()
+    return base.with_overrides(**overrides)

@@ -384,3 +384,14 @@ class Store:
         with self.transaction() as db:
             for table in ("links", "domains", "members", "clicks"):
                 db.execute(f"DELETE FROM {table}")
+
+
+def remove_state(path: str | Path) -> list[Path]:
+    """Delete a sandbox state file and its SQLite side files; the paths removed."""
+    base = Path(path)
+    removed: list[Path] = []
+    for p in (base, base.with_name(base.name + "-wal"), base.with_name(base.name + "-shm")):
+        if p.exists():
+            p.unlink()
+            removed.append(p)
+    return removed

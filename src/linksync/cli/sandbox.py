@@ -1,0 +1,169 @@
+"""``linksync sandbox serve`` and ``linksync sandbox reset``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from linksync.cli.common import err, handle_errors
+from linksync.errors import ConfigError
+from linksync.sandbox.server import serve_forever
+from linksync.sandbox.settings import SandboxSettings, parse_latency, resolve_settings
+from linksync.sandbox.store import remove_state
+
+DEFAULT_DB = ".linksync/sandbox.db"
+_PROBABILITY = click.FloatRange(0.0, 1.0)
+
+
+@click.group("sandbox")
+def sandbox() -> None:
+    """Run the built-in sandbox of the link service as a real HTTP server, or clear
+    its state."""
+
+
+def _banner(base_url: str, settings: SandboxSettings, db_path: str) -> None:
+    lines = [
+        f"linksync sandbox listening on {base_url}",
+        f"  API base URL     {base_url}/api/v1",
+        f"  full-access key  {settings.full_key}",
+        f"  read-only key    {settings.read_key}",
+        f"  system domain    {settings.system_domain}",
+        f"  short links      {base_url}/r/{settings.system_domain}/<slug>",
+        f"  state            {'memory' if db_path == ':memory:' else db_path}",
+        f"  rate limit       {settings.rate_limit} requests per {settings.rate_window_s:g} s",
+    ]
+    if settings.has_faults:
+        lo, hi = settings.latency_ms
+        lines.append(
+            f"  faults           500 {settings.fail_500:g}, 503 {settings.fail_503:g}, "
+            f"drop {settings.drop:g}, latency {lo}-{hi} ms, seed {settings.seed}"
+        )
+    click.echo("\n".join(lines))
+    sys.stdout.flush()
+
+
+@sandbox.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8787,
+    show_default=True,
+    help="Port; 0 picks a free one (the printed URL shows it).",
+)
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Sandbox settings YAML (see configs/sandbox.yaml); flags override it.",
+)
+@click.option(
+    "--db",
+    "db",
+    type=click.Path(dir_okay=False),
+    default=DEFAULT_DB,
+    show_default=True,
+    help="SQLite state file.",
+)
+@click.option("--memory", is_flag=True, help="Keep state in memory (lost on exit).")
+@click.option("--full-key", help="Full-access (write) API key.")
+@click.option("--read-key", help="Read-only API key.")
+@click.option("--rate-limit", type=click.IntRange(min=1), help="Requests per window per key.")
+@click.option(
+    "--rate-window",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Rate window length in seconds.",
+)
+@click.option("--latency-ms", help="Added latency range in milliseconds, A-B.")
+@click.option("--fail-500", type=_PROBABILITY, help="Probability of 500 INTERNAL_ERROR.")
+@click.option("--fail-503", type=_PROBABILITY, help="Probability of 503 EDGE_UNAVAILABLE.")
+@click.option(
+    "--fail-500-after-write", type=_PROBABILITY, help="Probability of a 500 after a write was done."
+)
+@click.option("--drop", type=_PROBABILITY, help="Probability of closing without a response.")
+@click.option("--seed", type=int, help="Seed of the fault injection.")
+@click.option("--link-quota", type=click.IntRange(min=0), help="Plan's link quota.")
+@click.option("--domain-quota", type=click.IntRange(min=0), help="Plan's custom domain quota.")
+@click.option("--system-domain", help="System domain of short links.")
+@click.option(
+    "--log-level",
+    type=click.Choice(["critical", "error", "warning", "info"]),
+    default="warning",
+    show_default=True,
+)
+@handle_errors
+def serve(
+    host: str,
+    port: int,
+    config: Path | None,
+    db: str,
+    memory: bool,
+    full_key: str | None,
+    read_key: str | None,
+    rate_limit: int | None,
+    rate_window: float | None,
+    latency_ms: str | None,
+    fail_500: float | None,
+    fail_503: float | None,
+    fail_500_after_write: float | None,
+    drop: float | None,
+    seed: int | None,
+    link_quota: int | None,
+    domain_quota: int | None,
+    system_domain: str | None,
+    log_level: str,
+) -> None:
+    """Serve the sandbox over HTTP until interrupted (Ctrl-C).
+
+    Prints the base URL (with the real port when --port 0) and the keys, then serves
+    every endpoint of the interface plus short-link redirects.
+    """
+    settings = resolve_settings(
+        config,
+        full_key=full_key,
+        read_key=read_key,
+        rate_limit=rate_limit,
+        rate_window_s=rate_window,
+        latency_ms=parse_latency(latency_ms) if latency_ms is not None else None,
+        fail_500=fail_500,
+        fail_503=fail_503,
+        fail_500_after_write=fail_500_after_write,
+        drop=drop,
+        seed=seed,
+        link_quota=link_quota,
+        custom_domain_quota=domain_quota,
+        system_domain=system_domain.lower() if system_domain else None,
+    )
+    db_path = ":memory:" if memory else db
+    try:
+        serve_forever(
+            settings,
+            db_path,
+            host,
+            port,
+            on_ready=lambda url: _banner(url, settings, db_path),
+            log_level=log_level,
+        )
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+@sandbox.command("reset")
+@click.option(
+    "--db",
+    "db",
+    type=click.Path(dir_okay=False),
+    default=DEFAULT_DB,
+    show_default=True,
+    help="SQLite state file to clear.",
+)
+@handle_errors
+def reset(db: str) -> None:
+    """Clear the sandbox state: delete the state file (links, domains, members, clicks)."""
+    removed = remove_state(db)
+    if removed:
+        click.echo(f"Cleared sandbox state {db}.")
+    else:
+        err(f"No sandbox state at {db}; nothing to clear.")

@@ -1,0 +1,140 @@
+"""The sandbox as a real HTTP server (uvicorn), in a thread or in the foreground.
+
+The socket is bound before uvicorn starts, so port 0 picks a free port and the real
+URL is known at once. The HTTP protocol is uvicorn's h11 one, extended so the ``drop``
+fault can abort a connection without any response (``gate.DROP_EXTENSION``).
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from linksync.sandbox.app import create_app
+from linksync.sandbox.backend import Clock
+from linksync.sandbox.gate import DROP_EXTENSION
+from linksync.sandbox.settings import SandboxSettings
+
+
+class DroppingH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol, offering the app a way to abort the connection."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        inner: ASGIApp = self.app
+        protocol = self
+
+        async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            extensions = dict(scope.get("extensions") or {})
+            extensions[DROP_EXTENSION] = protocol.drop
+            scope["extensions"] = extensions
+            await inner(scope, receive, send)
+
+        self.app = app
+
+    def drop(self) -> None:
+        if self.cycle is not None:
+            self.cycle.disconnected = True
+        self.transport.abort()
+
+
+def bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def base_url_of(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+def make_server(app: ASGIApp, sock: socket.socket, log_level: str = "warning") -> uvicorn.Server:
+    host, port = sock.getsockname()[:2]
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=DroppingH11Protocol,
+        lifespan="off",
+        log_level=log_level,
+        access_log=False,
+    )
+    return uvicorn.Server(config)
+
+
+@dataclass
+class ServerHandle:
+    """A running sandbox server: ``base_url`` and ``stop()``."""
+
+    base_url: str
+    server: uvicorn.Server
+    thread: threading.Thread
+    app: ASGIApp = field(repr=False)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout)
+
+    def __enter__(self) -> ServerHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def serve_in_thread(
+    settings: SandboxSettings | None = None,
+    db_path: str = ":memory:",
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    clock: Clock | None = None,
+    startup_timeout: float = 10.0,
+) -> ServerHandle:
+    """Start the sandbox on a real socket in a daemon thread; returns once it listens."""
+    app = create_app(settings, db_path, clock=clock)
+    sock = bind(host, port)
+    server = make_server(app, sock)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="linksync-sandbox", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + startup_timeout
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            sock.close()
+            raise RuntimeError("the sandbox server did not start")
+        time.sleep(0.005)
+    return ServerHandle(base_url_of(sock), server, thread, app)
+
+
+def serve_forever(
+    settings: SandboxSettings,
+    db_path: str,
+    host: str,
+    port: int,
+    *,
+    on_ready: Callable[[str], None],
+    log_level: str = "warning",
+) -> None:
+    """Serve in the foreground until interrupted; ``on_ready(base_url)`` is called once
+    the socket is bound (the real port when ``port`` is 0)."""
+    app = create_app(settings, db_path)
+    sock = bind(host, port)
+    on_ready(base_url_of(sock))
+    make_server(app, sock, log_level).run(sockets=[sock])
