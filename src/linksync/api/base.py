@@ -294,11 +294,19 @@ class BaseClient:
                 meta.status, meta.request_id = exc.status, exc.request_id
                 meta.attempts, meta.confirmed = state.attempts, True
                 return await gone_ok(exc)
-            state.unknown_outcome = isinstance(exc, TransportError) and exc.sent
+            state.unknown_outcome = maybe_done(exc)
             raise
         meta.status, meta.request_id = answer.status, answer.request_id
         meta.attempts = state.attempts
         return await parse(answer)
+
+
+def maybe_done(exc: ApiError) -> bool:
+    """Whether a failed request may still have taken effect: sent but unanswered, or a
+    500 / 502 / 504 (the edge or a proxy may fail after the work was done)."""
+    if isinstance(exc, TransportError):
+        return exc.sent
+    return exc.status in (500, 502, 504)
 
 
 def _clean_params(params: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -5,7 +5,7 @@ status, the requestId and the number of attempts; failures raise
 :class:`~linksync.errors.ApiError` carrying the same facts.
 
 Unknown outcomes. A request that was sent but never answered (read timeout, connection
-dropped) may or may not have taken effect. Before re-sending:
+dropped), or answered 500/502/504, may or may not have taken effect. Before re-sending:
 
 - ``create_link`` with a slug reads ``GET /links/:slug``: when the link exists with the
   same URL the create is taken as done (``meta.confirmed``); otherwise it is re-sent

@@ -1,0 +1,52 @@
+"""Fixtures: the in-process sandbox driven by a fake clock shared with the client, so
+rate windows and retry waits pass instantly."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from api_fakes import FakeClock, fast_policy
+
+from linksync.api import LinkServiceClient, asgi_transport
+from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings, create_app
+
+ClientFactory = Callable[..., LinkServiceClient]
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(1_767_225_600.0)
+
+
+@pytest.fixture
+def make_client(clock: FakeClock) -> ClientFactory:
+    """``make_client(app=None, key=full key, settings=..., **client kwargs)``."""
+
+    def make(
+        app: Any = None,
+        *,
+        key: str = DEFAULT_FULL_KEY,
+        settings: SandboxSettings | None = None,
+        **kw: Any,
+    ) -> LinkServiceClient:
+        if app is None:
+            app = create_app(settings or SandboxSettings(), ":memory:", clock=clock)
+        kw.setdefault("retry", fast_policy(clock))
+        return LinkServiceClient(
+            "http://sandbox.local", key, transport=asgi_transport(app), allow_insecure=True, **kw
+        )
+
+    return make
+
+
+@pytest.fixture
+def sandbox(clock: FakeClock) -> Any:
+    return create_app(SandboxSettings(), ":memory:", clock=clock)
+
+
+@pytest.fixture
+async def client(make_client: ClientFactory, sandbox: Any) -> AsyncIterator[LinkServiceClient]:
+    async with make_client(sandbox) as c:
+        yield c
