@@ -1,12 +1,10 @@
-"""Fixtures of the sync tests: an in-process sandbox and clients on it (fast sleeps)."""
+"""Helpers of the sync tests: an in-process sandbox and clients on it (fast sleeps)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
-
-import pytest
 
 from linksync.api import LinkServiceClient, RetryPolicy, asgi_transport
 from linksync.model import LinkSpec, Provenance
@@ -37,16 +35,6 @@ class Sandbox:
 
     def read_only(self) -> Any:
         return self.client(DEFAULT_READ_KEY)
-
-
-@pytest.fixture
-def sandbox() -> Sandbox:
-    return Sandbox()
-
-
-@pytest.fixture
-def make_sandbox() -> Callable[..., Sandbox]:
-    return Sandbox
 
 
 def row(slug: str | None, url: str, n: int, **fields: Any) -> LinkSpec:

@@ -7,7 +7,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from conftest import Sandbox, row, rows
+from sync_helpers import Sandbox, row, rows
+
 from linksync.model import Action, LinkSpec, Status
 from linksync.sync import Mode, Plan, SyncOptions, diff
 from linksync.sync.execute import Results, execute

@@ -221,7 +221,8 @@ async def _read_slugs(
             try:
                 found.append(await client.get_link(slug, domain=domain))
             except ApiError as exc:
-                if exc.status != 404:
+                # 404: absent. 400: a slug the service rejects cannot exist either.
+                if exc.status not in (400, 404):
                     raise
 
     workers = max(1, min(len(queue), int(getattr(client, "concurrency", 8))))

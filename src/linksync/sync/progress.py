@@ -1,0 +1,156 @@
+"""Progress of an apply on stderr: a rich bar on a terminal (done/total, rate, ETA and
+the current rate-limit wait), plain periodic lines otherwise (CI logs, cron mail)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import IO, Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+from linksync.model import RowResult, Status
+
+WaitFn = Callable[[], float]
+
+
+def _no_wait() -> float:
+    return 0.0
+
+
+def limiter_wait(client: Any) -> WaitFn:
+    """Seconds the client's shared limiter will still hold requests (0 when none)."""
+    limiter = getattr(client, "limiter", None)
+    clock = getattr(getattr(client, "retry", None), "clock", time.time)
+    if limiter is None:
+        return _no_wait
+
+    def wait() -> float:
+        return max(0.0, float(limiter.state().resume_at) - float(clock()))
+
+    return wait
+
+
+class _WaitColumn(ProgressColumn):
+    def __init__(self, wait: WaitFn) -> None:
+        super().__init__()
+        self._wait = wait
+
+    def render(self, task: Task) -> Text:
+        w = self._wait()
+        return Text(f"rate-limit wait {w:.1f}s" if w > 0.05 else "", style="yellow")
+
+
+class _RateColumn(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:.1f}/s" if speed else "", style="cyan")
+
+
+class RichProgress:
+    """A live bar on a terminal (stderr)."""
+
+    def __init__(self, wait: WaitFn = _no_wait, console: Console | None = None) -> None:
+        self._progress = Progress(
+            TextColumn("applying"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TaskProgressColumn(),
+            _RateColumn(),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[failed]} failed"),
+            _WaitColumn(wait),
+            console=console or Console(stderr=True),
+            transient=False,
+        )
+        self._task: Any = None
+        self._failed = 0
+
+    def start(self, total: int) -> None:
+        self._progress.start()
+        self._task = self._progress.add_task("apply", total=total, failed=0)
+
+    def advance(self, result: RowResult) -> None:
+        if result.status is Status.FAILED:
+            self._failed += 1
+        if self._task is not None:
+            self._progress.update(self._task, advance=1, failed=self._failed)
+
+    def finish(self) -> None:
+        self._progress.stop()
+
+
+class PlainProgress:
+    """One line every ``every`` seconds and a last one at the end."""
+
+    def __init__(
+        self,
+        wait: WaitFn = _no_wait,
+        out: IO[str] | None = None,
+        every: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._wait = wait
+        self._out = out
+        self._every = every
+        self._clock = clock
+        self.total = 0
+        self.done = 0
+        self.failed = 0
+        self._t0 = 0.0
+        self._last = 0.0
+
+    def start(self, total: int) -> None:
+        self.total = total
+        self._t0 = self._last = self._clock()
+
+    def advance(self, result: RowResult) -> None:
+        self.done += 1
+        if result.status is Status.FAILED:
+            self.failed += 1
+        now = self._clock()
+        if now - self._last >= self._every:
+            self._last = now
+            self._emit(now)
+
+    def finish(self) -> None:
+        if self.total:
+            self._emit(self._clock())
+
+    def line(self, now: float) -> str:
+        elapsed = max(now - self._t0, 1e-9)
+        rate = self.done / elapsed
+        left = self.total - self.done
+        eta = f", ETA {left / rate:.0f}s" if rate > 0 and left else ""
+        wait = self._wait()
+        waiting = f", waiting {wait:.1f}s for the rate limit" if wait > 0.05 else ""
+        return (
+            f"applied {self.done}/{self.total} ({rate:.1f}/s{eta}), {self.failed} failed{waiting}"
+        )
+
+    def _emit(self, now: float) -> None:
+        out = self._out or sys.stderr
+        out.write(self.line(now) + "\n")
+        out.flush()
+
+
+def progress_for(client: Any, *, enabled: bool = True) -> RichProgress | PlainProgress | None:
+    """A bar on a terminal, plain lines otherwise, nothing when disabled."""
+    if not enabled:
+        return None
+    wait = limiter_wait(client)
+    if sys.stderr.isatty():
+        return RichProgress(wait)
+    return PlainProgress(wait)

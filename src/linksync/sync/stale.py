@@ -1,0 +1,63 @@
+"""Saved plans: refuse (STALE_PLAN) each write whose remote record changed since.
+
+``apply --plan`` fetches the remote state again (by the same cheap strategy as the plan
+did) and compares each write's snapshot: a create whose link now exists, an update,
+replace or delete whose link is gone or whose ``updatedAt`` moved, is blocked. Every
+other change is done exactly as saved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from linksync.model import Action, LinkSpec, Problem, RemoteLink
+from linksync.sync.diff import same_instant
+from linksync.sync.plan import Change, Plan
+from linksync.sync.state import RemoteState
+
+
+def plan_specs(plan: Plan) -> list[LinkSpec]:
+    """The desired links a plan was made from, plus the links it deletes (as specs), so
+    fetching them again reads every record the plan touches."""
+    out: list[LinkSpec] = []
+    for ch in plan.changes:
+        if not ch.is_write:
+            continue
+        if ch.spec is not None:
+            out.append(replace(ch.spec, slug=ch.slug or ch.spec.slug, domain=ch.domain))
+        elif ch.slug:
+            out.append(LinkSpec(url=None, slug=ch.slug, domain=ch.domain))
+    return out
+
+
+def _why_stale(ch: Change, now: RemoteLink | None, fresh: RemoteState) -> str | None:
+    if ch.action is Action.CREATE:
+        if now is not None:
+            return f"{ch.label()} was created since the plan was made"
+        if ch.slug is None and ch.spec is not None and ch.spec.url:
+            url = ch.spec.url.strip()
+            if any(x.url.strip() == url for x in fresh.on_domain(ch.domain)):
+                return f"a link to {url} was created on {ch.domain} since the plan was made"
+        return None
+    if now is None:
+        return f"{ch.label()} was deleted since the plan was made"
+    before = ch.remote.updated_at if ch.remote is not None else None
+    if not same_instant(before, now.updated_at):
+        return (
+            f"{ch.label()} changed since the plan was made (updatedAt {before} -> {now.updated_at})"
+        )
+    return None
+
+
+def mark_stale(plan: Plan, fresh: RemoteState) -> Plan:
+    """The plan with each stale write blocked by STALE_PLAN (a per-row failure)."""
+    changes: list[Change] = []
+    for ch in plan.changes:
+        if ch.is_write:
+            now = fresh.get(ch.domain, ch.slug) if ch.slug else None
+            why = _why_stale(ch, now, fresh)
+            if why is not None:
+                problem = Problem("STALE_PLAN", why, ch.provenance, None)
+                ch = replace(ch, problems=(*ch.problems, problem), blocked_by="STALE_PLAN")
+        changes.append(ch)
+    return replace(plan, changes=tuple(changes))
