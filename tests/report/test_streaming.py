@@ -8,12 +8,18 @@ import pytest
 
 from linksync.model import RESULT_COLUMNS, Action, RowResult, RunInfo, Status
 from linksync.report import ReportOptions, open_writer, report_row
-from linksync.report.cells import FORMULA_PREFIXES
-from linksync.report.streaming import CsvWriter, csv_cell
+from linksync.report.cells import FORMULA_PREFIXES, neutralize
+from linksync.report.streaming import CsvWriter
+
+
+def _csv_cell(value: object) -> str:
+    if value is None:
+        return ""
+    return neutralize(value) if isinstance(value, str) else str(value)
 
 
 def _expected_csv(result: RowResult) -> dict[str, str]:
-    return {k: csv_cell(v) for k, v in report_row(result).items()}
+    return {k: _csv_cell(v) for k, v in report_row(result).items()}
 
 
 def test_csv_round_trip(tmp_path: Path, results: list[RowResult], info: RunInfo) -> None:
@@ -51,6 +57,7 @@ def test_csv_rows_are_on_disk_before_close(tmp_path: Path, results: list[RowResu
     writer = CsvWriter(path)
     writer.write(results[0])
     writer.write(results[1])
+    writer.flush()
     with open(path, encoding="utf-8", newline="") as f:
         assert len(list(csv.DictReader(f))) == 2
     writer.abort()
@@ -63,6 +70,7 @@ def test_jsonl_round_trip_and_streaming(
     path = tmp_path / "out.jsonl"
     writer = open_writer(path)
     writer.write(results[0])
+    writer.flush()
     assert json.loads(path.read_text(encoding="utf-8")) == report_row(results[0])
     for r in results[1:]:
         writer.write(r)

@@ -59,6 +59,10 @@ class ResultWriter(Protocol):
 
     def write(self, result: RowResult) -> None: ...
 
+    def flush(self) -> None:
+        """Put the rows written so far on disk, where the format streams (csv, jsonl)."""
+        ...
+
     def close(self, info: RunInfo, closing: Closing | None = None) -> Path: ...
 
     def abort(self) -> None:

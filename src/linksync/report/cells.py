@@ -29,14 +29,17 @@ _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]
 XLSX_MAX_CELL_CHARS = 32767
 
 
+_FORMULA_FIRST = frozenset(FORMULA_PREFIXES)
+
+
 def is_formula_like(text: str) -> bool:
     """True when a spreadsheet would run ``text`` as a formula."""
-    return text.startswith(FORMULA_PREFIXES)
+    return text[:1] in _FORMULA_FIRST
 
 
 def neutralize(text: str) -> str:
     """``text`` made inert for a spreadsheet: formula-like text gets a leading ``'``."""
-    return "'" + text if is_formula_like(text) else text
+    return "'" + text if text[:1] in _FORMULA_FIRST else text
 
 
 def redact(text: str, secrets: Sequence[str]) -> str:

@@ -34,6 +34,9 @@ class JsonWriter:
         row = json.dumps(report_row(result, self.options.secrets), ensure_ascii=False)
         self._spool.append(("\n    " if self._spool.count == 0 else ",\n    ") + row)
 
+    def flush(self) -> None:
+        """Nothing to do: this format is assembled on close."""
+
     def close(self, info: RunInfo, closing: Closing | None = None) -> Path:
         closing = closing or Closing()
         secrets = self.options.secrets

@@ -87,6 +87,9 @@ class JunitWriter:
         self.tally.add(result)
         self._spool.append(self._testcase(result))
 
+    def flush(self) -> None:
+        """Nothing to do: this format is assembled on close."""
+
     def close(self, info: RunInfo, closing: Closing | None = None) -> Path:
         closing = closing or Closing()
         secrets = self.options.secrets

@@ -121,6 +121,9 @@ class MarkdownWriter:
             lines.append("")
         return "\n".join(lines) + "\n"
 
+    def flush(self) -> None:
+        """Nothing to do: this format is assembled on close."""
+
     def close(self, info: RunInfo, closing: Closing | None = None) -> Path:
         counts = self.tally.counts()
         head = self._head(counts, info, closing or Closing())

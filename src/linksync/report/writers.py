@@ -78,6 +78,11 @@ class ReportSet:
         for writer in self.writers:
             writer.write(result)
 
+    def flush(self) -> None:
+        """Put the rows written so far on disk (csv, jsonl): call it before a long wait."""
+        for writer in self.writers:
+            writer.flush()
+
     def write_all(self, results: Iterable[RowResult]) -> None:
         for result in results:
             self.write(result)

@@ -226,6 +226,9 @@ class XlsxWriter:
                 ws.set_column(col, col, min(max(n + 2, 10), _MAX_WIDTH))
         ws.activate()
 
+    def flush(self) -> None:
+        """Nothing to do: this format is assembled on close."""
+
     def close(self, info: RunInfo, closing: Closing | None = None) -> Path:
         try:
             self._write_summary(info, closing or Closing())
