@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from urllib.parse import unquote, urlsplit
 
 from linksync import rules
@@ -42,7 +43,9 @@ MAX_SUGGESTED_CHARS = 40
 
 
 def _words(text: str) -> list[str]:
-    return [w for w in _WORD_RE.findall(unquote(text).lower()) if w not in _NOISE]
+    """ASCII words of ``text`` (accents folded: 'été' -> 'ete'), noise removed."""
+    folded = unicodedata.normalize("NFKD", unquote(text)).encode("ascii", "ignore").decode()
+    return [w for w in _WORD_RE.findall(folded.lower()) if w not in _NOISE]
 
 
 def site_name(url: str) -> str:
@@ -83,7 +86,7 @@ def suggest_slug(url: str) -> str:
 def suggest_og(url: str) -> tuple[str, str]:
     site = site_name(url)
     site_title = site.capitalize()
-    words = path_words(url)[-5:]
+    words = [w for w in path_words(url) if not w.isdigit()][-5:]
     if words:
         topic = " ".join(words).capitalize()
         title = f"{topic} | {site_title}"
