@@ -1,0 +1,186 @@
+"""Excel reader (.xlsx .xlsm .xlsb .xls .ods) through python-calamine.
+
+Measured for 100,000 rows x 10 columns (LIBRARIES.md, and docs/performance.md):
+pandas+openpyxl 12-16 s, pandas+calamine 1.5-2.1 s, calamine rows 0.8 s. So cells are
+read with calamine directly (``CalamineSheet.to_python``) and only the mapped columns
+are converted.
+
+Every visible worksheet is read, or the named ones. The header row is found under
+any title rows. Dates and datetimes become ISO 8601 UTC (a workbook has no zone, so
+its times are taken as UTC); a plain number in the expiry column is an Excel serial
+day in the workbook's date system (1900, or 1904 when ``workbookPr date1904`` is set).
+Numbers elsewhere are text without a spurious ``.0`` (slug ``2024`` stays ``2024``).
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections.abc import Sequence
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from python_calamine import CalamineWorkbook, SheetTypeEnum, SheetVisibleEnum
+
+from linksync.errors import SourceError
+from linksync.model import Problem, Provenance, Severity
+from linksync.sources.columns import find_header_row, match_columns
+from linksync.sources.frame import ReadResult, UnknownColumn
+from linksync.sources.normalize import excel_serial_to_datetime
+from linksync.sources.table import build_frame, unknown_column_problem
+
+EXCEL_SUFFIXES: frozenset[str] = frozenset({".xlsx", ".xlsm", ".xlsb", ".xls", ".ods"})
+_DATE1904_RE = re.compile(rb"<(?:\w+:)?workbookPr\b[^>]*\bdate1904=\"(?:1|true)\"")
+
+
+def uses_1904(path: Path) -> bool:
+    """True when an xlsx/xlsm workbook counts dates from 1904 (old Mac Excel)."""
+    if path.suffix.lower() not in (".xlsx", ".xlsm"):
+        return False
+    try:
+        with zipfile.ZipFile(path) as zf:
+            xml = zf.read("xl/workbook.xml")
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return False
+    return _DATE1904_RE.search(xml) is not None
+
+
+def cell_text(v: Any) -> str | None:
+    """A cell as the text the user sees for a link field (None when empty)."""
+    if v is None or v == "":
+        return None
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, float):
+        if v != v:  # NaN
+            return None
+        return str(int(v)) if v.is_integer() and abs(v) < 1e16 else repr(v)
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, datetime | date | time):
+        return v.isoformat()
+    return str(v)
+
+
+def cell_expiry(v: Any, date1904: bool) -> Any:
+    """An expiry cell: datetimes/dates kept, serial numbers converted, text kept."""
+    if v is None or v == "":
+        return None
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, int | float):
+        dt = excel_serial_to_datetime(float(v), date1904=date1904)
+        return dt if dt is not None else cell_text(v)
+    if isinstance(v, timedelta):
+        return str(v)
+    return v
+
+
+def _text_column(values: Sequence[Any]) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    if set(map(type, values)) <= {str}:
+        out[:] = values
+    else:
+        out[:] = [cell_text(v) for v in values]
+    return out
+
+
+def read_excel_file(
+    path: Path,
+    display: str,
+    *,
+    sheets: Sequence[str] | None = None,
+    mapping: dict[str, str] | None = None,
+) -> ReadResult:
+    try:
+        wb = CalamineWorkbook.from_path(str(path))
+    except Exception as exc:  # calamine raises its own error types
+        raise SourceError(f"{display}: not a readable workbook: {exc}", path=display) from exc
+    result = ReadResult()
+    date1904 = uses_1904(path)
+    if sheets:
+        missing = [s for s in sheets if s not in wb.sheet_names]
+        if missing:
+            raise SourceError(
+                f"{display}: no sheet named {', '.join(repr(m) for m in missing)} "
+                f"(sheets: {', '.join(repr(s) for s in wb.sheet_names)})",
+                path=display,
+                sheet=missing[0],
+            )
+        names = list(sheets)
+    else:
+        names = [
+            m.name
+            for m in wb.sheets_metadata
+            if m.visible == SheetVisibleEnum.Visible and m.typ == SheetTypeEnum.WorkSheet
+        ]
+    for name in names:
+        try:
+            rows = wb.get_sheet_by_name(name).to_python(skip_empty_area=False)
+        except Exception as exc:
+            raise SourceError(
+                f"{display}: sheet {name!r}: {exc}", path=display, sheet=name
+            ) from exc
+        _read_sheet(display, name, rows, bool(sheets), date1904, mapping, result)
+    return result
+
+
+def _read_sheet(
+    display: str,
+    sheet: str,
+    rows: list[list[Any]],
+    named: bool,
+    date1904: bool,
+    mapping: dict[str, str] | None,
+    result: ReadResult,
+) -> None:
+    header_idx = find_header_row(rows)
+    if header_idx is None:
+        if named or not _is_blank(rows):
+            severity = Severity.ERROR if named else Severity.WARNING
+            result.problems.append(
+                Problem(
+                    "MISSING_URL",
+                    "sheet skipped: no header row naming a destination URL column "
+                    '(e.g. "Destination URL") in its first 30 rows',
+                    Provenance(display, sheet),
+                    None,
+                    severity,
+                )
+            )
+        return
+    header = rows[header_idx]
+    match = match_columns(header, mapping)
+    if "url" not in match.fields and "slug" not in match.fields:
+        result.problems.append(
+            Problem(
+                "MISSING_URL",
+                "no column of destination URLs found among the headers",
+                Provenance(display, sheet),
+            )
+        )
+        return
+    result.unknown.extend(UnknownColumn(display, sheet, h) for h in match.unknown)
+    if match.unknown:
+        result.problems.append(unknown_column_problem(display, sheet, match.unknown))
+    data = rows[header_idx + 1 :]
+    transposed: list[tuple[Any, ...]] = list(zip(*data, strict=False)) if data else []
+    columns: dict[str, np.ndarray] = {}
+    for fname, col in match.fields.items():
+        cells: Sequence[Any] = transposed[col] if col < len(transposed) else [""] * len(data)
+        if fname == "expires_at":
+            arr = np.empty(len(cells), dtype=object)
+            arr[:] = [cell_expiry(v, date1904) for v in cells]
+            columns[fname] = arr
+        else:
+            columns[fname] = _text_column(cells)
+    frame = build_frame(display, sheet, columns, header_idx + 2, match)
+    result.frames.append(frame)
+
+
+def _is_blank(rows: list[list[Any]]) -> bool:
+    return all(v in ("", None) for row in rows for v in row)

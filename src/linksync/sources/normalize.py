@@ -1,0 +1,131 @@
+"""Value normalisation shared by every reader: tags, expiry, UTM, short URLs.
+
+Scalar functions here are the reference; the table readers apply them once per
+distinct value of a column (``map_distinct``), which keeps a million-row CSV cheap
+when, as in real campaigns, a column holds few distinct values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+from urllib.parse import quote_plus
+
+import numpy as np
+import pandas as pd
+
+from linksync.rules import format_ts, parse_iso
+
+_TAG_SPLIT_RE = re.compile(r"[,;|]")
+_DATE_ONLY_RE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+_SHORT_URL_RE = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?([^/?#\s]+)/([^?#\s]*)", re.IGNORECASE)
+
+#: Excel's day 0 in the 1900 system (serial 60 is the phantom 1900-02-29, so serials
+#: from 61 on count from 1899-12-30) and in the 1904 system.
+_EXCEL_EPOCH_1900 = datetime(1899, 12, 30, tzinfo=UTC)
+_EXCEL_EPOCH_1904 = datetime(1904, 1, 1, tzinfo=UTC)
+
+
+def dedupe(values: Iterable[str]) -> tuple[str, ...]:
+    """Trimmed, empty ones dropped, first occurrence kept, order preserved."""
+    seen: dict[str, None] = {}
+    for v in values:
+        t = v.strip()
+        if t:
+            seen.setdefault(t, None)
+    return tuple(seen)
+
+
+def split_tags(text: str) -> tuple[str, ...]:
+    """'sale; spring | sale , 2026' -> ('sale', 'spring', '2026')."""
+    return dedupe(_TAG_SPLIT_RE.split(text))
+
+
+def to_utc(dt: datetime) -> datetime:
+    """A naive datetime is taken as UTC (spreadsheets carry no zone)."""
+    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
+
+
+def excel_serial_to_datetime(serial: float, *, date1904: bool = False) -> datetime | None:
+    """An Excel serial day number as a UTC datetime (None when out of Excel's range)."""
+    if not (0 <= serial < 2958466):  # 9999-12-31
+        return None
+    if date1904:
+        base = _EXCEL_EPOCH_1904
+    elif serial < 60:
+        base = _EXCEL_EPOCH_1900 + timedelta(days=1)
+    else:
+        base = _EXCEL_EPOCH_1900
+    ms = round(serial * 86_400_000)
+    return base + timedelta(milliseconds=ms)
+
+
+def normalize_expiry(value: Any) -> str:
+    """An expiry as ``YYYY-MM-DDTHH:MM:SS.sssZ`` when it can be read, else the raw text.
+
+    Accepted: datetime and date objects (naive = UTC), ISO 8601 date-times with or
+    without a zone designator (none = UTC), and bare ISO dates (midnight UTC). Anything
+    else is returned as typed so validation reports INVALID_EXPIRY on that cell.
+    """
+    if isinstance(value, datetime):
+        return format_ts(to_utc(value))
+    if isinstance(value, date):
+        return format_ts(datetime(value.year, value.month, value.day, tzinfo=UTC))
+    text = str(value).strip()
+    if _DATE_ONLY_RE.fullmatch(text):
+        try:
+            d = date.fromisoformat(text)
+        except ValueError:
+            return text
+        return format_ts(datetime(d.year, d.month, d.day, tzinfo=UTC))
+    dt = parse_iso(text, assume_utc=True)
+    return format_ts(dt) if dt is not None else text
+
+
+def merge_utm(url: str, params: Mapping[str, str | None]) -> str:
+    """Add UTM parameters to a URL's query.
+
+    Parameters already in the URL are kept as they are (the URL wins), empty values
+    are skipped, the rest are appended in the order given, form-encoded; there is
+    one ``?`` and the fragment stays at the end.
+    """
+    extra = {k: v for k, v in params.items() if v is not None and str(v).strip()}
+    if not extra:
+        return url
+    base, hash_, fragment = url.partition("#")
+    path, _sep, query = base.partition("?")
+    present = {part.split("=", 1)[0].lower() for part in query.split("&") if part}
+    adds = [
+        f"{quote_plus(k)}={quote_plus(str(v).strip())}"
+        for k, v in extra.items()
+        if k.lower() not in present
+    ]
+    if not adds:
+        return url
+    kept = query.rstrip("&")
+    new_query = "&".join([kept, *adds]) if kept else "&".join(adds)
+    return f"{path}?{new_query}{hash_}{fragment}"
+
+
+def split_short_url(text: str) -> tuple[str, str] | None:
+    """'https://go.example.com/spring' -> ('go.example.com', 'spring'); None when the
+    text is not a short URL with a path."""
+    m = _SHORT_URL_RE.fullmatch(text.strip())
+    if m is None or not m.group(2):
+        return None
+    host = m.group(1).rpartition("@")[2].lower()
+    return host, m.group(2).rstrip("/")
+
+
+def map_distinct(series: pd.Series, fn: Callable[[Any], Any]) -> np.ndarray:
+    """``fn`` applied once per distinct non-missing value; missing stays None.
+
+    Returns an object array aligned with ``series``.
+    """
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    mapped = np.empty(len(uniques) + 1, dtype=object)
+    mapped[:-1] = [fn(u) for u in uniques]
+    mapped[-1] = None
+    return mapped[codes]
