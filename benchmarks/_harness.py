@@ -76,8 +76,11 @@ class SandboxOptions:
     fail_500: float = 0.0
     fail_503: float = 0.0
     drop: float = 0.0
+    fail_500_after_write: float = 0.0
     seed: int = 7
+    link_quota: int = 1_000_000
     db: Path | None = None
+    access_log: bool = True  # --log-level info: the harness counts requests from it
     extra: tuple[str, ...] = ()
 
     def argv(self, port: int) -> list[str]:
@@ -103,6 +106,10 @@ class SandboxOptions:
             out += ["--fail-503", f"{self.fail_503:g}"]
         if self.drop:
             out += ["--drop", f"{self.drop:g}"]
+        if self.fail_500_after_write:
+            out += ["--fail-500-after-write", f"{self.fail_500_after_write:g}"]
+        out += ["--link-quota", str(self.link_quota)]
+        out += ["--log-level", "info" if self.access_log else "warning"]
         out += ["--db", str(self.db)] if self.db is not None else ["--memory"]
         return out + list(self.extra)
 
@@ -408,6 +415,70 @@ def preload(
     t0 = time.perf_counter()
     asyncio.run(_preload(base_url, key, links, concurrency))
     return time.perf_counter() - t0
+
+
+def seed_store(db: Path, links: Sequence[Mapping[str, Any]], *, batch: int = 5_000) -> float:
+    """Write ``links`` straight into a sandbox database file (before ``serve``), through
+    the sandbox's own Store and id/timestamp makers, in a few large transactions.
+    Much faster than the API for big workspaces; returns the seconds it took."""
+    import dataclasses
+
+    from linksync.rules import format_ts
+    from linksync.sandbox.backend import Backend
+    from linksync.sandbox.settings import SandboxSettings
+    from linksync.sandbox.store import LinkRow, Store
+
+    t0 = time.perf_counter()
+    settings = SandboxSettings(link_quota=max(len(links), 1))
+    store = Store(str(db))
+    try:
+        backend = Backend(settings, store, time.time)
+        columns = [f.name for f in dataclasses.fields(LinkRow)]
+        sql = f"INSERT INTO links ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+        for start in range(0, len(links), batch):
+            values = []
+            for link in links[start : start + batch]:
+                ts = format_ts(backend.now())
+                row = LinkRow(
+                    id=backend.new_id("lnk"),
+                    domain=settings.system_domain,
+                    slug=str(link["slug"]),
+                    url=str(link["url"]),
+                    description=link.get("description"),
+                    tags=tuple(link.get("tags") or ()),
+                    apple=None,
+                    google=None,
+                    password_hash=None,
+                    expires_at=None,
+                    created_at=ts,
+                    updated_at=ts,
+                )
+                values.append(
+                    tuple(
+                        json.dumps(list(v)) if c == "tags" else v
+                        for c, v in zip(columns, dataclasses.astuple(row), strict=True)
+                    )
+                )
+            with store.transaction() as conn:
+                conn.executemany(sql, values)
+    finally:
+        store.close()
+    return time.perf_counter() - t0
+
+
+def link_count(base_url: str, key: str) -> int:
+    """The workspace's linkCount, from the current-organization endpoint (retrying)."""
+    with httpx.Client(base_url=base_url, headers=_headers(key), timeout=30.0) as client:
+        for attempt in range(20):
+            try:
+                r = client.get("/api/v1/organizations/current")
+            except httpx.TransportError:
+                time.sleep(_retry_wait(None, attempt))
+                continue
+            if r.status_code == 200:
+                return int(r.json()["data"]["linkCount"])
+            time.sleep(_retry_wait(r, attempt))
+    raise RuntimeError("cannot read the organization's linkCount")
 
 
 def _page_items(body: Any) -> list[dict[str, Any]]:

@@ -50,11 +50,11 @@ from _harness import (
     linksync_argv,
     list_all,
     make_workload,
-    preload,
     read_journal,
     read_report,
     run_cli,
     running_sandbox,
+    seed_store,
     write_csv,
 )
 
@@ -109,8 +109,7 @@ def _prepared(tmp: Path, existing: int, rows: int, slugless: int) -> tuple[Path,
     work = make_workload(existing, rows, slugless=slugless, seed=3)
     src = write_csv(work.rows, tmp / "links.csv")
     db = tmp / "base.db"
-    with running_sandbox(SandboxOptions(rate_limit=100_000, latency_ms=None, db=db)) as box:
-        preload(box.base_url, box.key, work.existing)
+    seed_store(db, work.existing)
     return db, work, src
 
 

@@ -159,6 +159,16 @@ def run_child(fmt: str, n: int) -> dict[str, object]:
     return result
 
 
+def calibration_s() -> float:
+    """Seconds for a plain Python loop of 10 million additions: how fast this machine is
+    right now (about 0.5 s on an unloaded modern core)."""
+    t0 = time.perf_counter()
+    total = 0
+    for i in range(10_000_000):
+        total += i
+    return round(time.perf_counter() - t0, 2)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000)
@@ -170,6 +180,8 @@ def main() -> None:
         print(json.dumps(measure_one(args.one[0], int(args.one[1]))))
         return
     formats = [f for f in args.formats.split(",") if f]
+    load_before = os.getloadavg()[0]
+    calibration = calibration_s()
     runs = [run_child(fmt, args.rows) for fmt in formats]
     if args.big_rows:
         runs += [run_child(fmt, args.big_rows) for fmt in ("csv", "jsonl") if fmt in formats]
@@ -177,6 +189,8 @@ def main() -> None:
         "benchmark": "report_write",
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
+        "calibration_loop_10M_s": calibration,
+        "load_avg_1min_before_after": [round(load_before, 2), round(os.getloadavg()[0], 2)],
         "target_s_per_100k": TARGET_S,
         "runs": runs,
         "all_100k_under_target": all(

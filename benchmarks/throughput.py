@@ -38,12 +38,14 @@ from _harness import (
     Workload,
     check_workspace,
     copy_db,
+    link_count,
     list_all,
     make_workload,
     preload,
     read_report,
     run_cli,
     running_sandbox,
+    seed_store,
     write_csv,
 )
 
@@ -74,14 +76,18 @@ def log(msg: str) -> None:
     print(f"[throughput] {msg}", file=sys.stderr, flush=True)
 
 
-def seed_database(db: Path, work: Workload, timeout: float) -> float:
-    """Preload the workspace through the API of a sandbox with no limit worth naming."""
+def seed_database(db: Path, work: Workload, *, via_api: bool) -> float:
+    """Preload the workspace: straight into the sandbox's store (default), or through
+    the API of a sandbox with a limit too high to matter. Checks the count either way."""
+    if not via_api:
+        seconds = seed_store(db, work.existing)
     opts = SandboxOptions(rate_limit=PRELOAD_RATE, latency_ms=None, db=db)
     with running_sandbox(opts, timeout=60) as box:
-        seconds = preload(box.base_url, box.key, work.existing, concurrency=16)
-        links = list_all(box.base_url, box.key, timeout=timeout)
-    if len(links) != len(work.existing):
-        raise RuntimeError(f"preload holds {len(links)} links, expected {len(work.existing)}")
+        if via_api:
+            seconds = preload(box.base_url, box.key, work.existing, concurrency=16)
+        count = link_count(box.base_url, box.read_key)
+    if count != len(work.existing):
+        raise RuntimeError(f"preload holds {count} links, expected {len(work.existing)}")
     return seconds
 
 
@@ -173,14 +179,14 @@ def run_peer(
     return result
 
 
-def throughput_case(case: Case, *, peer: bool, timeout: float) -> dict[str, Any]:
+def throughput_case(case: Case, *, peer: bool, via_api: bool, timeout: float) -> dict[str, Any]:
     work = make_workload(case.existing, case.rows)
     with tempfile.TemporaryDirectory(prefix=f"linksync-bench-{case.name}-") as d:
         tmp = Path(d)
         src = write_csv(work.rows, tmp / "links.csv")
         base_db = tmp / "base.db"
         log(f"{case.name}: preloading {case.existing} links")
-        preload_s = seed_database(base_db, work, timeout)
+        preload_s = seed_database(base_db, work, via_api=via_api)
         log(f"{case.name}: linksync apply ({case.rows} rows, R={case.rate}/s)")
         ours = run_linksync(case, base_db, src, work, tmp, timeout)
         theirs = None
@@ -226,14 +232,14 @@ def targets(r: Mapping[str, Any]) -> dict[str, bool | None]:
     }
 
 
-def scale_case(case: Case, *, timeout: float) -> dict[str, Any]:
+def scale_case(case: Case, *, via_api: bool, timeout: float) -> dict[str, Any]:
     work = make_workload(case.existing, case.rows, new_share=0.0, changed_share=0.0)
     with tempfile.TemporaryDirectory(prefix="linksync-bench-scale-") as d:
         tmp = Path(d)
         src = write_csv(work.rows, tmp / "links.csv")
         base_db = tmp / "base.db"
         log(f"scale: preloading {case.existing} links")
-        preload_s = seed_database(base_db, work, timeout)
+        preload_s = seed_database(base_db, work, via_api=via_api)
         opts = SandboxOptions(rate_limit=case.rate, latency_ms=case.latency_ms, db=base_db)
         log(f"scale: linksync plan of {case.rows} unchanged rows")
         box = Sandbox(opts)
@@ -270,6 +276,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--existing", type=int, help="override E (preloaded links)")
     ap.add_argument("--rows", type=int, help="override N (source rows)")
     ap.add_argument("--no-peer", action="store_true", help="skip the sequential script")
+    ap.add_argument(
+        "--preload-api",
+        action="store_true",
+        help="preload through the API instead of writing the sandbox store directly",
+    )
     ap.add_argument("--timeout", type=float, default=600, help="per-process limit, seconds")
     args = ap.parse_args(argv)
     names = list(CASES) if args.case == "all" else [args.case]
@@ -283,9 +294,13 @@ def main(argv: list[str] | None = None) -> int:
             rows=args.rows or case.rows,
         )
         if case.scale:
-            results.append(scale_case(case, timeout=args.timeout))
+            results.append(scale_case(case, via_api=args.preload_api, timeout=args.timeout))
         else:
-            results.append(throughput_case(case, peer=not args.no_peer, timeout=args.timeout))
+            results.append(
+                throughput_case(
+                    case, peer=not args.no_peer, via_api=args.preload_api, timeout=args.timeout
+                )
+            )
         log(f"{name}: done")
     print(json.dumps(results, indent=2, sort_keys=True))
     return 0
