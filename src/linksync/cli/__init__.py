@@ -31,3 +31,10 @@ cli.add_command(schema_command)
 from linksync.cli.sandbox import sandbox as sandbox_group  # noqa: E402
 
 cli.add_command(sandbox_group)
+
+from linksync.cli.links import links_group  # noqa: E402
+from linksync.cli.workspace import COMMANDS as workspace_commands  # noqa: E402
+
+cli.add_command(links_group)
+for _command in workspace_commands:
+    cli.add_command(_command)

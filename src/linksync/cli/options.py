@@ -1,0 +1,128 @@
+"""Options every command that talks to the service shares, and running async code.
+
+Usage in a command module::
+
+    @click.command()
+    @target_options
+    @handle_errors
+    def export(target: TargetOptions, ...) -> None:
+        settings = target.resolve()          # prints "target: ..." on stderr
+        rows = run_async(fetch(settings))    # async with settings.open_client() as client
+
+or, for one call, ``with_client(target, lambda client: client.get_organization())``.
+The API key is never an option: it comes from ``LINKSYNC_API_KEY``, ``--api-key-file`` or
+the profile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from linksync import config as cfg
+from linksync.cli.common import err
+
+if TYPE_CHECKING:
+    from linksync.api import LinkServiceClient
+
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True, slots=True)
+class TargetOptions:
+    """What the target flags said (None: not given)."""
+
+    config: str | None = None
+    profile: str | None = None
+    base_url: str | None = None
+    api_key_file: str | None = None
+    insecure: bool = False
+    concurrency: int | None = None
+
+    def resolve(self, *, announce: bool = True) -> cfg.Settings:
+        """Flags > environment > config file > defaults; prints the target on stderr."""
+        settings = cfg.resolve(
+            config=self.config,
+            profile=self.profile,
+            base_url=self.base_url,
+            api_key_file=self.api_key_file,
+            insecure=self.insecure,
+            concurrency=self.concurrency,
+        )
+        if announce:
+            err(settings.target.describe())
+        return settings
+
+
+def run_async(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine from a click callback."""
+    return asyncio.run(coro)
+
+
+def with_client(target: TargetOptions, work: Callable[[LinkServiceClient], Awaitable[T]]) -> T:
+    """Resolve the target, open a client, run ``work(client)``, close the client."""
+    settings = target.resolve()
+
+    async def main() -> T:
+        async with settings.open_client() as client:
+            return await work(client)
+
+    return run_async(main())
+
+
+_OPTIONS: tuple[Callable[[F], F], ...] = (
+    click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False),
+        help="Config file with profiles (default: ./linksync.yaml when present).",
+    ),
+    click.option("--profile", help="Profile of the config file [env LINKSYNC_PROFILE]."),
+    click.option(
+        "--base-url",
+        help="Service base URL [env LINKSYNC_BASE_URL]; none: the built-in sandbox.",
+    ),
+    click.option(
+        "--api-key-file",
+        type=click.Path(dir_okay=False),
+        help="File holding the API key [else env LINKSYNC_API_KEY or the profile].",
+    ),
+    click.option(
+        "--insecure",
+        is_flag=True,
+        default=False,
+        help="Allow plain http:// to a host other than localhost.",
+    ),
+    click.option(
+        "--concurrency",
+        type=click.IntRange(1, cfg.MAX_CONCURRENCY),
+        help=f"Requests in flight at most (default {cfg.DEFAULT_CONCURRENCY}).",
+    ),
+)
+
+
+def target_options(fn: F) -> F:
+    """Add the target flags; the command receives them as ``target: TargetOptions``."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        kwargs["target"] = TargetOptions(
+            config=kwargs.pop("config_path"),
+            profile=kwargs.pop("profile"),
+            base_url=kwargs.pop("base_url"),
+            api_key_file=kwargs.pop("api_key_file"),
+            insecure=kwargs.pop("insecure"),
+            concurrency=kwargs.pop("concurrency"),
+        )
+        return fn(*args, **kwargs)
+
+    decorated: Any = wrapper
+    for option in reversed(_OPTIONS):
+        decorated = option(decorated)
+    return decorated  # type: ignore[no-any-return]

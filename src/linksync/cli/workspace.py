@@ -1,0 +1,166 @@
+"""``linksync org``, ``members``, ``domains`` and ``ai``: one library call each, rendered
+as a table (or ``--json``). Every command names its target on stderr first."""
+
+from __future__ import annotations
+
+import click
+
+from linksync.api import ROLES
+from linksync.cli import workspace_render as render
+from linksync.cli.common import handle_errors
+from linksync.cli.options import TargetOptions, target_options, with_client
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+
+
+@click.command("org")
+@target_options
+@json_option
+@handle_errors
+def org_command(target: TargetOptions, as_json: bool) -> None:
+    """Show the organization: plan, usage against each quota."""
+    org = with_client(target, lambda c: c.get_organization())
+    if as_json:
+        render.emit_json({**org.to_dict(), "quotas": [q.to_dict() for q in org.quotas()]})
+    else:
+        render.show_organization(org)
+
+
+@click.group("members")
+def members_group() -> None:
+    """List and invite members of the organization."""
+
+
+@members_group.command("list")
+@target_options
+@json_option
+@handle_errors
+def members_list(target: TargetOptions, as_json: bool) -> None:
+    """List members with their roles."""
+    members = with_client(target, lambda c: c.list_members())
+    if as_json:
+        ordered = sorted(members, key=lambda m: ((m.email or "").lower(), m.id or ""))
+        render.emit_json([m.to_dict() for m in ordered])
+    else:
+        render.show_members(members)
+
+
+@members_group.command("invite")
+@click.argument("email")
+@click.option("--role", type=click.Choice(ROLES), default="member", show_default=True)
+@target_options
+@json_option
+@handle_errors
+def members_invite(target: TargetOptions, email: str, role: str, as_json: bool) -> None:
+    """Invite EMAIL with a role."""
+    inv = with_client(target, lambda c: c.invite_member(email, role))
+    if as_json:
+        render.emit_json(inv.to_dict())
+    else:
+        status = f" ({inv.status})" if inv.status else ""
+        click.echo(f"invited {inv.email} as {inv.role}{status}")
+
+
+@click.group("domains")
+def domains_group() -> None:
+    """Custom domains: list, add, verify, remove."""
+
+
+@domains_group.command("list")
+@target_options
+@json_option
+@handle_errors
+def domains_list(target: TargetOptions, as_json: bool) -> None:
+    """List the custom domains."""
+    domains = with_client(target, lambda c: c.list_domains())
+    if as_json:
+        render.emit_json([d.to_dict() for d in sorted(domains, key=lambda d: d.domain.lower())])
+    else:
+        render.show_domains(domains)
+
+
+@domains_group.command("add")
+@click.argument("domain")
+@click.option("--root-redirect", help="Where the bare domain root redirects (URL).")
+@click.option("--not-found-redirect", help="Where unknown slugs redirect (URL).")
+@target_options
+@json_option
+@handle_errors
+def domains_add(
+    target: TargetOptions,
+    domain: str,
+    root_redirect: str | None,
+    not_found_redirect: str | None,
+    as_json: bool,
+) -> None:
+    """Register DOMAIN (a host name) as a custom domain."""
+    added = with_client(
+        target, lambda c: c.create_domain(domain, root_redirect, not_found_redirect)
+    )
+    if as_json:
+        render.emit_json(added.to_dict())
+    else:
+        render.show_domain(added, "added")
+
+
+@domains_group.command("verify")
+@click.argument("domain_id", metavar="ID")
+@target_options
+@json_option
+@handle_errors
+def domains_verify(target: TargetOptions, domain_id: str, as_json: bool) -> None:
+    """Ask the service to verify the domain with this ID."""
+    verified = with_client(target, lambda c: c.verify_domain(domain_id))
+    if as_json:
+        render.emit_json(verified.to_dict())
+    else:
+        render.show_domain(verified, "verified")
+
+
+@domains_group.command("remove")
+@click.argument("domain_id", metavar="ID")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@target_options
+@handle_errors
+def domains_remove(target: TargetOptions, domain_id: str, yes: bool) -> None:
+    """Remove the custom domain with this ID."""
+    if not yes:
+        click.confirm(f"Remove custom domain {domain_id}?", abort=True, err=True)
+    with_client(target, lambda c: c.delete_domain(domain_id))
+    click.echo(f"removed domain {domain_id}")
+
+
+@click.group("ai")
+def ai_group() -> None:
+    """The service's AI helpers."""
+
+
+@ai_group.command("slug")
+@click.argument("url")
+@target_options
+@json_option
+@handle_errors
+def ai_slug(target: TargetOptions, url: str, as_json: bool) -> None:
+    """Suggest a slug for URL."""
+    slug = with_client(target, lambda c: c.ai_slug(url))
+    if as_json:
+        render.emit_json({"url": url, "slug": slug})
+    else:
+        click.echo(slug)
+
+
+@ai_group.command("og")
+@click.argument("url")
+@target_options
+@json_option
+@handle_errors
+def ai_og(target: TargetOptions, url: str, as_json: bool) -> None:
+    """Suggest a title and description for URL."""
+    og = with_client(target, lambda c: c.ai_og(url))
+    if as_json:
+        render.emit_json({"url": url, **og.to_dict()})
+    else:
+        click.echo(f"title: {og.title}\ndescription: {og.description}")
+
+
+COMMANDS: tuple[click.Command, ...] = (org_command, members_group, domains_group, ai_group)
