@@ -1,0 +1,169 @@
+"""Targets and profiles: precedence flags > env > file > defaults, key sources, redaction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from linksync.config import Settings, load_profile, open_client, resolve
+from linksync.errors import ConfigError
+from linksync.sandbox import DEFAULT_FULL_KEY
+
+SECRET = "prod-secret-key-9f8e7d"
+
+CONFIG = {
+    "default_profile": "prod",
+    "profiles": {
+        "prod": {
+            "base_url": "https://api.example.com",
+            "api_key_env": "PROD_KEY",
+            "default_domain": "go.example.com",
+            "concurrency": 4,
+            "owner_tag": "managed",
+            "columns": {"Destination": "url"},
+            "limits": {"max_delete_percent": 10},
+        },
+        "filekey": {"base_url": "https://api.example.com", "api_key_file": "keys/k.txt"},
+        "box": {"sandbox_db": "state/box.db"},
+    },
+}
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    (tmp_path / "linksync.yaml").write_text(yaml.safe_dump(CONFIG))
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "keys" / "k.txt").write_text("file-key-123\n")
+    return tmp_path
+
+
+def test_nothing_configured_is_the_sandbox(tmp_path: Path) -> None:
+    s = resolve(env={}, cwd=tmp_path)
+    t = s.target
+    assert t.is_sandbox and t.api_key == DEFAULT_FULL_KEY
+    assert t.sandbox_db == str(tmp_path / ".linksync/sandbox.db")
+    assert t.describe() == "target: built-in sandbox (.linksync/sandbox.db)"
+    assert s.concurrency == 8 and s.profile.name is None
+
+
+def test_default_profile_from_file(home: Path) -> None:
+    s = resolve(env={"PROD_KEY": SECRET}, cwd=home)
+    assert isinstance(s, Settings)
+    assert (s.target.base_url, s.target.api_key) == ("https://api.example.com", SECRET)
+    assert s.target.describe() == "target: https://api.example.com (profile prod)"
+    assert (s.default_domain, s.owner_tag, s.concurrency) == ("go.example.com", "managed", 4)
+    assert s.columns == {"Destination": "url"} and s.limits == {"max_delete_percent": 10}
+
+
+def test_env_beats_file_and_flags_beat_env(home: Path, tmp_path: Path) -> None:
+    env = {"PROD_KEY": SECRET, "LINKSYNC_BASE_URL": "https://env.example.com",
+           "LINKSYNC_API_KEY": "env-key"}  # fmt: skip
+    s = resolve(env=env, cwd=home)
+    assert (s.target.base_url, s.target.api_key) == ("https://env.example.com", "env-key")
+    keyfile = tmp_path / "flag.key"
+    keyfile.write_text("flag-key\n")
+    s = resolve(
+        env=env, cwd=home, base_url="https://flag.example.com", api_key_file=str(keyfile),
+        concurrency=2,
+    )  # fmt: skip
+    assert (s.target.base_url, s.target.api_key) == ("https://flag.example.com", "flag-key")
+    assert s.concurrency == 2
+
+
+def test_profile_from_env_and_flag(home: Path) -> None:
+    s = resolve(env={"LINKSYNC_PROFILE": "filekey"}, cwd=home)
+    assert s.target.api_key == "file-key-123"  # relative to the config file
+    s = resolve(env={"LINKSYNC_PROFILE": "filekey"}, cwd=home, profile="box")
+    assert s.target.is_sandbox and s.target.sandbox_db == str(home / "state/box.db")
+    assert s.target.describe() == f"target: built-in sandbox ({home / 'state/box.db'})"
+
+
+def test_env_key_on_the_sandbox(tmp_path: Path) -> None:
+    t = resolve(env={"LINKSYNC_API_KEY": "sandbox-read-only-key"}, cwd=tmp_path).target
+    assert t.is_sandbox and t.api_key == "sandbox-read-only-key"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "env", "words"),
+    [
+        ({}, {}, "$PROD_KEY, which is not set"),
+        ({"profile": "nope"}, {}, "no profile 'nope'"),
+        ({"config": "missing.yaml"}, {}, "does not exist"),
+        ({"base_url": "https://x.example.com", "profile": "box"}, {}, "no API key"),
+    ],
+)
+def test_config_errors(home: Path, kwargs: dict[str, str], env: dict[str, str], words: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        resolve(env=env, cwd=home, **kwargs)
+    assert words in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("profile", "words"),
+    [
+        ({"base_url": "https://x", "api_key": "k"}, "unknown key(s) api_key"),
+        ({"concurrency": 0}, "concurrency"),
+        ({"concurrency": "8"}, "concurrency"),
+        ({"columns": ["url"]}, "columns must be a mapping"),
+        ({"insecure": "yes"}, "insecure"),
+        ({"timeout": -1}, "timeout"),
+    ],
+)
+def test_profile_validation(tmp_path: Path, profile: dict[str, object], words: str) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"profiles": {"p": profile}}))
+    with pytest.raises(ConfigError) as info:
+        load_profile(path, None)
+    assert words in str(info.value)
+
+
+def test_several_profiles_without_default_need_a_choice(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"profiles": {"a": {}, "b": {}}}))
+    with pytest.raises(ConfigError, match="choose a profile"):
+        load_profile(path, None)
+    assert load_profile(path, "b").name == "b"
+
+
+def test_key_file_must_hold_one_key(tmp_path: Path) -> None:
+    bad = tmp_path / "k"
+    bad.write_text("two words\n")
+    with pytest.raises(ConfigError, match="exactly one key"):
+        resolve(env={}, cwd=tmp_path, base_url="https://x.example.com", api_key_file=str(bad))
+
+
+def test_repr_and_errors_never_show_the_key(home: Path) -> None:
+    s = resolve(env={"PROD_KEY": SECRET}, cwd=home)
+    assert SECRET not in repr(s) and SECRET not in repr(s.target) and SECRET not in str(s)
+    client = open_client(s.target)
+    assert SECRET not in repr(client)
+
+
+async def test_plain_http_refused_unless_insecure(tmp_path: Path) -> None:
+    env = {"LINKSYNC_API_KEY": SECRET}
+    s = resolve(env=env, cwd=tmp_path, base_url="http://api.example.com")
+    with pytest.raises(ConfigError, match="plain http"):
+        open_client(s.target)
+    s = resolve(env=env, cwd=tmp_path, base_url="http://api.example.com", insecure=True)
+    await open_client(s.target).aclose()
+    s = resolve(env=env, cwd=tmp_path, base_url="http://127.0.0.1:8787")
+    await open_client(s.target).aclose()
+
+
+async def test_open_client_on_the_sandbox_keeps_state(tmp_path: Path) -> None:
+    target = resolve(env={}, cwd=tmp_path).target
+    async with open_client(target) as client:
+        await client.create_link({"url": "https://e.com/kept", "slug": "kept"})
+    assert (tmp_path / ".linksync" / "sandbox.db").is_file()
+    async with open_client(target) as client:
+        assert (await client.get_link("kept")).url == "https://e.com/kept"
+
+
+def test_example_config_is_valid() -> None:
+    example = Path(__file__).resolve().parents[1] / "configs" / "linksync.example.yaml"
+    for name in ("sandbox", "local-server", "production"):
+        assert load_profile(example, name).name == name
+    prod = load_profile(example, "production")
+    assert prod.api_key_env == "LINKSYNC_PROD_KEY" and prod.columns
