@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from linksync.errors import ConfigError
 from linksync.model import API_NAMES, FIELD_FROM_API, LINK_FIELDS
@@ -88,7 +88,6 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "back half",
         "custom back-half",
         "custom back half",
-        "custom bitlinks",
         "custom ending",
         "custom slug",
         "custom alias",
@@ -166,6 +165,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "android redirect",
     ),
     SHORT_URL: (
+        "custom bitlinks",
+        "custom bitlink",
         "short url",
         "shorturl",
         "short_url",
@@ -188,6 +189,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
 #: Export metadata columns ignored without a word.
 IGNORED: tuple[str, ...] = (
     "id",
+    "idstring",
     "link id",
     "clicks",
     "total clicks",
@@ -275,15 +277,28 @@ def resolve_field_name(name: str) -> str | None:
 class ColumnMatch:
     """How the headers of one sheet map to fields.
 
-    ``fields`` maps field -> column index; ``headers`` holds the header text of every
-    column (as written); ``unknown`` the headers nobody claimed (reported once);
-    ``ignored`` the export metadata columns skipped on purpose.
+    ``fields`` maps field -> column index; ``fallbacks`` maps a field to further
+    columns naming it too (worse aliases: "Title" beside "Description", Bitly's
+    ``link`` beside ``custom_bitlinks``), read where the main column's cell is empty.
+    ``headers`` holds the header text of every column (as written); ``unknown`` the
+    headers nobody claimed (reported once); ``ignored`` the export metadata columns
+    skipped on purpose.
     """
 
     fields: Mapping[str, int]
     headers: tuple[str, ...]
     unknown: tuple[str, ...]
     ignored: tuple[str, ...]
+    fallbacks: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+
+    def columns_of(self, field_name: str) -> tuple[int, ...]:
+        """Every column index feeding a field, best first."""
+        return (self.fields[field_name], *self.fallbacks.get(field_name, ()))
+
+    @property
+    def used(self) -> list[int]:
+        """Every column index some field reads."""
+        return sorted({c for f in self.fields for c in self.columns_of(f)})
 
     def header_of(self, field_name: str) -> str:
         return self.headers[self.fields[field_name]]
@@ -322,10 +337,9 @@ def match_columns(
     """Map each header to a field: the explicit mapping first, then the aliases."""
     explicit = compile_mapping(mapping)
     texts = tuple("" if h is None else str(h).strip() for h in headers)
-    best: dict[str, tuple[int, int]] = {}  # field -> (rank, column)
+    claims: dict[str, list[tuple[int, int]]] = {}  # field -> [(rank, column)]
     unknown: list[str] = []
     ignored: list[str] = []
-    losers: list[int] = []
     for col, text in enumerate(texts):
         key = normalize_header(text)
         if not key:
@@ -344,16 +358,15 @@ def match_columns(
         else:
             unknown.append(text)
             continue
-        prev = best.get(fname)
-        if prev is None or rank < prev[0]:
-            if prev is not None:
-                losers.append(prev[1])
-            best[fname] = (rank, col)
-        else:
-            losers.append(col)
-    unknown.extend(texts[c] for c in sorted(losers))
-    fields = {f: col for f, (_, col) in sorted(best.items(), key=lambda kv: kv[1][1])}
-    return ColumnMatch(fields, texts, tuple(unknown), tuple(ignored))
+        claims.setdefault(fname, []).append((rank, col))
+    fields: dict[str, int] = {}
+    fallbacks: dict[str, tuple[int, ...]] = {}
+    for fname, found in sorted(claims.items(), key=lambda kv: min(c for _, c in kv[1])):
+        ordered = [c for _, c in sorted(found)]
+        fields[fname] = ordered[0]
+        if len(ordered) > 1:
+            fallbacks[fname] = tuple(ordered[1:])
+    return ColumnMatch(fields, texts, tuple(unknown), tuple(ignored), fallbacks)
 
 
 def header_score(cells: Iterable[object]) -> int:

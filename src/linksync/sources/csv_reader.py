@@ -104,10 +104,10 @@ def read_csv_file(path: Path, display: str, *, mapping: dict[str, str] | None = 
     if match.unknown:
         result.problems.append(unknown_column_problem(display, None, match.unknown))
 
-    wanted = sorted(set(match.fields.values()))
+    wanted = match.used
     skip = header_idx + 1 + (1 if sep_line else 0)
     frame_df = _read_table(path, display, delim, encoding, skip, wanted, len(header))
-    columns = {f: frame_df[c] for f, c in match.fields.items()}
+    columns = {f: [frame_df[c] for c in match.columns_of(f)] for f in match.fields}
     frame = build_frame(display, None, columns, header_idx + 2, match)
     result.frames.append(frame)
     return result

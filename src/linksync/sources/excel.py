@@ -169,15 +169,18 @@ def _read_sheet(
         result.problems.append(unknown_column_problem(display, sheet, match.unknown))
     data = rows[header_idx + 1 :]
     transposed: list[tuple[Any, ...]] = list(zip(*data, strict=False)) if data else []
-    columns: dict[str, np.ndarray] = {}
-    for fname, col in match.fields.items():
-        cells: Sequence[Any] = transposed[col] if col < len(transposed) else [""] * len(data)
-        if fname == "expires_at":
-            arr = np.empty(len(cells), dtype=object)
-            arr[:] = [cell_expiry(v, date1904) for v in cells]
-            columns[fname] = arr
-        else:
-            columns[fname] = _text_column(cells)
+    empty: Sequence[Any] = [""] * len(data)
+    columns: dict[str, list[np.ndarray]] = {}
+    for fname in match.fields:
+        columns[fname] = []
+        for col in match.columns_of(fname):
+            cells: Sequence[Any] = transposed[col] if col < len(transposed) else empty
+            if fname == "expires_at":
+                arr = np.empty(len(cells), dtype=object)
+                arr[:] = [cell_expiry(v, date1904) for v in cells]
+                columns[fname].append(arr)
+            else:
+                columns[fname].append(_text_column(cells))
     frame = build_frame(display, sheet, columns, header_idx + 2, match)
     result.frames.append(frame)
 

@@ -57,24 +57,27 @@ def _lower(values: np.ndarray) -> np.ndarray:
 def build_frame(
     source: str,
     sheet: str | None,
-    columns: Mapping[str, Any],
+    columns: Mapping[str, Sequence[Any]],
     first_row: int,
     match: ColumnMatch,
     *,
     utm_defaults: Mapping[str, str] | None = None,
 ) -> SpecFrame:
-    """``columns`` maps field -> raw column (text, or datetimes for expiry).
+    """``columns`` maps field -> raw columns (text, or datetimes for expiry), best
+    first: a later column fills the cells the earlier ones leave empty.
 
     ``first_row`` is the spreadsheet row (1-based) of the first data row. Rows where
     every mapped cell is empty are dropped (blank lines, trailing rows).
     """
     cleaned: dict[str, np.ndarray] = {}
-    for fname, raw in columns.items():
-        if fname == "expires_at":
-            arr = np.asarray(raw, dtype=object) if not isinstance(raw, pd.Series) else raw
-            cleaned[fname] = _expiry(arr)
-        else:
-            cleaned[fname] = clean_text(raw)
+    for fname, raws in columns.items():
+        clean = _expiry if fname == "expires_at" else clean_text
+        merged = clean(raws[0])
+        for extra in raws[1:]:
+            gaps = np.asarray(pd.isna(merged), dtype=bool)
+            if gaps.any():
+                merged[gaps] = clean(extra)[gaps]
+        cleaned[fname] = merged
     n = len(next(iter(cleaned.values()))) if cleaned else 0
     rows = np.arange(first_row, first_row + n, dtype=np.int64)
 
