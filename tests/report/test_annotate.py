@@ -11,7 +11,7 @@ from openpyxl.styles import Font, PatternFill
 from linksync.errors import ConfigError
 from linksync.model import Action, RowResult, Status
 from linksync.report import ANNOTATION_HEADERS, default_annotated_path, write_annotated
-from linksync.report.csvformat import detect_csv_format
+from linksync.report.csvformat import decode_csv
 
 HEADER_FILL = PatternFill("solid", fgColor="FFDDEBF7")
 
@@ -175,7 +175,7 @@ def test_annotated_csv_keeps_encoding_delimiter_and_line_ending(
 ) -> None:
     lines = [
         ["Frühjahr campaign", "", ""],
-        ["Ziel-URL", "Kürzel", "Notiz"],
+        ["Destination URL", "Slug", "Notiz für Team"],
         ["https://example.com/ä", "a", 'says "hi"; ok'],
         ["bad", "b", ""],
         ["https://example.com/c", "c", "no result"],
@@ -191,11 +191,10 @@ def test_annotated_csv_keeps_encoding_delimiter_and_line_ending(
         RowResult(Action.INVALID, Status.INVALID, source="campaign.csv", row=4, message="-oops"),
     ]
     out = write_annotated(source, results, tmp_path / "campaign.annotated.csv")
-    raw = out.read_bytes()
-    fmt = detect_csv_format(raw)
+    text, fmt = decode_csv(out.read_bytes(), "out")
     assert fmt.encoding == encoding
-    assert (fmt.delimiter, fmt.lineterminator) == (delimiter, newline)
-    rows = list(csv.reader(io.StringIO(raw.decode(encoding), newline=""), delimiter=delimiter))
+    assert (fmt.delimiter, fmt.lineterminator, fmt.header_record) == (delimiter, newline, 1)
+    rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
     assert rows[0] == lines[0]  # the title row is left alone
     assert rows[1] == [*lines[1], *ANNOTATION_HEADERS]
     assert rows[2] == [*lines[2], "https://l.t/a", "created", ""]
@@ -212,3 +211,42 @@ def test_annotate_refuses_what_it_cannot_do(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="extension"):
         write_annotated(source, [], tmp_path / "c.csv")
     assert default_annotated_path(source) == tmp_path / "c.annotated.xlsx"
+
+
+def test_annotated_csv_below_an_excel_sep_line_and_blank_rows(tmp_path: Path) -> None:
+    source = tmp_path / "c.csv"
+    source.write_text(
+        "sep=;\nurl;slug\n;\nhttps://example.com/a;a\nhttps://example.com/b;b\n",
+        encoding="utf-8",
+    )
+    # As a spreadsheet shows it (sep= line hidden): header row 1, blank row 2, data 3-4.
+    results = [
+        RowResult(Action.CREATE, Status.OK, source="c.csv", row=3, short_url="https://l.t/a"),
+        RowResult(Action.CREATE, Status.SKIPPED, source="c.csv", row=4),
+    ]
+    out = write_annotated(source, results, tmp_path / "c.annotated.csv")
+    assert out.read_text(encoding="utf-8").splitlines() == [
+        "sep=;",
+        "url;slug;Short link;Status;Error",
+        ";;;;",
+        "https://example.com/a;a;https://l.t/a;created;",
+        "https://example.com/b;b;;skipped;",
+    ]
+
+
+def test_annotated_workbook_header_found_above_blank_rows(tmp_path: Path) -> None:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.title = "Links"
+    ws.append(["Campaign links"])
+    ws.append(["Destination URL", "Slug"])
+    ws.append([None, None])
+    ws.append(["https://example.com/a", "a"])
+    wb.save(tmp_path / "w.xlsx")
+    rows = [RowResult(Action.CREATE, Status.OK, source="w.xlsx", sheet="Links", row=4)]
+    out = write_annotated(tmp_path / "w.xlsx", rows, tmp_path / "w.annotated.xlsx")
+    ws = openpyxl.load_workbook(out)["Links"]
+    assert [c.value for c in ws[2]] == ["Destination URL", "Slug", *ANNOTATION_HEADERS]
+    assert [c.value for c in ws[3]][2:] == [None, None, None]
+    assert [c.value for c in ws[4]][2:] == [None, "created", None]

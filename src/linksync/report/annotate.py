@@ -18,7 +18,7 @@ import copy
 import csv
 import io
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,8 @@ from linksync.errors import ConfigError, SourceError
 from linksync.model import Action, RowResult, Status
 from linksync.report.base import prepare_parent, remove_quietly, temp_path_for
 from linksync.report.cells import error_text, neutralize, xml_text
-from linksync.report.csvformat import detect_csv_format
+from linksync.report.csvformat import decode_csv
+from linksync.sources.columns import find_header_row
 
 ANNOTATION_HEADERS: tuple[str, str, str] = ("Short link", "Status", "Error")
 SPREADSHEET_SUFFIXES = (".xlsx", ".xlsm", ".csv")
@@ -132,12 +133,23 @@ def write_annotated(
 # --- xlsx ---------------------------------------------------------------------------------
 
 
-def _find_annotation_columns(ws: Any, header_row: int) -> int | None:
-    """First column of existing annotation headers in ``header_row``, if present."""
-    values = [c.value for c in ws[header_row]] if header_row <= ws.max_row else []
+def _annotation_start(values: Sequence[object]) -> int | None:
+    """0-based column of existing annotation headers in a header row, if present."""
     for i in range(len(values) - 2):
         if tuple(values[i : i + 3]) == ANNOTATION_HEADERS:
-            return i + 1
+            return i
+    return None
+
+
+def _header_above(rows: Sequence[Sequence[object]], first_data: int) -> int | None:
+    """0-based index of the header row for data starting at index ``first_data``: the
+    reader's own header detection, else the nearest non-blank row above the data."""
+    found = find_header_row(rows[:first_data])
+    if found is not None:
+        return found
+    for index in range(first_data - 1, -1, -1):
+        if any(v not in (None, "") for v in rows[index]):
+            return index
     return None
 
 
@@ -149,10 +161,12 @@ def _set_text(cell: Any, text: str) -> None:
 
 
 def _annotate_sheet(ws: Any, rows: dict[int, RowResult]) -> None:
-    header_row = min(rows) - 1
-    start = _find_annotation_columns(ws, header_row) if header_row >= 1 else None
-    if start is None:
-        start = ws.max_column + 1
+    first = min(rows)
+    top = [list(r) for r in ws.iter_rows(min_row=1, max_row=first - 1, values_only=True)]
+    found = _header_above(top, first - 1)
+    header_row = found + 1 if found is not None else 0  # 1-based; 0: no header row
+    existing = _annotation_start(top[found]) if found is not None else None
+    start = existing + 1 if existing is not None else ws.max_column + 1
     if header_row >= 1:
         model = ws.cell(header_row, start - 1) if start > 1 else None
         for i, name in enumerate(ANNOTATION_HEADERS):
@@ -204,35 +218,32 @@ def _annotate_xlsx(
 def _annotate_csv(
     source: Path, by_sheet: dict[str | None, dict[int, RowResult]], out: Path
 ) -> None:
-    raw = source.read_bytes()
-    fmt = detect_csv_format(raw)
-    rows = list(
-        csv.reader(io.StringIO(raw.decode(fmt.encoding), newline=""), delimiter=fmt.delimiter)
-    )
+    text, fmt = decode_csv(source.read_bytes(), str(source))
+    records = list(csv.reader(io.StringIO(text, newline=""), delimiter=fmt.delimiter))
+    # Spreadsheet row n is record n - 1 (+1 below an Excel "sep=" line).
     results: dict[int, RowResult] = {}
     for sheet_rows in by_sheet.values():
-        results.update(sheet_rows)
-    if results:
-        header_row = min(results) - 1  # 1-based; 0 when the file has no header row
-        body = rows[max(header_row - 1, 0) :]
-        width = max((len(r) for r in body), default=0)
-        start = None
-        if header_row >= 1 and header_row <= len(rows):
-            head = rows[header_row - 1]
-            for i in range(len(head) - 2):
-                if tuple(head[i : i + 3]) == ANNOTATION_HEADERS:
-                    start = i
-                    break
-        if start is None:
-            start = width
-        for number in range(max(header_row, 1), len(rows) + 1):
-            row = rows[number - 1]
-            if len(row) < start + 3:
-                row.extend([""] * (start + 3 - len(row)))
-            if number == header_row:
-                row[start : start + 3] = ANNOTATION_HEADERS
-            elif number in results:
-                row[start : start + 3] = [neutralize(v) for v in annotation(results[number])]
+        for row, result in sheet_rows.items():
+            results[row - 1 + fmt.skip_records] = result
+    if not results:
+        header = None
+    elif fmt.header_record < min(results):
+        header = fmt.header_record
+    else:
+        header = _header_above([[c.strip() for c in r] for r in records], min(results))
+    first = header if header is not None else fmt.skip_records
+    width = max((len(r) for r in records[first:]), default=0)
+    start = _annotation_start(records[header]) if header is not None else None
+    if start is None:
+        start = width
+    for index in range(first, len(records)):
+        record = records[index]
+        if len(record) < start + 3:
+            record.extend([""] * (start + 3 - len(record)))
+        if index == header:
+            record[start : start + 3] = ANNOTATION_HEADERS
+        elif index in results:
+            record[start : start + 3] = [neutralize(v) for v in annotation(results[index])]
     with open(out, "w", encoding=fmt.encoding, newline="") as f:
         writer = csv.writer(f, delimiter=fmt.delimiter, lineterminator=fmt.lineterminator)
-        writer.writerows(rows)
+        writer.writerows(records)

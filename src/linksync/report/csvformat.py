@@ -1,75 +1,60 @@
-"""Detecting how a CSV file is written (encoding, delimiter, line ending), so an
-annotated copy is written the same way as the user's original.
+"""How a CSV source is written (encoding, delimiter, line ending, header row), so the
+annotated copy is written the same way and its header lands where the reader found it.
 
-The sources package reads CSV with its own detection; this one only has to recognise
-what a spreadsheet program or a person typically saves: UTF-8 with or without BOM,
-UTF-16 with BOM, Windows-1252; comma, semicolon or tab; CRLF or LF.
+Encoding, delimiter and header row come from the CSV reader's own detection
+(``linksync.sources.csv_reader``): the copy agrees with how the file was read, including
+Excel's ``sep=X`` first line. This module only adds the line ending.
 """
 
 from __future__ import annotations
 
 import codecs
-import csv
-import io
-from collections import Counter
 from dataclasses import dataclass
 
-DELIMITERS = (",", ";", "\t")
-_SAMPLE_BYTES = 64 * 1024
-_SAMPLE_ROWS = 50
+from linksync.errors import SourceError
+from linksync.sources.csv_reader import detect_encoding, sniff
+
+_SAMPLE_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True, slots=True)
 class CsvFormat:
+    """``header_record``: 0-based record index of the header row in the file as stored;
+    ``skip_records``: records above the rows a spreadsheet numbers (1 with ``sep=``)."""
+
     encoding: str = "utf-8"
     delimiter: str = ","
     lineterminator: str = "\r\n"
-
-
-def detect_encoding(raw: bytes) -> str:
-    """'utf-8-sig', 'utf-16', 'utf-8' or 'cp1252' ('latin-1' as the last resort)."""
-    if raw.startswith(codecs.BOM_UTF8):
-        return "utf-8-sig"
-    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return "utf-16"
-    for encoding in ("utf-8", "cp1252"):
-        try:
-            raw.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-        return encoding
-    return "latin-1"
-
-
-def detect_delimiter(text: str) -> str:
-    """The delimiter that splits the sample into the most rows of one consistent width."""
-    sample = text[:_SAMPLE_BYTES]
-    if len(text) > _SAMPLE_BYTES and "\n" in sample:
-        sample = sample[: sample.rindex("\n")]
-    best, best_score = ",", 0
-    for delimiter in DELIMITERS:
-        try:
-            rows = list(csv.reader(io.StringIO(sample), delimiter=delimiter))[:_SAMPLE_ROWS]
-        except csv.Error:
-            continue
-        widths = Counter(len(r) for r in rows if len(r) > 1)
-        if not widths:
-            continue
-        width, n = widths.most_common(1)[0]
-        score = width * n
-        if score > best_score:
-            best, best_score = delimiter, score
-    return best
+    header_record: int = 0
+    skip_records: int = 0
 
 
 def detect_lineterminator(text: str) -> str:
+    """'\\r\\n', '\\n' or '\\r': the ending of the first line (CRLF when there is none)."""
     first = text.find("\n")
     if first == -1:
         return "\r" if "\r" in text else "\r\n"
     return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
 
 
-def detect_csv_format(raw: bytes) -> CsvFormat:
-    encoding = detect_encoding(raw)
-    text = raw.decode(encoding)
-    return CsvFormat(encoding, detect_delimiter(text), detect_lineterminator(text))
+def decode_csv(raw: bytes, display: str) -> tuple[str, CsvFormat]:
+    """The text of a CSV file and how it is written."""
+    encoding = detect_encoding(raw[:_SAMPLE_BYTES])
+    try:
+        text = raw.decode(encoding)
+    except UnicodeDecodeError:
+        # The sample was UTF-8 but a later byte is not: Excel's cp1252, as the reader does.
+        try:
+            encoding, text = "cp1252", raw.decode("cp1252")
+        except UnicodeDecodeError as exc:
+            raise SourceError(
+                f"{display}: not readable as UTF-8, UTF-16 or cp1252 text ({exc.reason})",
+                path=display,
+            ) from exc
+    sample = codecs.getincrementaldecoder(encoding)(errors="replace").decode(
+        raw[:_SAMPLE_BYTES], final=len(raw) <= _SAMPLE_BYTES
+    )
+    delimiter, header_idx, _, sep_line = sniff(sample)
+    skip = 1 if sep_line else 0
+    fmt = CsvFormat(encoding, delimiter, detect_lineterminator(text), header_idx + skip, skip)
+    return text, fmt
