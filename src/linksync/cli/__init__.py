@@ -38,3 +38,8 @@ from linksync.cli.workspace import COMMANDS as workspace_commands  # noqa: E402
 cli.add_command(links_group)
 for _command in workspace_commands:
     cli.add_command(_command)
+
+from linksync.cli.sync import apply_command, plan_command  # noqa: E402
+
+cli.add_command(plan_command)
+cli.add_command(apply_command)

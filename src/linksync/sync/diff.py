@@ -20,7 +20,7 @@ Rules (DESIGN.md, "Sync semantics"):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -161,8 +161,15 @@ def _problem(constant: str, message: str, spec: LinkSpec | None, field: str | No
 class _Differ:
     """One diff run's working state (kept out of ``diff`` so each step stays small)."""
 
-    def __init__(self, remote: RemoteState, options: SyncOptions, problems: Iterable[Problem]):
+    def __init__(
+        self,
+        remote: RemoteState,
+        options: SyncOptions,
+        problems: Iterable[Problem],
+        invalid: Collection[int] = (),
+    ):
         self.remote = remote
+        self.invalid = frozenset(invalid)
         self.options = options
         self.by_place: dict[tuple[str, str | None, int | None], list[Problem]] = {}
         for p in problems:
@@ -179,7 +186,7 @@ class _Differ:
         domain = row_domain(spec, self.options, self.remote.system_domain)
         place = _place(spec)
         found = list(self.by_place.get(place, ())) if place is not None else []
-        if any(p.severity is Severity.ERROR for p in found):
+        if index in self.invalid or any(p.severity is Severity.ERROR for p in found):
             self._protect(spec, domain, index)
             return Change(Action.INVALID, domain, spec.slug, index, spec, problems=tuple(found))
         blocked = self._domain_problem(spec, domain) or self._missing_url(spec)
@@ -373,17 +380,19 @@ def diff(
     options: SyncOptions,
     *,
     problems: Iterable[Problem] = (),
+    invalid: Collection[int] = (),
     target: str | None = None,
 ) -> Plan:
     """The plan that brings ``remote`` in step with ``desired``. Pure.
 
     ``problems`` are local validation findings (``linksync.validate``): a row with an
     error-severity problem (matched by source, sheet and row) is ``invalid``; warnings
-    ride along on the row's change.
+    ride along on the row's change. ``invalid`` names rows (positions in ``desired``)
+    that are invalid whatever their provenance (``Validation.invalid``).
     """
     if options.system_domain is None:
         options = options.with_system_domain(remote.system_domain)
-    differ = _Differ(remote, options, problems)
+    differ = _Differ(remote, options, problems, invalid)
     changes = [differ.row_change(i, spec) for i, spec in enumerate(desired)]
     if options.deletes:
         changes.extend(differ.deletes(len(desired)))

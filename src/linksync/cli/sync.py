@@ -1,0 +1,318 @@
+"""``linksync plan`` and ``linksync apply``: parse flags, call the sync engine, render."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from linksync.cli.common import (
+    EXIT_CHANGES_PENDING,
+    EXIT_INTERRUPTED,
+    EXIT_MEANINGS,
+    EXIT_OK,
+    EXIT_ROWS_FAILED,
+    EXIT_USAGE,
+    err,
+    fail,
+    handle_errors,
+)
+from linksync.cli.options import TargetOptions, run_async, target_options
+from linksync.config import Settings
+from linksync.errors import ConfigError, UnsafePlanError
+from linksync.lock import acquire_lock
+from linksync.model import RunInfo, Severity
+from linksync.report import ReportOptions, ReportSet, count_results, open_writer, render_summary
+from linksync.report.annotate import write_annotated
+from linksync.report.base import Closing
+from linksync.sync.execute import Results
+from linksync.sync.options import MODES, SyncOptions
+from linksync.sync.plan import Plan
+from linksync.sync.progress import progress_for
+from linksync.sync.render import plan_rows, render_plan_text
+from linksync.sync.run import (
+    Planned,
+    apply_plan,
+    load_specs,
+    make_plan,
+    options_from,
+    refresh_saved,
+)
+from linksync.validate import Validation
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
+    click.option("--mode", type=click.Choice(MODES), help="What the sync may do (upsert)."),
+    click.option(
+        "--domain",
+        "domains",
+        multiple=True,
+        help="Mirror scope: the only domain(s) where links may be deleted (repeatable).",
+    ),
+    click.option("--owner-tag", help="Only links with this tag may be deleted; added to creates."),
+    click.option("--sheet", "sheets", multiple=True, help="Only these workbook sheets."),
+    click.option("--fix-invisible", is_flag=True, help="Strip invisible characters (warned)."),
+    click.option("--ai-slug", is_flag=True, help="Fill empty slugs from the AI tool."),
+    click.option("--ai-og", is_flag=True, help="Fill empty descriptions from the AI tool."),
+    click.option("--allow-replace", is_flag=True, help="Delete+create links whose expiry differs."),
+    click.option("--reset-passwords", is_flag=True, help="Send passwords even when set already."),
+    click.option("--max-deletes", type=click.IntRange(0), help="Refuse more deletes than this."),
+    click.option("--force", is_flag=True, help="Apply even above the safety thresholds."),
+)
+
+
+def sync_options(fn: F) -> F:
+    decorated: Any = fn
+    for option in reversed(_SYNC_OPTIONS):
+        decorated = option(decorated)
+    return decorated  # type: ignore[no-any-return]
+
+
+def _options(settings: Settings, kw: dict[str, Any]) -> SyncOptions:
+    return options_from(
+        settings,
+        None,
+        mode=kw["mode"],
+        scope_domains=tuple(kw["domains"]) or None,
+        owner_tag=kw["owner_tag"],
+        allow_replace=kw["allow_replace"] or None,
+        reset_passwords=kw["reset_passwords"] or None,
+        max_deletes=kw["max_deletes"],
+        force=kw["force"] or None,
+    )
+
+
+def _validation(sources: tuple[str, ...], settings: Settings, opts: SyncOptions, kw: Any) -> Any:
+    cols = settings.columns
+    validation = load_specs(
+        list(sources),
+        sheets=list(kw["sheets"]) or None,
+        mapping={str(k): str(v) for k, v in cols.items()} if cols else None,
+        fix_invisible=kw["fix_invisible"],
+        default_domain=opts.default_domain,
+    )
+    for p in validation.problems:
+        if p.provenance is None or p.provenance.row is None:
+            err(f"{p.severity.value}: {p.where()}: {p.constant}: {p.message}")
+    return validation
+
+
+def _planned(settings: Settings, validation: Validation, opts: SyncOptions, kw: Any) -> Planned:
+    async def go() -> Planned:
+        async with settings.open_client() as client:
+            return await make_plan(
+                client, validation, opts, ai_slug=kw["ai_slug"], ai_og=kw["ai_og"],
+                target=settings.target.label,
+            )  # fmt: skip
+
+    return run_async(go())
+
+
+def _markdown(plan: Plan) -> str:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "plan.md"
+        writer = open_writer(path)
+        for row in plan_rows(plan):
+            writer.write(row)
+        info = RunInfo(target=plan.target or "", mode=plan.options.mode.value, dry_run=True)
+        reason = plan.safety.reason if plan.refused else None
+        notes = (plan.quota.describe(),) if plan.quota is not None and plan.quota.excess else ()
+        writer.close(info, Closing(notes, reason))
+        return path.read_text(encoding="utf-8")
+
+
+def _has_file_errors(validation: Validation) -> bool:
+    return any(
+        p.severity is Severity.ERROR and (p.provenance is None or p.provenance.row is None)
+        for p in validation.problems
+    )
+
+
+@click.command("plan")
+@click.argument("sources", nargs=-1, required=True)
+@click.option("--out", type=click.Path(dir_okay=False), help="Save the plan as JSON.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "markdown"]),
+    default="table",
+    show_default=True,
+)
+@click.option("--detailed-exitcode", is_flag=True, help="Exit 3 when there are changes.")
+@sync_options
+@target_options
+@handle_errors
+def plan_command(
+    target: TargetOptions,
+    sources: tuple[str, ...],
+    out: str | None,
+    fmt: str,
+    detailed_exitcode: bool,
+    **kw: Any,
+) -> None:
+    """Show what apply would do to make the workspace match SOURCE... (no writes)."""
+    settings = target.resolve()
+    opts = _options(settings, kw)
+    validation = _validation(sources, settings, opts, kw)
+    plan = _planned(settings, validation, opts, kw).plan
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(plan.to_json() + "\n", encoding="utf-8")
+        err(f"plan saved to {out}")
+    if fmt == "json":
+        click.echo(plan.to_json())
+    elif fmt == "markdown":
+        click.echo(_markdown(plan), nl=False)
+    else:
+        click.echo(render_plan_text(plan))
+    if plan.invalid or _has_file_errors(validation):
+        sys.exit(EXIT_ROWS_FAILED)
+    if detailed_exitcode and plan.has_changes:
+        sys.exit(EXIT_CHANGES_PENDING)
+    sys.exit(EXIT_OK)
+
+
+def _confirm(plan: Plan, yes: bool) -> None:
+    if yes or not plan.has_changes:
+        return
+    if not sys.stdin.isatty():
+        fail("no terminal to confirm on: pass --yes to apply without asking", EXIT_USAGE)
+    if not click.confirm(f"Apply {len(plan.writes)} changes?", default=False, err=True):
+        err("Nothing applied.")
+        sys.exit(EXIT_OK)
+
+
+def _exit_code(results: Results) -> int:
+    if results.interrupted:
+        return EXIT_INTERRUPTED
+    if results.stopped_by in ("UNAUTHORIZED", "FORBIDDEN"):
+        return EXIT_USAGE
+    return EXIT_ROWS_FAILED if results.failed else EXIT_OK
+
+
+@click.command("apply")
+@click.argument("sources", nargs=-1)
+@click.option(
+    "--plan",
+    "plan_file",
+    type=click.Path(dir_okay=False, exists=True),
+    help="Apply this saved plan exactly (rows changed since are refused).",
+)
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@click.option(
+    "--report",
+    "reports",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Write a report (.csv .xlsx .json .jsonl .md .xml); repeatable.",
+)
+@click.option(
+    "--annotate",
+    "annotate",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Write an annotated copy of the (first) spreadsheet source here.",
+)
+@click.option(
+    "--journal",
+    type=click.Path(dir_okay=False),
+    help="Journal file (default .linksync/runs/<run-id>.jsonl).",
+)
+@click.option(
+    "--lock",
+    "lock_path",
+    type=click.Path(dir_okay=False),
+    help="Lock file against overlapping runs (default .linksync/lock).",
+)
+@click.option("--no-progress", is_flag=True, help="No progress bar or lines.")
+@sync_options
+@target_options
+@handle_errors
+def apply_command(
+    target: TargetOptions,
+    sources: tuple[str, ...],
+    plan_file: str | None,
+    yes: bool,
+    reports: tuple[str, ...],
+    annotate: tuple[str, ...],
+    journal: str | None,
+    lock_path: str | None,
+    no_progress: bool,
+    **kw: Any,
+) -> None:  # fmt: skip
+    """Make the workspace match SOURCE... (or a saved --plan), within the rate limit."""
+    if not sources and not plan_file:
+        raise ConfigError("give SOURCE files, or --plan plan.json")
+    settings = target.resolve()
+    opts = _options(settings, kw)
+    validation = _validation(sources, settings, opts, kw) if sources else None
+    if validation is not None and _has_file_errors(validation) and not plan_file:
+        fail("the sources have file-level errors (see above); nothing applied", EXIT_ROWS_FAILED)
+    report_set = ReportSet(reports, ReportOptions(secrets=(settings.target.api_key,)))
+    with acquire_lock(lock_path, target=settings.target.label), report_set:
+        results = run_async(_apply(settings, opts, validation, plan_file, yes, journal,
+                                   not no_progress, kw))  # fmt: skip
+        report_set.write_all(results.rows)
+        stats = results.stats
+        info = RunInfo(
+            target=settings.target.label,
+            mode=results.plan.options.mode.value,
+            started_at=results.started_at,
+            duration_s=results.duration_s,
+            requests=int(stats.get("requests", 0)),
+            requests_by_kind=dict(stats.get("requests_by_kind", {})),
+            rate_limit_waits=int(stats.get("rate_limited", 0)),
+            run_id=results.run_id,
+        )
+        written = report_set.close(info)
+    if annotate and sources:
+        written.append(write_annotated(sources[0], results.rows, annotate[0]))
+    code = _exit_code(results)
+    counts = count_results(results.rows)
+    click.echo(render_summary(counts, info, written, code, EXIT_MEANINGS.get(code)))
+    if results.journal:
+        err(f"journal: {results.journal}")
+    sys.exit(code)
+
+
+async def _apply(
+    settings: Settings,
+    opts: SyncOptions,
+    validation: Validation | None,
+    plan_file: str | None,
+    yes: bool,
+    journal: str | None,
+    progress: bool,
+    kw: Any,
+) -> Results:
+    async with settings.open_client() as client:
+        if plan_file:
+            saved = Plan.from_json(Path(plan_file).read_text(encoding="utf-8"))
+            specs = validation.specs if validation is not None else ()
+            plan = await refresh_saved(client, saved, specs)
+            if opts.force:
+                plan = replace(plan, options=replace(plan.options, force=True))
+        else:
+            assert validation is not None
+            plan = (
+                await make_plan(
+                    client,
+                    validation,
+                    opts,
+                    ai_slug=kw["ai_slug"],
+                    ai_og=kw["ai_og"],
+                    target=settings.target.label,
+                )
+            ).plan
+        click.echo(render_plan_text(plan), err=True)
+        if plan.refused:
+            raise UnsafePlanError(f"plan refused: {plan.safety.reason}; pass --force to apply")
+        _confirm(plan, yes)
+        sink = progress_for(client, enabled=progress and plan.has_changes)
+        return await apply_plan(client, plan, journal=journal, progress=sink)

@@ -1,0 +1,98 @@
+"""Plans for people: report rows of a plan, and a plain-text table for the terminal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from linksync.model import Action, RowResult, Status
+from linksync.sync.plan import Change, Plan
+
+MAX_SHOWN = 200
+
+
+def plan_row(ch: Change) -> RowResult:
+    """A plan change as a report row (status ``planned``, or invalid/skipped)."""
+    status = Status.PLANNED
+    if ch.action is Action.INVALID:
+        status = Status.INVALID
+    elif ch.action is Action.SKIP:
+        status = Status.SKIPPED
+    err = ch.error
+    prov = ch.provenance
+    link = ch.remote
+    url = ch.spec.url.strip() if ch.spec is not None and ch.spec.url else None
+    return RowResult(
+        action=ch.action,
+        status=status,
+        source=prov.source if prov else None,
+        sheet=prov.sheet if prov else None,
+        row=prov.row if prov else None,
+        domain=ch.domain,
+        slug=ch.slug,
+        short_url=link.short_url if link is not None else None,
+        url=url or (link.url if link is not None else None),
+        changed_fields=ch.changed_fields,
+        error_constant=err.constant if err else None,
+        error_code=None,
+        message=err.message if err else ch.reason,
+    )
+
+
+def plan_rows(plan: Plan) -> list[RowResult]:
+    return [plan_row(ch) for ch in plan.changes]
+
+
+def _value(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, tuple | list):
+        return "[" + ", ".join(str(x) for x in v) + "]"
+    text = str(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def describe_change(ch: Change) -> str:
+    where = ch.provenance.where() if ch.provenance else "(remote)"
+    head = f"{ch.action.value:<9} {ch.label()}  [{where}]"
+    lines = [head]
+    for f in ch.fields:
+        if f.field == "password":
+            lines.append("            password: (write-only) set")
+        else:
+            lines.append(f"            {f.field}: {_value(f.old)} -> {_value(f.new)}")
+    for p in ch.problems:
+        lines.append(f"            {p.severity.value} {p.constant}: {p.message}")
+    if ch.reason:
+        lines.append(f"            {ch.reason}")
+    return "\n".join(lines)
+
+
+def render_plan_text(plan: Plan, *, max_shown: int = MAX_SHOWN) -> str:
+    """The plan as text: fetch cost, changes (unchanged rows counted), quota, verdict."""
+    out: list[str] = []
+    counts = plan.counts
+    out.append(
+        "Plan: " + ", ".join(f"{n} {a}" for a, n in counts.items() if n) if plan.changes else
+        "Plan: no rows"
+    )  # fmt: skip
+    for f in plan.fetches:
+        total = f" of {f.total}" if f.total is not None else ""
+        out.append(
+            f"  fetched {f.domain}: {f.strategy}, {f.requests} requests, {f.links} links{total}"
+        )
+    out.append(f"  requests to read the workspace: {plan.requests}")
+    if plan.quota is not None:
+        out.append(f"  quota: {plan.quota.describe()}")
+    shown = [ch for ch in plan.changes if ch.action is not Action.UNCHANGED]
+    for ch in shown[:max_shown]:
+        out.append(describe_change(ch))
+    if len(shown) > max_shown:
+        out.append(f"... and {len(shown) - max_shown} more changes (see --format json)")
+    if plan.safety.refused:
+        verdict = "REFUSED" if not plan.options.force else "over the limit, forced"
+        out.append(f"Safety: {verdict}: {plan.safety.reason}")
+        if not plan.options.force:
+            out.append("  apply would refuse this plan; pass --force to apply it anyway")
+    if not plan.has_changes:
+        out.append("No changes: the workspace matches the sources.")
+    return "\n".join(out)

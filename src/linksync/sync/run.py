@@ -1,0 +1,275 @@
+"""The Python API of the sync engine: plan and apply, usable without the CLI.
+
+    import linksync
+    plan = linksync.plan(["links/"])                 # read, validate, fetch, diff
+    results = linksync.apply(["links/"])             # ... and execute
+    results = linksync.apply(plan=saved_plan)        # a saved plan, stale rows refused
+
+With no target the built-in sandbox is used (as the CLI does). The async forms
+(``make_plan``, ``apply_plan``, ``apply_saved``) take an open client, for callers that
+run their own event loop or share one client across steps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from os import PathLike
+from pathlib import Path
+from typing import Any, TypeVar
+
+from linksync.api import LinkServiceClient
+from linksync.config import Settings, Target, resolve
+from linksync.errors import ConfigError
+from linksync.model import LinkSpec
+from linksync.sources import read_sources
+from linksync.sync.diff import diff
+from linksync.sync.enrich import enrich
+from linksync.sync.execute import ProgressSink, Results, execute
+from linksync.sync.journal import Journal, default_journal_path, new_run_id
+from linksync.sync.options import SyncOptions
+from linksync.sync.plan import Plan, restore_passwords
+from linksync.sync.remote import fetch_remote
+from linksync.sync.stale import mark_stale, plan_specs
+from linksync.validate import Validation, validate
+
+T = TypeVar("T")
+Sources = Sequence[str | PathLike[str]] | Sequence[LinkSpec]
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """A plan with what it was made from: the validated desired links (after
+    ``--fix-invisible`` and AI enrichment) and the validation (file-level problems)."""
+
+    plan: Plan
+    specs: tuple[LinkSpec, ...]
+    validation: Validation
+
+
+def load_specs(
+    sources: Sources,
+    *,
+    sheets: Sequence[str] | None = None,
+    mapping: Mapping[str, str] | None = None,
+    fix_invisible: bool = False,
+    default_domain: str | None = None,
+) -> Validation:
+    """Read (paths) or take (LinkSpec objects) the desired links and validate them."""
+    items = list(sources)
+    if items and all(isinstance(s, LinkSpec) for s in items):
+        specs = [s for s in items if isinstance(s, LinkSpec)]
+        return validate(specs, fix_invisible=fix_invisible, default_domain=default_domain)
+    if any(isinstance(s, LinkSpec) for s in items):
+        raise ConfigError("give either source paths or LinkSpec objects, not both")
+    paths = [p for p in items if not isinstance(p, LinkSpec)]
+    batch = read_sources(paths, sheets=sheets, mapping=mapping)
+    return validate(batch, fix_invisible=fix_invisible, default_domain=default_domain)
+
+
+def system_domain_of(target: Target) -> str | None:
+    """The system domain when the target says it (the built-in sandbox's settings)."""
+    if not target.is_sandbox:
+        return None
+    from linksync.sandbox import SandboxSettings
+
+    if target.sandbox_config:
+        return SandboxSettings.load(target.sandbox_config).system_domain
+    return SandboxSettings().system_domain
+
+
+async def make_plan(
+    client: LinkServiceClient,
+    validation: Validation,
+    options: SyncOptions,
+    *,
+    ai_slug: bool = False,
+    ai_og: bool = False,
+    target: str | None = None,
+) -> Planned:
+    """Fetch what the plan needs, fill slugs/descriptions when asked, and diff."""
+    specs = list(validation.specs)
+    valid = [s for i, s in enumerate(specs) if i not in validation.invalid]
+    remote = await fetch_remote(client, valid, options)
+    if ai_slug or ai_og:
+        specs = await enrich(
+            specs,
+            remote,
+            client,
+            options,
+            ai_slug=ai_slug,
+            ai_og=ai_og,
+            skip=validation.invalid,
+        )
+    plan = diff(
+        specs,
+        remote,
+        options,
+        problems=validation.problems,
+        invalid=validation.invalid,
+        target=target,
+    )
+    return Planned(plan, tuple(specs), validation)
+
+
+def open_journal(journal: str | Path | bool | None, run_id: str) -> Journal | None:
+    """``None``/``True``: the default journal file; a path: that file; ``False``: none."""
+    if journal is False:
+        return None
+    if journal is None or journal is True:
+        return Journal(default_journal_path(run_id), run_id)
+    return Journal(journal, run_id)
+
+
+async def apply_plan(
+    client: LinkServiceClient,
+    plan: Plan,
+    *,
+    journal: str | Path | bool | None = None,
+    progress: ProgressSink | None = None,
+    run_id: str | None = None,
+) -> Results:
+    """Execute ``plan`` (journal at ``.linksync/runs/<run-id>.jsonl`` by default)."""
+    run_id = run_id or new_run_id()
+    jr = open_journal(journal, run_id)
+    try:
+        return await execute(plan, client, journal=jr, progress=progress, run_id=run_id)
+    finally:
+        if jr is not None:
+            jr.close()
+
+
+async def refresh_saved(
+    client: LinkServiceClient, plan: Plan, specs: Iterable[LinkSpec] = ()
+) -> Plan:
+    """A saved plan ready to run: passwords restored from ``specs`` (the sources), and
+    every write whose remote record changed since blocked with STALE_PLAN."""
+    plan = restore_passwords(plan, specs)
+    fresh = await fetch_remote(client, plan_specs(plan), plan.options)
+    return mark_stale(plan, fresh)
+
+
+def options_from(settings: Settings, options: SyncOptions | None, **given: Any) -> SyncOptions:
+    """Options: the caller's, else the profile's defaults (domain, owner tag, limits)
+    overridden by ``given`` values that are not None."""
+    if options is not None:
+        base = options
+    else:
+        limits = settings.limits
+        base = SyncOptions(
+            default_domain=settings.default_domain,
+            owner_tag=settings.owner_tag,
+            max_deletes=limits.get("max_deletes"),
+            max_change_ratio=float(limits.get("max_change_ratio", 0.30)),
+            min_existing=int(limits.get("min_existing", 10)),
+        )
+    changes = {k: v for k, v in given.items() if v is not None}
+    if base.system_domain is None:
+        changes.setdefault("system_domain", system_domain_of(settings.target))
+    return replace(base, **changes) if changes else base
+
+
+def _run(coro: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(coro)
+
+
+def plan(
+    sources: Sources,
+    *,
+    options: SyncOptions | None = None,
+    settings: Settings | None = None,
+    sheets: Sequence[str] | None = None,
+    fix_invisible: bool = False,
+    ai_slug: bool = False,
+    ai_og: bool = False,
+    **option_values: Any,
+) -> Plan:
+    """Read, validate, fetch and diff: the Plan (nothing is written).
+
+    ``settings`` is a resolved target (``linksync.config.resolve(...)``; default: the
+    environment, ``./linksync.yaml`` or the built-in sandbox). ``option_values`` are
+    ``SyncOptions`` fields (``mode="mirror"``, ``scope_domains=(...)``, ...).
+    """
+    settings = settings or resolve()
+    opts = options_from(settings, options, **option_values)
+    validation = load_specs(
+        sources,
+        sheets=sheets,
+        mapping=_mapping(settings),
+        fix_invisible=fix_invisible,
+        default_domain=opts.default_domain,
+    )
+
+    async def go() -> Plan:
+        async with settings.open_client() as client:
+            planned = await make_plan(
+                client, validation, opts, ai_slug=ai_slug, ai_og=ai_og,
+                target=settings.target.label,
+            )  # fmt: skip
+        return planned.plan
+
+    return _run(go())
+
+
+def apply(
+    sources: Sources = (),
+    *,
+    plan: Plan | None = None,
+    options: SyncOptions | None = None,
+    settings: Settings | None = None,
+    sheets: Sequence[str] | None = None,
+    fix_invisible: bool = False,
+    ai_slug: bool = False,
+    ai_og: bool = False,
+    journal: str | Path | bool | None = None,
+    progress: ProgressSink | None = None,
+    **option_values: Any,
+) -> Results:
+    """Plan and apply (or apply a saved ``plan``, refusing stale rows): the Results.
+
+    Raises ``UnsafePlanError`` when the plan crosses a safety threshold without
+    ``force=True``.
+    """
+    settings = settings or resolve()
+    specs: tuple[LinkSpec, ...] = ()
+    validation: Validation | None = None
+    if sources:
+        opts = options_from(settings, options if plan is None else plan.options, **option_values)
+        validation = load_specs(
+            sources,
+            sheets=sheets,
+            mapping=_mapping(settings),
+            fix_invisible=fix_invisible,
+            default_domain=opts.default_domain,
+        )
+        specs = validation.specs
+    elif plan is None:
+        raise ConfigError("give sources to plan from, or a saved plan")
+
+    async def go() -> Results:
+        async with settings.open_client() as client:
+            if plan is not None:
+                todo = await refresh_saved(client, plan, specs)
+                if option_values.get("force"):
+                    todo = replace(todo, options=replace(todo.options, force=True))
+            else:
+                assert validation is not None
+                todo = (
+                    await make_plan(
+                        client,
+                        validation,
+                        opts,
+                        ai_slug=ai_slug,
+                        ai_og=ai_og,
+                        target=settings.target.label,
+                    )
+                ).plan
+            return await apply_plan(client, todo, journal=journal, progress=progress)
+
+    return _run(go())
+
+
+def _mapping(settings: Settings) -> dict[str, str] | None:
+    cols = settings.columns
+    return {str(k): str(v) for k, v in cols.items()} if cols else None
