@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from linksync.model import Severity
 from linksync.sources import read_sources
 
 IMPORTS = Path(__file__).resolve().parents[2] / "samples" / "imports"
@@ -92,25 +90,12 @@ EXPECTED: dict[str, list[Row]] = {
     ],
 }
 
-BITLY_GAP = (
-    "sources maps Bitly's custom_bitlinks (full short URLs such as "
-    "https://go.example.com/spring-sale) to slug verbatim instead of splitting it "
-    "into domain and slug like the short_url column"
-)
 
-
-def _params() -> list[Any]:
-    out = []
-    for name in sorted(EXPECTED):
-        marks = [pytest.mark.xfail(reason=BITLY_GAP, strict=True)] if name == "bitly.csv" else []
-        out.append(pytest.param(name, marks=marks, id=name))
-    return out
-
-
-@pytest.mark.parametrize("name", _params())
+@pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_import_sample_reads_into_the_right_fields(name: str) -> None:
     batch = read_sources([IMPORTS / name])
-    assert [p for p in batch.problems if p.severity is Severity.ERROR] == []
+    assert batch.problems == ()
+    assert batch.unknown_columns == ()
     got = [(s.domain, s.slug, s.url, s.description, s.tags) for s in batch.specs]
     assert got == EXPECTED[name]
 

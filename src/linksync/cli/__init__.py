@@ -24,9 +24,10 @@ def main() -> None:
 
 # Command groups register themselves here, one import per module.
 
-from linksync.cli.ops import schema_command  # noqa: E402
+from linksync.cli.ops import export_command, schema_command  # noqa: E402
 
 cli.add_command(schema_command)
+cli.add_command(export_command)
 
 from linksync.cli.sandbox import sandbox as sandbox_group  # noqa: E402
 
@@ -43,3 +44,8 @@ from linksync.cli.sync import apply_command, plan_command  # noqa: E402
 
 cli.add_command(plan_command)
 cli.add_command(apply_command)
+
+from linksync.cli.sources import template_command, validate_command  # noqa: E402
+
+cli.add_command(validate_command)
+cli.add_command(template_command)

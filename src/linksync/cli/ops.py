@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import click
 
 from linksync.cli.common import err, handle_errors
+from linksync.cli.options import TargetOptions, run_async, target_options
+from linksync.export import DEFAULT_SCHEMA_REF, FORMATS, ExportInfo, export_links
 from linksync.schema import render_schema
 
 
@@ -28,3 +32,75 @@ def schema_command(out: Path | None) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     err(f"Wrote {out}")
+
+
+@click.command("export")
+@click.argument("out", type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="yaml",
+    show_default=True,
+    help="File format.",
+)
+@click.option("--domain", help="Only links on this domain.")
+@click.option("--tag", help="Only links with this tag.")
+@click.option(
+    "--split-by",
+    type=click.Choice(["domain", "tag"]),
+    help="One file per domain or per tag; OUT is then a directory.",
+)
+@click.option(
+    "--schema-ref",
+    default=DEFAULT_SCHEMA_REF,
+    show_default=True,
+    help="Schema path for the YAML files' yaml-language-server line ('' for none).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
+@target_options
+@handle_errors
+def export_command(
+    target: TargetOptions,
+    out: Path,
+    fmt: Any,
+    domain: str | None,
+    tag: str | None,
+    split_by: Any,
+    schema_ref: str,
+    as_json: bool,
+) -> None:
+    """Write the workspace's links to OUT as files that plan reads back unchanged.
+
+    A file (links.yaml, links.csv, links.xlsx) or, with --split-by or when OUT is a
+    directory, one file per group. Passwords cannot be exported (the service never
+    returns them): the YAML header names the links that have one, and plan leaves
+    their passwords alone.
+    """
+    settings = target.resolve()
+
+    async def main() -> ExportInfo:
+        async with settings.open_client() as client:
+            return await export_links(
+                client,
+                out,
+                format=fmt,
+                domain=domain,
+                tag=tag,
+                split_by=split_by,
+                schema_ref=schema_ref or None,
+            )
+
+    info = run_async(main())
+    for warning in info.warnings:
+        err(f"Warning: {warning}")
+    if as_json:
+        click.echo(json.dumps(info.to_dict(), indent=2, sort_keys=True))
+        return
+    files = ", ".join(str(p) for p in info.files)
+    click.echo(f"Exported {info.links} link(s) to {files}")
+    if info.with_password:
+        click.echo(
+            f"{len(info.with_password)} link(s) have a password, which cannot be exported "
+            "(write-only); plan leaves it alone."
+        )
