@@ -66,6 +66,25 @@ PROFILE_KEYS = frozenset(
         "sandbox_db",
         "sandbox_config",
         "timeout",
+        "retry",
+    }
+)
+
+#: Profile ``retry:`` keys (RetryPolicy fields), e.g. ``{rate_limited_retries: 0}`` to fail
+#: fast in CI instead of waiting out a 429.
+RETRY_KEYS = frozenset(
+    {
+        "rate_limited_retries",
+        "server_error_retries",
+        "unavailable_retries",
+        "transport_retries",
+        "default_retry_after",
+        "max_retry_after",
+        "jitter",
+        "backoff_base",
+        "backoff_max",
+        "unavailable_delay",
+        "transport_delay",
     }
 )
 
@@ -110,6 +129,7 @@ class Profile:
     sandbox_db: str | None = None
     sandbox_config: str | None = None
     timeout: float | None = None
+    retry: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,9 +158,20 @@ class Settings:
     def limits(self) -> Mapping[str, Any]:
         return self.profile.limits
 
+    def retry_policy(self) -> RetryPolicy:
+        from linksync.api import RetryPolicy
+
+        values: dict[str, Any] = {
+            k: int(v) if k.endswith("_retries") else float(v) for k, v in self.profile.retry.items()
+        }
+        return RetryPolicy(**values)
+
     def open_client(self, retry: RetryPolicy | None = None) -> LinkServiceClient:
         return open_client(
-            self.target, concurrency=self.concurrency, timeout=self.timeout, retry=retry
+            self.target,
+            concurrency=self.concurrency,
+            timeout=self.timeout,
+            retry=retry or self.retry_policy(),
         )
 
 
@@ -192,6 +223,17 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
     ):
         raise ConfigError(f"{where}: timeout must be a positive number of seconds")
+    retry = _mapping(data, "retry", where)
+    bad = sorted(
+        str(k)
+        for k, v in retry.items()
+        if k not in RETRY_KEYS or isinstance(v, bool) or not isinstance(v, int | float) or v < 0
+    )
+    if bad:
+        raise ConfigError(
+            f"{where}: retry.{', retry.'.join(bad)}: unknown or not a number >= 0; "
+            f"known: {', '.join(sorted(RETRY_KEYS))}"
+        )
     insecure = data.get("insecure", False)
     if not isinstance(insecure, bool):
         raise ConfigError(f"{where}: insecure must be true or false")
@@ -209,6 +251,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         sandbox_db=_relative(_opt_str(data, "sandbox_db", where), base_dir),
         sandbox_config=_relative(_opt_str(data, "sandbox_config", where), base_dir),
         timeout=float(timeout) if timeout is not None else None,
+        retry=retry,
     )
 
 
