@@ -72,7 +72,7 @@ class MarkdownWriter:
         return _table_row(
             [
                 str(self._listed),
-                cell(where(result)),
+                cell(where(result)) if result.source or result.row is not None else "",
                 cell(link_label(result)),
                 result.action.value,
                 f"**{result.status.value}**" if result.failed else result.status.value,
