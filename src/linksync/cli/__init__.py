@@ -44,3 +44,8 @@ from linksync.cli.sync import apply_command, plan_command  # noqa: E402
 
 cli.add_command(plan_command)
 cli.add_command(apply_command)
+
+from linksync.cli.sources import template_command, validate_command  # noqa: E402
+
+cli.add_command(validate_command)
+cli.add_command(template_command)

@@ -382,11 +382,18 @@ def header_score(cells: Iterable[object]) -> int:
 
 def find_header_row(rows: Sequence[Sequence[object]], *, scan: int = 30) -> int | None:
     """Index of the header row among the first ``scan`` rows: the first row with the
-    best score, where a row must name at least two known columns (or the URL).
-    A title row above the header ("Spring campaign 2026") scores 0 and is skipped."""
+    best score. A header row names the URL or two known columns, and either names at
+    least two known columns or has nothing else in it; so a title row above the
+    header ("Spring campaign 2026") and a line of instructions that mentions
+    "Destination URL" next to prose are both passed over."""
     best_row, best_score = None, 1
     for i, row in enumerate(rows[:scan]):
         score = header_score(row)
-        if score > best_score:
+        if score <= best_score:
+            continue
+        texts = [c for c in row if isinstance(c, str) and c.strip()]
+        known = sum(1 for c in texts if normalize_header(c) in _INDEX)
+        filled = sum(1 for c in row if c not in ("", None))
+        if known >= 2 or known == filled:
             best_row, best_score = i, score
     return best_row

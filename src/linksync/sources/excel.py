@@ -26,12 +26,16 @@ from python_calamine import CalamineWorkbook, SheetTypeEnum, SheetVisibleEnum
 
 from linksync.errors import SourceError
 from linksync.model import Problem, Provenance, Severity
-from linksync.sources.columns import find_header_row, match_columns
+from linksync.sources.columns import find_header_row, match_columns, normalize_header
 from linksync.sources.frame import ReadResult, UnknownColumn
 from linksync.sources.normalize import excel_serial_to_datetime
 from linksync.sources.table import build_frame, unknown_column_problem
 
 EXCEL_SUFFIXES: frozenset[str] = frozenset({".xlsx", ".xlsm", ".xlsb", ".xls", ".ods"})
+#: Sheets of instructions or notes: skipped without a warning when they hold no links.
+_HELP_SHEETS = frozenset(
+    {"instructions", "readme", "help", "notes", "about", "info", "howto", "lists", "lookup"}
+)
 _DATE1904_RE = re.compile(rb"<(?:\w+:)?workbookPr\b[^>]*\bdate1904=\"(?:1|true)\"")
 
 
@@ -140,7 +144,7 @@ def _read_sheet(
 ) -> None:
     header_idx = find_header_row(rows)
     if header_idx is None:
-        if named or not _is_blank(rows):
+        if named or not (_is_blank(rows) or normalize_header(sheet) in _HELP_SHEETS):
             severity = Severity.ERROR if named else Severity.WARNING
             result.problems.append(
                 Problem(

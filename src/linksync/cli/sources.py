@@ -1,0 +1,163 @@
+"""``linksync validate`` and ``linksync template``: local only, no network."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from linksync import config as cfg
+from linksync.cli.common import EXIT_OK, EXIT_ROWS_FAILED, handle_errors
+from linksync.errors import ConfigError
+from linksync.model import Severity
+from linksync.sources import SourceBatch, read_sources
+from linksync.sources.template import FORMATS, write_template
+from linksync.validate import Validation, validate
+
+
+def _parse_maps(pairs: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in pairs:
+        header, sep, fname = pair.rpartition("=")
+        if not sep or not header.strip():
+            raise ConfigError(f"--map expects HEADER=FIELD (got {pair!r})")
+        out[header.strip()] = fname.strip()
+    return out
+
+
+def _profile(config: str | None, profile: str | None) -> cfg.Profile | None:
+    path = Path(config) if config else Path(cfg.DEFAULT_CONFIG)
+    if config and not path.is_file():
+        raise ConfigError(f"config file {config} does not exist")
+    if not path.is_file():
+        if profile:
+            raise ConfigError(f"profile {profile!r} asked for, but there is no {path}")
+        return None
+    return cfg.load_profile(path, profile)
+
+
+def render_text(batch: SourceBatch, result: Validation) -> str:
+    """Summary table, then every problem with file/sheet/row/column/constant."""
+    summary = result.summary()
+    invalid = len(result.invalid)
+    n_warn = len(result.warnings)
+    lines = [
+        f"{len(summary)} sheet(s)/file(s), {result.total} row(s): "
+        f"{result.total - invalid} valid, {invalid} invalid, {n_warn} warning(s)",
+        "",
+    ]
+    head = ("source", "sheet", "rows", "invalid", "errors", "warnings")
+    table = [head] + [
+        (
+            str(e["source"]),
+            e["sheet"] or "-",
+            str(e["rows"]),
+            str(e["invalid"]),
+            str(e["errors"]),
+            str(e["warnings"]),
+        )
+        for e in summary
+    ]
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    for r in table:
+        cells = [
+            r[i].ljust(widths[i]) if i < 2 else r[i].rjust(widths[i]) for i in range(len(head))
+        ]
+        lines.append("  ".join(cells).rstrip())
+    if result.problems:
+        lines += ["", "Problems:"]
+        for p in result.problems:
+            level = "ERROR  " if p.severity is Severity.ERROR else "WARNING"
+            lines.append(f"{level} {p.constant}: {p.where()}: {p.message}")
+    else:
+        lines += ["", "No problems found."]
+    return "\n".join(lines)
+
+
+def render_json(batch: SourceBatch, result: Validation) -> str:
+    doc: dict[str, Any] = {
+        "ok": result.ok,
+        "rows": result.total,
+        "valid": result.total - len(result.invalid),
+        "invalid": len(result.invalid),
+        "warnings": len(result.warnings),
+        "sheets": result.summary(),
+        "problems": [p.to_dict() for p in result.problems],
+        "unknown_columns": [
+            {"source": u.source, "sheet": u.sheet, "column": u.header}
+            for u in batch.unknown_columns
+        ],
+    }
+    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+@click.command("validate")
+@click.argument("sources", nargs=-1, required=True)
+@click.option("--sheet", "sheets", multiple=True, help="Only this Excel sheet (repeatable).")
+@click.option(
+    "--fix-invisible",
+    is_flag=True,
+    help="Strip invisible characters (zero-width spaces, BOMs, bidi controls...) and "
+    "report each fix as a warning, instead of marking the row invalid.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option(
+    "--map",
+    "maps",
+    multiple=True,
+    metavar="HEADER=FIELD",
+    help="Read column HEADER as FIELD (url, slug, domain, description, tags, password, "
+    "expires_at, apple, google, short_url, utm_*; 'ignore' to skip). Overrides the "
+    "profile's columns: and the built-in aliases.",
+)
+@click.option("--default-domain", help="Domain of rows without one (duplicate detection).")
+@click.option("--config", "config_path", help=f"Config file (default: ./{cfg.DEFAULT_CONFIG}).")
+@click.option("--profile", help="Profile of the config file (columns:, default_domain).")
+@handle_errors
+def validate_command(
+    sources: tuple[str, ...],
+    sheets: tuple[str, ...],
+    fix_invisible: bool,
+    as_json: bool,
+    maps: tuple[str, ...],
+    default_domain: str | None,
+    config_path: str | None,
+    profile: str | None,
+) -> None:
+    """Check SOURCE files (CSV, Excel, YAML or a directory of YAML) without any request.
+
+    Prints a summary per sheet and every problem with its file, sheet, row, column and
+    the service's error constant. Exit 0 when every row is valid, 1 when any row is
+    invalid, 2 when a file cannot be read.
+    """
+    prof = _profile(config_path, profile)
+    mapping: dict[str, str] = {}
+    if prof is not None:
+        mapping.update({str(k): str(v) for k, v in prof.columns.items()})
+    mapping.update(_parse_maps(maps))
+    domain = default_domain or (prof.default_domain if prof is not None else None)
+    batch = read_sources(sources, sheets=list(sheets) or None, mapping=mapping or None)
+    result = validate(batch, fix_invisible=fix_invisible, default_domain=domain)
+    click.echo(render_json(batch, result) if as_json else render_text(batch, result))
+    raise SystemExit(EXIT_OK if result.ok else EXIT_ROWS_FAILED)
+
+
+@click.command("template")
+@click.argument("out", type=click.Path(dir_okay=False))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    help="File format (default: from OUT's extension).",
+)
+@click.option("--force", is_flag=True, help="Overwrite OUT if it exists.")
+@handle_errors
+def template_command(out: str, fmt: str | None, force: bool) -> None:
+    """Write a starter file OUT: the right headers, example rows, and for xlsx an
+    Instructions sheet."""
+    if Path(out).exists() and not force:
+        raise ConfigError(f"{out} exists; use --force to overwrite it")
+    written = write_template(out, fmt)
+    click.echo(f"Wrote {written} template {out}. Check it with: linksync validate {out}")
