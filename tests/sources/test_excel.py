@@ -1,0 +1,100 @@
+"""Excel: sheets, header under title rows, dates (1900 and 1904), numeric slugs."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from pathlib import Path
+
+import pytest
+import xlsxwriter  # type: ignore[import-untyped]
+
+from linksync.errors import SourceError
+from linksync.model import Severity
+from linksync.sources import read_sources
+from linksync.sources.excel import uses_1904
+from linksync.sources.normalize import excel_serial_to_datetime
+
+
+def _book(path: Path, *, date_1904: bool = False) -> Path:
+    wb = xlsxwriter.Workbook(str(path), {"date_1904": date_1904, "strings_to_urls": False})
+    dt = wb.add_format({"num_format": "dd/mm/yyyy hh:mm"})
+    ws = wb.add_worksheet("Links")
+    ws.write(0, 0, "Quarterly links")
+    ws.write_row(2, 0, ["Destination URL", "Short code", "Expiration", "Tags"])
+    ws.write_row(3, 0, ["https://example.com/a", "a"])
+    ws.write_datetime(3, 2, datetime(2030, 6, 30, 23, 59), dt)
+    ws.write_row(4, 0, ["https://example.com/b"])
+    ws.write_number(4, 1, 2024)  # a slug typed as a number
+    ws.write_number(4, 2, 47483.5)  # a bare serial number in the expiry column
+    ws.write_number(4, 3, 7)
+    ws.write_row(5, 0, ["https://example.com/c", "c", "soon", True])
+    other = wb.add_worksheet("Other")
+    other.write_row(0, 0, ["URL", "Slug"])
+    other.write_row(1, 0, ["https://example.com/o", "o"])
+    hidden = wb.add_worksheet("Hidden")
+    hidden.write_row(0, 0, ["URL", "Slug"])
+    hidden.write_row(1, 0, ["https://example.com/h", "h"])
+    hidden.hide()
+    wb.add_worksheet("Notes").write(0, 0, "Only prose here, no links.")
+    wb.add_worksheet("Scratch").write(0, 0, "Some other table")
+    wb.close()
+    return path
+
+
+@pytest.mark.parametrize("date_1904", [False, True], ids=["1900", "1904"])
+def test_dates_numbers_and_rows(tmp_path: Path, date_1904: bool) -> None:
+    path = _book(tmp_path / "b.xlsx", date_1904=date_1904)
+    assert uses_1904(path) is date_1904
+    batch = read_sources([path])
+    got = [
+        (s.provenance.sheet, s.provenance.row, s.slug, s.expires_at, s.tags)
+        for s in batch.specs
+        if s.provenance
+    ]
+    serial = "2029-12-31T12:00:00.000Z" if not date_1904 else "2034-01-01T12:00:00.000Z"
+    assert got == [
+        ("Links", 4, "a", "2030-06-30T23:59:00.000Z", None),
+        ("Links", 5, "2024", serial, ("7",)),
+        ("Links", 6, "c", "soon", ("TRUE",)),
+        ("Other", 2, "o", None, None),
+    ]
+    # Prose-only "Notes" is skipped silently; "Scratch" gets one warning.
+    assert [(p.constant, p.severity, p.provenance.sheet if p.provenance else None) for p in batch.problems] == [
+        ("MISSING_URL", Severity.WARNING, "Scratch")
+    ]
+
+
+def test_named_sheets(tmp_path: Path) -> None:
+    path = _book(tmp_path / "b.xlsx")
+    batch = read_sources([path], sheets=["Other", "Hidden"])
+    assert [s.slug for s in batch.specs] == ["o", "h"]
+    with pytest.raises(SourceError, match="no sheet named 'Nope'"):
+        read_sources([path], sheets=["Nope"])
+    batch = read_sources([path], sheets=["Notes"])
+    assert [(p.constant, p.severity) for p in batch.problems] == [
+        ("MISSING_URL", Severity.ERROR)
+    ]
+
+
+def test_not_a_workbook(tmp_path: Path) -> None:
+    bad = tmp_path / "x.xlsx"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(SourceError, match="not a readable workbook"):
+        read_sources([bad])
+
+
+@pytest.mark.parametrize(
+    "serial,date1904,expected",
+    [
+        (1, False, date(1900, 1, 1)),
+        (59, False, date(1900, 2, 28)),
+        (61, False, date(1900, 3, 1)),
+        (45658, False, date(2025, 1, 1)),
+        (0, True, date(1904, 1, 1)),
+        (44196, True, date(2025, 1, 1)),
+    ],
+)
+def test_excel_serials(serial: float, date1904: bool, expected: date) -> None:
+    dt = excel_serial_to_datetime(serial, date1904=date1904)
+    assert dt is not None and dt.date() == expected
+    assert excel_serial_to_datetime(-1) is None
