@@ -32,6 +32,7 @@ class Reply:
 
 
 Handler = Callable[[Seen], Reply | Awaitable[Reply]]
+ClientFactory = Callable[..., LinkServiceClient]
 
 
 class FakeService:

@@ -3,16 +3,14 @@ rate windows and retry waits pass instantly."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from api_fakes import FakeClock, fast_policy
+from api_fakes import ClientFactory, FakeClock, fast_policy
 
 from linksync.api import LinkServiceClient, asgi_transport
 from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings, create_app
-
-ClientFactory = Callable[..., LinkServiceClient]
 
 
 @pytest.fixture

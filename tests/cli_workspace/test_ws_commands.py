@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import Workspace
+from ws_helpers import Workspace
 
 
 def test_every_command_names_its_target_on_stderr(ws: Workspace) -> None:
@@ -95,15 +95,15 @@ def test_links_create_get_update_delete(ws: Workspace) -> None:
 
 
 def test_links_list_all_pages_and_filters(ws: Workspace) -> None:
-    async_create(ws, 130, tags=["bulk"])
+    async_create(ws, 101, tags=["bulk"])
     data = json.loads(ws.run("links", "list", "--json").stdout)
-    assert len(data) == 130 and data[0]["slug"] == "l000"
-    assert len(json.loads(ws.run("links", "list", "--tag", "bulk", "--json").stdout)) == 130
+    assert len(data) == 101 and data[0]["slug"] == "l000"
+    assert len(json.loads(ws.run("links", "list", "--tag", "bulk", "--json").stdout)) == 101
     assert len(json.loads(ws.run("links", "list", "--tag", "none", "--json").stdout)) == 0
-    hits = json.loads(ws.run("links", "list", "--search", "e.com/129", "--json").stdout)
-    assert [h["slug"] for h in hits] == ["l129"]
+    hits = json.loads(ws.run("links", "list", "--search", "e.com/100", "--json").stdout)
+    assert [h["slug"] for h in hits] == ["l100"]
     assert len(json.loads(ws.run("links", "list", "--limit", "5", "--json").stdout)) == 5
-    assert len(json.loads(ws.run("links", "list", "--domain", "lnk.test", "--json").stdout)) == 130
+    assert len(json.loads(ws.run("links", "list", "--domain", "lnk.test", "--json").stdout)) == 101
     r = ws.run("links", "list", "--limit", "3")
     assert "3 link(s)" in r.stdout and "https://lnk.test/l000" in r.stdout
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from conftest import Workspace
+from ws_helpers import Workspace
 
 NO_RETRY = {
     "rate_limited_retries": 0,

@@ -8,8 +8,8 @@ import logging
 from pathlib import Path
 
 import pytest
+from ws_helpers import Workspace
 
-from conftest import Workspace
 from linksync.sandbox import SandboxSettings
 from linksync.sandbox.server import serve_in_thread
 
