@@ -188,3 +188,16 @@ async def test_faults_every_row_ends_ok(make_sandbox: Any) -> None:
     assert sum(r.attempts for r in result.rows) > 60  # retries happened
     slugs = [link.slug for link in await all_links(sb)]
     assert sorted(slugs) == sorted(f"s{i}" for i in range(60))
+
+
+async def test_unknown_system_domain_on_an_empty_workspace(sandbox: Sandbox) -> None:
+    desired = rows(2)
+    opts = SyncOptions()  # a real target does not say its system domain
+    async with sandbox.client() as client:
+        remote = await fetch_remote(client, desired, opts)
+        plan = diff(desired, remote, opts)
+        assert "domain" not in plan.changes[0].payload
+        result = await execute(plan, client)
+        assert [r.domain for r in result.rows] == ["lnk.test", "lnk.test"]
+        again = diff(desired, await fetch_remote(client, desired, opts), opts)
+    assert not again.has_changes

@@ -131,7 +131,8 @@ def create_payload(
         body["slug"] = spec.slug
     elif carry is not None:
         body["slug"] = carry.slug
-    body["domain"] = domain
+    if domain:
+        body["domain"] = domain
     for name in ("description", "apple", "google", "expires_at"):
         value = spec.value(name) if name in spec.managed else None
         if name not in spec.managed and carry is not None and name != "expires_at":

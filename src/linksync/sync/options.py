@@ -68,7 +68,7 @@ class SyncOptions:
         for name in ("default_domain", "system_domain"):
             value = getattr(self, name)
             if value is not None:
-                object.__setattr__(self, name, value.strip().lower() or None)
+                object.__setattr__(self, name, value.strip().lower())
         if self.owner_tag is not None and not self.owner_tag.strip():
             object.__setattr__(self, "owner_tag", None)
         if self.max_deletes is not None and self.max_deletes < 0:

@@ -98,7 +98,11 @@ async def fetch_remote(
     if system is None:
         system = await _discover_system_domain(client, custom, acc)
     system = system.lower()
+    if not system:
+        acc.listed.add("")
     for domain, need in sorted(needs(desired, options, system).items()):
+        if not domain:
+            continue  # the unnamed system domain holds no link (see above)
         if domain != system and domain not in custom:
             continue  # the diff reports DOMAIN_NOT_FOUND; no request for it
         only_domain = not custom and domain == system
@@ -125,6 +129,10 @@ async def _discover_system_domain(
     for link in page.links:
         if link.domain.lower() not in custom:
             return str(link.domain)
+    if page.is_last:
+        # No link on the system domain at all: its name does not matter for matching
+        # (nothing to match); "" makes creates leave the domain to the service.
+        return ""
     raise ConfigError(
         "cannot tell the service's system domain from this workspace; set system_domain "
         "in the profile (or SyncOptions.system_domain)"
