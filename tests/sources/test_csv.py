@@ -42,7 +42,10 @@ CASES = [
 def test_encodings_and_delimiters(tmp_path: Path, encoding: str, bom: bytes, delim: str) -> None:
     path = _write(tmp_path / "links.csv", encoding, delim, bom)
     specs = read_sources([path]).specs
-    got = [(s.url, s.slug, s.description, s.tags, s.provenance.row if s.provenance else 0) for s in specs]
+    got = [
+        (s.url, s.slug, s.description, s.tags, s.provenance.row if s.provenance else 0)
+        for s in specs
+    ]
     assert got == [
         ("https://example.com/café", "NA", "Café crème", ("a", "b"), 2),
         ("https://example.com/2", "null", "naïve", ("a",), 3),
@@ -59,7 +62,7 @@ def test_title_row_sep_line_blank_lines_and_quoted_newlines(tmp_path: Path) -> N
         "sep=;\n"
         "Campaign export;;\n"
         "Long URL;Key;Memo\n"
-        "https://example.com/a;a;\"two\nlines\"\n"
+        'https://example.com/a;a;"two\nlines"\n'
         ";;\n"
         "https://example.com/b;b;x\n",
         encoding="utf-8",
@@ -70,7 +73,11 @@ def test_title_row_sep_line_blank_lines_and_quoted_newlines(tmp_path: Path) -> N
         ("b", "x", 5),
     ]
     assert specs[0].provenance is not None
-    assert dict(specs[0].provenance.columns) == {"url": "Long URL", "slug": "Key", "description": "Memo"}
+    assert dict(specs[0].provenance.columns) == {
+        "url": "Long URL",
+        "slug": "Key",
+        "description": "Memo",
+    }
 
 
 def test_missing_file_and_unknown_type(tmp_path: Path) -> None:

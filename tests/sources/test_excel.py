@@ -59,9 +59,10 @@ def test_dates_numbers_and_rows(tmp_path: Path, date_1904: bool) -> None:
         ("Other", 2, "o", None, None),
     ]
     # Prose-only "Notes" is skipped silently; "Scratch" gets one warning.
-    assert [(p.constant, p.severity, p.provenance.sheet if p.provenance else None) for p in batch.problems] == [
-        ("MISSING_URL", Severity.WARNING, "Scratch")
-    ]
+    assert [
+        (p.constant, p.severity, p.provenance.sheet if p.provenance else None)
+        for p in batch.problems
+    ] == [("MISSING_URL", Severity.WARNING, "Scratch")]
 
 
 def test_named_sheets(tmp_path: Path) -> None:
@@ -71,9 +72,7 @@ def test_named_sheets(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="no sheet named 'Nope'"):
         read_sources([path], sheets=["Nope"])
     batch = read_sources([path], sheets=["Notes"])
-    assert [(p.constant, p.severity) for p in batch.problems] == [
-        ("MISSING_URL", Severity.ERROR)
-    ]
+    assert [(p.constant, p.severity) for p in batch.problems] == [("MISSING_URL", Severity.ERROR)]
 
 
 def test_not_a_workbook(tmp_path: Path) -> None:

@@ -14,12 +14,11 @@ FIELDS = ("url", "slug", "description", "tags", "expires_at", "apple", "google")
 
 
 def _rows(path: Path) -> list[tuple[object, ...]]:
-    batch = read_sources([path])
-    return [
-        (s.provenance.sheet if s.provenance else None, s.provenance.row if s.provenance else None)
-        + tuple(getattr(s, f) for f in FIELDS)
-        for s in batch.specs
-    ]
+    out: list[tuple[object, ...]] = []
+    for s in read_sources([path]).specs:
+        assert s.provenance is not None
+        out.append((s.provenance.sheet, s.provenance.row, *(getattr(s, f) for f in FIELDS)))
+    return out
 
 
 def test_workbook_reads_every_cell(samples_dir: Path, samples_def: ModuleType) -> None:
@@ -49,9 +48,9 @@ def test_workbook_bad_rows_have_constant_sheet_row_and_column(
     dup = next(p for p in result.errors if p.constant == "DUPLICATE_IN_SOURCE")
     assert "sheet Spring, row 9" in dup.message
     # The one unknown column is reported once, as a warning, not per row.
-    assert [(w.constant, w.provenance.sheet if w.provenance else None) for w in result.warnings] == [
-        ("INVALID_FIELD", "Spring")
-    ]
+    assert [
+        (w.constant, w.provenance.sheet if w.provenance else None) for w in result.warnings
+    ] == [("INVALID_FIELD", "Spring")]
     assert len(result.invalid) == 4 and result.total == 18
 
 
@@ -59,9 +58,7 @@ def test_csv_is_the_same_campaign(samples_dir: Path, samples_def: ModuleType) ->
     got = _rows(samples_dir / "campaign.csv")
     expected = samples_def.EXPECTED_SPRING + samples_def.EXPECTED_SUMMER
     # One sheet: the Summer rows follow the Spring rows (rows 14-21), no sheet name.
-    want = [
-        (None, 4 + i, *row[2:]) for i, row in enumerate(expected)
-    ]
+    want = [(None, 4 + i, *row[2:]) for i, row in enumerate(expected)]
     assert got == want
     raw = (samples_dir / "campaign.csv").read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf") and b"\r\n" in raw

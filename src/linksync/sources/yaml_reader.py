@@ -179,6 +179,8 @@ class _FileReader:
 
     def read(self, root: Node | None) -> None:
         links: Node | None = None
+        if root is not None:
+            _check_tag(root)
         if root is None:
             pass
         elif isinstance(root, SequenceNode):
@@ -193,6 +195,8 @@ class _FileReader:
                     self.unknown.setdefault(key, None)
         else:
             self._file_problem("the file holds a single value, not links")
+        if links is not None:
+            _check_tag(links)
         if isinstance(links, SequenceNode):
             self.walk.enter(links)
             for item in links.value:
@@ -239,6 +243,7 @@ class _FileReader:
             self.defaults[fname] = (key, self.walk.plain(value))
 
     def _entry(self, node: Node, slug_key: str | None, key_node: Node | None) -> None:
+        _check_tag(node)
         index = len(self.specs)
         line = _line(key_node if key_node is not None else node)
         columns: dict[str, str] = {}
@@ -269,6 +274,7 @@ class _FileReader:
                 raw[fname], columns[fname] = value, f"defaults.{key}"
         prov = Provenance(self.display, None, line, columns)
         values, managed = self._fields(raw, columns, problems)
+        values.setdefault("url", None)
         spec = LinkSpec(**values, managed=frozenset(managed), provenance=prov)
         self.specs.append(spec)
         for fname, message in problems:
