@@ -22,15 +22,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import openpyxl  # type: ignore[import-untyped]
-from openpyxl.utils import get_column_letter  # type: ignore[import-untyped]
-
 from linksync.errors import ConfigError, SourceError
 from linksync.model import Action, RowResult, Status
 from linksync.report.base import prepare_parent, remove_quietly, temp_path_for
 from linksync.report.cells import error_text, neutralize, xml_text
-from linksync.report.csvformat import decode_csv
-from linksync.sources.columns import find_header_row
+
+# openpyxl and the sources package (pandas) are imported where used: writing reports
+# does not need them, and every run imports this package.
 
 ANNOTATION_HEADERS: tuple[str, str, str] = ("Short link", "Status", "Error")
 SPREADSHEET_SUFFIXES = (".xlsx", ".xlsm", ".csv")
@@ -144,6 +142,9 @@ def _annotation_start(values: Sequence[object]) -> int | None:
 def _header_above(rows: Sequence[Sequence[object]], first_data: int) -> int | None:
     """0-based index of the header row for data starting at index ``first_data``: the
     reader's own header detection, else the nearest non-blank row above the data."""
+    # Imported here: the sources package loads pandas, which writing reports never needs.
+    from linksync.sources.columns import find_header_row
+
     found = find_header_row(rows[:first_data])
     if found is not None:
         return found
@@ -161,6 +162,8 @@ def _set_text(cell: Any, text: str) -> None:
 
 
 def _annotate_sheet(ws: Any, rows: dict[int, RowResult]) -> None:
+    from openpyxl.utils import get_column_letter  # type: ignore[import-untyped]
+
     first = min(rows)
     top = [list(r) for r in ws.iter_rows(min_row=1, max_row=first - 1, values_only=True)]
     found = _header_above(top, first - 1)
@@ -193,6 +196,8 @@ def _annotate_sheet(ws: Any, rows: dict[int, RowResult]) -> None:
 def _annotate_xlsx(
     source: Path, by_sheet: dict[str | None, dict[int, RowResult]], out: Path, *, keep_vba: bool
 ) -> None:
+    import openpyxl  # type: ignore[import-untyped]  # only needed to annotate
+
     try:
         wb = openpyxl.load_workbook(source, keep_vba=keep_vba, rich_text=True)
     except Exception as exc:  # openpyxl raises many kinds on a damaged file
@@ -218,6 +223,8 @@ def _annotate_xlsx(
 def _annotate_csv(
     source: Path, by_sheet: dict[str | None, dict[int, RowResult]], out: Path
 ) -> None:
+    from linksync.report.csvformat import decode_csv  # loads the sources package (pandas)
+
     text, fmt = decode_csv(source.read_bytes(), str(source))
     records = list(csv.reader(io.StringIO(text, newline=""), delimiter=fmt.delimiter))
     # Spreadsheet row n is record n - 1 (+1 below an Excel "sep=" line).

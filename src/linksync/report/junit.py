@@ -8,7 +8,6 @@ Rows are spooled as they arrive; the counts in the root element are written on c
 from __future__ import annotations
 
 from pathlib import Path
-from xml.sax.saxutils import escape, quoteattr
 
 from linksync.model import RowResult, RunInfo, Status
 from linksync.report.base import (
@@ -37,8 +36,28 @@ _DETAIL_FIELDS = (
 )
 
 
+_TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_ATTR_ESCAPES = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        '"': "&quot;",
+        "\n": "&#10;",
+        "\r": "&#13;",
+        "\t": "&#9;",
+    }
+)
+
+
+def escape(text: str) -> str:
+    """Element text: markup escaped (characters XML cannot carry already replaced)."""
+    return text.translate(_TEXT_ESCAPES)
+
+
 def _attr(value: str) -> str:
-    return quoteattr(xml_text(value), {"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
+    """A double-quoted attribute value; line breaks and tabs kept as character references."""
+    return '"' + xml_text(value).translate(_ATTR_ESCAPES) + '"'
 
 
 def classname_of(result: RowResult) -> str:

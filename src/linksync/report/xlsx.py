@@ -19,8 +19,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import xlsxwriter  # type: ignore[import-untyped]
-
 from linksync.model import RESULT_COLUMNS, RowResult, RunInfo, Status
 from linksync.report.base import (
     Closing,
@@ -85,6 +83,8 @@ class XlsxWriter:
         self.max_links = max_links
         self.options = options or ReportOptions()
         self.tally = Tally()
+        import xlsxwriter  # type: ignore[import-untyped]  # imported when an xlsx is asked for
+
         prepare_parent(path)
         self._tmp = temp_path_for(path)
         self._wb = xlsxwriter.Workbook(
