@@ -59,3 +59,17 @@ async def test_live_seeded_drops_leave_the_server_serving() -> None:
                     outcomes.append(0)
     assert outcomes.count(200) > 0 and outcomes.count(0) > 0
     assert set(outcomes) == {0, 200}
+
+
+def test_bound_socket_is_tcp_so_asyncio_sets_nodelay() -> None:
+    # asyncio sets TCP_NODELAY only when proto is IPPROTO_TCP; without it every
+    # response waited ~40 ms (Nagle + delayed ACK): measured 46 ms vs 4.8 ms per GET
+    import socket
+
+    from linksync.sandbox.server import bind
+
+    sock = bind("127.0.0.1", 0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP
+    finally:
+        sock.close()
