@@ -250,3 +250,24 @@ def test_annotated_workbook_header_found_above_blank_rows(tmp_path: Path) -> Non
     assert [c.value for c in ws[2]] == ["Destination URL", "Slug", *ANNOTATION_HEADERS]
     assert [c.value for c in ws[3]][2:] == [None, None, None]
     assert [c.value for c in ws[4]][2:] == [None, "created", None]
+
+
+def test_annotated_workbook_without_header_row(tmp_path: Path) -> None:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.append(["https://example.com/a", "a"])
+    ws.append(["https://example.com/b", "b"])
+    wb.save(tmp_path / "n.xlsx")
+    rows = [RowResult(Action.CREATE, Status.OK, source="n.xlsx", row=1, short_url="https://l/a")]
+    ws = openpyxl.load_workbook(
+        write_annotated(tmp_path / "n.xlsx", rows, tmp_path / "o.xlsx")
+    ).active
+    assert [c.value for c in ws[1]] == [
+        "https://example.com/a",
+        "a",
+        "https://l/a",
+        "created",
+        None,
+    ]
+    assert [c.value for c in ws[2]] == ["https://example.com/b", "b", None, None, None]

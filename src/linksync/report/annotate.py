@@ -165,7 +165,9 @@ def _annotate_sheet(ws: Any, rows: dict[int, RowResult]) -> None:
     from openpyxl.utils import get_column_letter  # type: ignore[import-untyped]
 
     first = min(rows)
-    top = [list(r) for r in ws.iter_rows(min_row=1, max_row=first - 1, values_only=True)]
+    # (iter_rows reads max_row=0 as "to the end": no rows above row 1 to look at.)
+    above = ws.iter_rows(min_row=1, max_row=first - 1, values_only=True) if first > 1 else ()
+    top = [list(r) for r in above]
     found = _header_above(top, first - 1)
     header_row = found + 1 if found is not None else 0  # 1-based; 0: no header row
     existing = _annotation_start(top[found]) if found is not None else None
