@@ -268,6 +268,5 @@ def test_annotated_workbook_without_header_row(tmp_path: Path) -> None:
         "a",
         "https://l/a",
         "created",
-        None,
     ]
-    assert [c.value for c in ws[2]] == ["https://example.com/b", "b", None, None, None]
+    assert [c.value for c in ws[2]] == ["https://example.com/b", "b", None, None]
