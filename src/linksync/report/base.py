@@ -14,7 +14,6 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
@@ -119,7 +118,3 @@ def write_assembled(path: Path, head: str, spool: Spool | None, tail: str) -> Pa
         remove_quietly(tmp)
         raise
     return path
-
-
-def join_notes(notes: Sequence[str]) -> str:
-    return "; ".join(notes)
