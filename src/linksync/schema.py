@@ -37,6 +37,15 @@ UTM_KEYS: tuple[str, ...] = ("source", "medium", "campaign", "term", "content")
 URL_PATTERN = r"^[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]+(?:[/?#]\S*)?$"
 
 
+#: What the readers accept as an expiry (``linksync.rules.parse_iso`` with assume_utc, or
+#: a bare date): JSON Schema's ``format: date-time`` would refuse the zone-less and
+#: date-only forms the readers take as UTC.
+EXPIRY_PATTERN = (
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"(?:[Tt ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]{1,9})?)?(?:[Zz]|[+-][0-9]{2}:?[0-9]{2})?)?$"
+)
+
+
 def _both_cases(text: str) -> str:
     """A regex matching ``text`` in any letter case without flags: 'api' -> '[Aa][Pp][Ii]'."""
     return "".join(f"[{ch.upper()}{ch.lower()}]" if ch.isalpha() else re.escape(ch) for ch in text)
@@ -64,10 +73,11 @@ def _link_properties() -> dict[str, Any]:
     expires = _nullable(
         {
             "type": "string",
-            "format": "date-time",
-            "description": "ISO 8601 UTC instant after which the link stops resolving "
-            '(quote it: "2026-12-31T23:59:59Z"). Cannot be changed in place: a new '
-            "value needs --allow-replace.",
+            "pattern": EXPIRY_PATTERN,
+            "description": "ISO 8601 instant after which the link stops resolving, such as "
+            '"2026-12-31T23:59:59Z"; without a zone, or as a bare date, it is taken as UTC '
+            "(a date means midnight). Cannot be changed in place: a new value needs "
+            "--allow-replace.",
         }
     )
     return {

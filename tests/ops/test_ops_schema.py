@@ -12,8 +12,9 @@ import yaml
 from click.testing import CliRunner
 
 from linksync.cli import cli
-from linksync.rules import RESERVED_SLUGS, SLUG_RE, check_slug
-from linksync.schema import render_schema, reserved_pattern, slug_pattern
+from linksync.rules import RESERVED_SLUGS, SLUG_RE, check_slug, parse_iso
+from linksync.schema import EXPIRY_PATTERN, render_schema, reserved_pattern, slug_pattern
+from linksync.sources.normalize import normalize_expiry
 
 ROOT = Path(__file__).resolve().parents[2]
 Errors = Callable[[Any], list[str]]
@@ -83,7 +84,8 @@ INVALID_DOCUMENTS: list[tuple[str, Any, str]] = [
     ("unknown utm key on link", [{"url": "https://e.com", "utm": {"src": "x"}}], "unexpected"),
     ("url in defaults", {"defaults": {"url": "https://e.com"}, "links": []}, "unexpected"),
     ("unquoted number slug", [{"url": "https://e.com", "slug": 7}], "not of type"),
-    ("date only", [{"url": "https://e.com", "expiresAt": "2026-12-31"}], "not a date-time"),
+    ("not a date", [{"url": "https://e.com", "expiresAt": "31/12/2026"}], "does not match"),
+    ("date and hour", [{"url": "https://e.com", "expiresAt": "2026-12-31T10"}], "does not match"),
     (
         "both spellings",
         [{"url": "https://e.com", "expiresAt": "2026-12-31T00:00:00Z", "expires_at": None}],
@@ -119,6 +121,29 @@ def test_slug_pattern_agrees_with_rules(
     slug: str, pattern_matches: Callable[[str, str], bool]
 ) -> None:
     assert pattern_matches(slug_pattern(), slug) == bool(SLUG_RE.fullmatch(slug))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2026-12-31T23:59:59Z",
+        "2026-12-31T23:59:59.123456789+02:00",
+        "2026-12-31 23:59",
+        "2026-12-31t23:59:59z",
+        "2026-12-31T23:59:59+0200",
+        "2026-12-31",
+        "2026-12-31T24",
+        "31/12/2026",
+        "2026-12-31T23:59:59 Z",
+        "tomorrow",
+    ],
+)
+def test_expiry_pattern_agrees_with_the_readers(
+    value: str, pattern_matches: Callable[[str, str], bool]
+) -> None:
+    read = normalize_expiry(value)
+    readable = parse_iso(read) is not None
+    assert pattern_matches(EXPIRY_PATTERN, value) == readable
 
 
 def test_reserved_pattern_agrees_with_rules() -> None:
