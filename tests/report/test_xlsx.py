@@ -155,3 +155,11 @@ def test_xlsx_opens_in_libreoffice(tmp_path: Path, results: list[RowResult], inf
     )
     converted = (tmp_path / "lo" / "out.csv").read_text(encoding="utf-8", errors="replace")
     assert "linksync apply" in converted  # the active sheet is Summary
+
+
+def test_xlsx_cuts_text_longer_than_a_cell_holds(tmp_path: Path, info: RunInfo) -> None:
+    r = RowResult(Action.CREATE, Status.FAILED, message="x" * 40_000)
+    path = _write(tmp_path / "out.xlsx", [r], info)
+    cell = openpyxl.load_workbook(path)["Results"].cell(2, RESULT_COLUMNS.index("message") + 1)
+    assert len(cell.value) == 32767
+    assert cell.value.endswith("\u2026")
