@@ -41,10 +41,12 @@ from linksync.sources.checks import (
     fast_slug_ok,
     fast_url_ok,
     has_invisible,
+    per_distinct,
     slug_message,
     url_message,
 )
 from linksync.sources.frame import SpecFrame
+from linksync.sources.normalize import map_distinct
 
 _FIELD_ORDER = {f: i for i, f in enumerate(LINK_FIELDS)}
 _URL_FIELDS = ("url", "apple", "google")
@@ -297,9 +299,14 @@ class _FrameChecker:
         if not vals:
             return
         now_text = rules.format_ts(self.now)
-        s = pd.Series(vals, dtype=object)
-        shaped = s.str.fullmatch(EXPIRY_FIELDS_RE).fillna(False).to_numpy(dtype=bool)
-        future = shaped & (s.where(shaped, "").to_numpy(dtype=object) > now_text)
+
+        def after_now(batch: Sequence[Any]) -> list[bool]:
+            return [
+                isinstance(v, str) and EXPIRY_FIELDS_RE.fullmatch(v) is not None and v > now_text
+                for v in batch
+            ]
+
+        future = per_distinct(vals, after_now)
         for j in np.flatnonzero(~future).tolist():
             v = vals[j]
             text = v if isinstance(v, str) else str(v)
@@ -334,7 +341,8 @@ class _FrameChecker:
 def _duplicates(
     frames: Sequence[SpecFrame], default_domain: str | None
 ) -> list[tuple[int, str, Problem]]:
-    keys: list[np.ndarray] = []
+    domains: list[np.ndarray] = []
+    slugs: list[np.ndarray] = []
     positions: list[np.ndarray] = []
     default = (default_domain or "").lower()
     for frame, offset in _offsets(frames):
@@ -343,33 +351,45 @@ def _duplicates(
         if not len(idx):
             continue
         dom = pd.Series(frame.values["domain"][idx], dtype=object).fillna(default)
-        key = (
-            dom.astype(str).str.lower()
-            + "\x00"
-            + pd.Series(slug[idx], dtype=object).astype(str).str.lower()
-        )
-        keys.append(key.to_numpy(dtype=object))
+        domains.append(map_distinct(dom, _lower))
+        slugs.append(_lower_all(slug[idx].tolist()))
         positions.append(idx + offset)
-    if not keys:
+    if not positions:
         return []
-    allkeys = np.concatenate(keys)
+    all_dom = np.concatenate(domains)
+    all_slug = np.concatenate(slugs)
     allpos = np.concatenate(positions)
-    codes, _uniques = pd.factorize(allkeys)
+    dcodes, _dom_uniques = pd.factorize(all_dom)
+    scodes, slug_uniques = pd.factorize(all_slug)
+    codes = dcodes.astype(np.int64) * (len(slug_uniques) + 1) + scodes
     _sorted, first = np.unique(codes, return_index=True)
-    first_of = allpos[first[codes]]
+    _keys, inverse = np.unique(codes, return_inverse=True)
+    first_of = allpos[first[inverse]]
     dup = np.flatnonzero(first_of != allpos)
-    if not len(dup):
-        return []
     out: list[tuple[int, str, Problem]] = []
     for k in dup.tolist():
         pos, first_pos = int(allpos[k]), int(first_of[k])
         prov = _provenance_at(frames, pos)
-        first_prov = _provenance_at(frames, first_pos)
-        domain, _nul, slug_text = str(allkeys[k]).partition("\x00")
-        where = first_prov.where()
-        shown = f"{domain or '(default domain)'}/{slug_text}"
+        where = _provenance_at(frames, first_pos).where()
+        shown = f"{all_dom[k] or '(default domain)'}/{all_slug[k]}"
         message = f"{shown} is declared twice; first at {where}"
         out.append((pos, "slug", Problem("DUPLICATE_IN_SOURCE", message, prov, "slug")))
+    return out
+
+
+def _lower(v: Any) -> str:
+    return str(v).lower()
+
+
+def _lower_all(values: list[Any]) -> np.ndarray:
+    """Lower-cased text of every value (one joined string when the values allow)."""
+    out = np.empty(len(values), dtype=object)
+    if set(map(type, values)) <= {str}:
+        big = "\n".join(values)
+        if big.count("\n") == len(values) - 1:
+            out[:] = big.lower().split("\n") if values else []
+            return out
+    out[:] = [_lower(v) for v in values]
     return out
 
 

@@ -28,18 +28,30 @@ from linksync.sources.normalize import (
 _ASCII_WS = " \t\r\n"
 
 
+_SEP = "\x1f"
+_EDGES = tuple(f"{w}{_SEP}" for w in _ASCII_WS) + tuple(f"{_SEP}{w}" for w in _ASCII_WS)
+
+
 def clean_text(column: Any) -> np.ndarray:
     """Object array of trimmed strings, None for empty or missing cells.
 
     Only ASCII whitespace is trimmed: a no-break space or a zero-width space is left
-    in place for validation to name.
+    in place for validation to name. The whole column is tested at once (one joined
+    string): values are stripped one by one only when some value needs it.
     """
-    s = column if isinstance(column, pd.Series) else pd.Series(column, dtype=object)
-    if s.dtype == object:
-        s = s.where(s.notna(), "").astype(str)
-    stripped = s.str.strip(_ASCII_WS)
-    out: np.ndarray = np.asarray(stripped.to_numpy(dtype=object))
-    out[np.asarray(pd.isna(out), dtype=bool) | (out == "")] = None
+    arr = column.to_numpy(dtype=object) if isinstance(column, pd.Series) else column
+    out: np.ndarray = np.asarray(arr, dtype=object).copy()
+    missing = np.asarray(pd.isna(out), dtype=bool)
+    if missing.any():
+        out[missing] = ""
+    if set(map(type, out.tolist())) - {str}:
+        out[:] = [v if isinstance(v, str) else str(v) for v in out.tolist()]
+    vals: list[str] = out.tolist()
+    big = _SEP.join(vals)
+    at_ends = bool(big) and (big[0] in _ASCII_WS or big[-1] in _ASCII_WS)
+    if at_ends or any(edge in big for edge in _EDGES):
+        out[:] = [v.strip(_ASCII_WS) for v in vals]
+    out[out == ""] = None
     return out
 
 

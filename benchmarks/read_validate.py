@@ -1,0 +1,249 @@
+"""Read + validate at scale, next to the bare read of the same file, in one run.
+
+    python benchmarks/read_validate.py                      # issue defaults (1M/100k/50k)
+    python benchmarks/read_validate.py --csv-rows 100000 --xlsx-rows 10000 --yaml-entries 5000
+
+Generates a CSV, an xlsx and a YAML file in a temporary directory, then measures each
+case in its own subprocess (wall time of the operation, and the process's peak RSS
+from ``resource.getrusage``), so the cases do not share memory and the ratio of
+linksync to the bare read holds on a noisy machine. Prints JSON.
+
+Cases: ``csv_bare`` (``pandas.read_csv(dtype=str, keep_default_na=False)``),
+``csv_linksync`` (``read_sources`` + ``validate``), ``csv_specs`` (the same plus
+building every ``LinkSpec``); ``xlsx_bare`` (python-calamine ``to_python``),
+``xlsx_pandas_calamine``, ``xlsx_pandas_openpyxl`` (``--no-openpyxl`` skips it),
+``xlsx_linksync``; ``yaml_bare`` (``yaml.load`` with ``CSafeLoader``),
+``yaml_linksync``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import platform
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+HEADERS = (
+    "Destination URL",
+    "Slug",
+    "Title",
+    "Tags",
+    "Expires",
+    "iOS URL",
+    "Android URL",
+    "Domain",
+    "Created at",
+    "Clicks",
+)
+TAGS = ("sale", "spring", "summer", "email", "social", "app", "docs", "events", "kids", "shoes")
+DOMAINS = ("", "go.example.com", "links.example.org")
+
+
+def _row(i: int, rng: random.Random) -> list[Any]:
+    url = f"https://shop.example.com/products/item-{i}?ref=cmp{i % 97}"
+    slug = f"item-{i}"
+    if i % 1000 == 7:
+        url = url.replace("item", "item\u200b")  # a pasted zero-width space
+    if i % 1000 == 13:
+        slug = "admin"  # reserved
+    if i % 1000 == 17:
+        slug = f"item-{i - 1}"  # duplicate of the previous row
+    tags = ", ".join(rng.sample(TAGS, rng.randint(0, 3)))
+    exp = datetime(2030, 1, 1) + timedelta(days=i % 1000, hours=i % 24)
+    ios = f"https://apps.apple.com/app/id{100000 + i % 500}" if i % 3 == 0 else ""
+    android = (
+        f"https://play.google.com/store/apps/details?id=com.example.a{i % 500}"
+        if i % 3 == 0
+        else ""
+    )
+    domain = DOMAINS[i % 3]
+    return [url, slug, f"Product {i}", tags, exp, ios, android, domain, "2026-01-01", str(i % 5000)]
+
+
+def make_csv(path: Path, rows: int) -> None:
+    rng = random.Random(1)
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(HEADERS)
+        for i in range(rows):
+            r = _row(i, rng)
+            r[4] = r[4].strftime("%Y-%m-%d %H:%M")
+            w.writerow(r)
+
+
+def make_xlsx(path: Path, rows: int) -> None:
+    import xlsxwriter  # type: ignore[import-untyped]
+
+    rng = random.Random(2)
+    wb = xlsxwriter.Workbook(str(path), {"constant_memory": True, "strings_to_urls": False})
+    ws = wb.add_worksheet("Links")
+    when = wb.add_format({"num_format": "yyyy-mm-dd hh:mm"})
+    ws.write_row(0, 0, HEADERS)
+    for i in range(rows):
+        r = _row(i, rng)
+        for c, v in enumerate(r):
+            if isinstance(v, datetime):
+                ws.write_datetime(i + 1, c, v, when)
+            elif v:
+                ws.write_string(i + 1, c, v)
+    wb.close()
+
+
+def make_yaml(path: Path, entries: int) -> None:
+    rng = random.Random(3)
+    lines = ["defaults:", "  tags: [bench]", "links:"]
+    for i in range(entries):
+        url, slug, title, tags, exp, ios, _a, domain, *_ = _row(i, rng)
+        lines.append(f"  - slug: {slug}")
+        lines.append(f"    url: {url}")
+        lines.append(f"    description: {title}")
+        lines.append(f"    tags: [{tags}]")
+        lines.append(f'    expiresAt: "{exp.strftime("%Y-%m-%dT%H:%M:%SZ")}"')
+        if ios:
+            lines.append(f"    apple: {ios}")
+        if domain:
+            lines.append(f"    domain: {domain}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def run_case(case: str, path: str) -> dict[str, Any]:
+    """Run one case in this process; returns seconds, rows and peak RSS.
+
+    Every module is imported before the clock starts: on a loaded machine importing
+    pandas alone takes seconds, which is not the cost of reading a file."""
+    import pandas as pd
+    import yaml
+    from python_calamine import CalamineWorkbook
+
+    if case.endswith(("_linksync", "_specs")):
+        import linksync.sources
+        import linksync.validate  # noqa: F401
+
+    cpu0 = time.process_time()
+    t0 = time.perf_counter()
+    rows: int
+    extra: dict[str, Any] = {}
+    if case == "csv_bare":
+        rows = len(pd.read_csv(path, dtype=str, keep_default_na=False))
+    elif case == "xlsx_bare":
+        rows = len(CalamineWorkbook.from_path(path).get_sheet_by_index(0).to_python()) - 1
+    elif case in ("xlsx_pandas_calamine", "xlsx_pandas_openpyxl"):
+        engine = case.rsplit("_", 1)[1]
+        rows = len(pd.read_excel(path, engine=engine, dtype=str))
+    elif case == "yaml_bare":
+        with open(path, encoding="utf-8") as fh:
+            doc = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        rows = len(doc["links"])
+    elif case in ("csv_linksync", "xlsx_linksync", "yaml_linksync", "csv_specs"):
+        from linksync.sources import read_sources
+        from linksync.validate import validate
+
+        batch = read_sources([path])
+        t_read = time.perf_counter() - t0
+        result = validate(batch)
+        rows = result.total
+        extra = {
+            "read_s": round(t_read, 3),
+            "validate_s": round(time.perf_counter() - t0 - t_read, 3),
+            "errors": len(result.errors),
+            "invalid_rows": len(result.invalid),
+        }
+        if case == "csv_specs":
+            t1 = time.perf_counter()
+            built = sum(1 for _ in result.iter_specs())
+            extra["specs_s"] = round(time.perf_counter() - t1, 3)
+            assert built == rows
+    else:
+        raise SystemExit(f"unknown case {case}")
+    seconds = time.perf_counter() - t0
+    cpu = time.process_time() - cpu0
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {
+        "case": case,
+        "rows": rows,
+        "seconds": round(seconds, 3),
+        "cpu_s": round(cpu, 3),
+        "peak_rss_mb": round(peak_kb / 1024, 1),
+        **extra,
+    }
+
+
+def measure(case: str, path: Path) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, __file__, "--case", case, "--file", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        return {"case": case, "error": proc.stderr.strip().splitlines()[-1:]}
+    out: dict[str, Any] = json.loads(proc.stdout)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--csv-rows", type=int, default=1_000_000)
+    ap.add_argument("--xlsx-rows", type=int, default=100_000)
+    ap.add_argument("--yaml-entries", type=int, default=50_000)
+    ap.add_argument("--no-openpyxl", action="store_true", help="skip the slow openpyxl case")
+    ap.add_argument("--case", help=argparse.SUPPRESS)
+    ap.add_argument("--file", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.case:
+        print(json.dumps(run_case(args.case, args.file)))
+        return
+    results: dict[str, Any] = {
+        "python": platform.python_version(),
+        "machine": f"{platform.machine()}, {__import__('os').cpu_count()} cpu",
+        "sizes": {
+            "csv_rows": args.csv_rows,
+            "xlsx_rows": args.xlsx_rows,
+            "yaml_entries": args.yaml_entries,
+        },
+        "cases": {},
+    }
+    with tempfile.TemporaryDirectory(prefix="linksync-bench-") as tmp:
+        d = Path(tmp)
+        plan: list[tuple[str, Path]] = []
+        if args.csv_rows:
+            make_csv(d / "links.csv", args.csv_rows)
+            plan += [(c, d / "links.csv") for c in ("csv_bare", "csv_linksync", "csv_specs")]
+        if args.xlsx_rows:
+            make_xlsx(d / "links.xlsx", args.xlsx_rows)
+            cases = ["xlsx_bare", "xlsx_pandas_calamine", "xlsx_linksync"]
+            if not args.no_openpyxl:
+                cases.append("xlsx_pandas_openpyxl")
+            plan += [(c, d / "links.xlsx") for c in cases]
+        if args.yaml_entries:
+            make_yaml(d / "links.yaml", args.yaml_entries)
+            plan += [(c, d / "links.yaml") for c in ("yaml_bare", "yaml_linksync")]
+        for case, path in plan:
+            results["cases"][case] = measure(case, path)
+    c = results["cases"]
+
+    def ratio(a: str, b: str) -> float | None:
+        if "seconds" in c.get(a, {}) and "seconds" in c.get(b, {}):
+            return round(c[a]["seconds"] / c[b]["seconds"], 2)
+        return None
+
+    results["ratios"] = {
+        "csv_linksync_over_bare": ratio("csv_linksync", "csv_bare"),
+        "xlsx_linksync_over_bare_calamine": ratio("xlsx_linksync", "xlsx_bare"),
+        "xlsx_openpyxl_over_calamine": ratio("xlsx_pandas_openpyxl", "xlsx_pandas_calamine"),
+        "yaml_linksync_over_bare": ratio("yaml_linksync", "yaml_bare"),
+    }
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
