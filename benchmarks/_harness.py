@@ -80,7 +80,6 @@ class SandboxOptions:
     seed: int = 7
     link_quota: int = 1_000_000
     db: Path | None = None
-    access_log: bool = True  # --log-level info: the harness counts requests from it
     extra: tuple[str, ...] = ()
 
     def argv(self, port: int) -> list[str]:
@@ -109,42 +108,21 @@ class SandboxOptions:
         if self.fail_500_after_write:
             out += ["--fail-500-after-write", f"{self.fail_500_after_write:g}"]
         out += ["--link-quota", str(self.link_quota)]
-        out += ["--log-level", "info" if self.access_log else "warning"]
         out += ["--db", str(self.db)] if self.db is not None else ["--memory"]
         return out + list(self.extra)
 
 
-ACCESS_RE = re.compile(r'"(GET|POST|PATCH|PUT|DELETE) (/[^ ?"]*)(\?[^ "]*)? HTTP/[0-9.]+" (\d{3})')
-
-
-def request_kind(method: str, path: str) -> str:
-    """list / get / create / update / delete / other, from an access-log line."""
-    if path.rstrip("/") == LINKS:
-        return {"GET": "list", "POST": "create"}.get(method, "other")
-    if path.startswith(LINKS + "/"):
-        return {"GET": "get", "PATCH": "update", "DELETE": "delete"}.get(method, "other")
-    return "other"
-
-
 class _Drain(threading.Thread):
-    """Reads a child's stream line by line so its pipe never fills; keeps a tail and
-    counts access-log lines (requests by kind and status) when the server prints them."""
+    """Reads a child's stream line by line so its pipe never fills; keeps a tail."""
 
     def __init__(self, stream: IO[str], sink: queue.Queue[str] | None) -> None:
         super().__init__(daemon=True)
         self.stream = stream
         self.sink = sink
         self.tail: list[str] = []
-        self.kinds: Counter[str] = Counter()
-        self.statuses: Counter[int] = Counter()
 
     def run(self) -> None:
         for line in self.stream:
-            m = ACCESS_RE.search(line)
-            if m:
-                self.kinds[request_kind(m.group(1), m.group(2))] += 1
-                self.statuses[int(m.group(4))] += 1
-                continue
             if self.sink is not None:
                 self.sink.put(line)
             self.tail.append(line)
@@ -209,16 +187,6 @@ class Sandbox:
         except httpx.HTTPError:
             return False
         return r.status_code > 0  # any HTTP answer (even an injected fault) means it is up
-
-    def access_counts(self) -> tuple[Counter[str], Counter[int]]:
-        """Requests by kind and by status as the server logged them (empty when it
-        prints no access log). Read after ``stop()`` for complete figures."""
-        kinds: Counter[str] = Counter()
-        statuses: Counter[int] = Counter()
-        for d in self._drains:
-            kinds.update(d.kinds)
-            statuses.update(d.statuses)
-        return kinds, statuses
 
     def output_tail(self) -> list[str]:
         return [line.rstrip() for d in self._drains for line in d.tail[-20:]]
@@ -659,26 +627,38 @@ def read_report(path: Path) -> Report:
     return Report(tuple(rows), info)
 
 
-WRITE_ACTIONS = ("create", "update", "replace", "delete")
+WRITE_OPS = ("POST ", "PATCH ", "DELETE ")
 
 
 @dataclass(frozen=True, slots=True)
 class Journal:
-    """One run journal (``.linksync/runs/*.jsonl``): the write results it recorded and,
-    when its header says so, how many requests the run kept in flight."""
+    """One run journal (``.linksync/runs/*.jsonl``, see ``linksync.sync.journal``).
 
-    writes: tuple[dict[str, Any], ...]
-    concurrency: int | None
+    ``answered_writes``: ``request`` events of POST/PATCH/DELETE calls that got an HTTP
+    answer (a status), in order. ``results``: the ``result`` events (report rows).
+    ``planned_writes``: the write count of the ``start`` event."""
+
+    answered_writes: tuple[dict[str, Any], ...]
+    results: tuple[dict[str, Any], ...]
+    planned_writes: int | None
+
+    def answered_ok_slugs(self) -> set[str]:
+        return {
+            str(e.get("slug") or "").lower()
+            for e in self.answered_writes
+            if isinstance(e.get("status"), int) and 200 <= e["status"] < 300
+        }
 
 
 def read_journal(path: Path) -> Journal:
     """Read a journal leniently: a killed run may leave a torn last line."""
     writes: list[dict[str, Any]] = []
-    concurrency: int | None = None
+    results: list[dict[str, Any]] = []
+    planned: int | None = None
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return Journal((), None)
+        return Journal((), (), None)
     for line in text.splitlines():
         try:
             obj = json.loads(line)
@@ -686,14 +666,15 @@ def read_journal(path: Path) -> Journal:
             continue
         if not isinstance(obj, dict):
             continue
-        inner = obj.get("result")
-        row: dict[str, Any] = inner if isinstance(inner, dict) else obj
-        if row.get("action") in WRITE_ACTIONS and row.get("status") in ("ok", "failed"):
-            writes.append(row)
-        for holder in (obj, obj.get("options") or {}, obj.get("run") or {}):
-            if isinstance(holder, dict) and isinstance(holder.get("concurrency"), int):
-                concurrency = holder["concurrency"]
-    return Journal(tuple(writes), concurrency)
+        event = obj.get("event")
+        if event == "request" and str(obj.get("op", "")).startswith(WRITE_OPS):
+            if obj.get("status") is not None:
+                writes.append(obj)
+        elif event == "result":
+            results.append(obj)
+        elif event == "start" and isinstance(obj.get("writes"), int):
+            planned = obj["writes"]
+    return Journal(tuple(writes), tuple(results), planned)
 
 
 # --------------------------------------------------------------------------- CLI runs

@@ -60,6 +60,7 @@ class Case:
     existing: int
     rows: int
     latency_ms: tuple[int, int] | None = (20, 40)
+    concurrency: int | None = None  # --concurrency of apply; None: the tool's default
     peer: bool = True
     scale: bool = False  # plan only, every row unchanged
 
@@ -67,7 +68,8 @@ class Case:
 CASES: dict[str, Case] = {
     "default": Case("default", rate=100, existing=5_000, rows=2_000),
     "small": Case("small", rate=20, existing=300, rows=100),
-    "fast": Case("fast", rate=1_000, existing=5_000, rows=2_000),
+    # Rate x latency = 1000/s x ~35 ms: about 35 requests must be in flight.
+    "fast": Case("fast", rate=1_000, existing=5_000, rows=2_000, concurrency=48),
     "scale": Case("scale", rate=1_000, existing=100_000, rows=100_000, peer=False, scale=True),
 }
 
@@ -96,18 +98,6 @@ def ideal_reads(case: Case) -> int:
     return min(math.ceil(case.existing / PAGE) or 1, case.rows)
 
 
-def sandbox_requests(box: Sandbox) -> dict[str, Any] | None:
-    kinds, statuses = box.access_counts()
-    if not kinds:
-        return None
-    return {
-        "total": sum(kinds.values()),
-        "by_kind": dict(sorted(kinds.items())),
-        "by_status": {str(k): v for k, v in sorted(statuses.items())},
-        "rate_limited": statuses.get(429, 0),
-    }
-
-
 def summarise_cli(run: CliRun) -> dict[str, Any]:
     return {
         "exit_code": run.returncode,
@@ -128,15 +118,15 @@ def run_linksync(
     box = Sandbox(opts)
     try:
         box.start()
-        args = ["apply", str(src), "--yes", "--report", str(report)]
+        args = ["apply", str(src), "--yes", "--no-progress", "--report", str(report)]
+        if case.concurrency:
+            args += ["--concurrency", str(case.concurrency)]
         run = run_cli(args, env=box.env(), cwd=tmp, timeout=timeout)
         check = check_workspace(list_all(box.base_url, box.read_key), work.expected)
     finally:
         box.stop()
     rows = read_report(report) if report.exists() else None
     out = summarise_cli(run)
-    served = sandbox_requests(box)
-    out["sandbox_requests"] = served
     out["workspace"] = check.to_dict()
     if rows is not None:
         out["report_rows"] = len(rows.rows)
@@ -195,13 +185,15 @@ def throughput_case(case: Case, *, peer: bool, via_api: bool, timeout: float) ->
             theirs = run_peer(case, base_db, src, work, tmp, timeout)
     reads = ideal_reads(case)
     minimum = (reads + work.writes) / case.rate
-    served = ours.get("sandbox_requests") or {}
-    total = served.get("total")
-    limited = served.get("rate_limited")
+    info = ours.get("client_requests") or {}
+    total = info.get("requests")
+    limited = info.get("rate_limit_waits")
+    in_run = info.get("duration_s")
     result: dict[str, Any] = {
         "case": case.name,
         "rate_limit_per_s": case.rate,
         "latency_ms": list(case.latency_ms) if case.latency_ms else None,
+        "concurrency": case.concurrency,
         "existing": case.existing,
         "rows": case.rows,
         "workload": {"new": work.new, "changed": work.changed, "unchanged": work.unchanged},
@@ -209,8 +201,14 @@ def throughput_case(case: Case, *, peer: bool, via_api: bool, timeout: float) ->
         "ideal_requests": {"reads": reads, "writes": work.writes},
         "minimum_s": round(minimum, 3),
         "linksync": ours,
-        "efficiency": round(minimum / ours["wall_s"], 3) if ours["wall_s"] else None,
+        "requests": total,
+        "requests_by_kind": info.get("requests_by_kind"),
+        "rate_limited": limited,
         "rate_limited_share": round(limited / total, 4) if total else None,
+        "efficiency": round(minimum / ours["wall_s"], 3) if ours["wall_s"] else None,
+        "run_s": in_run,
+        "efficiency_in_run": round(minimum / in_run, 3) if in_run else None,
+        "startup_and_exit_s": round(ours["wall_s"] - in_run, 2) if in_run else None,
         "sequential_peer": theirs,
     }
     if theirs and theirs.get("process_wall_s") and ours["wall_s"]:
@@ -246,13 +244,15 @@ def scale_case(case: Case, *, via_api: bool, timeout: float) -> dict[str, Any]:
         try:
             box.start()
             run = run_cli(
-                ["plan", str(src), "--detailed-exitcode"],
+                ["plan", str(src), "--detailed-exitcode", "--out", str(tmp / "plan.json")],
                 env=box.env(),
                 cwd=tmp,
                 timeout=timeout,
             )
         finally:
             box.stop()
+        saved = tmp / "plan.json"
+        plan = json.loads(saved.read_text(encoding="utf-8")) if saved.exists() else {}
     out = summarise_cli(run)
     return {
         "case": case.name,
@@ -263,7 +263,9 @@ def scale_case(case: Case, *, via_api: bool, timeout: float) -> dict[str, Any]:
         "plan": out,
         "plan_s": out["wall_s"],
         "max_rss_mb": out["max_rss_mb"],
-        "sandbox_requests": sandbox_requests(box),
+        "requests": plan.get("requests"),
+        "fetches": plan.get("fetches"),
+        "counts": plan.get("counts"),
         "expected_list_pages": math.ceil(case.existing / PAGE),
         "plans_nothing": run.returncode == 0,
     }
