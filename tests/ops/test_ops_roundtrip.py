@@ -2,19 +2,23 @@
 
 Every exported link must read back (``linksync.sources.read_sources``) as a desired link
 that ``linksync.sync.compare`` finds identical to the remote record, in every format
-and split; the password link must leave its password unmanaged.
+and split; the password link must leave its password unmanaged. And the sync engine's
+own plan of the exported files is empty.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import linksync
 from linksync.api import LinkServiceClient, asgi_transport
-from linksync.export import export_links
+from linksync.config import Profile, open_client, resolve, sandbox_target
+from linksync.export import ExportInfo, export_links
 from linksync.model import LinkSpec, RemoteLink
 from linksync.sandbox import SandboxSettings, create_app
 from linksync.sources import read_sources
@@ -133,3 +137,29 @@ async def test_hand_edit_shows_as_drift(client: LinkServiceClient, tmp_path: Pat
     )
     drift = compare(spec, remote[("lnk.test", "spring-sale")], SyncOptions())
     assert {f.field for f in drift.fields} == {"url", "tags"}
+
+
+@pytest.mark.parametrize(("fmt", "split_by"), [("yaml", "domain"), ("csv", None), ("xlsx", "tag")])
+def test_plan_of_the_export_is_empty(tmp_path: Path, fmt: Any, split_by: Any) -> None:
+    """``linksync.plan`` (the sync engine's Python API) on the exported files: no change."""
+    db = tmp_path / "sandbox.db"
+    (tmp_path / "linksync.yaml").write_text(
+        f"default_profile: local\nprofiles:\n  local:\n    sandbox_db: {db}\n"
+    )
+    settings = resolve(cwd=tmp_path, env={})
+
+    async def seed_and_export() -> ExportInfo:
+        async with open_client(sandbox_target(tmp_path, Profile(sandbox_db=str(db)), None)) as c:
+            domain = await c.create_domain(CUSTOM)
+            await c.verify_domain(domain.id)
+            for payload in SEED:
+                await c.create_link(payload)
+            out = tmp_path / "export"
+            return await export_links(
+                c, out if split_by else out / f"links.{fmt}", format=fmt, split_by=split_by
+            )
+
+    info = asyncio.run(seed_and_export())
+    plan = linksync.plan([str(p) for p in info.files], settings=settings)
+    assert plan.counts.get("unchanged") == len(SEED), plan.counts
+    assert not plan.has_changes, plan.counts
