@@ -167,3 +167,14 @@ def test_example_config_is_valid() -> None:
         assert load_profile(example, name).name == name
     prod = load_profile(example, "production")
     assert prod.api_key_env == "LINKSYNC_PROD_KEY" and prod.columns
+
+
+def test_profile_retry_settings(tmp_path: Path) -> None:
+    path = tmp_path / "linksync.yaml"
+    path.write_text(yaml.safe_dump({"retry": {"rate_limited_retries": 0, "backoff_base": 0.1}}))
+    policy = resolve(env={}, cwd=tmp_path).retry_policy()
+    assert (policy.rate_limited_retries, policy.backoff_base) == (0, 0.1)
+    assert policy.server_error_retries == 4  # untouched default
+    path.write_text(yaml.safe_dump({"retry": {"forever": 1}}))
+    with pytest.raises(ConfigError, match=r"retry\.forever"):
+        resolve(env={}, cwd=tmp_path)
