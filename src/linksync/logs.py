@@ -26,7 +26,7 @@ from typing import Any, Literal, TextIO
 
 from linksync.model import RowResult
 
-LogFormat = Literal["text", "json"]
+LogFormat = Literal["text", "json", "off"]
 
 LOGGER_NAME = "linksync"
 REDACTED = "***"
@@ -200,6 +200,10 @@ class RedactingHandler(logging.Handler):
             self.handleError(record)
 
 
+class _Off(logging.NullHandler):
+    """The handler of ``setup_logging("off")``."""
+
+
 def setup_logging(
     format: LogFormat = "text",
     level: int | str = logging.INFO,
@@ -211,18 +215,23 @@ def setup_logging(
 
     Replaces any handler a previous call installed (so calling it once per command is
     safe) and stops propagation to the root logger, so each record is written once.
-    ``stream`` defaults to the current ``sys.stderr``.
+    ``stream`` defaults to the current ``sys.stderr``. ``"off"`` writes nothing (for a
+    command whose human output already says it all: without it, Python would print
+    warnings such as ``row_failed`` bare on stderr).
     """
-    if format not in ("text", "json"):
-        raise ValueError(f"unknown log format {format!r} (use text or json)")
+    if format not in ("text", "json", "off"):
+        raise ValueError(f"unknown log format {format!r} (use text, json or off)")
     logger = logging.getLogger(LOGGER_NAME)
-    for old in [h for h in logger.handlers if isinstance(h, RedactingHandler)]:
+    for old in [h for h in logger.handlers if isinstance(h, RedactingHandler | _Off)]:
         logger.removeHandler(old)
+    logger.propagate = False
+    if format == "off":
+        logger.addHandler(_Off())
+        return logger
     handler = RedactingHandler(stream, secrets=secrets)
     handler.setFormatter(JsonFormatter() if format == "json" else TextFormatter())
     logger.addHandler(handler)
     logger.setLevel(level.upper() if isinstance(level, str) else level)
-    logger.propagate = False
     return logger
 
 

@@ -165,3 +165,15 @@ def test_fields_never_overwrite_the_envelope(stream: io.StringIO, secrets: Secre
 def test_unknown_format_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown log format"):
         setup_logging("xml")  # type: ignore[arg-type]
+
+
+def test_off_writes_nothing_and_can_be_switched_back(
+    stream: io.StringIO, secrets: SecretRegistry, capsys: pytest.CaptureFixture[str]
+) -> None:
+    logger = setup_logging("off")
+    log_event(logger, "row_failed", level=logging.WARNING, slug="x")
+    assert capsys.readouterr().err == ""
+    logger = setup_logging("json", "info", stream, secrets=secrets)
+    log_event(logger, "back")
+    assert [line["event"] for line in _lines(stream)] == ["back"]
+    assert len(logger.handlers) == 1
