@@ -1,0 +1,115 @@
+"""The column filters agree with the scalar rules of linksync.rules."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from linksync import rules
+from linksync.sources.checks import fast_slug_ok, fast_url_ok, has_invisible
+
+URLS = [
+    "https://example.com",
+    "http://example.com/",
+    "HTTPS://EXAMPLE.COM/A?b=c#d",
+    "https://a.b.c.d.example.co.uk:8080/p/a/t/h?q=1&r=2#frag",
+    "https://example.com.",
+    "https://_dmarc.example.com/x",
+    "https://a-.example.com/",
+    "https://-a.example.com/",
+    "https://.example.com/",
+    "https://ex..ample.com/",
+    "https://" + "a" * 63 + ".com/",
+    "https://" + "a" * 64 + ".com/",
+    "https://example.com:65535/",
+    "https://example.com:65536/",
+    "https://example.com:/",
+    "https://user:pw@example.com/",
+    "https://[::1]/",
+    "https://[::1/",
+    "https:/example.com",
+    "https//example.com",
+    "ftp://example.com",
+    "example.com",
+    "https://exa mple.com",
+    " https://example.com",
+    "https://example.com/\t",
+    "https://example.com/\x7f",
+    "https://example.com/\u200b",
+    "https://example.com/\u00a0",
+    "https://exämple.com/",
+    "https://example.com/ä",
+    "https://example.com\\path",
+    "https://example.com?x",
+    "https://example.com#x",
+    "https://",
+    "",
+]
+
+SLUGS = [
+    "a",
+    "A1",
+    "spring-sale",
+    "2024",
+    "007",
+    "a-b-c",
+    "-a",
+    "a-",
+    "a--b",
+    "a_b",
+    "a b",
+    "ä",
+    "docs",
+    "DOCS",
+    "Api",
+    "x" * 2048,
+    "x" * 2049,
+    "a\u200bb",
+    "K",
+    "\u212a",
+    "s\u017f",
+]
+
+
+@pytest.mark.parametrize("url", URLS)
+def test_url_filter_never_passes_what_the_rule_rejects(url: str) -> None:
+    [ok] = fast_url_ok([url]).tolist()
+    if ok:
+        assert rules.check_url(url) is None
+    # The filter is used in bulk too: same verdict inside a column.
+    column = [*URLS, url]
+    assert fast_url_ok(column).tolist()[-1] is ok
+
+
+def test_url_filter_passes_ordinary_urls() -> None:
+    common = [u for u in URLS[:6]]
+    assert fast_url_ok(common).all()
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_slug_filter_agrees_with_the_rule(slug: str) -> None:
+    ok = bool(fast_slug_ok([slug])[0])
+    assert ok is (rules.check_slug(slug) is None)
+    assert bool(fast_slug_ok([*SLUGS, slug], chunk=4)[-1]) is ok
+
+
+def test_random_values_agree() -> None:
+    rng = random.Random(7)
+    alphabet = "abcXYZ019-_./:?#@[] \t\u200b\u00a0\ufeffé%"
+    urls = [
+        "http"
+        + rng.choice(["", "s"])
+        + "://"
+        + "".join(rng.choices(alphabet, k=rng.randint(0, 20)))
+        for _ in range(3000)
+    ]
+    slugs = ["".join(rng.choices("ab9-_ \u200bZ", k=rng.randint(0, 6))) for _ in range(3000)]
+    for url, ok in zip(urls, fast_url_ok(urls).tolist(), strict=True):
+        if ok:
+            assert rules.check_url(url) is None, url
+    for slug, ok in zip(slugs, fast_slug_ok(slugs, chunk=100).tolist(), strict=True):
+        assert ok is (rules.check_slug(slug) is None), slug
+    for text, maybe in zip(urls + slugs, has_invisible(urls + slugs).tolist(), strict=True):
+        if rules.find_invisible(text):
+            assert maybe, text

@@ -1,0 +1,138 @@
+"""Column aliases, explicit mappings, tags, UTM merging, short URLs, expiry."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+
+from linksync.errors import ConfigError
+from linksync.sources.columns import find_header_row, match_columns, normalize_header
+from linksync.sources.normalize import merge_utm, normalize_expiry, split_short_url, split_tags
+
+
+@pytest.mark.parametrize(
+    "header,field",
+    [
+        ("Destination URL", "url"),
+        ("destination_url", "url"),
+        ("LONG-URL", "url"),
+        ("Original URL", "url"),
+        ("longUrl", "url"),
+        ("originalURL", "url"),
+        ("Short code", "slug"),
+        ("shortCode", "slug"),
+        ("Back-half", "slug"),
+        ("Custom ending", "slug"),
+        ("Key", "slug"),
+        ("Path", "slug"),
+        ("Title", "description"),
+        ("Memo", "description"),
+        ("Description", "description"),
+        ("Tags", "tags"),
+        ("Labels", "tags"),
+        ("Expires", "expires_at"),
+        ("Expiration", "expires_at"),
+        ("Expires At", "expires_at"),
+        ("expiresAt", "expires_at"),
+        ("iOS URL", "apple"),
+        ("iOS", "apple"),
+        ("iphoneURL", "apple"),
+        ("Android URL", "google"),
+        ("Android", "google"),
+        ("androidURL", "google"),
+        ("Short URL", "short_url"),
+        ("Short link", "short_url"),
+        ("shortUrl", "short_url"),
+        ("Domain", "domain"),
+        ("Password", "password"),
+        ("utm_source", "utm_source"),
+        ("UTM Campaign", "utm_campaign"),
+    ],
+)
+def test_aliases(header: str, field: str) -> None:
+    match = match_columns([header])
+    assert dict(match.fields) == {field: 0}
+
+
+def test_normalize_header() -> None:
+    assert normalize_header("  Destination-URL (main) ") == "destinationurlmain"
+
+
+def test_unknown_ignored_fallbacks_and_explicit_mapping() -> None:
+    headers = ["Title", "Description", "URL", "Clicks", "Created at", "Colour", "Owner email"]
+    match = match_columns(headers)
+    assert match.fields == {"description": 1, "url": 2}
+    assert match.fallbacks == {"description": (0,)}
+    assert match.unknown == ("Colour", "Owner email")
+    assert match.ignored == ("Clicks", "Created at")
+    explicit = match_columns(headers, {"colour": "tags", "TITLE": "ignore", "url": "apple"})
+    assert explicit.fields == {"description": 1, "apple": 2, "tags": 5}
+    assert explicit.unknown == ("Owner email",)
+    with pytest.raises(ConfigError, match="unknown field"):
+        match_columns(headers, {"Colour": "favourite"})
+
+
+def test_header_row_detection() -> None:
+    rows = [
+        ["Spring campaign", "", ""],
+        ["Destination URL", "This column holds the target of every link, written in full", ""],
+        ["", "", ""],
+        ["Destination URL", "Slug", "Notes"],
+    ]
+    assert find_header_row(rows) == 3
+    assert find_header_row([["URL"], ["https://e.com"]]) == 0
+    assert find_header_row([["hello", "world"]]) is None
+
+
+def test_tags() -> None:
+    assert split_tags(" sale; spring | sale ,, 2026 ") == ("sale", "spring", "2026")
+    assert split_tags(" ; ") == ()
+
+
+@pytest.mark.parametrize(
+    "url,params,expected",
+    [
+        ("https://e.com", {"utm_source": "nl"}, "https://e.com?utm_source=nl"),
+        (
+            "https://e.com/p?x=1",
+            {"utm_source": "nl", "utm_medium": ""},
+            "https://e.com/p?x=1&utm_source=nl",
+        ),
+        (
+            "https://e.com/p?utm_source=keep#frag",
+            {"utm_source": "nl", "utm_campaign": "a b&c"},
+            "https://e.com/p?utm_source=keep&utm_campaign=a+b%26c#frag",
+        ),
+        ("https://e.com/p?", {"utm_term": "x"}, "https://e.com/p?utm_term=x"),
+        ("https://e.com/p?a=1&", {"utm_term": "x"}, "https://e.com/p?a=1&utm_term=x"),
+        ("https://e.com/p", {}, "https://e.com/p"),
+    ],
+)
+def test_merge_utm(url: str, params: dict[str, str], expected: str) -> None:
+    assert merge_utm(url, params) == expected
+
+
+def test_split_short_url() -> None:
+    assert split_short_url("https://Go.Example.com/Spring/") == ("go.example.com", "Spring")
+    assert split_short_url("bit.ly/3Xa9kLm") == ("bit.ly", "3Xa9kLm")
+    assert split_short_url("https://go.example.com/") is None
+    assert split_short_url("spring") is None
+
+
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        (datetime(2030, 1, 2, 3, 4, 5, 678000), "2030-01-02T03:04:05.678Z"),
+        (date(2030, 1, 2), "2030-01-02T00:00:00.000Z"),
+        ("2030-01-02", "2030-01-02T00:00:00.000Z"),
+        ("2030-01-02 03:04", "2030-01-02T03:04:00.000Z"),
+        ("2030-01-02T03:04:05+02:00", "2030-01-02T01:04:05.000Z"),
+        ("2030-01-02T03:04:05.123456789Z", "2030-01-02T03:04:05.123Z"),
+        ("02/01/2030", "02/01/2030"),
+        ("2030-02-30", "2030-02-30"),
+        ("soon", "soon"),
+    ],
+)
+def test_normalize_expiry(value: object, expected: str) -> None:
+    assert normalize_expiry(value) == expected
