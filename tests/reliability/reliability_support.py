@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.types import ASGIApp
 
 from linksync.api import LinkServiceClient, RetryPolicy, asgi_transport
 from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings, create_app
@@ -44,7 +45,7 @@ def make_policy(fake: FakeTime, **changes: Any) -> RetryPolicy:
 
 @asynccontextmanager
 async def open_client(
-    app: Starlette, fake: FakeTime, *, concurrency: int = 8, **policy: Any
+    app: ASGIApp, fake: FakeTime, *, concurrency: int = 8, **policy: Any
 ) -> AsyncIterator[LinkServiceClient]:
     async with LinkServiceClient(
         BASE_URL,

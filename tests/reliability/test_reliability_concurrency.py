@@ -13,7 +13,7 @@ from starlette.applications import Starlette
 from linksync.errors import ApiError
 
 CLIENTS = 50
-SLUGS = [f"race-{i:02d}" for i in range(12)]
+SLUGS = [f"race-{i:02d}" for i in range(6)]
 
 
 async def _racer(app: Starlette, fake: FakeTime, n: int) -> list[tuple[str, str, str]]:

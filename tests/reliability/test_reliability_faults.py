@@ -18,11 +18,11 @@ from linksync.sandbox import DEFAULT_FULL_KEY
 FAULTS = {"fail_500": 0.10, "fail_503": 0.05, "drop": 0.02, "fail_500_after_write": 0.05}
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2])
 async def test_creates_and_updates_survive_faults(fake_time: FakeTime, seed: int) -> None:
     app = make_app(fake_time, rate_limit=1_000_000, seed=seed, **FAULTS)
-    with_slug = [(f"f-{i:03d}", f"https://example.com/f/{i}") for i in range(120)]
-    without_slug = [f"https://example.com/noslug/{seed}/{i}" for i in range(30)]
+    with_slug = [(f"f-{i:03d}", f"https://example.com/f/{i}") for i in range(80)]
+    without_slug = [f"https://example.com/noslug/{seed}/{i}" for i in range(20)]
 
     async with open_client(app, fake_time) as client:
         created = await asyncio.gather(
@@ -30,7 +30,7 @@ async def test_creates_and_updates_survive_faults(fake_time: FakeTime, seed: int
             *(client.create_link({"url": u}) for u in without_slug),
         )
         updated = await asyncio.gather(
-            *(client.update_link(s, {"url": u + "?v=2"}) for s, u in with_slug[:60])
+            *(client.update_link(s, {"url": u + "?v=2"}) for s, u in with_slug[:40])
         )
         stats = client.stats
 
@@ -50,8 +50,8 @@ async def test_creates_and_updates_survive_faults(fake_time: FakeTime, seed: int
     assert set(by_slug.values()) == {1}
     assert all(by_url[u] == 1 for u in without_slug)
     urls = {link.slug: link.url for link in links}
-    assert all(urls[s] == u + "?v=2" for s, u in with_slug[:60])
-    assert all(urls[s] == u for s, u in with_slug[60:])
+    assert all(urls[s] == u + "?v=2" for s, u in with_slug[:40])
+    assert all(urls[s] == u for s, u in with_slug[40:])
 
 
 async def test_burst_of_429s_from_another_client(fake_time: FakeTime) -> None:
