@@ -163,3 +163,19 @@ def test_xlsx_cuts_text_longer_than_a_cell_holds(tmp_path: Path, info: RunInfo) 
     cell = openpyxl.load_workbook(path)["Results"].cell(2, RESULT_COLUMNS.index("message") + 1)
     assert len(cell.value) == 32767
     assert cell.value.endswith("\u2026")
+
+
+def test_xlsx_rows_past_excels_limit_are_counted_not_lost_silently(
+    tmp_path: Path, results: list[RowResult], info: RunInfo
+) -> None:
+    writer = XlsxWriter(tmp_path / "out.xlsx", max_rows=3)
+    for r in results:
+        writer.write(r)
+    wb = openpyxl.load_workbook(writer.close(info))
+    assert wb["Results"].max_row == 4
+    summary = _rows(wb["Summary"])
+    assert summary[2][0] == (
+        "Results sheet holds the first 3 rows (Excel's limit); 4 more are counted here: "
+        "write a .csv or .jsonl report for all"
+    )
+    assert _summary_facts(wb["Summary"])["Rows"] == len(results)

@@ -33,6 +33,9 @@ from linksync.report.summary import Tally, run_title, safe_target
 SUMMARY_SHEET = "Summary"
 RESULTS_SHEET = "Results"
 
+#: Excel's limit of rows in one worksheet, less the header row.
+MAX_DATA_ROWS = 1_048_575
+
 #: Excel's limit of hyperlinks in one worksheet, and of characters in one link.
 MAX_LINKS_PER_SHEET = 65530
 MAX_URL_CHARS = 2079
@@ -78,9 +81,12 @@ class XlsxWriter:
         options: ReportOptions | None = None,
         *,
         max_links: int = MAX_LINKS_PER_SHEET,
+        max_rows: int = MAX_DATA_ROWS,
     ) -> None:
         self.path = path
         self.max_links = max_links
+        self.max_rows = max_rows
+        self.dropped = 0
         self.options = options or ReportOptions()
         self.tally = Tally()
         import xlsxwriter  # type: ignore[import-untyped]  # imported when an xlsx is asked for
@@ -124,6 +130,9 @@ class XlsxWriter:
 
     def write(self, result: RowResult) -> None:
         self.tally.add(result)
+        if self._row >= self.max_rows:
+            self.dropped += 1  # counted in the Summary; the rows are in csv/jsonl reports
+            return
         self._row += 1
         r = self._row
         ws = self._results
@@ -170,10 +179,16 @@ class XlsxWriter:
         title = self.options.title or f"linksync {run_title(counts, info)}"
         ws.write_string(r, 0, title, self._f_title)
         r += 2
-        for note in closing.all_notes():
+        notes = closing.all_notes()
+        if self.dropped:
+            notes.append(
+                f"Results sheet holds the first {self._row:,} rows (Excel's limit); "
+                f"{self.dropped:,} more are counted here: write a .csv or .jsonl report for all"
+            )
+        for note in notes:
             put(0, note, self._f_warn)
             r += 1
-        if closing.all_notes():
+        if notes:
             r += 1
         facts: list[tuple[str, str | int | float]] = [
             ("Target", safe_target(info.target)),
