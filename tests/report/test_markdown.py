@@ -89,3 +89,11 @@ def test_markdown_without_changes(tmp_path: Path, info: RunInfo) -> None:
     text = path.read_text(encoding="utf-8")
     assert "No changes." in text
     assert "### Changes" not in text
+
+
+def test_markdown_table_turned_off(tmp_path: Path, results: list[RowResult], info: RunInfo) -> None:
+    path = tmp_path / "out.md"
+    write_reports([path], results, info, options=ReportOptions(md_max_rows=0))
+    text = path.read_text(encoding="utf-8")
+    assert "### Changes" not in text
+    assert text.rstrip().endswith("_6 rows not listed._")

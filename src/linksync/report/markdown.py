@@ -132,7 +132,7 @@ class MarkdownWriter:
             head += _table_row(["---:"] + ["---"] * (len(TABLE_COLUMNS) - 1))
             tail = f"\n_... and {self._unlisted} more._\n" if self._unlisted else ""
         else:
-            head += "No changes.\n"
+            head += f"_{self._unlisted} rows not listed._\n" if self._unlisted else "No changes.\n"
             tail = ""
         try:
             return write_assembled(self.path, head, self._rows, tail)
