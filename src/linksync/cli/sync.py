@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -26,7 +28,15 @@ from linksync.cli.options import TargetOptions, run_async, target_options
 from linksync.config import Settings
 from linksync.errors import ConfigError, UnsafePlanError
 from linksync.lock import acquire_lock
-from linksync.model import RunInfo, Severity
+from linksync.logs import (
+    log_plan_counts,
+    log_row_failed,
+    log_run_end,
+    log_run_start,
+    register_secret,
+    setup_logging,
+)
+from linksync.model import RowResult, RunInfo, Severity
 from linksync.report import ReportOptions, ReportSet, count_results, open_writer, render_summary
 from linksync.report.annotate import write_annotated
 from linksync.report.base import Closing
@@ -64,6 +74,13 @@ _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
     click.option("--reset-passwords", is_flag=True, help="Send passwords even when set already."),
     click.option("--max-deletes", type=click.IntRange(0), help="Refuse more deletes than this."),
     click.option("--force", is_flag=True, help="Apply even above the safety thresholds."),
+    click.option(
+        "--log-format",
+        type=click.Choice(["off", "text", "json"]),
+        default="off",
+        show_default=True,
+        help="Structured log on stderr: run start, plan counts, each failure, run end.",
+    ),
 )
 
 
@@ -158,9 +175,15 @@ def plan_command(
 ) -> None:
     """Show what apply would do to make the workspace match SOURCE... (no writes)."""
     settings = target.resolve()
+    logger = _logger(settings, kw)
     opts = _options(settings, kw)
+    log_run_start(
+        logger, target=settings.target.label, mode=opts.mode.value, dry_run=True, sources=sources
+    )
+    started = time.monotonic()
     validation = _validation(sources, settings, opts, kw)
     plan = _planned(settings, validation, opts, kw).plan
+    log_plan_counts(logger, plan.counts)
     if out:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_text(plan.to_json() + "\n", encoding="utf-8")
@@ -171,11 +194,21 @@ def plan_command(
         click.echo(_markdown(plan), nl=False)
     else:
         click.echo(render_plan_text(plan))
+    code = EXIT_OK
     if plan.invalid or _has_file_errors(validation):
-        sys.exit(EXIT_ROWS_FAILED)
-    if detailed_exitcode and plan.has_changes:
-        sys.exit(EXIT_CHANGES_PENDING)
-    sys.exit(EXIT_OK)
+        code = EXIT_ROWS_FAILED
+    elif detailed_exitcode and plan.has_changes:
+        code = EXIT_CHANGES_PENDING
+    for row in plan_rows(plan):
+        if row.failed:
+            log_row_failed(logger, row)
+    log_run_end(logger, counts=plan.counts, duration_s=time.monotonic() - started, exit_code=code)
+    sys.exit(code)
+
+
+def _logger(settings: Settings, kw: dict[str, Any]) -> logging.Logger:
+    register_secret(settings.target.api_key)
+    return setup_logging(kw.pop("log_format"))
 
 
 def _confirm(plan: Plan, yes: bool) -> None:
@@ -250,15 +283,30 @@ def apply_command(
     if not sources and not plan_file:
         raise ConfigError("give SOURCE files, or --plan plan.json")
     settings = target.resolve()
+    logger = _logger(settings, kw)
     opts = _options(settings, kw)
+    log_run_start(
+        logger,
+        target=settings.target.label,
+        mode=opts.mode.value,
+        dry_run=False,
+        sources=sources or (plan_file or "",),
+    )
     validation = _validation(sources, settings, opts, kw) if sources else None
     if validation is not None and _has_file_errors(validation) and not plan_file:
         fail("the sources have file-level errors (see above); nothing applied", EXIT_ROWS_FAILED)
     report_set = ReportSet(reports, ReportOptions(secrets=(settings.target.api_key,)))
+
+    def on_result(row: RowResult) -> None:
+        # Reports stream as rows complete, so a killed run still leaves what it did.
+        report_set.write(row)
+        if row.failed:
+            log_row_failed(logger, row)
+
     with acquire_lock(lock_path, target=settings.target.label), report_set:
         results = run_async(_apply(settings, opts, validation, plan_file, yes, journal,
-                                   not no_progress, kw))  # fmt: skip
-        report_set.write_all(results.rows)
+                                   not no_progress, on_result, logger,
+                                   ai_slug=kw["ai_slug"], ai_og=kw["ai_og"]))  # fmt: skip
         stats = results.stats
         info = RunInfo(
             target=settings.target.label,
@@ -275,6 +323,14 @@ def apply_command(
         written.append(write_annotated(sources[0], results.rows, annotate[0]))
     code = _exit_code(results)
     counts = count_results(results.rows)
+    log_run_end(
+        logger,
+        counts=results.counts,
+        duration_s=results.duration_s,
+        exit_code=code,
+        requests=info.requests,
+        run_id=results.run_id,
+    )
     click.echo(render_summary(counts, info, written, code, EXIT_MEANINGS.get(code)))
     if results.journal:
         err(f"journal: {results.journal}")
@@ -289,7 +345,11 @@ async def _apply(
     yes: bool,
     journal: str | None,
     progress: bool,
-    kw: Any,
+    on_result: Callable[[RowResult], None],
+    logger: logging.Logger,
+    *,
+    ai_slug: bool = False,
+    ai_og: bool = False,
 ) -> Results:
     async with settings.open_client() as client:
         if plan_file:
@@ -305,14 +365,15 @@ async def _apply(
                     client,
                     validation,
                     opts,
-                    ai_slug=kw["ai_slug"],
-                    ai_og=kw["ai_og"],
+                    ai_slug=ai_slug,
+                    ai_og=ai_og,
                     target=settings.target.label,
                 )
             ).plan
+        log_plan_counts(logger, plan.counts)
         click.echo(render_plan_text(plan), err=True)
         if plan.refused:
             raise UnsafePlanError(f"plan refused: {plan.safety.reason}; pass --force to apply")
         _confirm(plan, yes)
         sink = progress_for(client, enabled=progress and plan.has_changes)
-        return await apply_plan(client, plan, journal=journal, progress=sink)
+        return await apply_plan(client, plan, journal=journal, progress=sink, on_result=on_result)

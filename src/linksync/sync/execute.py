@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -213,8 +213,10 @@ class _Run:
         client: LinkClient,
         journal: Journal | None,
         progress: ProgressSink | None,
+        on_result: Callable[[RowResult], None] | None = None,
     ) -> None:
         self.plan = plan
+        self.on_result = on_result
         self.client = client
         self.calls = _Calls(client, journal)
         self.journal = journal
@@ -232,6 +234,8 @@ class _Run:
         self.results[pos] = result
         if self.journal is not None:
             self.journal.write("result", **result.to_dict())
+        if self.on_result is not None:
+            self.on_result(result)
         if self.progress is not None:
             self.progress.advance(result)
 
@@ -403,8 +407,12 @@ async def execute(
     journal: Journal | None = None,
     progress: ProgressSink | None = None,
     run_id: str | None = None,
+    on_result: Callable[[RowResult], None] | None = None,
 ) -> Results:
     """Apply ``plan``; one result per change, in plan order.
+
+    ``on_result`` is called once per row as soon as its result is final (rows that send
+    nothing first, then each write as it completes), so reports can stream.
 
     Raises ``UnsafePlanError`` when the plan crosses a safety threshold without force.
     Cancelling the task running this coroutine stops it taking rows; it then waits for
@@ -414,7 +422,7 @@ async def execute(
         raise UnsafePlanError(f"plan refused: {plan.safety.reason}; use --force to apply it")
     run_id = run_id or (journal.run_id if journal is not None else new_run_id())
     started_at, t0 = utc_now(), time.monotonic()
-    run = _Run(plan, client, journal, progress)
+    run = _Run(plan, client, journal, progress, on_result)
     writes: list[tuple[int, Change]] = []
     deletes: list[tuple[int, Change]] = []
     for pos, ch in enumerate(plan.changes):
@@ -435,6 +443,9 @@ async def execute(
         )
         for pos in sorted(run.results):
             journal.write("result", **run.results[pos].to_dict())
+    if on_result is not None:
+        for pos in sorted(run.results):
+            on_result(run.results[pos])
     if progress is not None:
         progress.start(len(writes) + len(deletes))
 

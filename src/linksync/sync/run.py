@@ -13,7 +13,7 @@ run their own event loop or share one client across steps.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from os import PathLike
 from pathlib import Path
@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from linksync.api import LinkServiceClient
 from linksync.config import Settings, Target, resolve
 from linksync.errors import ConfigError
-from linksync.model import LinkSpec
+from linksync.model import LinkSpec, RowResult
 from linksync.sources import read_sources
 from linksync.sync.diff import diff
 from linksync.sync.enrich import enrich
@@ -129,12 +129,16 @@ async def apply_plan(
     journal: str | Path | bool | None = None,
     progress: ProgressSink | None = None,
     run_id: str | None = None,
+    on_result: Callable[[RowResult], None] | None = None,
 ) -> Results:
-    """Execute ``plan`` (journal at ``.linksync/runs/<run-id>.jsonl`` by default)."""
+    """Execute ``plan`` (journal at ``.linksync/runs/<run-id>.jsonl`` by default);
+    ``on_result`` sees each row's result as soon as it is final."""
     run_id = run_id or new_run_id()
     jr = open_journal(journal, run_id)
     try:
-        return await execute(plan, client, journal=jr, progress=progress, run_id=run_id)
+        return await execute(
+            plan, client, journal=jr, progress=progress, run_id=run_id, on_result=on_result
+        )
     finally:
         if jr is not None:
             jr.close()
