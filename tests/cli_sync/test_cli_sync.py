@@ -126,3 +126,24 @@ def test_python_api(workdir: Path) -> None:
     assert not linksync.plan(["links.csv"]).has_changes
     again = linksync.apply(["links.csv"], journal=False)
     assert {r.action for r in again.rows} == {Action.UNCHANGED, Action.INVALID}
+
+
+def test_json_log_events_for_scheduled_runs(workdir: Path) -> None:
+    """--log-format json: one JSON object per stderr line, run_start .. run_end, each
+    failed row with its constant, and no API key anywhere."""
+    applied = run("apply", "links.csv", "--yes", "--log-format", "json", "--no-progress")
+    assert applied.exit_code == 1
+    events = []
+    for line in applied.stderr.splitlines():
+        if line.startswith("{"):
+            events.append(json.loads(line))
+    names = [e["event"] for e in events]
+    assert names[0] == "run_start" and names[-1] == "run_end"
+    assert "plan_counts" in names
+    failed = [e for e in events if e["event"] == "row_failed"]
+    assert [(e["slug"], e["error_constant"]) for e in failed] == [("docs", "RESERVED_SLUG")]
+    end = events[-1]
+    assert end["exit_code"] == 1 and end["counts"]["ok"] == 3 and end["requests"] >= 3
+    from linksync.sandbox import SandboxSettings
+
+    assert SandboxSettings().full_key not in applied.output + applied.stderr
