@@ -25,7 +25,8 @@ Config file shape (see ``configs/linksync.example.yaml``)::
         concurrency: 8
         owner_tag: managed-by-linksync
         columns: {Destination: url}
-        limits: {max_delete_percent: 10}
+        system_domain: sho.rt
+        limits: {max_deletes: 50, max_change_ratio: 0.3, min_existing: 10}
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ PROFILE_KEYS = frozenset(
         "api_key_file",
         "insecure",
         "default_domain",
+        "system_domain",
         "concurrency",
         "columns",
         "owner_tag",
@@ -122,6 +124,7 @@ class Profile:
     api_key_file: str | None = None
     insecure: bool = False
     default_domain: str | None = None
+    system_domain: str | None = None
     concurrency: int | None = None
     columns: Mapping[str, Any] = field(default_factory=dict)
     owner_tag: str | None = None
@@ -145,6 +148,12 @@ class Settings:
     @property
     def default_domain(self) -> str | None:
         return self.profile.default_domain
+
+    @property
+    def system_domain(self) -> str | None:
+        """The service's own domain when the profile names it (a real target does not
+        announce it; the built-in sandbox's settings do)."""
+        return self.profile.system_domain
 
     @property
     def columns(self) -> Mapping[str, Any]:
@@ -244,6 +253,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         api_key_file=_relative(_opt_str(data, "api_key_file", where), base_dir),
         insecure=insecure,
         default_domain=_opt_str(data, "default_domain", where),
+        system_domain=_opt_str(data, "system_domain", where),
         concurrency=concurrency,
         columns=_mapping(data, "columns", where),
         owner_tag=_opt_str(data, "owner_tag", where),

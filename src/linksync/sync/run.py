@@ -154,6 +154,10 @@ async def refresh_saved(
     return mark_stale(plan, fresh)
 
 
+#: Keys of a profile's ``limits:`` block (safety thresholds of plan/apply).
+LIMIT_KEYS = frozenset({"max_deletes", "max_change_ratio", "min_existing"})
+
+
 def options_from(settings: Settings, options: SyncOptions | None, **given: Any) -> SyncOptions:
     """Options: the caller's, else the profile's defaults (domain, owner tag, limits)
     overridden by ``given`` values that are not None."""
@@ -161,6 +165,12 @@ def options_from(settings: Settings, options: SyncOptions | None, **given: Any) 
         base = options
     else:
         limits = settings.limits
+        unknown = sorted(set(map(str, limits)) - LIMIT_KEYS)
+        if unknown:
+            raise ConfigError(
+                f"profile limits: unknown key(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(LIMIT_KEYS))}"
+            )
         base = SyncOptions(
             default_domain=settings.default_domain,
             owner_tag=settings.owner_tag,
@@ -170,7 +180,9 @@ def options_from(settings: Settings, options: SyncOptions | None, **given: Any) 
         )
     changes = {k: v for k, v in given.items() if v is not None}
     if base.system_domain is None:
-        changes.setdefault("system_domain", system_domain_of(settings.target))
+        changes.setdefault(
+            "system_domain", settings.system_domain or system_domain_of(settings.target)
+        )
     return replace(base, **changes) if changes else base
 
 
