@@ -434,6 +434,42 @@ def seed_store(db: Path, links: Sequence[Mapping[str, Any]], *, batch: int = 5_0
     return time.perf_counter() - t0
 
 
+async def _probe(base_url: str, key: str, slugs: Sequence[str], seconds: float, conc: int) -> int:
+    done = 0
+    deadline = time.monotonic() + seconds
+    limits = httpx.Limits(max_connections=conc, max_keepalive_connections=conc)
+    async with httpx.AsyncClient(
+        base_url=base_url, headers=_headers(key), limits=limits, timeout=30.0
+    ) as client:
+
+        async def worker(k: int) -> None:
+            nonlocal done
+            i = k
+            while time.monotonic() < deadline and done < 1_000_000:
+                await client.get(f"{LINKS}/{slugs[i % len(slugs)]}")
+                done += 1
+                i += conc
+
+        await asyncio.gather(*(worker(k) for k in range(conc)))
+    return done
+
+
+def sandbox_capacity(
+    latency_ms: tuple[int, int] | None, *, seconds: float = 3.0, concurrency: int = 16
+) -> float:
+    """Requests per second a sandbox on this machine serves right now with no rate limit
+    (reads of one link, ``concurrency`` in flight): the ceiling of any client here."""
+    opts = SandboxOptions(rate_limit=10_000_000, latency_ms=latency_ms)
+    links = [{"slug": f"probe-{i}", "url": f"https://example.com/{i}"} for i in range(20)]
+    with running_sandbox(opts) as box:
+        preload(box.base_url, box.key, links, concurrency=4)
+        t0 = time.perf_counter()
+        done = asyncio.run(
+            _probe(box.base_url, box.key, [str(x["slug"]) for x in links], seconds, concurrency)
+        )
+        return done / (time.perf_counter() - t0)
+
+
 def link_count(base_url: str, key: str) -> int:
     """The workspace's linkCount, from the current-organization endpoint (retrying)."""
     with httpx.Client(base_url=base_url, headers=_headers(key), timeout=30.0) as client:
