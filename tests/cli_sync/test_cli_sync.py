@@ -147,3 +147,16 @@ def test_json_log_events_for_scheduled_runs(workdir: Path) -> None:
     from linksync.sandbox import SandboxSettings
 
     assert SandboxSettings().full_key not in applied.output + applied.stderr
+
+
+def test_second_run_names_repeated_failures(workdir: Path) -> None:
+    run("apply", "links.csv", "--yes", "--no-progress")
+    again = run("apply", "links.csv", "--yes", "--no-progress", "--log-format", "json")
+    assert again.exit_code == 1
+    assert "Repeats: 1 of 1 failed rows also failed in the last run" in again.stdout
+    failed = [
+        json.loads(line)
+        for line in again.stderr.splitlines()
+        if line.startswith("{") and '"row_failed"' in line
+    ]
+    assert [(e["slug"], e["repeat"]) for e in failed] == [("docs", True)]

@@ -41,6 +41,8 @@ from linksync.report import ReportOptions, ReportSet, count_results, open_writer
 from linksync.report.annotate import write_annotated
 from linksync.report.base import Closing
 from linksync.sync.execute import Results
+from linksync.sync.history import LastRun, last_run, repeats
+from linksync.sync.journal import DEFAULT_RUNS_DIR
 from linksync.sync.options import MODES, SyncOptions
 from linksync.sync.plan import Plan
 from linksync.sync.progress import progress_for
@@ -221,6 +223,12 @@ def _confirm(plan: Plan, yes: bool) -> None:
         sys.exit(EXIT_OK)
 
 
+def _where(row: RowResult) -> str:
+    if row.slug:
+        return f"{row.domain}/{row.slug}"
+    return f"{row.source}, row {row.row}"
+
+
 def _exit_code(results: Results) -> int:
     if results.interrupted:
         return EXIT_INTERRUPTED
@@ -296,16 +304,18 @@ def apply_command(
     if validation is not None and _has_file_errors(validation) and not plan_file:
         fail("the sources have file-level errors (see above); nothing applied", EXIT_ROWS_FAILED)
     report_set = ReportSet(reports, ReportOptions(secrets=(settings.target.api_key,)))
+    runs_dir = Path(journal).parent if journal else DEFAULT_RUNS_DIR
+    last = last_run(settings.target.label, runs_dir)
 
     def on_result(row: RowResult) -> None:
         # Reports stream as rows complete, so a killed run still leaves what it did.
         report_set.write(row)
         if row.failed:
-            log_row_failed(logger, row)
+            log_row_failed(logger, row, repeat=last is not None and last.is_repeat(row))
 
     with acquire_lock(lock_path, target=settings.target.label), report_set:
         results = run_async(_apply(settings, opts, validation, plan_file, yes, journal,
-                                   not no_progress, on_result, logger,
+                                   not no_progress, on_result, logger, last,
                                    ai_slug=kw["ai_slug"], ai_og=kw["ai_og"]))  # fmt: skip
         stats = results.stats
         info = RunInfo(
@@ -332,6 +342,12 @@ def apply_command(
         run_id=results.run_id,
     )
     click.echo(render_summary(counts, info, written, code, EXIT_MEANINGS.get(code)))
+    again = repeats(results.rows, last)
+    if last is not None and again:
+        click.echo(
+            f"Repeats: {len(again)} of {len(results.failed)} failed rows also failed in the "
+            f"last run ({last.run_id}), e.g. {_where(again[0])}: {again[0].error_constant}"
+        )
     if results.journal:
         err(f"journal: {results.journal}")
     sys.exit(code)
@@ -347,6 +363,7 @@ async def _apply(
     progress: bool,
     on_result: Callable[[RowResult], None],
     logger: logging.Logger,
+    last: LastRun | None,
     *,
     ai_slug: bool = False,
     ai_og: bool = False,

@@ -31,6 +31,7 @@ from linksync.api.types import CallMeta
 from linksync.errors import ApiError, UnsafePlanError, code_of
 from linksync.model import Action, RemoteLink, RowResult, Status
 from linksync.sync.diff import compare
+from linksync.sync.history import LastRun, failed_first
 from linksync.sync.journal import Journal, new_run_id, utc_now
 from linksync.sync.plan import REDACTED, Change, Plan
 from linksync.sync.remote import LinkClient, gather_or_cancel
@@ -408,8 +409,11 @@ async def execute(
     progress: ProgressSink | None = None,
     run_id: str | None = None,
     on_result: Callable[[RowResult], None] | None = None,
+    last: LastRun | None = None,
 ) -> Results:
     """Apply ``plan``; one result per change, in plan order.
+
+    Rows that failed in ``last`` (the previous run) are sent first.
 
     ``on_result`` is called once per row as soon as its result is final (rows that send
     nothing first, then each write as it completes), so reports can stream.
@@ -448,6 +452,8 @@ async def execute(
             on_result(run.results[pos])
     if progress is not None:
         progress.start(len(writes) + len(deletes))
+
+    writes = failed_first(writes, last)
 
     async def phases() -> None:
         await run.phase(writes)

@@ -27,6 +27,7 @@ from linksync.sources import read_sources
 from linksync.sync.diff import diff
 from linksync.sync.enrich import enrich
 from linksync.sync.execute import ProgressSink, Results, execute
+from linksync.sync.history import LastRun
 from linksync.sync.journal import Journal, default_journal_path, new_run_id
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Plan, restore_passwords
@@ -130,6 +131,7 @@ async def apply_plan(
     progress: ProgressSink | None = None,
     run_id: str | None = None,
     on_result: Callable[[RowResult], None] | None = None,
+    last: LastRun | None = None,
 ) -> Results:
     """Execute ``plan`` (journal at ``.linksync/runs/<run-id>.jsonl`` by default);
     ``on_result`` sees each row's result as soon as it is final."""
@@ -137,7 +139,13 @@ async def apply_plan(
     jr = open_journal(journal, run_id)
     try:
         return await execute(
-            plan, client, journal=jr, progress=progress, run_id=run_id, on_result=on_result
+            plan,
+            client,
+            journal=jr,
+            progress=progress,
+            run_id=run_id,
+            on_result=on_result,
+            last=last,
         )
     finally:
         if jr is not None:

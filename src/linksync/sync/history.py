@@ -1,0 +1,118 @@
+"""What the last run left failing, read from its journal.
+
+A scheduled job wants two things from the previous run: the rows that failed then are
+retried first now (they are still in the plan, since nothing converged them), and the
+summary says which of today's failures are repeats of yesterday's, so a persistent
+problem stands out from a transient one.
+
+A row is identified by its link (domain, slug) when it has a slug, else by where it
+came from (source, sheet, row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from linksync.model import RowResult
+from linksync.sync.journal import DEFAULT_RUNS_DIR, read_journal
+from linksync.sync.plan import Change
+
+RowKey = tuple[str | None, ...]
+
+_FAILED = ("failed", "invalid")
+
+
+def row_key(
+    domain: str | None,
+    slug: str | None,
+    source: str | None,
+    sheet: str | None,
+    row: int | None,
+) -> RowKey:
+    if slug:
+        return ("link", (domain or "").lower(), slug.lower())
+    return ("row", source, sheet, str(row) if row is not None else None)
+
+
+def result_key(result: RowResult | Mapping[str, Any]) -> RowKey:
+    if isinstance(result, RowResult):
+        return row_key(result.domain, result.slug, result.source, result.sheet, result.row)
+    row = result.get("row")
+    return row_key(
+        result.get("domain"),
+        result.get("slug"),
+        result.get("source"),
+        result.get("sheet"),
+        int(row) if isinstance(row, int) else None,
+    )
+
+
+def change_key(change: Change) -> RowKey:
+    p = change.provenance
+    return row_key(
+        change.domain,
+        change.slug,
+        p.source if p else None,
+        p.sheet if p else None,
+        p.row if p else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LastRun:
+    """The failing rows of the most recent finished-or-killed run against a target."""
+
+    run_id: str
+    failed: frozenset[RowKey]
+
+    def is_repeat(self, result: RowResult) -> bool:
+        return result.failed and result_key(result) in self.failed
+
+
+def last_run(
+    target: str, runs_dir: Path | str = DEFAULT_RUNS_DIR, *, before: str | None = None
+) -> LastRun | None:
+    """The latest journal in ``runs_dir`` whose run was against ``target`` (and whose
+    run id sorts before ``before``, to skip the current run), or None."""
+    folder = Path(runs_dir)
+    if not folder.is_dir():
+        return None
+    for path in sorted(folder.glob("*.jsonl"), reverse=True):
+        run_id = path.stem
+        if before is not None and run_id >= before:
+            continue
+        try:
+            records = read_journal(path)
+        except (OSError, UnicodeDecodeError):
+            continue
+        start = next((r for r in records if r.get("event") == "start"), None)
+        if start is None or start.get("target") != target:
+            continue
+        failed = frozenset(
+            result_key(r)
+            for r in records
+            if r.get("event") == "result" and r.get("status") in _FAILED
+        )
+        return LastRun(run_id, failed)
+    return None
+
+
+def failed_first(
+    items: Sequence[tuple[int, Change]], last: LastRun | None
+) -> list[tuple[int, Change]]:
+    """``items`` with the rows that failed last time first (stable otherwise)."""
+    if last is None or not last.failed:
+        return list(items)
+    again = [it for it in items if change_key(it[1]) in last.failed]
+    rest = [it for it in items if change_key(it[1]) not in last.failed]
+    return again + rest
+
+
+def repeats(results: Iterable[RowResult], last: LastRun | None) -> list[RowResult]:
+    """Today's failed rows that also failed in ``last``."""
+    if last is None:
+        return []
+    return [r for r in results if last.is_repeat(r)]
