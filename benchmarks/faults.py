@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import random
@@ -37,6 +36,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -159,18 +159,41 @@ def faults_scenario(timeout: float) -> dict[str, Any]:
 # --------------------------------------------------------------------------- 429 burst
 
 
-def _hog(base_url: str, key: str, stop: threading.Event, seconds: float) -> int:
-    """Another client on the same key, reading as fast as it can for ``seconds``."""
-    sent = 0
-    deadline = time.monotonic() + seconds
-    with httpx.Client(
-        base_url=base_url, headers={"Authorization": f"Bearer {key}"}, timeout=10
-    ) as c:
-        while not stop.is_set() and time.monotonic() < deadline and sent < 20_000:
-            with contextlib.suppress(httpx.HTTPError):
-                c.get(LINKS, params={"limit": 1})
-            sent += 1
-    return sent
+@dataclass
+class Hog:
+    """Another client on the same key that fires bursts: once linksync has started
+    writing (its journal exists), ``on_s`` seconds of requests as fast as it can, then
+    ``off_s`` seconds of quiet, until stopped (bounded in time and count)."""
+
+    base_url: str
+    key: str
+    cwd: Path
+    on_s: float = 1.5
+    off_s: float = 3.0
+    limit_s: float = 120.0
+    sent: int = 0
+    answered_429: int = 0
+    bursts: int = 0
+
+    def run(self, stop: threading.Event) -> None:
+        deadline = time.monotonic() + self.limit_s
+        while not _journal_files(self.cwd):
+            if stop.wait(0.05) or time.monotonic() > deadline:
+                return
+        headers = {"Authorization": f"Bearer {self.key}"}
+        with httpx.Client(base_url=self.base_url, headers=headers, timeout=10) as c:
+            while not stop.is_set() and time.monotonic() < deadline and self.sent < 50_000:
+                self.bursts += 1
+                until = time.monotonic() + self.on_s
+                while time.monotonic() < until and not stop.is_set():
+                    try:
+                        r = c.get(LINKS, params={"limit": 1})
+                    except httpx.HTTPError:
+                        continue
+                    finally:
+                        self.sent += 1
+                    self.answered_429 += r.status_code == 429
+                stop.wait(self.off_s)
 
 
 def burst_scenario(timeout: float) -> dict[str, Any]:
@@ -180,21 +203,27 @@ def burst_scenario(timeout: float) -> dict[str, Any]:
         opts = SandboxOptions(rate_limit=10, latency_ms=(5, 10), seed=5, db=db)
         box = Sandbox(opts)
         stop = threading.Event()
-        hog_sent: list[int] = []
+        hog: Hog | None = None
+        thread: threading.Thread | None = None
         try:
             box.start()
-            t = threading.Thread(
-                target=lambda: hog_sent.append(_hog(box.base_url, box.key, stop, 4.0)),
-                daemon=True,
-            )
-            t.start()
+            hog = Hog(box.base_url, box.key, tmp)
+            thread = threading.Thread(target=hog.run, args=(stop,), daemon=True)
+            thread.start()
             out = _apply_and_check(
                 box, tmp, src, dict(work.expected), work.slugless, len(work.rows), timeout
             )
         finally:
             stop.set()
+            if thread is not None:
+                thread.join(timeout=15)
             box.stop()
-        out["hog_requests"] = hog_sent[0] if hog_sent else None
+        if hog is not None:
+            out["hog"] = {
+                "requests": hog.sent,
+                "answered_429": hog.answered_429,
+                "bursts": hog.bursts,
+            }
         return out
 
 
