@@ -291,13 +291,15 @@ def _fmt(value: Any, digits: int = 2) -> str:
 def markdown(results: list[dict[str, Any]]) -> str:
     """The tables of docs/performance.md, from this script's JSON."""
     rows = [r for r in results if "linksync" in r]
-    out = [
-        "| case | R/s | E | N | requests (429s) | minimum s | linksync s | efficiency "
-        "| sandbox capacity/s | efficiency vs min(R, capacity) | sequential s | speedup "
-        "| failed rows | links after/expected | CLI start-up s |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
-        "| --- |",
-    ]
+    out: list[str] = []
+    if rows:
+        out += [
+            "| case | R/s | E | N | requests (429s) | minimum s | linksync s | efficiency "
+            "| sandbox capacity/s | efficiency vs min(R, capacity) | sequential s | speedup "
+            "| failed rows | links after/expected | CLI start-up s |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
+            "| --- |",
+        ]
     for r in rows:
         ours = r["linksync"]
         peer = r.get("sequential_peer") or {}
@@ -315,7 +317,7 @@ def markdown(results: list[dict[str, Any]]) -> str:
     scale = [r for r in results if "plan" in r]
     if scale:
         out += [
-            "",
+            *([""] if out else []),
             "| case | E | N (unchanged) | plan s | peak RSS MB | requests | fetch "
             "| plan exit (0 = nothing to do) |",
             "| --- | --- | --- | --- | --- | --- | --- | --- |",
