@@ -186,7 +186,7 @@ def throughput_case(case: Case, *, peer: bool, via_api: bool, timeout: float) ->
             theirs = run_peer(case, base_db, src, work, tmp, timeout)
     log(f"{case.name}: probing the sandbox's own capacity and the CLI's start-up time")
     capacity = sandbox_capacity(case.latency_ms)
-    startup = run_cli(["--version"], timeout=60).wall_s
+    startup = run_cli(["apply", "--help"], timeout=60).wall_s  # imports the sync stack
     reads = ideal_reads(case)
     minimum = (reads + work.writes) / case.rate
     ceiling = min(case.rate, capacity)
