@@ -1,13 +1,14 @@
-"""Shared helpers of the benchmark and reliability scripts.
+"""Shared helpers of the benchmark and reliability scripts: processes and HTTP.
 
 - ``Sandbox``: runs ``linksync sandbox serve`` as a subprocess on a free 127.0.0.1 port,
   reads the base URL it prints, and always stops it (context manager).
-- ``make_workload`` / ``write_csv``: E preloaded links and N source rows (50% new,
-  30% changed, 20% unchanged by default), deterministic for a seed.
-- ``preload``: creates the preloaded links through the API, concurrently, retrying.
-- ``list_all`` / ``slug_counts``: what the workspace holds afterwards, per slug.
+- ``preload``: creates links through the API, concurrently, retrying.
+- ``list_all`` / ``link_count``: what the workspace holds afterwards.
+- ``sandbox_capacity``: requests per second a sandbox on this machine can serve.
 - ``run_cli``: runs one linksync command with a timeout, measuring wall time and the
   child's peak memory; the process is always reaped.
+
+Workloads and checks are in ``_workload``, reports and journals in ``_records``.
 
 Only 127.0.0.1 is ever contacted. Every loop is bounded in count and in time.
 """
@@ -15,11 +16,8 @@ Only 127.0.0.1 is ever contacted. Every loop is bounded in count and in time.
 from __future__ import annotations
 
 import asyncio
-import csv
-import json
 import os
 import queue
-import random
 import re
 import shutil
 import signal
@@ -29,7 +27,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -237,92 +234,6 @@ def copy_db(src: Path, dst: Path) -> Path:
     return dst
 
 
-# --------------------------------------------------------------------------- workload
-
-
-@dataclass(frozen=True, slots=True)
-class Workload:
-    """Preloaded links, source rows, and what the workspace must hold afterwards."""
-
-    existing: tuple[dict[str, Any], ...]
-    rows: tuple[dict[str, str], ...]
-    expected: Mapping[str, str]  # slug -> url after a successful sync
-    new: int
-    changed: int
-    unchanged: int
-    slugless: tuple[str, ...] = ()  # URLs of new rows without slug (service picks one)
-
-    @property
-    def writes(self) -> int:
-        return self.new + self.changed + len(self.slugless)
-
-    @property
-    def expected_links(self) -> int:
-        return len(self.expected) + len(self.slugless)
-
-
-def _existing_link(i: int) -> dict[str, Any]:
-    return {
-        "slug": f"bench-{i:06d}",
-        "url": f"https://example.com/landing/{i}",
-        "description": f"Preloaded link {i}",
-    }
-
-
-def make_workload(
-    existing: int,
-    rows: int,
-    *,
-    new_share: float = 0.5,
-    changed_share: float = 0.3,
-    slugless: int = 0,
-    seed: int = 1,
-) -> Workload:
-    """E preloaded links; N rows of which ``new_share`` new, ``changed_share`` changed
-    (new URL for an existing slug) and the rest unchanged (same values); plus
-    ``slugless`` new rows without slug (matched by URL; a retried create must not
-    duplicate them)."""
-    new = round(rows * new_share)
-    changed = round(rows * changed_share)
-    unchanged = rows - new - changed
-    if changed + unchanged > existing:
-        raise ValueError("not enough preloaded links for the changed and unchanged rows")
-    links = tuple(_existing_link(i) for i in range(existing))
-    rng = random.Random(seed)
-    picked = rng.sample(range(existing), changed + unchanged)
-    out: list[dict[str, str]] = []
-    expected = {str(link["slug"]): str(link["url"]) for link in links}
-    for n, i in enumerate(picked):
-        link = links[i]
-        slug = str(link["slug"])
-        if n < changed:
-            url = f"https://example.com/changed/{i}?v={seed}"
-            out.append({"slug": slug, "url": url, "description": str(link["description"])})
-            expected[slug] = url
-        else:
-            out.append(
-                {"slug": slug, "url": str(link["url"]), "description": str(link["description"])}
-            )
-    for j in range(new):
-        slug = f"new-{seed}-{j:06d}"
-        url = f"https://example.com/new/{j}?s={seed}"
-        out.append({"slug": slug, "url": url, "description": f"New link {j}"})
-        expected[slug] = url
-    free = tuple(f"https://example.com/noslug/{k}?s={seed}" for k in range(slugless))
-    out.extend({"slug": "", "url": url, "description": "No slug"} for url in free)
-    rng.shuffle(out)
-    return Workload(links, tuple(out), expected, new, changed, unchanged, free)
-
-
-def write_csv(rows: Sequence[Mapping[str, str]], path: Path) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=["slug", "url", "description"])
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: r.get(k, "") for k in ("slug", "url", "description")})
-    return path
-
-
 # --------------------------------------------------------------------------- HTTP helpers
 
 
@@ -382,55 +293,6 @@ def preload(
     """Create ``links`` through the API; returns the seconds it took."""
     t0 = time.perf_counter()
     asyncio.run(_preload(base_url, key, links, concurrency))
-    return time.perf_counter() - t0
-
-
-def seed_store(db: Path, links: Sequence[Mapping[str, Any]], *, batch: int = 5_000) -> float:
-    """Write ``links`` straight into a sandbox database file (before ``serve``), through
-    the sandbox's own Store and id/timestamp makers, in a few large transactions.
-    Much faster than the API for big workspaces; returns the seconds it took."""
-    import dataclasses
-
-    from linksync.rules import format_ts
-    from linksync.sandbox.backend import Backend
-    from linksync.sandbox.settings import SandboxSettings
-    from linksync.sandbox.store import LinkRow, Store
-
-    t0 = time.perf_counter()
-    settings = SandboxSettings(link_quota=max(len(links), 1))
-    store = Store(str(db))
-    try:
-        backend = Backend(settings, store, time.time)
-        columns = [f.name for f in dataclasses.fields(LinkRow)]
-        sql = f"INSERT INTO links ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
-        for start in range(0, len(links), batch):
-            values = []
-            for link in links[start : start + batch]:
-                ts = format_ts(backend.now())
-                row = LinkRow(
-                    id=backend.new_id("lnk"),
-                    domain=settings.system_domain,
-                    slug=str(link["slug"]),
-                    url=str(link["url"]),
-                    description=link.get("description"),
-                    tags=tuple(link.get("tags") or ()),
-                    apple=None,
-                    google=None,
-                    password_hash=None,
-                    expires_at=None,
-                    created_at=ts,
-                    updated_at=ts,
-                )
-                values.append(
-                    tuple(
-                        json.dumps(list(v)) if c == "tags" else v
-                        for c, v in zip(columns, dataclasses.astuple(row), strict=True)
-                    )
-                )
-            with store.transaction() as conn:
-                conn.executemany(sql, values)
-    finally:
-        store.close()
     return time.perf_counter() - t0
 
 
@@ -527,192 +389,6 @@ def list_all(
     raise RuntimeError(f"workspace holds more than {max_pages} pages")
 
 
-def slug_counts(links: Sequence[Mapping[str, Any]]) -> Counter[tuple[str, str]]:
-    """How many links each (domain, slug) has: anything above 1 is a duplicate."""
-    return Counter(
-        (str(link.get("domain") or SYSTEM_DOMAIN).lower(), str(link.get("slug", "")).lower())
-        for link in links
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    """The workspace after a run, against what the workload expects."""
-
-    links_after: int
-    links_expected: int
-    duplicates: int
-    missing: int
-    wrong_url: int
-    unexpected: int
-    slugless_duplicates: int = 0
-    slugless_missing: int = 0
-
-    @property
-    def ok(self) -> bool:
-        return (
-            self.links_after == self.links_expected
-            and (
-                self.duplicates
-                + self.missing
-                + self.wrong_url
-                + self.unexpected
-                + self.slugless_duplicates
-                + self.slugless_missing
-            )
-            == 0
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "links_after": self.links_after,
-            "links_expected": self.links_expected,
-            "duplicates": self.duplicates,
-            "missing": self.missing,
-            "wrong_url": self.wrong_url,
-            "unexpected": self.unexpected,
-            "slugless_duplicates": self.slugless_duplicates,
-            "slugless_missing": self.slugless_missing,
-            "ok": self.ok,
-        }
-
-
-def check_workspace(
-    links: Sequence[Mapping[str, Any]],
-    expected: Mapping[str, str],
-    slugless: Sequence[str] = (),
-) -> Check:
-    """Compare the workspace with the expected slug -> URL map; links created without
-    a slug are matched by URL (exactly one each)."""
-    counts = slug_counts(links)
-    free = set(slugless)
-    by_url = Counter(str(link.get("url", "")) for link in links)
-    by_slug = {
-        str(link.get("slug", "")).lower(): str(link.get("url", ""))
-        for link in links
-        if str(link.get("url", "")) not in free
-    }
-    want = {k.lower(): v for k, v in expected.items()}
-    return Check(
-        links_after=len(links),
-        links_expected=len(want) + len(free),
-        duplicates=sum(n - 1 for n in counts.values() if n > 1),
-        missing=sum(1 for s in want if s not in by_slug),
-        wrong_url=sum(1 for s, u in want.items() if s in by_slug and by_slug[s] != u),
-        unexpected=sum(1 for s in by_slug if s not in want),
-        slugless_duplicates=sum(by_url[u] - 1 for u in free if by_url[u] > 1),
-        slugless_missing=sum(1 for u in free if by_url[u] == 0),
-    )
-
-
-# --------------------------------------------------------------------------- reports
-
-FAILED_STATUSES = ("failed", "invalid")
-
-
-@dataclass(frozen=True, slots=True)
-class Report:
-    """A per-row report written by ``linksync apply --report FILE`` (.json or .jsonl)."""
-
-    rows: tuple[dict[str, Any], ...]
-    run_info: dict[str, Any] | None
-
-    @property
-    def by_status(self) -> dict[str, int]:
-        return dict(sorted(Counter(str(r.get("status")) for r in self.rows).items()))
-
-    @property
-    def failed(self) -> int:
-        return sum(1 for r in self.rows if r.get("status") in FAILED_STATUSES)
-
-    def slugs(self) -> set[str]:
-        return {str(r.get("slug") or "").lower() for r in self.rows if r.get("slug")}
-
-
-def _is_row(obj: Any) -> bool:
-    return isinstance(obj, dict) and "status" in obj and "action" in obj
-
-
-def read_report(path: Path) -> Report:
-    """Rows and run facts of a JSON report (a list of rows, or an object holding one)
-    or a JSONL report (one row per line, run facts on a line of their own)."""
-    text = path.read_text(encoding="utf-8")
-    rows: list[dict[str, Any]] = []
-    info: dict[str, Any] | None = None
-    if path.suffix == ".jsonl":
-        for line in text.splitlines():
-            if not line.strip():
-                continue
-            obj = json.loads(line)
-            if _is_row(obj):
-                rows.append(obj)
-            elif isinstance(obj, dict):
-                info = obj.get("run", obj)
-        return Report(tuple(rows), info)
-    doc = json.loads(text)
-    if isinstance(doc, list):
-        return Report(tuple(r for r in doc if _is_row(r)), None)
-    for key in ("rows", "results", "items"):
-        if isinstance(doc.get(key), list):
-            rows = [r for r in doc[key] if _is_row(r)]
-            break
-    for key in ("run", "summary", "info", "run_info"):
-        if isinstance(doc.get(key), dict):
-            info = doc[key]
-            break
-    return Report(tuple(rows), info)
-
-
-WRITE_OPS = ("POST ", "PATCH ", "DELETE ")
-
-
-@dataclass(frozen=True, slots=True)
-class Journal:
-    """One run journal (``.linksync/runs/*.jsonl``, see ``linksync.sync.journal``).
-
-    ``answered_writes``: ``request`` events of POST/PATCH/DELETE calls that got an HTTP
-    answer (a status), in order. ``results``: the ``result`` events (report rows).
-    ``planned_writes``: the write count of the ``start`` event."""
-
-    answered_writes: tuple[dict[str, Any], ...]
-    results: tuple[dict[str, Any], ...]
-    planned_writes: int | None
-
-    def answered_ok_slugs(self) -> set[str]:
-        return {
-            str(e.get("slug") or "").lower()
-            for e in self.answered_writes
-            if isinstance(e.get("status"), int) and 200 <= e["status"] < 300
-        }
-
-
-def read_journal(path: Path) -> Journal:
-    """Read a journal leniently: a killed run may leave a torn last line."""
-    writes: list[dict[str, Any]] = []
-    results: list[dict[str, Any]] = []
-    planned: int | None = None
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return Journal((), (), None)
-    for line in text.splitlines():
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if not isinstance(obj, dict):
-            continue
-        event = obj.get("event")
-        if event == "request" and str(obj.get("op", "")).startswith(WRITE_OPS):
-            if obj.get("status") is not None:
-                writes.append(obj)
-        elif event == "result":
-            results.append(obj)
-        elif event == "start" and isinstance(obj.get("writes"), int):
-            planned = obj["writes"]
-    return Journal(tuple(writes), tuple(results), planned)
-
-
 # --------------------------------------------------------------------------- CLI runs
 
 
@@ -725,6 +401,7 @@ class CliRun:
     wall_s: float
     max_rss_mb: float
     timed_out: bool = False
+    started_at: float = 0.0  # Unix time just before the process was started
 
     @property
     def traceback(self) -> bool:
@@ -745,6 +422,7 @@ def run_cli(
 ) -> CliRun:
     """Run ``linksync ARGS``; measure wall time and the child's own peak RSS."""
     argv = (*linksync_argv(), *args)
+    started_at = time.time()
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as out_fh, tempfile.TemporaryFile() as err_fh:
         proc = subprocess.Popen(
@@ -762,7 +440,7 @@ def run_cli(
         err_fh.seek(0)
         stdout = out_fh.read().decode("utf-8", "replace")
         stderr = err_fh.read().decode("utf-8", "replace")
-    return CliRun(argv, status, stdout, stderr, wall, rss, timed_out)
+    return CliRun(argv, status, stdout, stderr, wall, rss, timed_out, started_at)
 
 
 def _wait_with_rusage(

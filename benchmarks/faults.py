@@ -44,20 +44,15 @@ import httpx
 from _badinput import bad_input_markdown, bad_input_scenario
 from _harness import (
     LINKS,
-    Journal,
     Sandbox,
     SandboxOptions,
-    check_workspace,
     linksync_argv,
     list_all,
-    make_workload,
-    read_journal,
-    read_report,
     run_cli,
     running_sandbox,
-    seed_store,
-    write_csv,
 )
+from _records import Journal, read_journal, read_report
+from _workload import check_workspace, make_workload, seed_store, write_csv
 
 #: --concurrency of the killed apply: at most this many writes can be done by the
 #: server without their answer reaching the journal.

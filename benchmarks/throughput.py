@@ -35,20 +35,16 @@ from _harness import (
     CliRun,
     Sandbox,
     SandboxOptions,
-    Workload,
-    check_workspace,
     copy_db,
     link_count,
     list_all,
-    make_workload,
     preload,
-    read_report,
     run_cli,
     running_sandbox,
     sandbox_capacity,
-    seed_store,
-    write_csv,
 )
+from _records import read_journal, read_report
+from _workload import Workload, check_workspace, make_workload, seed_store, write_csv
 
 PEER = Path(__file__).resolve().parent / "sequential_peer.py"
 PRELOAD_RATE = 100_000
@@ -128,6 +124,7 @@ def run_linksync(
         box.stop()
     rows = read_report(report) if report.exists() else None
     out = summarise_cli(run)
+    out["phases_s"] = phases(run, tmp)
     out["workspace"] = check.to_dict()
     if rows is not None:
         out["report_rows"] = len(rows.rows)
@@ -138,6 +135,22 @@ def run_linksync(
         out["report_rows"] = 0
         out["rows_failed"] = None
     return out
+
+
+def phases(run: CliRun, cwd: Path) -> dict[str, float] | None:
+    """Where the wall time of an apply went, from its journal's start and end events:
+    before the first write (start-up, read, validate, fetch, diff), writing, after
+    (report, exit)."""
+    journals = [read_journal(p) for p in sorted((cwd / ".linksync" / "runs").glob("*.jsonl"))]
+    j = journals[-1] if journals else None
+    if j is None or j.started is None or j.ended is None:
+        return None
+    end = run.started_at + run.wall_s
+    return {
+        "before_writes": round(j.started - run.started_at, 2),
+        "writes": round(j.ended - j.started, 2),
+        "after_writes": round(end - j.ended, 2),
+    }
 
 
 def run_peer(
@@ -294,20 +307,24 @@ def markdown(results: list[dict[str, Any]]) -> str:
     out: list[str] = []
     if rows:
         out += [
-            "| case | R/s | E | N | requests (429s) | minimum s | linksync s | efficiency "
+            "| case | R/s | E | N | requests (429s) | minimum s | linksync s "
+            "| before / writing / after s | efficiency "
             "| sandbox capacity/s | efficiency vs min(R, capacity) | sequential s | speedup "
             "| failed rows | links after/expected | CLI start-up s |",
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
-            "| --- |",
+            "| --- | --- |",
         ]
     for r in rows:
         ours = r["linksync"]
         peer = r.get("sequential_peer") or {}
         ws = ours["workspace"]
+        ph = ours.get("phases_s") or {}
+        split = " / ".join(_fmt(ph.get(k), 1) for k in ("before_writes", "writes", "after_writes"))
         out.append(
             f"| {r['case']} | {r['rate_limit_per_s']} | {r['existing']} | {r['rows']} "
             f"| {_fmt(r.get('requests'))} ({_fmt(r.get('rate_limited'))}) "
-            f"| {_fmt(r['minimum_s'])} | {_fmt(ours['wall_s'])} | {_fmt(r.get('efficiency'))} "
+            f"| {_fmt(r['minimum_s'])} | {_fmt(ours['wall_s'])} | {split} "
+            f"| {_fmt(r.get('efficiency'))} "
             f"| {_fmt(r.get('sandbox_capacity_per_s'), 0)} "
             f"| {_fmt(r.get('efficiency_vs_capacity'))} "
             f"| {_fmt(peer.get('process_wall_s'))} | {_fmt(r.get('speedup_vs_sequential'))}x "
