@@ -201,3 +201,17 @@ async def test_unknown_system_domain_on_an_empty_workspace(sandbox: Sandbox) -> 
         assert [r.domain for r in result.rows] == ["lnk.test", "lnk.test"]
         again = diff(desired, await fetch_remote(client, desired, opts), opts)
     assert not again.has_changes
+
+
+async def test_rows_that_failed_last_run_are_sent_first(sandbox: Sandbox, tmp_path: Path) -> None:
+    from linksync.sync.history import LastRun, row_key
+
+    desired = rows(6)
+    last = LastRun("previous", frozenset({row_key("lnk.test", "s4", None, None, None)}))
+    with Journal(tmp_path / "run.jsonl", "run-2") as journal:
+        result = await run(sandbox, desired, journal=journal, last=last)
+    assert statuses(result) == {"create:ok": 6}
+    requests = [e for e in read_journal(tmp_path / "run.jsonl") if e["event"] == "request"]
+    # Sent first: among the first answers of the 4 workers (plain order would send it 5th).
+    assert "s4" in [e["slug"] for e in requests[:4]]
+    assert [r.slug for r in result.rows] == [f"s{i}" for i in range(6)]  # plan order kept

@@ -7,7 +7,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -53,7 +52,7 @@ from linksync.sync.run import (
     load_specs,
     make_plan,
     options_from,
-    refresh_saved,
+    plan_to_apply,
 )
 from linksync.validate import Validation
 
@@ -368,29 +367,24 @@ async def _apply(
     ai_slug: bool = False,
     ai_og: bool = False,
 ) -> Results:
+    saved = Plan.from_json(Path(plan_file).read_text(encoding="utf-8")) if plan_file else None
     async with settings.open_client() as client:
-        if plan_file:
-            saved = Plan.from_json(Path(plan_file).read_text(encoding="utf-8"))
-            specs = validation.specs if validation is not None else ()
-            plan = await refresh_saved(client, saved, specs)
-            if opts.force:
-                plan = replace(plan, options=replace(plan.options, force=True))
-        else:
-            assert validation is not None
-            plan = (
-                await make_plan(
-                    client,
-                    validation,
-                    opts,
-                    ai_slug=ai_slug,
-                    ai_og=ai_og,
-                    target=settings.target.label,
-                )
-            ).plan
+        plan = await plan_to_apply(
+            client,
+            settings,
+            opts,
+            validation=validation,
+            saved=saved,
+            ai_slug=ai_slug,
+            ai_og=ai_og,
+            force=opts.force,
+        )
         log_plan_counts(logger, plan.counts)
         click.echo(render_plan_text(plan), err=True)
         if plan.refused:
             raise UnsafePlanError(f"plan refused: {plan.safety.reason}; pass --force to apply")
         _confirm(plan, yes)
         sink = progress_for(client, enabled=progress and plan.has_changes)
-        return await apply_plan(client, plan, journal=journal, progress=sink, on_result=on_result)
+        return await apply_plan(
+            client, plan, journal=journal, progress=sink, on_result=on_result, last=last
+        )

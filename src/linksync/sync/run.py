@@ -166,6 +166,34 @@ async def refresh_saved(
 LIMIT_KEYS = frozenset({"max_deletes", "max_change_ratio", "min_existing"})
 
 
+async def plan_to_apply(
+    client: LinkServiceClient,
+    settings: Settings,
+    options: SyncOptions,
+    *,
+    validation: Validation | None,
+    saved: Plan | None = None,
+    ai_slug: bool = False,
+    ai_og: bool = False,
+    force: bool = False,
+) -> Plan:
+    """The plan an apply runs: a ``saved`` plan refreshed against the workspace (rows
+    changed since are blocked, passwords restored from the sources), or a fresh plan
+    of the validated sources."""
+    if saved is not None:
+        specs = validation.specs if validation is not None else ()
+        todo = await refresh_saved(client, saved, specs)
+        if force:
+            todo = replace(todo, options=replace(todo.options, force=True))
+        return todo
+    if validation is None:
+        raise ConfigError("give sources to plan from, or a saved plan")
+    planned = await make_plan(
+        client, validation, options, ai_slug=ai_slug, ai_og=ai_og, target=settings.target.label
+    )
+    return planned.plan
+
+
 def options_from(settings: Settings, options: SyncOptions | None, **given: Any) -> SyncOptions:
     """Options: the caller's, else the profile's defaults (domain, owner tag, limits)
     overridden by ``given`` values that are not None."""
@@ -256,7 +284,6 @@ def apply(
     ``force=True``.
     """
     settings = settings or resolve()
-    specs: tuple[LinkSpec, ...] = ()
     validation: Validation | None = None
     if sources:
         opts = options_from(settings, options if plan is None else plan.options, **option_values)
@@ -267,28 +294,21 @@ def apply(
             fix_invisible=fix_invisible,
             default_domain=opts.default_domain,
         )
-        specs = validation.specs
     elif plan is None:
         raise ConfigError("give sources to plan from, or a saved plan")
 
     async def go() -> Results:
         async with settings.open_client() as client:
-            if plan is not None:
-                todo = await refresh_saved(client, plan, specs)
-                if option_values.get("force"):
-                    todo = replace(todo, options=replace(todo.options, force=True))
-            else:
-                assert validation is not None
-                todo = (
-                    await make_plan(
-                        client,
-                        validation,
-                        opts,
-                        ai_slug=ai_slug,
-                        ai_og=ai_og,
-                        target=settings.target.label,
-                    )
-                ).plan
+            todo = await plan_to_apply(
+                client,
+                settings,
+                opts if plan is None else plan.options,
+                validation=validation,
+                saved=plan,
+                ai_slug=ai_slug,
+                ai_og=ai_og,
+                force=bool(option_values.get("force")),
+            )
             return await apply_plan(client, todo, journal=journal, progress=progress)
 
     return _run(go())
