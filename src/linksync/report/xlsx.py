@@ -1,23 +1,21 @@
 """The Excel report: a Summary sheet (first, active) and a Results sheet.
 
-Written with xlsxwriter in ``constant_memory`` mode: Results rows go to disk as they
-arrive. Worksheets keep the order they were added in, so Summary is added first and left
-empty while Results streams; its rows are written on ``close``, when the counts are
-known (in constant-memory mode each sheet only has to be written top to bottom, and
-Summary's rows are all written then). Column widths and the autofilter range are also
-set on close; they live outside the row data.
+Written with the streaming writer of :mod:`linksync.report.xlsx_stream`: Results rows go
+to a temporary file as they arrive, so memory stays flat however long the run. Summary
+is the first sheet but its rows are written on ``close``, when the counts are known;
+column widths, the autofilter range and the zip package are done then too, into a
+temporary file moved into place, so no half-written report is ever left.
 
-Every text cell is written with ``write_string`` (never ``write``), so formula-like text
-stays text and keeps its exact value; short URLs become hyperlinks on purpose, up to
-Excel's 65,530 links per sheet, plain text after that.
+Every text cell is an inline string (never a formula), so formula-like text stays text
+and keeps its exact value; short URLs become hyperlinks on purpose, up to Excel's 65,530
+links per sheet, plain text after that.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import re
 from pathlib import Path
-from typing import Any
 
 from linksync.model import RESULT_COLUMNS, RowResult, RunInfo, Status
 from linksync.report.base import (
@@ -27,8 +25,9 @@ from linksync.report.base import (
     remove_quietly,
     temp_path_for,
 )
-from linksync.report.cells import fit_cell, link_label, redact, report_row, where
+from linksync.report.cells import XLSX_MAX_CELL_CHARS, link_label, redact, report_row, where
 from linksync.report.summary import Tally, run_title, safe_target
+from linksync.report.xlsx_stream import Cell, CellStyle, SheetStream, StreamingWorkbook
 
 SUMMARY_SHEET = "Summary"
 RESULTS_SHEET = "Results"
@@ -44,34 +43,20 @@ MAX_URL_CHARS = 2079
 FAILED_FILL, FAILED_FONT = "#FFC7CE", "#9C0006"
 SKIPPED_FILL, SKIPPED_FONT = "#FFEB9C", "#9C5700"
 HEADER_FILL = "#1F4E78"
+LINK_FONT = "#0563C1"
 
 _MAX_WIDTH = 60
 _SHORT_URL_COL = RESULT_COLUMNS.index("short_url")
+_N_COLS = len(RESULT_COLUMNS)
+_SPACE = re.compile(r"\s")
 
 
 def _is_link(value: str) -> bool:
     return (
         value.startswith(("https://", "http://"))
         and len(value) <= MAX_URL_CHARS
-        and not any(ch.isspace() for ch in value)
+        and not _SPACE.search(value)
     )
-
-
-class _Widths:
-    """Widest text seen per column, for column widths that fit."""
-
-    def __init__(self, headers: Sequence[str]) -> None:
-        # Room for the filter button beside each header.
-        self.chars = [len(h) + 3 for h in headers]
-
-    def see(self, col: int, text: str) -> None:
-        n = len(text)
-        if n > self.chars[col]:
-            self.chars[col] = n
-
-    def apply(self, ws: Any) -> None:
-        for col, n in enumerate(self.chars):
-            ws.set_column(col, col, min(n + 1, _MAX_WIDTH))
 
 
 class XlsxWriter:
@@ -89,95 +74,73 @@ class XlsxWriter:
         self.dropped = 0
         self.options = options or ReportOptions()
         self.tally = Tally()
-        import xlsxwriter  # type: ignore[import-untyped]  # imported when an xlsx is asked for
-
         prepare_parent(path)
         self._tmp = temp_path_for(path)
-        self._wb = xlsxwriter.Workbook(
-            str(self._tmp),
-            {
-                "constant_memory": True,
-                "strings_to_urls": False,
-                "strings_to_formulas": False,
-                "strings_to_numbers": False,
-            },
+        self._wb = wb = StreamingWorkbook()
+        style = wb.add_style
+        self._s_header = style(
+            CellStyle(bold=True, font_color="#FFFFFF", fill=HEADER_FILL, bottom_border=True)
         )
-        fmt = self._wb.add_format
-        self._f_header = fmt(
-            {"bold": True, "font_color": "#FFFFFF", "bg_color": HEADER_FILL, "bottom": 1}
+        self._s_link = style(CellStyle(font_color=LINK_FONT, underline=True))
+        self._s_failed = style(CellStyle(fill=FAILED_FILL, font_color=FAILED_FONT))
+        self._s_failed_link = style(
+            CellStyle(fill=FAILED_FILL, font_color=LINK_FONT, underline=True)
         )
-        self._f_link = fmt({"font_color": "#0563C1", "underline": 1})
-        self._f_failed = fmt({"bg_color": FAILED_FILL, "font_color": FAILED_FONT})
-        self._f_failed_link = fmt(
-            {"bg_color": FAILED_FILL, "font_color": "#0563C1", "underline": 1}
+        self._s_skipped = style(CellStyle(fill=SKIPPED_FILL, font_color=SKIPPED_FONT))
+        self._s_skipped_link = style(
+            CellStyle(fill=SKIPPED_FILL, font_color=LINK_FONT, underline=True)
         )
-        self._f_skipped = fmt({"bg_color": SKIPPED_FILL, "font_color": SKIPPED_FONT})
-        self._f_skipped_link = fmt(
-            {"bg_color": SKIPPED_FILL, "font_color": "#0563C1", "underline": 1}
-        )
-        self._f_title = fmt({"bold": True, "font_size": 14})
-        self._f_bold = fmt({"bold": True})
-        self._f_warn = fmt({"bold": True, "font_color": FAILED_FONT})
-        self._summary = self._wb.add_worksheet(SUMMARY_SHEET)
-        self._results = self._wb.add_worksheet(RESULTS_SHEET)
-        self._widths = _Widths(RESULT_COLUMNS)
-        self._row = 0
+        self._s_title = style(CellStyle(bold=True, size=14))
+        self._s_bold = style(CellStyle(bold=True))
+        self._s_warn = style(CellStyle(bold=True, font_color=FAILED_FONT))
+        self._summary = wb.add_sheet(SUMMARY_SHEET)
+        self._results = wb.add_sheet(RESULTS_SHEET)
         self._links = 0
-        ws = self._results
-        for col, name in enumerate(RESULT_COLUMNS):
-            ws.write_string(0, col, name, self._f_header)
-        ws.freeze_panes(1, 0)
+        self._results.append(RESULT_COLUMNS, self._s_header)
+        self._results.freeze_rows = 1
+
+    @property
+    def _row(self) -> int:
+        """Data rows on the Results sheet."""
+        return self._results.rows - 1
 
     def write(self, result: RowResult) -> None:
         self.tally.add(result)
-        if self._row >= self.max_rows:
+        if self._results.rows > self.max_rows:
             self.dropped += 1  # counted in the Summary; the rows are in csv/jsonl reports
             return
-        self._row += 1
-        r = self._row
-        ws = self._results
-        if result.status in (Status.FAILED, Status.INVALID):
-            fill, link_fmt = self._f_failed, self._f_failed_link
-        elif result.status == Status.SKIPPED:
-            fill, link_fmt = self._f_skipped, self._f_skipped_link
+        status = result.status
+        if status is Status.FAILED or status is Status.INVALID:
+            fill, link_style = self._s_failed, self._s_failed_link
+        elif status is Status.SKIPPED:
+            fill, link_style = self._s_skipped, self._s_skipped_link
         else:
-            fill, link_fmt = None, self._f_link
-        values = report_row(result, self.options.secrets)
-        for col, name in enumerate(RESULT_COLUMNS):
-            value = values[name]
-            if value is None or value == "":
-                if fill is not None:
-                    ws.write_blank(r, col, None, fill)
-            elif isinstance(value, str):
-                text = fit_cell(value)
-                self._widths.see(col, text)
-                if col == _SHORT_URL_COL and self._links < self.max_links and _is_link(text):
-                    self._links += 1
-                    ws.write_url(r, col, text, link_fmt, text)
-                else:
-                    ws.write_string(r, col, text, fill)
-            else:
-                self._widths.see(col, str(value))
-                ws.write_number(r, col, value, fill)
+            fill, link_style = 0, self._s_link
+        values: list[Cell] = list(report_row(result, self.options.secrets).values())
+        short_url = values[_SHORT_URL_COL]
+        if isinstance(short_url, str) and self._links < self.max_links and _is_link(short_url):
+            self._links += 1
+            row = self._results.append(values, fill, {_SHORT_URL_COL: link_style})
+            self._results.link(row, _SHORT_URL_COL, short_url)
+        else:
+            self._results.append(values, fill)
 
     def _write_summary(self, info: RunInfo, closing: Closing) -> None:
-        ws = self._summary
         secrets = self.options.secrets
         counts = self.tally.counts()
+        cells: dict[tuple[int, int], tuple[Cell, int]] = {}
         widths = [0, 0, 0, 0, 0, 0, 0, 0]
         r = 0
 
-        def put(col: int, value: str | int | float, fmt: Any = None) -> None:
+        def put(col: int, value: str | int | float, style: int = 0) -> None:
             if isinstance(value, str):
-                text = fit_cell(redact(value, secrets))
-                ws.write_string(r, col, text, fmt)
-                widths[col] = max(widths[col], len(text))
-            else:
-                ws.write_number(r, col, value, fmt)
-                widths[col] = max(widths[col], len(str(value)))
+                value = redact(value, secrets)
+            n = min(len(str(value)), XLSX_MAX_CELL_CHARS)
+            widths[col] = max(widths[col], n)
+            cells[r, col] = (value, style)
 
         title = self.options.title or f"linksync {run_title(counts, info)}"
-        ws.write_string(r, 0, title, self._f_title)
+        cells[r, 0] = (redact(title, secrets), self._s_title)
         r += 2
         notes = closing.all_notes()
         if self.dropped:
@@ -186,7 +149,7 @@ class XlsxWriter:
                 f"{self.dropped:,} more are counted here: write a .csv or .jsonl report for all"
             )
         for note in notes:
-            put(0, note, self._f_warn)
+            put(0, note, self._s_warn)
             r += 1
         if notes:
             r += 1
@@ -204,42 +167,42 @@ class XlsxWriter:
             facts.append(("Run id", info.run_id))
         facts.append(("Rows", counts.total))
         for label, value in facts:
-            put(0, label, self._f_bold)
+            put(0, label, self._s_bold)
             put(1, value)
             r += 1
         r += 1
         statuses = list(counts.by_status)
-        put(0, "Action", self._f_header)
+        put(0, "Action", self._s_header)
         for i, status in enumerate(statuses, start=1):
-            put(i, status, self._f_header)
-        put(len(statuses) + 1, "total", self._f_header)
+            put(i, status, self._s_header)
+        put(len(statuses) + 1, "total", self._s_header)
         r += 1
         for action, total in counts.by_action.items():
-            put(0, action, self._f_bold)
+            put(0, action, self._s_bold)
             for i, status in enumerate(statuses, start=1):
                 put(i, counts.by_action_status.get((action, status), 0))
-            put(len(statuses) + 1, total, self._f_bold)
+            put(len(statuses) + 1, total, self._s_bold)
             r += 1
-        put(0, "total", self._f_bold)
+        put(0, "total", self._s_bold)
         for i, status in enumerate(statuses, start=1):
-            put(i, counts.by_status[status], self._f_bold)
-        put(len(statuses) + 1, counts.total, self._f_bold)
+            put(i, counts.by_status[status], self._s_bold)
+        put(len(statuses) + 1, counts.total, self._s_bold)
         r += 2
         if counts.errors:
             for col, head in enumerate(("Error constant", "Rows", "Example", "Link", "Message")):
-                put(col, head, self._f_header)
+                put(col, head, self._s_header)
             r += 1
             for e in counts.errors:
-                put(0, e.constant, self._f_bold)
+                put(0, e.constant, self._s_bold)
                 put(1, e.count)
                 put(2, where(e.example))
                 put(3, link_label(e.example))
                 put(4, e.example.message or "")
                 r += 1
+        _write_cells(self._summary, cells)
         for col, n in enumerate(widths):
             if n:
-                ws.set_column(col, col, min(max(n + 2, 10), _MAX_WIDTH))
-        ws.activate()
+                self._summary.widths[col] = min(max(n + 2, 10), _MAX_WIDTH)
 
     def flush(self) -> None:
         """Nothing to do: this format is assembled on close."""
@@ -247,13 +210,20 @@ class XlsxWriter:
     def close(self, info: RunInfo, closing: Closing | None = None) -> Path:
         try:
             self._write_summary(info, closing or Closing())
-            self._results.autofilter(0, 0, max(self._row, 1), len(RESULT_COLUMNS) - 1)
-            self._widths.apply(self._results)
-            self._wb.close()
+            results = self._results
+            results.autofilter = (1, 0, max(results.rows, 2), _N_COLS - 1)
+            # Fit the widest value; leave room for the filter button beside each header.
+            for col, head in enumerate(RESULT_COLUMNS):
+                n = max(len(head) + 3, results.max_chars[col])
+                results.widths[col] = min(n + 1, _MAX_WIDTH)
+            self._wb.active = 0
+            self._wb.save(self._tmp)
             os.replace(self._tmp, self.path)
         except BaseException:
             remove_quietly(self._tmp)
             raise
+        finally:
+            self._wb.close()
         return self.path
 
     def abort(self) -> None:
@@ -261,3 +231,15 @@ class XlsxWriter:
             self._wb.close()
         finally:
             remove_quietly(self._tmp)
+
+
+def _write_cells(sheet: SheetStream, cells: dict[tuple[int, int], tuple[Cell, int]]) -> None:
+    """Write sparse ``(row, col) -> (value, style)`` cells (0-based) as whole rows."""
+    last_row = max((r for r, _ in cells), default=-1)
+    for r in range(last_row + 1):
+        cols = sorted(c for rr, c in cells if rr == r)
+        values: list[Cell] = [None] * (cols[-1] + 1 if cols else 0)
+        styles: dict[int, int] = {}
+        for c in cols:
+            values[c], styles[c] = cells[r, c]
+        sheet.append(values, 0, styles)

@@ -1,0 +1,458 @@
+"""A small streaming SpreadsheetML (.xlsx) writer: rows go to temporary files as they
+arrive, and the zip package is assembled on ``close``.
+
+It writes what the results report needs and nothing more: text and number cells (text
+always as an inline string, so nothing is ever read as a formula), a few cell styles,
+external hyperlinks, frozen top rows, an autofilter and column widths. The package is
+the OOXML minimal structure: ``[Content_Types].xml``, ``_rels/.rels``,
+``xl/workbook.xml``, ``xl/_rels/workbook.xml.rels``, ``xl/styles.xml`` and one
+``xl/worksheets/sheetN.xml`` (with ``_rels/sheetN.xml.rels`` when it has links) per sheet.
+
+Text is escaped as Excel does: ``& < >`` become entities, control characters XML 1.0
+forbids become ``_xHHHH_`` (and a literal ``_xHHHH_`` gets its underscore escaped, so
+Excel shows it unchanged); lone surrogates, which UTF-8 cannot carry, become U+FFFD.
+Text longer than a cell holds is cut, ending with an ellipsis.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import tempfile
+import zipfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from linksync.report.cells import XLSX_MAX_CELL_CHARS, fit_cell
+
+_MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+_REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+_PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
+_CT_NS = "http://schemas.openxmlformats.org/package/2006/content-types"
+_CT_SHEET = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
+_CT_WORKBOOK = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"
+_CT_STYLES = "application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"
+_XML_DECL = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+
+#: Excel's limits: rows and columns of a sheet, characters of a sheet name.
+MAX_ROWS = 1_048_576
+MAX_COLS = 16_384
+
+Cell = str | int | float | None
+
+#: Anything in a text that needs more than copying: XML specials, control characters,
+#: a literal ``_xHHHH_``, lone surrogates and the two non-characters.
+_NEEDS_ESCAPE = re.compile("[&<>\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]|_x[0-9a-fA-F]{4}_")
+_ODD = re.compile("[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]|_x[0-9a-fA-F]{4}_")
+_LITERAL_ESCAPE = re.compile("(_x[0-9a-fA-F]{4}_)")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\ufffe\uffff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ATTR_SPECIAL = re.compile('[&<>"\x00-\x1f\ud800-\udfff\ufffe\uffff]')
+_URL_ENCODED = re.compile("%[0-9a-fA-F]{2}")
+_URL_UNSAFE = re.compile('[%" <>\\[\\]^`{}]')
+
+
+def escape_text(text: str) -> str:
+    """``text`` as the content of an xlsx ``<t>`` element."""
+    if not _NEEDS_ESCAPE.search(text):
+        return text
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    if _ODD.search(text):
+        text = _LITERAL_ESCAPE.sub(r"_x005F\1", text)
+        text = _CONTROL.sub(lambda m: f"_x{ord(m.group()):04X}_", text)
+        text = _SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def escape_attr(text: str) -> str:
+    """``text`` as an XML attribute value in double quotes, or as plain element text
+    (characters XML cannot carry become U+FFFD)."""
+    if not _ATTR_SPECIAL.search(text):
+        return text
+    text = _SURROGATE.sub("\ufffd", _CONTROL.sub("\ufffd", text))
+    return (
+        text.replace("&", "&amp;")
+        .replace('"', "&quot;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("\t", "&#9;")
+        .replace("\n", "&#10;")
+        .replace("\r", "&#13;")
+    )
+
+
+def escape_url(url: str) -> str:
+    """``url`` with the characters Excel wants percent-encoded in a link target."""
+    if not _URL_UNSAFE.search(url) or _URL_ENCODED.search(url):
+        return url  # nothing to encode, or already encoded
+    for ch, code in (
+        ("%", "%25"),
+        ('"', "%22"),
+        (" ", "%20"),
+        ("<", "%3c"),
+        (">", "%3e"),
+        ("[", "%5b"),
+        ("]", "%5d"),
+        ("^", "%5e"),
+        ("`", "%60"),
+        ("{", "%7b"),
+        ("}", "%7d"),
+    ):
+        url = url.replace(ch, code)
+    return url
+
+
+def column_letter(col: int) -> str:
+    """'A' for column 0, 'Z' for 25, 'AA' for 26."""
+    letters = ""
+    n = col + 1
+    while n:
+        n, rem = divmod(n - 1, 26)
+        letters = chr(65 + rem) + letters
+    return letters
+
+
+def column_width(chars: float) -> float:
+    """Excel's stored width for a column ``chars`` characters wide (Calibri 11)."""
+    pixels = int(chars * 7 + 0.5) + 5
+    return (pixels * 256 // 7) / 256
+
+
+@dataclass(frozen=True, slots=True)
+class CellStyle:
+    """The formatting of a cell. Colours are 'RRGGBB' with or without a leading '#'."""
+
+    bold: bool = False
+    size: float = 11
+    font_color: str | None = None
+    fill: str | None = None
+    underline: bool = False
+    bottom_border: bool = False
+
+
+def _argb(color: str) -> str:
+    return "FF" + color.lstrip("#").upper()
+
+
+def styles_xml(styles: Sequence[CellStyle]) -> str:
+    """``xl/styles.xml`` with the default style (index 0) and ``styles`` as 1, 2, ..."""
+    fonts = ['<font><sz val="11"/><name val="Calibri"/><family val="2"/></font>']
+    fills = [
+        '<fill><patternFill patternType="none"/></fill>',
+        '<fill><patternFill patternType="gray125"/></fill>',
+    ]
+    borders = [
+        "<border><left/><right/><top/><bottom/><diagonal/></border>",
+        '<border><left/><right/><top/><bottom style="thin"><color auto="1"/></bottom>'
+        "<diagonal/></border>",
+    ]
+    xfs = ['<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>']
+    for s in styles:
+        font = (
+            "<font>"
+            + ("<b/>" if s.bold else "")
+            + ("<u/>" if s.underline else "")
+            + f'<sz val="{s.size:g}"/>'
+            + (f'<color rgb="{_argb(s.font_color)}"/>' if s.font_color else "")
+            + '<name val="Calibri"/><family val="2"/></font>'
+        )
+        fonts.append(font)
+        fill_id = 0
+        if s.fill:
+            fills.append(
+                '<fill><patternFill patternType="solid">'
+                f'<fgColor rgb="{_argb(s.fill)}"/><bgColor indexed="64"/></patternFill></fill>'
+            )
+            fill_id = len(fills) - 1
+        border_id = 1 if s.bottom_border else 0
+        xfs.append(
+            f'<xf numFmtId="0" fontId="{len(fonts) - 1}" fillId="{fill_id}" '
+            f'borderId="{border_id}" xfId="0" applyFont="1"'
+            + (' applyFill="1"' if fill_id else "")
+            + (' applyBorder="1"' if border_id else "")
+            + "/>"
+        )
+    return (
+        f'{_XML_DECL}<styleSheet xmlns="{_MAIN_NS}">'
+        f'<fonts count="{len(fonts)}">{"".join(fonts)}</fonts>'
+        f'<fills count="{len(fills)}">{"".join(fills)}</fills>'
+        f'<borders count="{len(borders)}">{"".join(borders)}</borders>'
+        '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/>'
+        f'</cellStyleXfs><cellXfs count="{len(xfs)}">{"".join(xfs)}</cellXfs>'
+        '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>'
+        '<dxfs count="0"/><tableStyles count="0" defaultTableStyle="TableStyleMedium9" '
+        'defaultPivotStyle="PivotStyleLight16"/></styleSheet>'
+    )
+
+
+def _spool() -> IO[str]:
+    return tempfile.TemporaryFile("w+", encoding="utf-8", newline="")
+
+
+def _copy(spool: IO[str], out: IO[bytes]) -> None:
+    spool.flush()
+    spool.seek(0)
+    shutil.copyfileobj(spool.buffer, out, 1 << 20)  # type: ignore[attr-defined]
+
+
+class SheetStream:
+    """One worksheet, written top to bottom. Rows are numbered from 1."""
+
+    def __init__(self, name: str, index: int) -> None:
+        self.name = name
+        self.index = index
+        self.rows = 0
+        self.max_col = -1
+        self.freeze_rows = 0
+        self.autofilter: tuple[int, int, int, int] | None = None  # first/last row, col
+        self.widths: dict[int, float] = {}
+        #: Characters of the widest value written per column, for widths that fit.
+        self.max_chars: list[int] = []
+        self.links = 0
+        self._data = _spool()
+        self._links: IO[str] | None = None
+        self._rels: IO[str] | None = None
+        self._refs = [column_letter(c) for c in range(32)]
+
+    def _ref(self, col: int) -> str:
+        refs = self._refs
+        while col >= len(refs):
+            refs.append(column_letter(len(refs)))
+        return refs[col]
+
+    def append(
+        self,
+        values: Sequence[Cell],
+        style: int = 0,
+        cell_styles: Mapping[int, int] | None = None,
+    ) -> int:
+        """Write the next row: ``values`` from column A, each cell in ``style`` unless
+        ``cell_styles`` names another for its column. An empty cell (None or '') is left
+        out, or written blank when it has a style. Returns the row's number."""
+        if self.rows >= MAX_ROWS:
+            raise ValueError(f"sheet {self.name!r} is full ({MAX_ROWS:,} rows)")
+        if len(values) > MAX_COLS:
+            raise ValueError(f"a row holds at most {MAX_COLS:,} cells")
+        self.rows += 1
+        r = str(self.rows)
+        n_cols = len(values)
+        if n_cols:
+            self._ref(n_cols - 1)  # letters for every column of this row
+        refs = self._refs
+        chars = self.max_chars
+        if len(chars) < n_cols:
+            chars.extend([0] * (n_cols - len(chars)))
+        row_attr = f' s="{style}"' if style else ""
+        parts = [f'<row r="{r}">']
+        add = parts.append
+        for col, value in enumerate(values):
+            s_attr = row_attr
+            if cell_styles is not None and col in cell_styles:
+                s = cell_styles[col]
+                s_attr = f' s="{s}"' if s else ""
+            if value is None or value == "":
+                if s_attr:
+                    add(f'<c r="{refs[col]}{r}"{s_attr}/>')
+                continue
+            if isinstance(value, str):
+                n = len(value)
+                if n > XLSX_MAX_CELL_CHARS:
+                    value = fit_cell(value)
+                    n = XLSX_MAX_CELL_CHARS
+                if n > chars[col]:
+                    chars[col] = n
+                text = escape_text(value)
+                space = ' xml:space="preserve"' if text[0].isspace() or text[-1].isspace() else ""
+                add(
+                    f'<c r="{refs[col]}{r}"{s_attr} t="inlineStr"><is><t{space}>{text}</t></is></c>'
+                )
+                continue
+            number = repr(value) if not isinstance(value, bool) else str(int(value))
+            if len(number) > chars[col]:
+                chars[col] = len(number)
+            if isinstance(value, bool):
+                add(f'<c r="{refs[col]}{r}"{s_attr} t="b"><v>{number}</v></c>')
+            elif isinstance(value, int) or math.isfinite(value):
+                add(f'<c r="{refs[col]}{r}"{s_attr}><v>{number}</v></c>')
+            else:  # NaN and infinities are no Excel numbers: written as their text
+                add(f'<c r="{refs[col]}{r}"{s_attr} t="inlineStr"><is><t>{number}</t></is></c>')
+        add("</row>")
+        if n_cols - 1 > self.max_col:
+            self.max_col = n_cols - 1
+        self._data.write("".join(parts))
+        return self.rows
+
+    def link(self, row: int, col: int, url: str) -> None:
+        """Make the cell at ``row``, ``col`` a link to the external ``url``."""
+        if self._links is None or self._rels is None:
+            self._links, self._rels = _spool(), _spool()
+        self.links += 1
+        rid = f"rId{self.links}"
+        self._links.write(f'<hyperlink ref="{self._ref(col)}{row}" r:id="{rid}"/>')
+        self._rels.write(
+            f'<Relationship Id="{rid}" Type="{_REL_NS}/hyperlink" '
+            f'Target="{escape_attr(escape_url(url))}" TargetMode="External"/>'
+        )
+
+    def _range(self, first_row: int, first_col: int, last_row: int, last_col: int) -> str:
+        return f"{self._ref(first_col)}{first_row}:{self._ref(last_col)}{last_row}"
+
+    def filter_range(self) -> str | None:
+        """The autofilter range as an absolute reference for a defined name."""
+        if self.autofilter is None:
+            return None
+        r1, c1, r2, c2 = self.autofilter
+        name = self.name
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name):
+            name = "'" + name.replace("'", "''") + "'"
+        return f"{name}!${self._ref(c1)}${r1}:${self._ref(c2)}${r2}"
+
+    def write_to(self, z: zipfile.ZipFile, selected: bool) -> None:
+        """Put this sheet (and its links) into the package."""
+        last_col = max(self.max_col, 0)
+        dim = f"A1:{self._ref(last_col)}{max(self.rows, 1)}" if self.rows else "A1"
+        tab = ' tabSelected="1"' if selected else ""
+        view = f'<sheetView{tab} workbookViewId="0">'
+        if self.freeze_rows:
+            top = f"A{self.freeze_rows + 1}"
+            view += (
+                f'<pane ySplit="{self.freeze_rows}" topLeftCell="{top}" '
+                f'activePane="bottomLeft" state="frozen"/>'
+                f'<selection pane="bottomLeft" activeCell="{top}" sqref="{top}"/>'
+            )
+        view += "</sheetView>"
+        cols = "".join(
+            f'<col min="{c + 1}" max="{c + 1}" width="{column_width(w):.16g}" customWidth="1"/>'
+            for c, w in sorted(self.widths.items())
+        )
+        head = (
+            f'{_XML_DECL}<worksheet xmlns="{_MAIN_NS}" xmlns:r="{_REL_NS}">'
+            f'<dimension ref="{dim}"/><sheetViews>{view}</sheetViews>'
+            '<sheetFormatPr defaultRowHeight="15"/>'
+            + (f"<cols>{cols}</cols>" if cols else "")
+            + "<sheetData>"
+        )
+        tail = "</sheetData>"
+        if self.autofilter is not None:
+            tail += f'<autoFilter ref="{self._range(*self.autofilter)}"/>'
+        name = f"xl/worksheets/sheet{self.index}.xml"
+        with z.open(name, "w", force_zip64=True) as out:
+            out.write(head.encode())
+            _copy(self._data, out)
+            out.write(tail.encode())
+            if self._links is not None:
+                out.write(b"<hyperlinks>")
+                _copy(self._links, out)
+                out.write(b"</hyperlinks>")
+            out.write(
+                b'<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" '
+                b'header="0.3" footer="0.3"/></worksheet>'
+            )
+        if self._rels is not None:
+            rels = f"xl/worksheets/_rels/sheet{self.index}.xml.rels"
+            with z.open(rels, "w", force_zip64=True) as out:
+                out.write(f'{_XML_DECL}<Relationships xmlns="{_PKG_REL_NS}">'.encode())
+                _copy(self._rels, out)
+                out.write(b"</Relationships>")
+
+    def close(self) -> None:
+        for spool in (self._data, self._links, self._rels):
+            if spool is not None:
+                spool.close()
+
+
+class StreamingWorkbook:
+    """Sheets and styles of one workbook, written as a zip package by ``save``."""
+
+    def __init__(self) -> None:
+        self.sheets: list[SheetStream] = []
+        self.styles: list[CellStyle] = []
+        self.active = 0
+
+    def add_style(self, style: CellStyle) -> int:
+        """The style's index, for ``SheetStream.append``."""
+        self.styles.append(style)
+        return len(self.styles)
+
+    def add_sheet(self, name: str) -> SheetStream:
+        if not 0 < len(name) <= 31 or re.search(r"[\[\]:*?/\\]", name):
+            raise ValueError(f"not an Excel sheet name: {name!r}")
+        if any(s.name.lower() == name.lower() for s in self.sheets):
+            raise ValueError(f"duplicate sheet name: {name!r}")
+        sheet = SheetStream(name, len(self.sheets) + 1)
+        self.sheets.append(sheet)
+        return sheet
+
+    def save(self, path: Path, compresslevel: int = 1) -> None:
+        """Write the package to ``path`` (which is overwritten)."""
+        n = len(self.sheets)
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=compresslevel) as z:
+            z.writestr("[Content_Types].xml", self._content_types())
+            z.writestr(
+                "_rels/.rels",
+                f'{_XML_DECL}<Relationships xmlns="{_PKG_REL_NS}">'
+                f'<Relationship Id="rId1" Type="{_REL_NS}/officeDocument" '
+                'Target="xl/workbook.xml"/></Relationships>',
+            )
+            z.writestr("xl/workbook.xml", self._workbook_xml())
+            rels = "".join(
+                f'<Relationship Id="rId{s.index}" Type="{_REL_NS}/worksheet" '
+                f'Target="worksheets/sheet{s.index}.xml"/>'
+                for s in self.sheets
+            )
+            z.writestr(
+                "xl/_rels/workbook.xml.rels",
+                f'{_XML_DECL}<Relationships xmlns="{_PKG_REL_NS}">{rels}'
+                f'<Relationship Id="rId{n + 1}" Type="{_REL_NS}/styles" Target="styles.xml"/>'
+                "</Relationships>",
+            )
+            z.writestr("xl/styles.xml", styles_xml(self.styles))
+            for i, sheet in enumerate(self.sheets):
+                sheet.write_to(z, selected=i == self.active)
+
+    def _content_types(self) -> str:
+        sheets = "".join(
+            f'<Override PartName="/xl/worksheets/sheet{s.index}.xml" ContentType="{_CT_SHEET}"/>'
+            for s in self.sheets
+        )
+        return (
+            f'{_XML_DECL}<Types xmlns="{_CT_NS}">'
+            '<Default Extension="rels" '
+            'ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+            '<Default Extension="xml" ContentType="application/xml"/>'
+            f'<Override PartName="/xl/workbook.xml" ContentType="{_CT_WORKBOOK}"/>'
+            f'<Override PartName="/xl/styles.xml" ContentType="{_CT_STYLES}"/>'
+            f"{sheets}</Types>"
+        )
+
+    def _workbook_xml(self) -> str:
+        sheets = "".join(
+            f'<sheet name="{escape_attr(s.name)}" sheetId="{s.index}" r:id="rId{s.index}"/>'
+            for s in self.sheets
+        )
+        names = "".join(
+            f'<definedName name="_xlnm._FilterDatabase" localSheetId="{s.index - 1}" '
+            f'hidden="1">{escape_attr(ref)}</definedName>'
+            for s in self.sheets
+            if (ref := s.filter_range()) is not None
+        )
+        return (
+            f'{_XML_DECL}<workbook xmlns="{_MAIN_NS}" xmlns:r="{_REL_NS}">'
+            f'<bookViews><workbookView activeTab="{self.active}"/></bookViews>'
+            f"<sheets>{sheets}</sheets>"
+            + (f"<definedNames>{names}</definedNames>" if names else "")
+            + "</workbook>"
+        )
+
+    def close(self) -> None:
+        """Release the temporary files."""
+        for sheet in self.sheets:
+            sheet.close()
