@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import subprocess
 import sys
 import tempfile
@@ -253,8 +254,27 @@ def targets(r: Mapping[str, Any]) -> dict[str, bool | None]:
     }
 
 
-def scale_case(case: Case, *, via_api: bool, timeout: float) -> dict[str, Any]:
+REQUESTS_RE = re.compile(r"requests to read the workspace: (\d+)")
+FETCH_RE = re.compile(r"fetched (\S+): (\w+), (\d+) requests")
+
+
+def _plan_facts(run: CliRun) -> dict[str, Any]:
+    """Requests and fetch strategy, from the plan's own summary lines."""
+    text = run.stdout + run.stderr
+    m = REQUESTS_RE.search(text)
+    return {
+        "requests": int(m.group(1)) if m else None,
+        "fetches": [
+            {"domain": d, "strategy": st, "requests": int(n)} for d, st, n in FETCH_RE.findall(text)
+        ],
+    }
+
+
+def scale_case(case: Case, *, via_api: bool, saved: bool, timeout: float) -> dict[str, Any]:
+    """``linksync plan`` of N unchanged rows against E links (the table a pull request
+    shows); with ``saved``, once more with ``--out plan.json``."""
     work = make_workload(case.existing, case.rows, new_share=0.0, changed_share=0.0)
+    runs: dict[str, CliRun] = {}
     with tempfile.TemporaryDirectory(prefix="linksync-bench-scale-") as d:
         tmp = Path(d)
         src = write_csv(work.rows, tmp / "links.csv")
@@ -262,36 +282,35 @@ def scale_case(case: Case, *, via_api: bool, timeout: float) -> dict[str, Any]:
         log(f"scale: preloading {case.existing} links")
         preload_s = seed_database(base_db, work, via_api=via_api)
         opts = SandboxOptions(rate_limit=case.rate, latency_ms=case.latency_ms, db=base_db)
-        log(f"scale: linksync plan of {case.rows} unchanged rows")
+        variants = {"table": ["plan", str(src), "--detailed-exitcode"]}
+        if saved:
+            variants["saved"] = [*variants["table"], "--out", str(tmp / "plan.json")]
         box = Sandbox(opts)
         try:
             box.start()
-            run = run_cli(
-                ["plan", str(src), "--detailed-exitcode", "--out", str(tmp / "plan.json")],
-                env=box.env(),
-                cwd=tmp,
-                timeout=timeout,
-            )
+            for name, args in variants.items():
+                log(f"scale: linksync plan of {case.rows} unchanged rows ({name})")
+                runs[name] = run_cli(args, env=box.env(), cwd=tmp, timeout=timeout)
         finally:
             box.stop()
-        saved = tmp / "plan.json"
-        plan = json.loads(saved.read_text(encoding="utf-8")) if saved.exists() else {}
-    out = summarise_cli(run)
-    return {
+    table = runs["table"]
+    out: dict[str, Any] = {
         "case": case.name,
         "rate_limit_per_s": case.rate,
+        "latency_ms": list(case.latency_ms) if case.latency_ms else None,
         "existing": case.existing,
         "rows": case.rows,
         "preload_s": round(preload_s, 1),
-        "plan": out,
-        "plan_s": out["wall_s"],
-        "max_rss_mb": out["max_rss_mb"],
-        "requests": plan.get("requests"),
-        "fetches": plan.get("fetches"),
-        "counts": plan.get("counts"),
+        "plan": summarise_cli(table),
+        "plan_s": round(table.wall_s, 2),
+        "max_rss_mb": round(table.max_rss_mb, 1),
+        **_plan_facts(table),
         "expected_list_pages": math.ceil(case.existing / PAGE),
-        "plans_nothing": run.returncode == 0,
+        "plans_nothing": table.returncode == 0,
     }
+    if "saved" in runs:
+        out["saved_plan"] = summarise_cli(runs["saved"])
+    return out
 
 
 def _fmt(value: Any, digits: int = 2) -> str:
@@ -337,17 +356,19 @@ def markdown(results: list[dict[str, Any]]) -> str:
         out += [
             *([""] if out else []),
             "| case | E | N (unchanged) | plan s | peak RSS MB | requests | fetch "
-            "| plan exit (0 = nothing to do) |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- |",
+            "| plan exit (0 = nothing to do) | plan --out: s / MB |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
         for r in scale:
+            saved = r.get("saved_plan") or {}
             fetches = ", ".join(
                 f"{f.get('strategy')} {f.get('requests')} req" for f in r.get("fetches") or []
             )
             out.append(
                 f"| {r['case']} | {r['existing']} | {r['rows']} | {_fmt(r['plan_s'])} "
                 f"| {_fmt(r['max_rss_mb'], 0)} | {_fmt(r.get('requests'))} | {fetches or '-'} "
-                f"| {r['plan']['exit_code']} |"
+                f"| {r['plan']['exit_code']} "
+                f"| {_fmt(saved.get('wall_s'))} / {_fmt(saved.get('max_rss_mb'), 0)} |"
             )
     return "\n".join(out)
 
@@ -364,6 +385,9 @@ def main(argv: list[str] | None = None) -> int:
         "--preload-api",
         action="store_true",
         help="preload through the API instead of writing the sandbox store directly",
+    )
+    ap.add_argument(
+        "--saved-plan", action="store_true", help="scale case: also time 'plan --out FILE'"
     )
     ap.add_argument("--timeout", type=float, default=600, help="per-process limit, seconds")
     ap.add_argument("--markdown", action="store_true", help="print markdown tables, not JSON")
@@ -384,7 +408,11 @@ def main(argv: list[str] | None = None) -> int:
             concurrency=args.concurrency or case.concurrency,
         )
         if case.scale:
-            results.append(scale_case(case, via_api=args.preload_api, timeout=args.timeout))
+            results.append(
+                scale_case(
+                    case, via_api=args.preload_api, saved=args.saved_plan, timeout=args.timeout
+                )
+            )
         else:
             results.append(
                 throughput_case(
