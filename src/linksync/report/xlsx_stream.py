@@ -43,6 +43,9 @@ MAX_COLS = 16_384
 
 Cell = str | int | float | None
 
+#: Part size (bytes) above which a zip entry is written with Zip64 headers.
+_ZIP64_OVER = 1 << 31
+
 #: Anything in a text that needs more than copying: XML specials, control characters,
 #: a literal ``_xHHHH_``, lone surrogates and the two non-characters.
 _NEEDS_ESCAPE = re.compile("[&<>\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]|_x[0-9a-fA-F]{4}_")
@@ -197,6 +200,13 @@ def _spool() -> IO[str]:
     return tempfile.TemporaryFile("w+", encoding="utf-8", newline="")
 
 
+def _size(spool: IO[str] | None) -> int:
+    if spool is None:
+        return 0
+    spool.flush()
+    return spool.seek(0, 2)
+
+
 def _copy(spool: IO[str], out: IO[bytes]) -> None:
     spool.flush()
     spool.seek(0)
@@ -344,7 +354,9 @@ class SheetStream:
         if self.autofilter is not None:
             tail += f'<autoFilter ref="{self._range(*self.autofilter)}"/>'
         name = f"xl/worksheets/sheet{self.index}.xml"
-        with z.open(name, "w", force_zip64=True) as out:
+        # Zip64 only when a part may pass 4 GB: some readers dislike it on small parts.
+        big = _size(self._data) + _size(self._links) > _ZIP64_OVER
+        with z.open(name, "w", force_zip64=big) as out:
             out.write(head.encode())
             _copy(self._data, out)
             out.write(tail.encode())
@@ -358,7 +370,7 @@ class SheetStream:
             )
         if self._rels is not None:
             rels = f"xl/worksheets/_rels/sheet{self.index}.xml.rels"
-            with z.open(rels, "w", force_zip64=True) as out:
+            with z.open(rels, "w", force_zip64=_size(self._rels) > _ZIP64_OVER) as out:
                 out.write(f'{_XML_DECL}<Relationships xmlns="{_PKG_REL_NS}">'.encode())
                 _copy(self._rels, out)
                 out.write(b"</Relationships>")
