@@ -328,6 +328,8 @@ class _FrameChecker:
         if not vals:
             return
         verdict = {d: isinstance(d, str) and rules.check_hostname(d) for d in set(map(str, vals))}
+        if all(verdict.values()):
+            return
         for j, v in enumerate(vals):
             if not verdict.get(str(v), False):
                 self.add(

@@ -7,7 +7,13 @@ import random
 import pytest
 
 from linksync import rules
-from linksync.sources.checks import fast_slug_ok, fast_url_ok, has_invisible
+from linksync.sources.checks import (
+    URL_PREFIX_RE,
+    fast_slug_ok,
+    fast_url_ok,
+    has_invisible,
+    visible_ascii,
+)
 
 URLS = [
     "https://example.com",
@@ -113,3 +119,23 @@ def test_random_values_agree() -> None:
     for text, maybe in zip(urls + slugs, has_invisible(urls + slugs).tolist(), strict=True):
         if rules.find_invisible(text):
             assert maybe, text
+
+
+def test_column_tests_agree_with_per_value_tests() -> None:
+    """The joined-string passes give each value the verdict it gets on its own."""
+    rng = random.Random(11)
+    alphabet = "aZ09-_./:?#@ \t\n\r\x7f\u200b\u00a0é\ud800"
+    values = [
+        rng.choice(["https://", "http://", "HTTP://", "", "\n", "ftp://"])
+        + "".join(rng.choices(alphabet, k=rng.randint(0, 12)))
+        for _ in range(3000)
+    ]
+    values += ["", "https://example.com", "https://example.com\nhttps://example.org"]
+    for column in (values, values[:1], [v for v in values if v.isascii()]):
+        chars = visible_ascii(column).tolist()
+        urls = fast_url_ok(column).tolist()
+        for v, c, ok in zip(column, chars, urls, strict=True):
+            alone = v.isascii() and all(0x21 <= ord(ch) <= 0x7E for ch in v)
+            assert c is alone, repr(v)
+            assert ok is (alone and URL_PREFIX_RE.match(v) is not None), repr(v)
+    assert visible_ascii([]).tolist() == []

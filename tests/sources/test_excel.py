@@ -97,3 +97,41 @@ def test_excel_serials(serial: float, date1904: bool, expected: date) -> None:
     dt = excel_serial_to_datetime(serial, date1904=date1904)
     assert dt is not None and dt.date() == expected
     assert excel_serial_to_datetime(-1) is None
+
+
+def test_expiry_column_matches_cell_by_cell_conversion() -> None:
+    """The per-distinct, numpy-formatted expiry column equals converting each cell."""
+    from datetime import datetime, time, timedelta
+
+    from linksync.sources.excel import _expiry_column, cell_expiry
+    from linksync.sources.normalize import normalize_expiry
+
+    cells = [
+        datetime(2030, 1, 1, 5, 6, 7, 999_999),
+        datetime(1960, 3, 4, 0, 0, 0, 500),
+        datetime(9999, 12, 31, 23, 59, 59, 999_999),
+        datetime(999, 1, 1, 12),
+        date(2031, 2, 3),
+        datetime(2031, 2, 3),
+        1,
+        1.0,
+        True,
+        45000.5,
+        -3.0,
+        float("nan"),
+        None,
+        "",
+        " 2030-01-01 ",
+        time(12, 30),
+        timedelta(days=1),
+        datetime(2030, 1, 1, 5, 6, 7, 999_999),
+    ]
+    for date1904 in (False, True):
+        for column in (cells, [c for c in cells if isinstance(c, date | str) or c is None]):
+            got = _expiry_column(column, date1904).tolist()
+            for cell, text in zip(column, got, strict=True):
+                if isinstance(cell, str):
+                    assert text == cell
+                    continue
+                value = cell_expiry(cell, date1904)
+                assert text == ("" if value is None else normalize_expiry(value)), cell

@@ -22,13 +22,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
+from pandas.api.types import infer_dtype
 from python_calamine import CalamineWorkbook, SheetTypeEnum, SheetVisibleEnum
 
 from linksync.errors import SourceError
 from linksync.model import Problem, Provenance, Severity
 from linksync.sources.columns import find_header_row, match_columns, normalize_header
 from linksync.sources.frame import ReadResult, UnknownColumn
-from linksync.sources.normalize import excel_serial_to_datetime
+from linksync.sources.normalize import excel_serial_to_datetime, normalize_expiry
 from linksync.sources.table import build_frame, unknown_column_problem
 
 EXCEL_SUFFIXES: frozenset[str] = frozenset({".xlsx", ".xlsm", ".xlsb", ".xls", ".ods"})
@@ -85,11 +87,66 @@ def cell_expiry(v: Any, date1904: bool) -> Any:
 
 
 def _text_column(values: Sequence[Any]) -> np.ndarray:
-    out = np.empty(len(values), dtype=object)
-    if set(map(type, values)) <= {str}:
-        out[:] = values
-    else:
-        out[:] = [cell_text(v) for v in values]
+    """A column of cells as text (None for empty cells); text cells as they are."""
+    n = len(values)
+    out = np.fromiter(values, dtype=object, count=n)
+    if not n or infer_dtype(out, skipna=False) == "string":
+        return out
+    return np.fromiter(
+        (v if type(v) is str else cell_text(v) for v in values), dtype=object, count=n
+    )
+
+
+#: Cell types that never compare equal to a cell of another type of this set.
+_APART = frozenset({str, datetime, date, type(None)})
+
+
+def _expiry_column(values: Sequence[Any], date1904: bool) -> np.ndarray:
+    """The expiry cells as text for ``build_frame`` ("" for empty cells).
+
+    Text cells are passed as they are (``build_frame`` trims and normalises them);
+    every other cell becomes ``normalize_expiry(cell_expiry(v))``, which
+    ``normalize_expiry`` maps to itself. Each distinct cell is converted once (keyed
+    by type as well when numbers are present, so ``1``, ``1.0`` and ``True`` stay
+    apart) and the distinct dates and datetimes are formatted at once by numpy."""
+    n = len(values)
+    kinds = set(map(type, values))
+    if kinds <= {str}:
+        return np.fromiter(values, dtype=object, count=n)
+    if kinds <= _APART:
+        distinct = list(dict.fromkeys(values))
+        lookup = dict(zip(distinct, _expiry_texts(distinct, date1904), strict=True))
+        return np.fromiter(map(lookup.__getitem__, values), dtype=object, count=n)
+    keys = list(zip(map(type, values), values, strict=True))
+    typed = list(dict.fromkeys(keys))
+    texts = _expiry_texts([v for _, v in typed], date1904)
+    by_key = dict(zip(typed, texts, strict=True))
+    return np.fromiter(map(by_key.__getitem__, keys), dtype=object, count=n)
+
+
+#: Naive dates and datetimes from this year on format the same in numpy and strftime.
+_NUMPY_DATES_FROM = datetime(1000, 1, 1)
+
+
+def _expiry_texts(values: Sequence[Any], date1904: bool) -> list[str]:
+    out: list[str] = [""] * len(values)
+    stamps: list[int] = []
+    for i, v in enumerate(values):
+        kind = type(v)
+        if kind is str:
+            out[i] = v
+        elif (kind is datetime and v.tzinfo is None and v >= _NUMPY_DATES_FROM) or (
+            kind is date and v.year >= _NUMPY_DATES_FROM.year
+        ):
+            stamps.append(i)
+        else:
+            cell = cell_expiry(v, date1904)
+            out[i] = "" if cell is None else normalize_expiry(cell)
+    if stamps:
+        when = pd.DatetimeIndex([values[i] for i in stamps]).to_numpy()
+        iso = np.datetime_as_string(when.astype("datetime64[ms]"), unit="ms")
+        for i, text in zip(stamps, iso.tolist(), strict=True):
+            out[i] = text + "Z"
     return out
 
 
@@ -172,17 +229,17 @@ def _read_sheet(
     if match.unknown:
         result.problems.append(unknown_column_problem(display, sheet, match.unknown))
     data = rows[header_idx + 1 :]
-    transposed: list[tuple[Any, ...]] = list(zip(*data, strict=False)) if data else []
+    # Cells of the mapped columns only, one list per column; a column beyond the
+    # shortest row reads as empty (as ``zip`` over the rows would have it).
+    width = min(map(len, data)) if data else 0
     empty: Sequence[Any] = [""] * len(data)
     columns: dict[str, list[np.ndarray]] = {}
     for fname in match.fields:
         columns[fname] = []
         for col in match.columns_of(fname):
-            cells: Sequence[Any] = transposed[col] if col < len(transposed) else empty
+            cells: Sequence[Any] = [row[col] for row in data] if col < width else empty
             if fname == "expires_at":
-                arr = np.empty(len(cells), dtype=object)
-                arr[:] = [cell_expiry(v, date1904) for v in cells]
-                columns[fname].append(arr)
+                columns[fname].append(_expiry_column(cells, date1904))
             else:
                 columns[fname].append(_text_column(cells))
     frame = build_frame(display, sheet, columns, header_idx + 2, match)
