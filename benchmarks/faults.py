@@ -413,7 +413,9 @@ def summary_markdown(results: dict[str, Any]) -> str:
         if name == "bad-input":
             continue
         ws = r.get("workspace") or (r.get("rerun") or {}).get("workspace") or {}
-        rows = r.get("report_rows", r.get("attempts", ""))
+        rows = r.get(
+            "report_rows", r.get("attempts", (r.get("rerun") or {}).get("report_rows", ""))
+        )
         dup = ws.get("duplicates", 0) + ws.get("slugless_duplicates", 0) if ws else 0
         if name == "concurrency":
             dup = r["links_after"] - r["slugs_with_one_link"]
