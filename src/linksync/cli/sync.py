@@ -49,6 +49,7 @@ from linksync.sync.render import plan_rows, render_plan_text
 from linksync.sync.run import (
     Planned,
     apply_plan,
+    column_mapping,
     load_specs,
     make_plan,
     options_from,
@@ -107,11 +108,10 @@ def _options(settings: Settings, kw: dict[str, Any]) -> SyncOptions:
 
 
 def _validation(sources: tuple[str, ...], settings: Settings, opts: SyncOptions, kw: Any) -> Any:
-    cols = settings.columns
     validation = load_specs(
         list(sources),
         sheets=list(kw["sheets"]) or None,
-        mapping={str(k): str(v) for k, v in cols.items()} if cols else None,
+        mapping=column_mapping(settings),
         fix_invisible=kw["fix_invisible"],
         default_domain=opts.default_domain,
     )

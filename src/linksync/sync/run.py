@@ -248,7 +248,7 @@ def plan(
     validation = load_specs(
         sources,
         sheets=sheets,
-        mapping=_mapping(settings),
+        mapping=column_mapping(settings),
         fix_invisible=fix_invisible,
         default_domain=opts.default_domain,
     )
@@ -290,7 +290,7 @@ def apply(
         validation = load_specs(
             sources,
             sheets=sheets,
-            mapping=_mapping(settings),
+            mapping=column_mapping(settings),
             fix_invisible=fix_invisible,
             default_domain=opts.default_domain,
         )
@@ -314,6 +314,6 @@ def apply(
     return _run(go())
 
 
-def _mapping(settings: Settings) -> dict[str, str] | None:
+def column_mapping(settings: Settings) -> dict[str, str] | None:
     cols = settings.columns
     return {str(k): str(v) for k, v in cols.items()} if cols else None
