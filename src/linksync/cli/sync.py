@@ -24,6 +24,7 @@ from linksync.cli.common import (
     handle_errors,
 )
 from linksync.cli.options import TargetOptions, run_async, target_options
+from linksync.cli.source_flags import pop_source_flags, source_flags
 from linksync.config import Settings
 from linksync.errors import ConfigError, UnsafePlanError
 from linksync.lock import acquire_lock
@@ -35,7 +36,7 @@ from linksync.logs import (
     register_secret,
     setup_logging,
 )
-from linksync.model import RowResult, RunInfo, Severity
+from linksync.model import RowResult, RunInfo
 from linksync.report import ReportOptions, ReportSet, count_results, open_writer, render_summary
 from linksync.report.annotate import write_annotated
 from linksync.report.base import Closing
@@ -49,11 +50,11 @@ from linksync.sync.render import plan_rows, render_plan_text
 from linksync.sync.run import (
     Planned,
     apply_plan,
-    column_mapping,
     load_specs,
     make_plan,
     options_from,
     plan_to_apply,
+    source_options,
 )
 from linksync.validate import Validation
 
@@ -90,6 +91,7 @@ def sync_options(fn: F) -> F:
     decorated: Any = fn
     for option in reversed(_SYNC_OPTIONS):
         decorated = option(decorated)
+    decorated = source_flags(decorated)
     return decorated  # type: ignore[no-any-return]
 
 
@@ -111,13 +113,12 @@ def _validation(sources: tuple[str, ...], settings: Settings, opts: SyncOptions,
     validation = load_specs(
         list(sources),
         sheets=list(kw["sheets"]) or None,
-        mapping=column_mapping(settings),
         fix_invisible=kw["fix_invisible"],
         default_domain=opts.default_domain,
+        **source_options(settings, **pop_source_flags(kw)),
     )
-    for p in validation.problems:
-        if p.provenance is None or p.provenance.row is None:
-            err(f"{p.severity.value}: {p.where()}: {p.constant}: {p.message}")
+    for p in validation.file_problems:
+        err(f"{p.severity.value}: {p.where()}: {p.constant}: {p.message}")
     return validation
 
 
@@ -146,10 +147,7 @@ def _markdown(plan: Plan) -> str:
 
 
 def _has_file_errors(validation: Validation) -> bool:
-    return any(
-        p.severity is Severity.ERROR and (p.provenance is None or p.provenance.row is None)
-        for p in validation.problems
-    )
+    return validation.has_file_errors
 
 
 @click.command("plan")

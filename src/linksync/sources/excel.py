@@ -201,13 +201,14 @@ def _read_book(
             )
         )
     for name in names:
+        # The sheet is scanned (and refused past the limits) before calamine reads it.
+        notes = notes_for(name) if notes_for is not None else SheetNotes()
         try:
             rows = wb.get_sheet_by_name(name).to_python(skip_empty_area=False)
         except Exception as exc:
             raise SourceError(
                 f"{display}: sheet {name!r}: {exc}", path=display, sheet=name
             ) from exc
-        notes = notes_for(name) if notes_for is not None else SheetNotes()
         _read_sheet(display, name, rows, bool(wanted), date1904, opts, notes, result)
     if not any(len(f) for f in result.frames) and not any(
         p.severity is Severity.ERROR for p in result.problems

@@ -4,7 +4,7 @@ calamine reads a sheet into one dense grid spanning its used range, and the shar
 strings whole, when the workbook is opened. So a sheet with one cell at XFD1048576
 asks for 17 billion cells (the process aborts allocating 512 GiB), and a zip bomb
 inflates gigabytes. Before calamine sees the file, ``guard_package`` checks the size
-every part declares and inflates the shared strings counting bytes; ``scan_sheet``
+every part declares and inflates the XML parts other than sheets counting bytes; ``scan_sheet``
 inflates one sheet's XML in chunks (never whole) and refuses it past the limits of
 ``linksync.sources.options``: its declared ``<dimension>`` or the cells it actually
 holds spanning more than ``MAX_SHEET_CELLS``, or more than ``MAX_PART_BYTES`` of XML.
@@ -114,8 +114,10 @@ class Package:
                 f"the workbook declares {total:,} bytes uncompressed (limit "
                 f"{MAX_WORKBOOK_BYTES:,}): refused before reading (a zip bomb?)"
             )
-        for name in ("xl/sharedStrings.xml", "content.xml"):
-            if name in self.zf.namelist():
+        for name in self.zf.namelist():
+            # Every XML part calamine may read whole (shared strings, styles, an ods
+            # content.xml) is inflated here; sheets are inflated by ``scan_sheet``.
+            if name.endswith((".xml", ".rels")) and "worksheets/" not in name:
                 for _ in self._inflate(name, None):
                     pass
 
