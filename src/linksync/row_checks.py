@@ -51,6 +51,17 @@ def offsets(frames: Sequence[SpecFrame]) -> Iterator[tuple[SpecFrame, int]]:
         offset += len(frame)
 
 
+def _per_object(values: list[Any], test: Any) -> np.ndarray:
+    """``test`` on each distinct object only: readers share one tuple between the rows
+    whose tags cell is the same, so identity finds the repeats without hashing."""
+    n = len(values)
+    ids = np.fromiter(map(id, values), dtype=np.int64, count=n)
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    verdict = np.asarray(test([values[i] for i in first.tolist()]), dtype=bool)
+    out: np.ndarray = verdict[inverse]
+    return out
+
+
 def _nothing_message(value: str) -> str:
     if value in EXCEL_ERRORS:
         return (
@@ -74,6 +85,7 @@ class FrameChecker:
         self.found: list[tuple[int, str | None, Problem]] = []
         self.dead: set[int] = set()  # rows a reader could not read: no further checks
         self.skip: dict[str, set[int]] = {}  # field -> rows already flagged for it
+        self._cache: dict[str, tuple[np.ndarray, list[Any]]] = {}
 
     def add(self, i: int, fname: str, constant: str, message: str, warn: bool = False) -> None:
         prov: Provenance = self.frame.provenance(i)
@@ -97,7 +109,6 @@ class FrameChecker:
                 self._fix(fname)
         for fname in _TEXT_FIELDS:
             self._nothing(fname)
-        self._nothing_tags()
         self._missing_url()
         for fname in _URL_FIELDS:
             self._urls(fname)
@@ -108,38 +119,49 @@ class FrameChecker:
         self._descriptions()
 
     def _present(self, fname: str) -> tuple[np.ndarray, list[Any]]:
-        col = self.frame.values[fname]
-        idx = np.flatnonzero(pd.notna(col))
+        """Rows where the field has a value (not flagged yet) and their values; the
+        column is gathered once per field and filtered when rows were flagged since."""
+        cached = self._cache.get(fname)
+        if cached is None:
+            col = self.frame.values[fname]
+            idx = np.flatnonzero(pd.notna(col))
+            cached = self._cache[fname] = (idx, col[idx].tolist())
+        idx, vals = cached
         gone = self.dead | self.skip.get(fname, set())
         if gone and len(idx):
-            idx = idx[~np.isin(idx, np.fromiter(gone, dtype=np.int64, count=len(gone)))]
-        return idx, col[idx].tolist()
+            keep = ~np.isin(idx, np.fromiter(gone, dtype=np.int64, count=len(gone)))
+            if not keep.all():
+                return idx[keep], [v for v, k in zip(vals, keep.tolist(), strict=True) if k]
+        return idx, vals
 
     def _nothing(self, fname: str) -> None:
         """Placeholders (N/A, -, TBD) and Excel error values (#N/A) where a value belongs."""
         idx, vals = self._present(fname)
         if not vals:
             return
-        hits = np.flatnonzero(pd.Series(vals, dtype=object).isin(_NOTHING).to_numpy())
-        for j in hits.tolist():
+        if _NOTHING.isdisjoint(vals):  # one set lookup per value: the usual case
+            return
+        hits = [j for j, v in enumerate(vals) if isinstance(v, str) and v in _NOTHING]
+        for j in hits:
             self.add(int(idx[j]), fname, "INVALID_FIELD", _nothing_message(vals[j]))
 
-    def _nothing_tags(self) -> None:
-        idx, vals = self._present("tags")
-        if not vals:
-            return
-        ok = per_distinct(vals, lambda batch: [not set(t) & _NOTHING for t in batch])
-        for j in np.flatnonzero(~ok).tolist():
-            word = next(t for t in vals[j] if t in _NOTHING)
-            self.add(int(idx[j]), "tags", "INVALID_FIELD", _nothing_message(word))
-
     def _tags(self) -> None:
+        """Placeholders among the tags, and what the service refuses (one pass over the
+        distinct tag lists)."""
         idx, vals = self._present("tags")
         if not vals:
             return
-        ok = per_distinct(vals, lambda batch: [rules.check_tags(t) is None for t in batch])
+
+        def fine(batch: Sequence[Any]) -> list[bool]:
+            return [not set(t) & _NOTHING and rules.check_tags(t) is None for t in batch]
+
+        ok = _per_object(vals, fine)
         for j in np.flatnonzero(~ok).tolist():
             tags = vals[j]
+            word = next((t for t in tags if t in _NOTHING), None)
+            if word is not None:
+                self.add(int(idx[j]), "tags", "INVALID_FIELD", _nothing_message(word))
+                continue
             bad = next((t for t in tags if rules.check_tag(t) is not None), None)
             if bad is None:
                 message = f"{len(tags)} tags: the service takes at most {rules.MAX_TAGS}"
@@ -151,7 +173,11 @@ class FrameChecker:
 
     def _descriptions(self) -> None:
         idx, vals = self._present("description")
-        if not vals or max(map(len, map(str, vals))) <= rules.MAX_DESCRIPTION_CHARS:
+        try:
+            longest = max(map(len, vals), default=0)
+        except TypeError:  # specs built in Python may hold other types
+            longest = max((len(str(v)) for v in vals), default=0)
+        if longest <= rules.MAX_DESCRIPTION_CHARS:
             return
         for j, v in enumerate(vals):
             if len(str(v)) > rules.MAX_DESCRIPTION_CHARS:
@@ -187,6 +213,7 @@ class FrameChecker:
             )
             self.add(int(idx[j]), fname, constant, f"removed invisible character(s): {named}", True)
         self.frame = self.frame.with_values(fname, col)
+        self._cache.pop(fname, None)
 
     def _missing_url(self) -> None:
         urls = self.frame.values["url"]

@@ -30,7 +30,6 @@ from linksync.sources.encoding import (
     ascii_compatible,
     decode_unsure,
     detect_encoding,
-    example,
     locate_error,
 )
 from linksync.sources.frame import ReadResult, UnknownColumn
@@ -290,7 +289,7 @@ class _CsvRead:
                     rec - skip,
                     None,
                     "INVALID_FIELD",
-                    f"bytes that are not UTF-8 were read as cp1252 in this row ({text!r}); "
+                    f"this row is not UTF-8: it was read as cp1252 ({text!r}); "
                     "the rest of the file is UTF-8: check the text, or pass --encoding to "
                     "read the whole file one way",
                     Severity.WARNING,
@@ -298,11 +297,10 @@ class _CsvRead:
                 )
             )
         if in_header or len(seen) > 0:
-            assert decoded.text is not None
             self.problem(
-                f"the file mixes UTF-8 and other bytes: {len(decoded.fallback)} run(s) of "
-                f"bytes were read as cp1252 (e.g. {example(decoded.text)!r}), the rest as "
-                "UTF-8; the rows concerned are named",
+                f"the file mixes UTF-8 lines and others: {len(decoded.fallback)} line(s) were "
+                f"read as cp1252 (e.g. {decoded.fallback[0][1]!r}), the rest as UTF-8; the "
+                "rows concerned are named",
                 Severity.WARNING,
             )
 

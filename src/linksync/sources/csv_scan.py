@@ -77,14 +77,14 @@ def _extras(record: str, delim: str, width: int) -> tuple[int, tuple[str, ...]]:
     return len(fields), tuple(fields[width:])
 
 
-def _chunks(source: Path | bytes) -> Iterator[bytes]:
+def _chunks(source: Path | bytes, size: int) -> Iterator[bytes]:
     if isinstance(source, bytes | bytearray | memoryview):
         data = bytes(source)
-        for start in range(0, len(data), _CHUNK):
-            yield data[start : start + _CHUNK]
+        for start in range(0, len(data), size):
+            yield data[start : start + size]
         return
     with source.open("rb") as fh:
-        while chunk := fh.read(_CHUNK):
+        while chunk := fh.read(size):
             yield chunk
 
 
@@ -114,12 +114,29 @@ class _FastScan:
             return False
         d = np.flatnonzero(body == self.delim)
         nl = np.flatnonzero(body == self.nl)
-        if len(q):
-            d = d[(np.searchsorted(q, d) + self.parity) % 2 == 0]
-            nl = nl[(np.searchsorted(q, nl) + self.parity) % 2 == 0]
+        quoted = np.zeros(0, dtype=np.int64)  # delimiters inside each quoted span
+        span_at = quoted
+        if len(q) or self.parity:
+            # Quoted spans as (open, close) pairs; one open at the chunk's start begins
+            # at -1, one still open at its end closes at n. Delimiters inside a span are
+            # counted per span (few searches) instead of testing every delimiter.
+            opener = (np.arange(len(q)) + self.parity) % 2 == 0
+            opens = np.concatenate([[-1] if self.parity else [], q[opener]]).astype(np.int64)
+            closes = q[~opener].astype(np.int64)
+            if len(closes) < len(opens):
+                closes = np.concatenate([closes, [n]]).astype(np.int64)
+            quoted = np.searchsorted(d, closes) - np.searchsorted(d, opens)
+            k = np.searchsorted(opens, nl, side="right") - 1
+            inside = (k >= 0) & (nl < closes[np.maximum(k, 0)])
+            nl = nl[~inside]
+            span_at = np.searchsorted(nl, opens)  # the record (of this chunk) of each span
         if len(nl):
             cum = np.searchsorted(d, nl)
             counts = np.diff(cum, prepend=0)
+            if len(quoted):
+                counts -= np.bincount(span_at, weights=quoted, minlength=len(nl) + 1)[
+                    : len(nl)
+                ].astype(np.int64)
             counts[0] += self.count
             starts = np.empty(len(nl), dtype=np.int64)
             starts[0] = self.start
@@ -131,10 +148,11 @@ class _FastScan:
             if self.keep:
                 self.ends.append(nl.astype(np.int64) + pos)
             self.record += len(nl)
-            self.count = len(d) - int(cum[-1])
+            tail_quoted = int(quoted[span_at == len(nl)].sum()) if len(quoted) else 0
+            self.count = len(d) - int(cum[-1]) - tail_quoted
             self.start = int(nl[-1]) + 1 + pos
         else:
-            self.count += len(d)
+            self.count += len(d) - int(quoted.sum())
         self.parity = (self.parity + len(q)) % 2
         if n:
             self.prev = int(body[-1])
@@ -166,6 +184,7 @@ def scan(
     first_data: int,
     encoding: str = "utf-8",
     offsets: bool = False,
+    chunk: int = _CHUNK,
 ) -> Structure:
     """Records from ``first_data`` on with values beyond ``width`` columns (see module
     docstring). ``source`` is the file, or its bytes in an ASCII-compatible encoding."""
@@ -173,8 +192,8 @@ def scan(
     pos = 0
     carry = b""
     ok = True
-    for chunk in _chunks(source):
-        buf = carry + chunk
+    for part in _chunks(source, max(chunk, 2)):
+        buf = carry + part
         ok = fast.feed(np.frombuffer(buf, dtype=np.uint8), pos, eof=False)
         if not ok:
             break

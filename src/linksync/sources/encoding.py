@@ -9,8 +9,8 @@ Decided in this order:
 4. UTF-8, when every byte of the file is UTF-8 (pandas checks as it reads).
 5. Otherwise the file is decoded here, whole:
 
-   - some of it is UTF-8 (valid multi-byte sequences) and some is not: a file pasted
-     together from two sources. The UTF-8 parts are read as UTF-8 and each other byte
+   - some lines are UTF-8 (with non-ASCII text) and some are not: a file pasted
+     together from two sources. Each UTF-8 line is read as UTF-8 and each other line
      as cp1252; the reader says so on each row concerned, with the text as read.
    - none of it is UTF-8: cp1252 (what Excel writes on Western Windows) when the text
      reads as plain Western text (accented letters inside words, usual punctuation).
@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 
 #: Punctuation and symbols a Western cp1252 text holds besides letters.
 _WESTERN_MARKS = frozenset("€‚„…†‡‰‹›‘’“”•–—™¡¢£¥§¨©ª«¬®°±²³´µ¶·¸¹º»¼½¾¿×÷")
+#: Marks that may touch a letter: apostrophes, quotes, dashes, the ellipsis.
+_WORD_MARKS = frozenset("’‘“”«»–—…·")
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
-_VALID_NON_ASCII = re.compile(r"[^\x00-\x7f\udc80-\udcff]")
 
 
 @dataclass
@@ -94,15 +95,21 @@ def ascii_compatible(encoding: str) -> bool:
 
 
 def plain_western(text: str) -> bool:
-    """True when every non-ASCII run is short and made of letters or usual marks: what
-    French, German, Spanish... text decoded as cp1252 looks like. Cyrillic or CJK bytes
-    read as cp1252 make long runs of odd letters and symbols."""
+    """True when every non-ASCII run is short and made of letters or usual marks, and
+    no symbol sits inside a word: what French, German, Spanish... text decoded as
+    cp1252 looks like. Cyrillic or CJK bytes read as cp1252 make long runs of odd
+    letters and symbols; Central European ones put symbols inside words (£odzi)."""
     for m in _NON_ASCII_RUN.finditer(text):
         run = m.group()
         if len(run) > 3:
             return False
+        before = text[m.start() - 1] if m.start() else " "
+        after = text[m.end()] if m.end() < len(text) else " "
+        in_word = (before.isascii() and before.isalpha()) or (after.isascii() and after.isalpha())
         for ch in run:
-            if ch not in _WESTERN_MARKS and not unicodedata.category(ch).startswith("L"):
+            if unicodedata.category(ch).startswith("L"):
+                continue
+            if ch not in _WESTERN_MARKS or (in_word and ch not in _WORD_MARKS):
                 return False
     return True
 
@@ -129,39 +136,47 @@ def _guess(data: bytes) -> str | None:
     return None if best is None else str(best.encoding)
 
 
-def decode_mixed(data: bytes) -> tuple[str, list[tuple[int, str]]]:
-    """UTF-8 where the bytes are UTF-8, cp1252 for each other byte; returns the text and
-    (byte offset, text read as cp1252) for each such run."""
-    view = memoryview(data)
+def _lines(data: bytes) -> tuple[list[tuple[int, bytes]], int, int]:
+    """Each line with its offset, and how many non-ASCII lines are UTF-8 and not."""
+    out: list[tuple[int, bytes]] = []
+    utf8 = bad = 0
+    pos = 0
+    for line in data.splitlines(keepends=True):
+        out.append((pos, line))
+        pos += len(line)
+        if line.isascii():
+            continue
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            bad += 1
+        else:
+            utf8 += 1
+    return out, utf8, bad
+
+
+def decode_mixed(lines: list[tuple[int, bytes]]) -> tuple[str, list[tuple[int, str]]]:
+    """Each line as UTF-8 when it is UTF-8, else as cp1252; returns the text and
+    (byte offset, the line's text as read around its first non-ASCII character) for
+    each cp1252 line."""
     parts: list[str] = []
     fallback: list[tuple[int, str]] = []
-    pos = 0
-    while pos < len(data):
+    for pos, line in lines:
         try:
-            text, used = codecs.utf_8_decode(view[pos:], "strict", True)
-        except UnicodeDecodeError as exc:
-            good, _ = codecs.utf_8_decode(view[pos : pos + exc.start], "strict", True)
-            parts.append(good)
-            bad = bytes(view[pos + exc.start : pos + exc.end])
-            as_cp = bad.decode("cp1252", errors="replace")
-            if fallback and fallback[-1][0] + len(fallback[-1][1]) == pos + exc.start:
-                start, prev = fallback[-1]
-                fallback[-1] = (start, prev + as_cp)
-            else:
-                fallback.append((pos + exc.start, as_cp))
-            parts.append(as_cp)
-            pos += exc.end
-            continue
-        parts.append(text)
-        pos += used
+            parts.append(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            text = line.decode("cp1252", errors="replace")
+            parts.append(text)
+            fallback.append((pos, example(text)))
     return "".join(parts), fallback
 
 
 def decode_unsure(data: bytes) -> Decoded:
-    """Step 5 of the module docstring, for bytes that are not all UTF-8."""
-    loose = data.decode("utf-8", errors="surrogateescape")
-    if _VALID_NON_ASCII.search(loose) is not None:
-        text, fallback = decode_mixed(data)
+    """Step 5 of the module docstring, for bytes that are not all UTF-8. A line is the
+    unit: a file whose non-ASCII lines are some UTF-8 and some not is a mixed file."""
+    lines, utf8, bad = _lines(data)
+    if utf8 and bad:
+        text, fallback = decode_mixed(lines)
         return Decoded("utf-8", text, fallback)
     try:
         western = data.decode("cp1252")

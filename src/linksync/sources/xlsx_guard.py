@@ -44,7 +44,7 @@ _CELL_TAG_REF = re.compile(rb'\br="([A-Z]{1,3}\d{1,7})"')
 _TYPE = re.compile(rb'\bt="(\w+)"')
 _VALUE = re.compile(rb"<v>([^<]*)</v>")
 _DIMENSION = re.compile(rb'<dimension\s+ref="([A-Z]{1,3}\d{1,7})(?::([A-Z]{1,3}\d{1,7}))?"')
-_BIG_ROW = re.compile(rb'<c\s[^>]*?r="[A-Z]{1,3}1\d{6}"')
+_BIG_ROW = re.compile(rb' r="([A-Z]{1,3}1\d{6})"')
 _HYPERLINK = re.compile(rb"<hyperlink\b([^>]*?)/?>")
 _ATTR = re.compile(rb'([\w:]+)="([^"]*)"')
 #: Built-in number formats that are dates or times (calamine turns those into dates).
@@ -255,7 +255,7 @@ class _SheetScan:
         self._wide = self._wide_re()
 
     def extent(self) -> tuple[int, int]:
-        return max(self.max_row, self.row_tags), self.max_col + 1
+        return self.max_row + self.row_tags, self.max_col + 1
 
     def _wide_re(self) -> re.Pattern[bytes]:
         """Cell refs in a column right of the widest seen (A-Z by one letter class)."""
@@ -271,7 +271,7 @@ class _SheetScan:
                 a, b = _cell(m.group(1)), _cell(m.group(2) or m.group(1))
                 if a and b:
                     self.declared = (b[0] - a[0] + 1, b[1] - a[1] + 1)
-        self.row_tags += buf.count(b"<row ", lo, hi) + buf.count(b"<row>", lo, hi)
+        self.row_tags += buf.count(b"<row>", lo, hi)  # rows without a number: counted
         while True:
             m = self._wide.search(buf, lo, hi + 16)
             if m is None:
@@ -285,9 +285,8 @@ class _SheetScan:
             if m:
                 self.max_row = max(self.max_row, int(m.group(2)))
         for m in _BIG_ROW.finditer(buf, 0, hi + 64):
-            ref = _CELL_TAG_REF.search(m.group())
-            cell = _cell(ref.group(1)) if ref else None
-            if cell:
+            cell = _cell(m.group(1))
+            if cell and buf.rfind(b"<c", max(0, m.start() - _CONTEXT), m.start()) >= 0:
                 self.max_row = max(self.max_row, cell[0] + 1)
         self._tagged(buf, lo, hi, b't="e"', self._error)
         for style, code in self.formats.items():
