@@ -77,7 +77,9 @@ def test_mixed_utf8_and_cp1252_says_so_on_the_row(workdir: Path) -> None:
 
 
 def test_plain_cp1252_is_read_without_a_warning(workdir: Path) -> None:
-    path = _csv(workdir, "w.csv", (HEAD + GOOD_ROW + "fr,https://e.com/f,Été à Paris\n").encode("cp1252"))
+    path = _csv(
+        workdir, "w.csv", (HEAD + GOOD_ROW + "fr,https://e.com/f,Été à Paris\n").encode("cp1252")
+    )
     checked = validate(path, code=0, good_rows=[2, 3])
     assert checked.doc["warnings"] == 0
     assert _descriptions(path)["fr"] == "Été à Paris"
@@ -124,13 +126,20 @@ def test_wrong_explicit_encoding_names_the_line(workdir: Path) -> None:
 
 
 def test_two_url_columns_that_differ_name_the_conflict(workdir: Path) -> None:
-    text = "slug,url,url\n" + f"{GOOD[0]},{GOOD[1]},{GOOD[1]}\n" + "two,https://e.com/a,https://e.com/b\n"
+    text = (
+        "slug,url,url\n"
+        + f"{GOOD[0]},{GOOD[1]},{GOOD[1]}\n"
+        + "two,https://e.com/a,https://e.com/b\n"
+    )
     path = _csv(workdir, "two.csv", text)
     validate(path, code=1, expect=[Expect(3, "url", "differ on this row")], good_rows=[2])
 
 
 def test_preferred_column_wins_with_a_warning_for_the_sheet(workdir: Path) -> None:
-    text = "slug,url,Description,Title\n" + f"{GOOD[0]},{GOOD[1]},d,d\nx,https://e.com/x,Long text,Short\n"
+    text = (
+        "slug,url,Description,Title\n"
+        + f"{GOOD[0]},{GOOD[1]},d,d\nx,https://e.com/x,Long text,Short\n"
+    )
     path = _csv(workdir, "pref.csv", text)
     validate(path, code=0, expect=[Expect(None, "Title", '"Description" is used', "warning")])
 
@@ -145,7 +154,9 @@ def test_numbered_tags_columns_are_merged(workdir: Path) -> None:
 
 
 def test_two_row_header_in_a_csv_export(workdir: Path) -> None:
-    text = "Destination URL,Slug,UTM,,\n,,Source,Medium,Campaign\nhttps://e.com/s,s1,news,email,c1\n"
+    text = (
+        "Destination URL,Slug,UTM,,\n,,Source,Medium,Campaign\nhttps://e.com/s,s1,news,email,c1\n"
+    )
     path = _csv(workdir, "two-row.csv", text)
     validate(path, code=0, good_rows=[3])
     [spec] = read_sources([path]).specs
@@ -153,7 +164,10 @@ def test_two_row_header_in_a_csv_export(workdir: Path) -> None:
 
 
 def test_utm_in_the_url_and_in_a_column(workdir: Path) -> None:
-    text = "slug,url,utm_source\n" + f"{GOOD[0]},{GOOD[1]},\nu,https://e.com/u?UTM_SOURCE=old&x=1,new\n"
+    text = (
+        "slug,url,utm_source\n"
+        + f"{GOOD[0]},{GOOD[1]},\nu,https://e.com/u?UTM_SOURCE=old&x=1,new\n"
+    )
     path = _csv(workdir, "utm.csv", text)
     validate(path, code=0, expect=[Expect(3, "utm_source", "'old' was replaced", "warning")])
     urls = {s.slug: s.url for s in read_sources([path]).specs}
@@ -175,18 +189,24 @@ def test_alt_enter_line_breaks_separate_tags(workdir: Path) -> None:
     ids=["too-long", "invisible"],
 )
 def test_tags_the_service_would_refuse(workdir: Path, tags: str, words: str) -> None:
-    path = _csv(workdir, "tags.csv", f"slug,url,tags\n{GOOD[0]},{GOOD[1]},ok\nbad,https://e.com/b,{tags}\n")
+    path = _csv(
+        workdir, "tags.csv", f"slug,url,tags\n{GOOD[0]},{GOOD[1]},ok\nbad,https://e.com/b,{tags}\n"
+    )
     validate(path, code=1, expect=[Expect(3, "tags", words)], good_rows=[2])
 
 
 def test_too_many_tags(workdir: Path) -> None:
     many = ";".join(f"t{i}" for i in range(101))
-    path = _csv(workdir, "many.csv", f"slug,url,tags\n{GOOD[0]},{GOOD[1]},ok\nbad,https://e.com/b,{many}\n")
+    path = _csv(
+        workdir, "many.csv", f"slug,url,tags\n{GOOD[0]},{GOOD[1]},ok\nbad,https://e.com/b,{many}\n"
+    )
     validate(path, code=1, expect=[Expect(3, "tags", "at most 100")], good_rows=[2])
 
 
 def test_description_longer_than_the_service_takes(workdir: Path) -> None:
-    path = _csv(workdir, "long.csv", HEAD + GOOD_ROW + "long,https://e.com/l," + "d" * 10_001 + "\n")
+    path = _csv(
+        workdir, "long.csv", HEAD + GOOD_ROW + "long,https://e.com/l," + "d" * 10_001 + "\n"
+    )
     validate(path, code=1, expect=[Expect(3, "description", "10,001 characters")], good_rows=[2])
 
 
@@ -199,7 +219,9 @@ def test_day_first_dates_need_a_date_format(workdir: Path) -> None:
     assert spec.expires_at == "2030-12-31T00:00:00.000Z"
 
 
-@pytest.mark.parametrize("placeholder,column", [("N/A", "expires"), ("TBD", "slug"), ("-", "description")])
+@pytest.mark.parametrize(
+    "placeholder,column", [("N/A", "expires"), ("TBD", "slug"), ("-", "description")]
+)
 def test_placeholders_are_errors_unless_named_empty(
     workdir: Path, placeholder: str, column: str
 ) -> None:

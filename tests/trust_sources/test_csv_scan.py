@@ -47,5 +47,7 @@ def test_scan_agrees_with_the_csv_module(seed: int) -> None:
         text = "\n".join(lines) + rng.choice(["", "\n", "\r\n"])
         want = _expected(text, width)
         for chunk in (3, 7, 1 << 20):
-            got = [r.record for r in scan(text.encode(), ",", width, first_data=1, chunk=chunk).ragged]
+            got = [
+                r.record for r in scan(text.encode(), ",", width, first_data=1, chunk=chunk).ragged
+            ]
             assert got == want, (chunk, text)

@@ -49,7 +49,10 @@ def xlsx(build: Callable[[Any], None], title: str = "Links") -> bytes:
 def rezip(data: bytes, edit: Callable[[str, bytes], bytes | None]) -> bytes:
     """The zip ``data`` with each part passed through ``edit`` (None drops the part)."""
     out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(data)) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+    with (
+        zipfile.ZipFile(io.BytesIO(data)) as zin,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout,
+    ):
         for item in zin.infolist():
             new = edit(item.filename, zin.read(item.filename))
             if new is not None:

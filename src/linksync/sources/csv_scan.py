@@ -126,8 +126,8 @@ class _FastScan:
             if len(closes) < len(opens):
                 closes = np.concatenate([closes, [n]]).astype(np.int64)
             quoted = np.searchsorted(d, closes) - np.searchsorted(d, opens)
-            k = np.searchsorted(opens, nl, side="right") - 1
-            inside = (k >= 0) & (nl < closes[np.maximum(k, 0)])
+            owner = np.searchsorted(opens, nl, side="right") - 1
+            inside = (owner >= 0) & (nl < closes[np.maximum(owner, 0)])
             nl = nl[~inside]
             span_at = np.searchsorted(nl, opens)  # the record (of this chunk) of each span
         if len(nl):
