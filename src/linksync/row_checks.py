@@ -14,7 +14,7 @@ flagged is not flagged twice.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -107,16 +107,26 @@ class FrameChecker:
         if self.fix:
             for fname in _FIXABLE:
                 self._fix(fname)
-        for fname in _TEXT_FIELDS:
-            self._nothing(fname)
+        # Field by field, so one field's values are held at a time. The URL's
+        # placeholders are found before a missing URL is reported.
+        self._nothing("url")
         self._missing_url()
-        for fname in _URL_FIELDS:
-            self._urls(fname)
-        self._slugs()
-        self._expiry()
-        self._domains()
-        self._tags()
-        self._descriptions()
+        checks: dict[str, Callable[[], None]] = {
+            "url": lambda: self._urls("url"),
+            "apple": lambda: self._urls("apple"),
+            "google": lambda: self._urls("google"),
+            "slug": self._slugs,
+            "expires_at": self._expiry,
+            "domain": self._domains,
+            "tags": self._tags,
+            "description": self._descriptions,
+            "password": lambda: None,
+        }
+        for fname, check in checks.items():
+            if fname != "url" and fname in _TEXT_FIELDS:
+                self._nothing(fname)
+            check()
+            self._cache.pop(fname, None)
 
     def _present(self, fname: str) -> tuple[np.ndarray, list[Any]]:
         """Rows where the field has a value (not flagged yet) and their values; the

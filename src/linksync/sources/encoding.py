@@ -101,7 +101,7 @@ def plain_western(text: str) -> bool:
     letters and symbols; Central European ones put symbols inside words (£odzi)."""
     for m in _NON_ASCII_RUN.finditer(text):
         run = m.group()
-        if len(run) > 3:
+        if len(run) > 2:
             return False
         before = text[m.start() - 1] if m.start() else " "
         after = text[m.end()] if m.end() < len(text) else " "

@@ -195,7 +195,7 @@ class _FileReader:
         line = line_of(key_node if key_node is not None else node)
         columns: dict[str, str] = {}
         raw: dict[str, Any] = {}
-        lines: dict[str, int] = {}
+        lines: dict[str, Node] = {}  # field -> its key node (lines only for messages)
         problems: list[tuple[str | None, str, Severity, str | None]] = []
         if slug_key is not None:
             raw["slug"], columns["slug"] = slug_key, "(key)"
@@ -216,13 +216,13 @@ class _FileReader:
                         (
                             fname,
                             f'"{key}" (line {line_of(knode)}) repeats "{columns[fname]}" '
-                            f"(line {lines[fname]}): keep one",
+                            f"(line {line_of(lines[fname])}): keep one",
                             Severity.ERROR,
                             key,
                         )
                     )
                     continue
-                lines[fname] = line_of(knode)
+                lines[fname] = knode
                 if fname == "slug" and slug_key is not None:
                     text = self.walk.plain(value)
                     if text != slug_key:
@@ -256,6 +256,7 @@ class _FileReader:
     ) -> tuple[dict[str, Any], set[str]]:
         values: dict[str, Any] = {}
         managed: set[str] = set()
+        empties = self.opts.empty_values
         for fname in _SCALAR_FIELDS:
             if fname in raw:
                 v = raw[fname]
@@ -263,7 +264,7 @@ class _FileReader:
                     problems.append((fname, f"{columns[fname]}: expected text, got a {_kind(v)}"))
                     continue
                 if isinstance(v, str):
-                    if self.opts.is_empty_value(v):
+                    if empties and self.opts.is_empty_value(v):
                         continue
                     v = v.strip(" \t\r\n") or None
                     if v is not None and fname == "domain":
