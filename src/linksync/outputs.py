@@ -118,7 +118,9 @@ def _resolved(path: Path) -> Path:
 
 
 def _nearest_existing(path: Path) -> Path:
-    here = _resolved(path).parent
+    """The nearest existing folder above ``path`` (where its temporary file goes; a
+    link at ``path`` itself is not followed)."""
+    here = Path(os.path.abspath(path)).parent
     while not here.exists() and here != here.parent:
         here = here.parent
     return here
@@ -173,13 +175,14 @@ def _check_one(output: Output, protected_ids: dict[Any, str]) -> list[str]:
             problems.append(f"{name} is read-only; not replacing it")
         elif path.is_file() and output.append and not is_journal_file(path):
             problems.append(f"{name} exists and is not a linksync journal; not appending to it")
-    folder = _nearest_existing(path if not output.folder else path / "x")
-    if not folder.is_dir():
-        problems.append(f"{name}: {folder} is a file, not a folder")
-    else:
-        why = _probe_folder(folder)
-        if why is not None:
-            problems.append(f"{name}: cannot write in {folder}: {why}")
+    if not problems:
+        folder = _nearest_existing(path if not output.folder else path / "x")
+        if not folder.is_dir():
+            problems.append(f"{name}: {folder} is a file, not a folder")
+        else:
+            why = _probe_folder(folder)
+            if why is not None:
+                problems.append(f"{name}: cannot write in {folder}: {why}")
     by_path = protected_ids.get(_resolved(path))
     hit = by_path or protected_ids.get(_identity(path))
     if hit is not None:
