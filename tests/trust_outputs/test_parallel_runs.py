@@ -33,9 +33,7 @@ async def _links(base_url: str) -> list[tuple[str, str]]:
         return [(link.slug, link.url) for link in await client.list_links()]
 
 
-def test_twenty_parallel_applies_create_each_link_once(
-    live_sandbox: str, tmp_path: Path
-) -> None:
+def test_twenty_parallel_applies_create_each_link_once(live_sandbox: str, tmp_path: Path) -> None:
     state = tmp_path / "state"
     runs = []
     for n in range(RUNS):

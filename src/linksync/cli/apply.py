@@ -92,26 +92,26 @@ def _waiting(seconds: float) -> Callable[[LockHolder | None], None]:
     "--report",
     "reports",
     multiple=True,
-    type=click.Path(dir_okay=False),
+    type=click.Path(),
     help="Write a report (.csv .xlsx .json .jsonl .md .xml); repeatable.",
 )
 @click.option(
     "--annotate",
     "annotate",
     multiple=True,
-    type=click.Path(dir_okay=False),
+    type=click.Path(),
     help="Write an annotated copy of the spreadsheet source here (same extension); "
     "repeat for the 2nd, 3rd... spreadsheet source.",
 )
 @click.option(
     "--journal",
-    type=click.Path(dir_okay=False),
+    type=click.Path(),
     help="Journal file, .jsonl (default .linksync/runs/<run-id>.jsonl).",
 )
 @click.option(
     "--lock",
     "lock_path",
-    type=click.Path(dir_okay=False),
+    type=click.Path(),
     help="Lock file against overlapping runs (default: one per target, in the user's "
     "state folder; LINKSYNC_STATE_DIR moves it).",
 )

@@ -145,7 +145,7 @@ def _has_file_errors(validation: Validation) -> bool:
 
 @click.command("plan")
 @click.argument("sources", nargs=-1, required=True)
-@click.option("--out", type=click.Path(dir_okay=False), help="Save the plan as JSON (.json).")
+@click.option("--out", type=click.Path(), help="Save the plan as JSON (.json).")
 @click.option(
     "--format",
     "fmt",

@@ -122,7 +122,7 @@ def annotation_pairs(
     if len(outs) > len(sheets):
         raise ConfigError(
             f"--annotate given {len(outs)} times, but the run has {len(sheets)} spreadsheet "
-            "source(s): one annotated copy per spreadsheet source, in order"
+            "source(s): one annotated copy per spreadsheet source, in order (nothing was done)"
         )
     return list(zip(sheets, (Path(o) for o in outs), strict=False))
 
