@@ -73,11 +73,14 @@ class RowCalls:
         assert ch.spec is not None
         url = str(ch.payload.get("url") or "")
         domain = ch.domain.lower()
-        found = [
-            link
-            for link in await self.client.list_links(search=url, domain=ch.domain)
-            if link.url == url and link.domain.lower() == domain
-        ]
+        links = await self.client.list_links(search=url, domain=ch.domain or None)
+        if domain:
+            found = [ln for ln in links if ln.url == url and ln.domain.lower() == domain]
+        else:
+            # The row goes to the service's own domain, which the plan could not name
+            # (an empty workspace): any link with this URL not on a custom domain.
+            custom = {d.domain.lower() for d in await self.client.list_domains()}
+            found = [ln for ln in links if ln.url == url and ln.domain.lower() not in custom]
         if not found:
             return None
         if len(found) > 1:
