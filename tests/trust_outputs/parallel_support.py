@@ -20,7 +20,7 @@ from pathlib import Path
 ZYGOTE = textwrap.dedent(
     """
     import json, os, sys
-    import linksync.cli.sync  # the heavy imports, once, before forking
+    import linksync.cli.apply, linksync.api, linksync.report  # heavy imports, once, before forking
     from linksync.cli import cli
 
     runs = json.loads(sys.stdin.read())

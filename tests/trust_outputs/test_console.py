@@ -97,12 +97,17 @@ def test_journal_folder_with_unrelated_files(workdir: Path, source: Source) -> N
 
 
 def test_json_log_format_keeps_stderr_json_even_for_errors(workdir: Path, source: Source) -> None:
-    ok = run(*APPLY, "--log-format", "json")
+    ok = run("apply", "links.csv", "--yes", "--log-format", "json")  # with progress
     failed = run(*APPLY, "--log-format", "json", "--report", "links.csv")
     for result in (ok, failed):
         lines = result.stderr.splitlines()
         assert lines and all(isinstance(json.loads(line), dict) for line in lines)
     assert ok.exit_code == 0
+    events = [json.loads(line) for line in ok.stderr.splitlines()]
+    progress = [e for e in events if e["event"] == "progress"]
+    assert progress[-1]["applied"] == 3 and progress[-1]["total"] == 3
+    plan = next(e["message"] for e in events if e.get("message", "").startswith("Plan: 3"))
+    assert "create    lnk.test/alpha  [links.csv, row 2]" in plan
     assert failed.exit_code == 2
     error = [json.loads(line) for line in failed.stderr.splitlines()][-1]
     assert error["event"] == "error" and "would replace the source" in error["message"]
