@@ -161,10 +161,12 @@ def test_exit_2_when_the_lock_is_held_and_nothing_is_written(
     url = serve(1_000, with_key(DEFAULT_FULL_KEY))
     settings = resolve(base_url=url, env={"LINKSYNC_API_KEY": DEFAULT_FULL_KEY}, cwd=workdir)
     with acquire_lock(default_lock_path(settings.target), target="the other run"):
-        code, _, err = apply(url, "--lock-wait", "0.2")
+        code, _, err = apply(url, "--lock-wait", "0.2", "--report", "r.csv")
     assert code == 2
     assert "another linksync run holds the lock" in err and "(target the other run)" in err
     assert "waited 0.2 s" in err and "Nothing was done" in err
     assert slugs(url) == []
+    # Nothing left behind: no report, no temporary file, no journal.
+    assert sorted(p.name for p in workdir.iterdir()) == ["campaign.csv"]
     code, _, _ = apply(url)
     assert code == 0 and len(slugs(url)) == ROWS

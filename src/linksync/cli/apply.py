@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from linksync.cli.common import (
+    EXIT_INTERRUPTED,
     EXIT_MEANINGS,
     EXIT_OK,
     EXIT_ROWS_FAILED,
@@ -167,21 +168,20 @@ def apply_command(
     validation = _validation(sources, settings, opts, kw) if sources else None
     if validation is not None and _has_file_errors(validation) and not plan_file:
         fail("the sources have file-level errors (see above); nothing applied", EXIT_ROWS_FAILED)
-    report_set = ReportSet(reports, ReportOptions(secrets=(settings.target.api_key,)))
     assert paths.journal is not None and paths.lock is not None
-    last = last_run(settings.target.label, paths.journal.parent)
     writes = RemoteWrites()
-
-    def on_result(row: RowResult) -> None:
-        report_set.write(row)
-        if row.failed:
-            log_row_failed(logger, row, repeat=last is not None and last.is_repeat(row))
-
+    options = ReportOptions(secrets=(settings.target.api_key,))
+    lock = acquire_lock(
+        paths.lock, target=settings.target.label, wait=lock_wait, on_wait=_waiting(lock_wait)
+    )
     try:
-        with acquire_lock(paths.lock, target=settings.target.label, wait=lock_wait,
-                          on_wait=_waiting(lock_wait)), report_set:  # fmt: skip
+        # The reports are opened once the lock is held (nothing is left behind when
+        # another run holds it), and the last run is read then (it may have just ended).
+        with lock, ReportSet(reports, options) as report_set:
+            last = last_run(settings.target.label, paths.journal.parent)
             results = run_async(_apply(settings, opts, validation, saved, yes, paths.journal,
-                                       not no_progress, on_result, logger, last, writes,
+                                       not no_progress, _reporter(report_set, logger, last),
+                                       logger, last, writes,
                                        recheck=saved is not None or not paths.lock_is_default,
                                        run_id=run_id, ai_slug=kw["ai_slug"],
                                        ai_og=kw["ai_og"]))  # fmt: skip
@@ -189,6 +189,12 @@ def apply_command(
             written = report_set.close(info)
         for source, copy in pairs:
             written.append(write_annotated(source, results.rows, copy))
+    except KeyboardInterrupt:
+        if writes.any:
+            err(f"Interrupted after writing to the workspace: {writes.describe()}; "
+                f"the journal {paths.journal} holds every result")  # fmt: skip
+            sys.exit(EXIT_INTERRUPTED)
+        raise
     except (LinksyncError, OSError) as exc:
         if not writes.any:
             raise
@@ -199,6 +205,19 @@ def apply_command(
             exit_code_after_error(EXIT_USAGE, writes),
         )
     _finish(results, info, written, logger, last)
+
+
+def _reporter(
+    report_set: ReportSet, logger: logging.Logger, last: LastRun | None
+) -> Callable[[RowResult], None]:
+    """What each row's result goes to: the reports, and the log when it failed."""
+
+    def on_result(row: RowResult) -> None:
+        report_set.write(row)
+        if row.failed:
+            log_row_failed(logger, row, repeat=last is not None and last.is_repeat(row))
+
+    return on_result
 
 
 def _finish(
