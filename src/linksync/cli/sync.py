@@ -72,7 +72,8 @@ _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
         type=click.Choice(["off", "text", "json"]),
         default="off",
         show_default=True,
-        help="Structured log on stderr: run start, plan counts, each failure, run end.",
+        help="Structured log on stderr: run start, plan counts, each failure, run end "
+        "(json: stderr holds JSON lines only).",
     ),
 )
 
