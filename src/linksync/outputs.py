@@ -52,7 +52,9 @@ class Output:
     ``role`` names it in messages (``--report``, ``--journal``...). ``suffixes``: the
     extensions it may have (empty: any). ``append``: the file is appended to (the
     journal), so an existing one must be a linksync journal. ``folder``: a folder that
-    will receive files (export ``--split-by``).
+    will receive files (export ``--split-by``). ``in_place``: the file is used where it
+    is, never replaced (a lock file), so a symbolic link there is refused rather than
+    followed.
     """
 
     path: Path
@@ -60,6 +62,7 @@ class Output:
     suffixes: tuple[str, ...] = ()
     append: bool = False
     folder: bool = False
+    in_place: bool = False
 
     @classmethod
     def of(cls, path: str | os.PathLike[str], role: str, **kw: Any) -> Output:
@@ -163,8 +166,7 @@ def _check_one(output: Output, protected_ids: dict[Any, str]) -> list[str]:
     problems: list[str] = []
     if output.suffixes and not output.folder and path.suffix.lower() not in output.suffixes:
         problems.append(f"{name}: use a file name ending in {' or '.join(output.suffixes)}")
-    if path.is_symlink() and output.append:
-        # Appending through a link would write wherever it points.
+    if path.is_symlink() and output.in_place:
         problems.append(f"{name} is a symbolic link; give the file itself")
     if path.exists() and not path.is_symlink():
         if path.is_dir() and not output.folder:

@@ -48,10 +48,10 @@ def _journal_is_foreign_jsonl(w: Path) -> tuple[list[str], str]:
     return [*APPLY, "--journal", "data.jsonl"], "data.jsonl exists and is not a linksync journal"
 
 
-def _journal_is_symlink(w: Path) -> tuple[list[str], str]:
-    (w / "elsewhere.jsonl").write_text("", encoding="utf-8")
-    (w / "j.jsonl").symlink_to(w / "elsewhere.jsonl")
-    return [*APPLY, "--journal", "j.jsonl"], "--journal j.jsonl is a symbolic link"
+def _lock_is_symlink(w: Path) -> tuple[list[str], str]:
+    (w / "elsewhere.lock").write_text("", encoding="utf-8")
+    (w / "run.lock").symlink_to(w / "elsewhere.lock")
+    return [*APPLY, "--lock", "run.lock"], "--lock run.lock is a symbolic link"
 
 
 def _annotate_xlsx_of_csv(w: Path) -> tuple[list[str], str]:
@@ -156,7 +156,7 @@ CASES: list[Setup] = [
     _lock_is_source,
     _journal_is_source,
     _journal_is_foreign_jsonl,
-    _journal_is_symlink,
+    _lock_is_symlink,
     _annotate_xlsx_of_csv,
     _annotate_onto_input,
     _annotate_twice_one_source,
@@ -242,6 +242,19 @@ def test_plan_out_is_written_atomically_over_a_link(workdir: Path, source: Sourc
     assert json.loads((workdir / "plan.json").read_text())["counts"]["create"] == 3
     assert (workdir / "keep.json").read_text() == "{}"
     assert [p.name for p in workdir.iterdir() if p.name.startswith(".plan")] == []
+    assert source.untouched()
+
+
+def test_a_link_at_the_journal_path_is_replaced_not_followed(
+    workdir: Path, source: Source
+) -> None:
+    (workdir / "elsewhere.jsonl").write_text("", encoding="utf-8")
+    (workdir / "j.jsonl").symlink_to(workdir / "elsewhere.jsonl")
+    result = run(*APPLY, "--journal", "j.jsonl")
+    assert result.exit_code == 0, result.output
+    assert not (workdir / "j.jsonl").is_symlink()
+    assert '"event": "start"' in (workdir / "j.jsonl").read_text(encoding="utf-8")
+    assert (workdir / "elsewhere.jsonl").read_text(encoding="utf-8") == ""
     assert source.untouched()
 
 

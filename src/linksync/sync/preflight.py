@@ -57,7 +57,7 @@ class RunPaths:
             role = "--lock"
             if self.lock_is_default:
                 role = f"the run lock (move it with {ENV_STATE_DIR} or --lock FILE)"
-            out.append(Output(self.lock, role))
+            out.append(Output(self.lock, role, in_place=True))
             out.append(Output(holder_path(self.lock), f"{role}, holder record"))
         if self.plan_out is not None:
             out.append(Output(self.plan_out, "--out", PLAN_SUFFIXES))
