@@ -159,6 +159,14 @@ def is_journal_file(path: Path) -> bool:
 
 
 def _check_one(output: Output, protected_ids: dict[Any, str]) -> list[str]:
+    try:
+        return _problems_of(output, protected_ids)
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte...
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return [f"{output.role} {output.path}: {why}"]
+
+
+def _problems_of(output: Output, protected_ids: dict[Any, str]) -> list[str]:
     path, role = output.path, output.role
     name = f"{role} {path}"
     if not str(path).strip():

@@ -148,6 +148,10 @@ def _journal_wrong_extension(w: Path) -> tuple[list[str], str]:
     return [*APPLY, "--journal", "run.log"], "--journal run.log: use a file name ending in .jsonl"
 
 
+def _report_name_too_long(w: Path) -> tuple[list[str], str]:
+    return [*APPLY, "--report", "r" * 300 + ".csv"], "File name too long"
+
+
 CASES: list[Setup] = [
     _report_is_source,
     _report_is_source_by_another_name,
@@ -175,6 +179,7 @@ CASES: list[Setup] = [
     _report_is_the_key_file,
     _state_dir_is_a_file,
     _journal_wrong_extension,
+    _report_name_too_long,
 ]
 
 
