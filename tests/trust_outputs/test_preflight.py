@@ -250,9 +250,7 @@ def test_plan_out_is_written_atomically_over_a_link(workdir: Path, source: Sourc
     assert source.untouched()
 
 
-def test_a_link_at_the_journal_path_is_replaced_not_followed(
-    workdir: Path, source: Source
-) -> None:
+def test_a_link_at_the_journal_path_is_replaced_not_followed(workdir: Path, source: Source) -> None:
     (workdir / "elsewhere.jsonl").write_text("", encoding="utf-8")
     (workdir / "j.jsonl").symlink_to(workdir / "elsewhere.jsonl")
     result = run(*APPLY, "--journal", "j.jsonl")
