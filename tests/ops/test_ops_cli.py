@@ -85,4 +85,4 @@ def test_export_command_refuses_split_into_a_file(config_file: Path, tmp_path: P
         cli, ["export", "--config", str(config_file), "--split-by", "tag", str(taken)]
     )
     assert result.exit_code == 2
-    assert "needs a directory" in result.stderr
+    assert "is a file; a folder is needed here" in result.stderr

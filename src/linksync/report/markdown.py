@@ -14,8 +14,6 @@ from linksync.report.base import (
     Closing,
     ReportOptions,
     Spool,
-    remove_quietly,
-    temp_path_for,
     write_assembled,
 )
 from linksync.report.cells import error_text, link_label, redact, where
@@ -141,7 +139,6 @@ class MarkdownWriter:
 
     def abort(self) -> None:
         self._rows.close()
-        remove_quietly(temp_path_for(self.path))
 
 
 def _sentence(counts: Counts, verb: str) -> str:

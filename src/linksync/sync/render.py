@@ -6,6 +6,7 @@ from typing import Any
 
 from linksync.model import Action, RowResult, Status
 from linksync.sync.plan import Change, Plan
+from linksync.sync.results import in_column
 
 MAX_SHOWN = 200
 
@@ -34,7 +35,7 @@ def plan_row(ch: Change) -> RowResult:
         changed_fields=ch.changed_fields,
         error_constant=err.constant if err else None,
         error_code=None,
-        message=err.message if err else ch.reason,
+        message=in_column(err.message, err.field, prov) if err else ch.reason,
     )
 
 
@@ -61,7 +62,8 @@ def describe_change(ch: Change) -> str:
         else:
             lines.append(f"            {f.field}: {_value(f.old)} -> {_value(f.new)}")
     for p in ch.problems:
-        lines.append(f"            {p.severity.value} {p.constant}: {p.message}")
+        message = in_column(p.message, p.field, ch.provenance)
+        lines.append(f"            {p.severity.value} {p.constant}: {message}")
     if ch.reason:
         lines.append(f"            {ch.reason}")
     return "\n".join(lines)
