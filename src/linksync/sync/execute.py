@@ -33,6 +33,7 @@ from linksync.model import Action, RemoteLink, RowResult, Status
 from linksync.sync.diff import compare
 from linksync.sync.history import LastRun, failed_first
 from linksync.sync.journal import Journal, new_run_id, utc_now
+from linksync.sync.ownership import OWNED_BY_OTHER, other_owners
 from linksync.sync.plan import REDACTED, Change, Plan
 from linksync.sync.remote import LinkClient, gather_or_cancel
 
@@ -317,14 +318,21 @@ class _Run:
         spent += meta.attempts
         cmp = compare(ch.spec, link, self.plan.options)
         note = "the slug was created by another writer meanwhile"
+        owners = other_owners(link.tags, self.plan.options)
+        blocked = None
         if cmp.needs_replace:
+            blocked = ("REPLACE_REQUIRED", "with a different expiry (PATCH cannot set expiresAt)")
+        elif owners and not cmp.same and not self.plan.options.allow_takeover:
+            why = f"marked by another owner ({', '.join(owners)}); --allow-takeover takes it"
+            blocked = (OWNED_BY_OTHER, why)
+        if blocked is not None:
             return _result(
                 ch,
                 Status.FAILED,
                 action=Action.UPDATE,
                 link=link,
-                constant="REPLACE_REQUIRED",
-                message=f"{note}, with a different expiry (PATCH cannot set expiresAt)",
+                constant=blocked[0],
+                message=f"{note}, {blocked[1]}",
                 http_status=409,
                 attempts=spent,
             )

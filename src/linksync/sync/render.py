@@ -83,6 +83,7 @@ def render_plan_text(plan: Plan, *, max_shown: int = MAX_SHOWN) -> str:
     out.append(f"  requests to read the workspace: {plan.requests}")
     if plan.quota is not None:
         out.append(f"  quota: {plan.quota.describe()}")
+    out.append(f"  unmanaged: {plan.unmanaged.describe()}")
     shown = [ch for ch in plan.changes if ch.action is not Action.UNCHANGED]
     for ch in shown[:max_shown]:
         out.append(describe_change(ch))
