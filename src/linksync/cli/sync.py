@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -36,16 +35,15 @@ from linksync.logs import (
     setup_logging,
 )
 from linksync.model import RowResult, RunInfo, Severity
-from linksync.report import ReportOptions, ReportSet, count_results, open_writer, render_summary
+from linksync.report import ReportOptions, ReportSet, count_results, render_summary
 from linksync.report.annotate import write_annotated
-from linksync.report.base import Closing
 from linksync.sync.execute import Results
 from linksync.sync.history import LastRun, last_run, repeats
 from linksync.sync.journal import DEFAULT_RUNS_DIR
 from linksync.sync.options import MODES, SyncOptions
 from linksync.sync.plan import Plan
 from linksync.sync.progress import progress_for
-from linksync.sync.render import plan_rows, render_plan_text
+from linksync.sync.render import plan_rows, render_plan_markdown, render_plan_text
 from linksync.sync.run import (
     Planned,
     apply_plan,
@@ -138,19 +136,6 @@ def _planned(settings: Settings, validation: Validation, opts: SyncOptions, kw: 
     return run_async(go())
 
 
-def _markdown(plan: Plan) -> str:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "plan.md"
-        writer = open_writer(path)
-        for row in plan_rows(plan):
-            writer.write(row)
-        info = RunInfo(target=plan.target or "", mode=plan.options.mode.value, dry_run=True)
-        reason = plan.safety.reason if plan.refused else None
-        notes = (plan.quota.describe(),) if plan.quota is not None and plan.quota.excess else ()
-        writer.close(info, Closing(notes, reason))
-        return path.read_text(encoding="utf-8")
-
-
 def _has_file_errors(validation: Validation) -> bool:
     return any(
         p.severity is Severity.ERROR and (p.provenance is None or p.provenance.row is None)
@@ -198,7 +183,7 @@ def plan_command(
     if fmt == "json":
         click.echo(plan.to_json())
     elif fmt == "markdown":
-        click.echo(_markdown(plan), nl=False)
+        click.echo(render_plan_markdown(plan), nl=False)
     else:
         click.echo(render_plan_text(plan))
     code = EXIT_OK

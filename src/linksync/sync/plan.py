@@ -208,7 +208,8 @@ class Unmanaged:
         if not self.domains:
             return "not counted (no domain was listed in full)"
         where = ", ".join(self.domains)
-        return f"{self.count} links in no file and outside the scope (counted on {where})"
+        noun = "link" if self.count == 1 else "links"
+        return f"{self.count} {noun} in no file and outside the scope (counted on {where})"
 
     def to_dict(self) -> dict[str, Any]:
         return {
