@@ -99,6 +99,8 @@ def export_command(
         return
     files = ", ".join(str(p) for p in info.files)
     click.echo(f"Exported {info.links} link(s) to {files}")
+    if info.schemas:
+        click.echo(f"Schema for editors: {', '.join(str(p) for p in info.schemas)}")
     if info.with_password:
         click.echo(
             f"{len(info.with_password)} link(s) have a password, which cannot be exported "
