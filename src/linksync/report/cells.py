@@ -111,8 +111,9 @@ def show_value(value: Any, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def field_change_text(field: str, old: Any, new: Any) -> str:
-    """'url: https://a -> https://b'; a password (write-only) only says set or removed."""
+def field_change_text(field: str, old: Any, new: Any, width: int = 60) -> str:
+    """'url: https://a -> https://b' (each value cut at ``width``); a password
+    (write-only) only says set or removed."""
     if field == "password":
         return "password: (write-only) " + ("set" if new is not None else "removed")
-    return f"{field}: {show_value(old)} -> {show_value(new)}"
+    return f"{field}: {show_value(old, width)} -> {show_value(new, width)}"

@@ -21,6 +21,9 @@ from linksync.report.base import (
 from linksync.report.cells import error_text, field_change_text, link_label, redact, where
 from linksync.report.summary import Counts, Tally, run_title, safe_target
 
+#: Characters of a field's old or new value shown in the "changed" column.
+VALUE_WIDTH = 120
+
 TABLE_COLUMNS = ("#", "where", "link", "action", "status", "changed", "short URL", "error")
 
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
@@ -71,7 +74,8 @@ class MarkdownWriter:
 
         error = error_text(result)
         if result.field_changes:
-            changed = "<br>".join(cell(field_change_text(*fc)) for fc in result.field_changes)
+            texts = (field_change_text(*fc, width=VALUE_WIDTH) for fc in result.field_changes)
+            changed = "<br>".join(cell(text) for text in texts)
         else:
             changed = cell(", ".join(result.changed_fields))
         return _table_row(
