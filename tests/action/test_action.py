@@ -131,15 +131,13 @@ def test_invalid_rows_are_commented_then_fail_the_job(repo: Path, tmp_path: Path
 
 
 def test_plan_without_a_key_validates_only(repo: Path) -> None:
-    run = run_action(repo, "files=links/", "command=plan", event="pull_request")
-    assert run.code == 0, run.stderr
-    assert run.outputs["command"] == "validate" and run.outputs["invalid"] == "0"
-    assert "::notice::no API key" in run.stdout
-    assert "4 rows: 4 valid, 0 invalid" in run.summary
     (repo / "links" / "bad.csv").write_text("slug,url\nadmin,https://example.com\n")
-    bad = run_action(repo, "files=links/bad.csv", "command=validate")
-    assert bad.code == 1 and bad.outputs["invalid"] == "1"
-    assert "::error file=links/bad.csv,line=2::RESERVED_SLUG" in bad.stdout
+    run = run_action(repo, "files=links/ links/bad.csv", "command=plan", event="pull_request")
+    assert run.code == 1
+    assert run.outputs["command"] == "validate" and run.outputs["invalid"] == "1"
+    assert "::notice::no API key" in run.stdout
+    assert "::error file=links/bad.csv,line=2::RESERVED_SLUG" in run.stdout
+    assert "5 rows: 4 valid, 1 invalid" in run.summary
 
 
 def test_apply_without_a_base_url_stops_before_linksync(repo: Path) -> None:

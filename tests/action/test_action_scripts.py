@@ -117,6 +117,12 @@ def test_a_plan_too_long_for_a_comment_is_cut_at_a_line() -> None:
     assert "\n| 1 | row |\n" in body
 
 
+def install(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", str(ACTION_DIR / "install.sh")], capture_output=True, text=True, env=env
+    )
+
+
 @pytest.mark.parametrize(
     ("version", "expected"),
     [
@@ -132,13 +138,7 @@ def test_a_plan_too_long_for_a_comment_is_cut_at_a_line() -> None:
 )
 def test_install_chooses_what_to_install(tmp_path: Path, version: str, expected: str) -> None:
     env = {"LINKSYNC_VERSION": version, "LINKSYNC_DRY_RUN": "1", "RUNNER_TEMP": str(tmp_path)}
-    run = subprocess.run(
-        ["bash", str(ACTION_DIR / "install.sh")],
-        capture_output=True,
-        text=True,
-        env=env_with_linksync(**env),
-        check=False,
-    )
+    run = install(env_with_linksync(**env))
     assert run.returncode == 0, run.stderr
     root = str(ACTION_DIR.parent)
     assert run.stdout.strip().endswith(expected.format(root=root))
@@ -146,24 +146,11 @@ def test_install_chooses_what_to_install(tmp_path: Path, version: str, expected:
 
 
 def test_install_preinstalled_needs_linksync_on_path(tmp_path: Path) -> None:
-    env = {"LINKSYNC_VERSION": "preinstalled"}
-    found = subprocess.run(
-        ["bash", str(ACTION_DIR / "install.sh")],
-        capture_output=True,
-        text=True,
-        env=env_with_linksync(**env),
-        check=False,
-    )
+    env = env_with_linksync(LINKSYNC_VERSION="preinstalled")
+    found = install(env)
     assert found.returncode == 0 and "linksync, version" in found.stdout
-    bare = {**env_with_linksync(**env), "PATH": "/usr/bin:/bin"}
     assert not (Path("/usr/bin/linksync").exists() or Path("/bin/linksync").exists())
-    missing = subprocess.run(
-        ["bash", str(ACTION_DIR / "install.sh")],
-        capture_output=True,
-        text=True,
-        env=bare,
-        check=False,
-    )
+    missing = install({**env, "PATH": "/usr/bin:/bin"})
     assert missing.returncode == 2 and "no linksync on PATH" in missing.stderr
     assert BIN.is_dir() and os.access(BIN / "linksync", os.X_OK)
 

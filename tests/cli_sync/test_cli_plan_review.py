@@ -104,13 +104,15 @@ def test_markdown_plan_caps_a_long_table_with_a_count(workdir: Path) -> None:
     assert text.endswith("\n_... and 7 more._\n")
 
 
+def sales_link_and_our_file(workdir: Path) -> str:
+    """A link the sales team's tag marks, and our file declaring the same slug."""
+    theirs = {"url": "https://example.com/theirs", "slug": "promo", "tags": ["owner:sales"]}
+    sandbox_call(workdir, "create_link", theirs)
+    return write(workdir / "links.yaml", "links:\n  promo: https://example.com/ours\n")
+
+
 def test_takeover_refused_then_allowed(workdir: Path) -> None:
-    sandbox_call(
-        workdir,
-        "create_link",
-        {"url": "https://example.com/theirs", "slug": "promo", "tags": ["owner:sales"]},
-    )
-    links = write(workdir / "links.yaml", "links:\n  promo: https://example.com/ours\n")
+    links = sales_link_and_our_file(workdir)
     refused = run("apply", links, "--yes", "--owner-tag", "owner:marketing")
     assert refused.exit_code == 1
     assert "OWNED_BY_OTHER" in refused.output and "--allow-takeover" in refused.output
@@ -126,12 +128,7 @@ def test_takeover_refused_then_allowed(workdir: Path) -> None:
 
 
 def test_python_api_takes_allow_takeover(workdir: Path) -> None:
-    sandbox_call(
-        workdir,
-        "create_link",
-        {"url": "https://example.com/theirs", "slug": "promo", "tags": ["owner:sales"]},
-    )
-    links = write(workdir / "links.yaml", "links:\n  promo: https://example.com/ours\n")
+    links = sales_link_and_our_file(workdir)
     plan = linksync.plan([links], owner_tag="owner:marketing")
     assert plan.counts["invalid"] == 1 and plan.changes[0].error is not None
     assert plan.changes[0].error.constant == "OWNED_BY_OTHER"

@@ -121,16 +121,13 @@ def test_export_keeps_a_foreign_file_where_the_schema_would_go(
     assert result.exit_code == 0, result.output
     assert (tmp_path / "links.schema.json").read_text() == '{"mine": true}\n'
     assert "is not a linksync schema; left as it is" in result.stderr
-    csv = CliRunner(env=UNSET_ENV).invoke(
-        cli,
-        [
-            "export",
-            "--config",
-            str(config_file),
-            "--format",
-            "csv",
-            "--json",
-            str(tmp_path / "l.csv"),
-        ],
-    )
+    args = [
+        "export",
+        "--config",
+        str(config_file),
+        "--format=csv",
+        "--json",
+        str(tmp_path / "l.csv"),
+    ]
+    csv = CliRunner(env=UNSET_ENV).invoke(cli, args)
     assert json.loads(csv.stdout)["schemas"] == []
