@@ -7,7 +7,8 @@
 #
 # The key comes from the environment (or --api-key-file on a mounted secret), never
 # from the image or the command line. /work/.linksync holds the run journals (runs/)
-# and the lock: keep it on a volume so runs that overlap are refused and journals last.
+# and the locks (.linksync/lock, state/): keep it on a volume so runs that overlap are
+# refused and journals last.
 
 FROM python:3.11-slim AS build
 WORKDIR /src
@@ -16,15 +17,18 @@ COPY src ./src
 RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
 
 FROM python:3.11-slim
+# LINKSYNC_STATE_DIR: linksync's state folder (the run locks keyed on the target), on
+# the same volume as the journals.
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    LINKSYNC_STATE_DIR=/work/.linksync/state
 COPY --from=build /wheels /wheels
 RUN pip install /wheels/*.whl && rm -rf /wheels
 RUN groupadd --gid 10001 linksync \
     && useradd --uid 10001 --gid 10001 --create-home --shell /usr/sbin/nologin linksync \
-    && mkdir -p /work/.linksync/runs \
+    && mkdir -p /work/.linksync/runs /work/.linksync/state \
     && chown -R 10001:10001 /work
 WORKDIR /work
 USER 10001:10001

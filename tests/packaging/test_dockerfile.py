@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 import yaml
 
-from linksync.lock import DEFAULT_LOCK_PATH
+import linksync.lock
 from linksync.sync.journal import DEFAULT_RUNS_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,13 +72,19 @@ def test_the_journal_and_the_lock_live_on_a_volume_the_user_owns() -> None:
     (workdir,) = values(stage, "WORKDIR")
     (volume,) = values(stage, "VOLUME")
     volumes = [PurePosixPath(v) for v in json.loads(volume)]
-    for default in (DEFAULT_RUNS_DIR, DEFAULT_LOCK_PATH):
-        where = PurePosixPath(workdir) / default.as_posix()
+    env = dict(re.findall(r"(\w+)=(\S+)", " ".join(values(stage, "ENV"))))
+    state = PurePosixPath(env["LINKSYNC_STATE_DIR"])  # where linksync keeps its locks
+    paths = [PurePosixPath(workdir) / DEFAULT_RUNS_DIR.as_posix(), state]
+    lock_in_workdir = getattr(linksync.lock, "DEFAULT_LOCK_PATH", None)  # .linksync/lock
+    if lock_in_workdir is not None:
+        paths.append(PurePosixPath(workdir) / Path(lock_in_workdir).as_posix())
+    for where in paths:
         assert any(where.is_relative_to(v) for v in volumes), (where, volumes)
     runs = " ".join(values(stage, "RUN"))
     uid = values(stage, "USER")[0]
-    for v in volumes:
-        assert f"mkdir -p {v}" in runs and f"chown -R {uid} {PurePosixPath(workdir)}" in runs
+    for folder in (PurePosixPath(workdir) / DEFAULT_RUNS_DIR.as_posix(), state):
+        assert f" {folder}" in runs.split("mkdir -p", 1)[1].split("&&")[0]
+    assert f"chown -R {uid} {PurePosixPath(workdir)}" in runs
 
 
 def test_build_context_holds_what_the_dockerfile_copies() -> None:
