@@ -121,6 +121,12 @@ def test_takeover_refused_then_allowed(workdir: Path) -> None:
     plan = run("plan", links, "--owner-tag", "owner:marketing", "--allow-takeover")
     assert plan.exit_code == 0
     assert "tags: [owner:sales] -> [owner:marketing]" in plan.stdout
+    md = run(
+        "plan", links, "--owner-tag", "owner:marketing", "--allow-takeover", "--format=markdown"
+    )
+    (row,) = table_rows(md.stdout)
+    assert "tags: [owner:sales] -&gt; [owner:marketing]" in row
+    assert "warning OWNED_BY_OTHER: takes lnk.test/promo over from owner:sales" in row
     done = run("apply", links, "--yes", "--owner-tag", "owner:marketing", "--allow-takeover")
     assert done.exit_code == 0, done.output
     link = sandbox_call(workdir, "get_link", "promo")

@@ -41,8 +41,15 @@ def plan_row(ch: Change) -> RowResult:
         field_changes=tuple((f.field, f.old, f.new) for f in ch.fields),
         error_constant=err.constant if err else None,
         error_code=None,
-        message=err.message if err else ch.reason,
+        message=err.message if err else _notes(ch),
     )
+
+
+def _notes(ch: Change) -> str | None:
+    """The skip reason and the warnings of a change without error, for its report row."""
+    notes = [ch.reason] if ch.reason else []
+    notes += [f"warning {p.constant}: {p.message}" for p in ch.problems]
+    return "; ".join(notes) or None
 
 
 def plan_rows(plan: Plan) -> list[RowResult]:
