@@ -56,6 +56,7 @@ from linksync.outputs import (
     write_text_atomic,
 )
 from linksync.report.cells import is_formula_like
+from linksync.schema import write_schemas_for
 
 __all__ = [
     "DEFAULT_SCHEMA_REF",
@@ -104,6 +105,7 @@ class ExportInfo:
     links: int
     with_password: tuple[str, ...] = ()  # "domain/slug" of links whose password is not exported
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    schemas: tuple[Path, ...] = ()  # the JSON Schema files the YAML headers point at
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -112,6 +114,7 @@ class ExportInfo:
             "links": self.links,
             "with_password": list(self.with_password),
             "warnings": list(self.warnings),
+            "schemas": [str(p) for p in self.schemas],
         }
 
 
@@ -262,12 +265,14 @@ def write_export(
             with atomic_path(path) as tmp:
                 write_xlsx(members, tmp, now=now)
         written.append(path)
+    schemas, schema_warnings = write_schemas_for(written, schema_ref if format == "yaml" else None)
     return ExportInfo(
         format=format,
         files=tuple(written),
         links=len(all_links),
         with_password=tuple(f"{ln.domain}/{ln.slug}" for ln in all_links if ln.has_password),
-        warnings=tuple(_warnings(all_links, format, now)),
+        warnings=(*_warnings(all_links, format, now), *schema_warnings),
+        schemas=schemas,
     )
 
 

@@ -106,6 +106,8 @@ def export_command(
         return
     files = ", ".join(str(p) for p in info.files)
     echo(f"Exported {info.links} link(s) to {files}")
+    if info.schemas:
+        echo(f"Schema for editors: {', '.join(str(p) for p in info.schemas)}")
     if info.with_password:
         echo(
             f"{len(info.with_password)} link(s) have a password, which cannot be exported "

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import logging
 import sys
-import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -31,14 +29,11 @@ from linksync.logs import (
     register_secret,
     setup_logging,
 )
-from linksync.model import RunInfo, Severity
+from linksync.model import Severity
 from linksync.outputs import write_text_atomic
-from linksync.report import open_writer
-from linksync.report.base import Closing
 from linksync.sync.options import MODES, SyncOptions
-from linksync.sync.plan import Plan
 from linksync.sync.preflight import preflight, run_paths
-from linksync.sync.render import plan_rows, render_plan_text
+from linksync.sync.render import plan_rows, render_plan_markdown, render_plan_text
 from linksync.sync.run import (
     Planned,
     column_mapping,
@@ -64,6 +59,11 @@ _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
     click.option("--ai-slug", is_flag=True, help="Fill empty slugs from the AI tool."),
     click.option("--ai-og", is_flag=True, help="Fill empty descriptions from the AI tool."),
     click.option("--allow-replace", is_flag=True, help="Delete+create links whose expiry differs."),
+    click.option(
+        "--allow-takeover",
+        is_flag=True,
+        help="Update/delete links another owner tag marks (same prefix as --owner-tag).",
+    ),
     click.option("--reset-passwords", is_flag=True, help="Send passwords even when set already."),
     click.option("--max-deletes", type=click.IntRange(0), help="Refuse more deletes than this."),
     click.option("--force", is_flag=True, help="Apply even above the safety thresholds."),
@@ -93,6 +93,7 @@ def _options(settings: Settings, kw: dict[str, Any]) -> SyncOptions:
         scope_domains=tuple(kw["domains"]) or None,
         owner_tag=kw["owner_tag"],
         allow_replace=kw["allow_replace"] or None,
+        allow_takeover=kw["allow_takeover"] or None,
         reset_passwords=kw["reset_passwords"] or None,
         max_deletes=kw["max_deletes"],
         force=kw["force"] or None,
@@ -122,19 +123,6 @@ def _planned(settings: Settings, validation: Validation, opts: SyncOptions, kw: 
             )  # fmt: skip
 
     return run_async(go())
-
-
-def _markdown(plan: Plan) -> str:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "plan.md"
-        writer = open_writer(path)
-        for row in plan_rows(plan):
-            writer.write(row)
-        info = RunInfo(target=plan.target or "", mode=plan.options.mode.value, dry_run=True)
-        reason = plan.safety.reason if plan.refused else None
-        notes = (plan.quota.describe(),) if plan.quota is not None and plan.quota.excess else ()
-        writer.close(info, Closing(notes, reason))
-        return path.read_text(encoding="utf-8")
 
 
 def _has_file_errors(validation: Validation) -> bool:
@@ -185,7 +173,7 @@ def plan_command(
     if fmt == "json":
         echo(plan.to_json())
     elif fmt == "markdown":
-        echo(_markdown(plan), nl=False)
+        echo(render_plan_markdown(plan), nl=False)
     else:
         echo(render_plan_text(plan))
     code = EXIT_OK

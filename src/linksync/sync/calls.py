@@ -13,6 +13,7 @@ from linksync.outcome import RemoteWrites
 from linksync.sync.diff import compare
 from linksync.sync.journal import Journal
 from linksync.sync.options import SyncOptions
+from linksync.sync.ownership import OWNED_BY_OTHER, other_owners
 from linksync.sync.plan import Change
 from linksync.sync.remote import LinkClient
 from linksync.sync.results import ok_result, row_result, with_changes
@@ -118,14 +119,21 @@ class RowCalls:
         assert ch.spec is not None
         meta = meta if meta is not None else CallMeta(status=200)
         cmp = compare(ch.spec, link, options)
+        owners = other_owners(link.tags, options)
+        blocked = None
         if cmp.needs_replace:
+            blocked = ("REPLACE_REQUIRED", "with a different expiry (PATCH cannot set expiresAt)")
+        elif owners and not cmp.same and not options.allow_takeover:
+            why = f"marked by another owner ({', '.join(owners)}); --allow-takeover takes it"
+            blocked = (OWNED_BY_OTHER, why)
+        if blocked is not None:
             return row_result(
                 ch,
                 Status.FAILED,
                 action=Action.UPDATE,
                 link=link,
-                constant="REPLACE_REQUIRED",
-                message=f"{note}, with a different expiry (PATCH cannot set expiresAt)",
+                constant=blocked[0],
+                message=f"{note}, {blocked[1]}",
                 http_status=409,
                 attempts=spent,
             )
