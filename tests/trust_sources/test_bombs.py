@@ -7,7 +7,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from trust_support import GOOD, rezip, validate, xlsx
+from hostile_inputs import GOOD, rezip, validate, xlsx
 
 
 def _book(**cells: str) -> bytes:

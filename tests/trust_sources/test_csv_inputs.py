@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from trust_support import GOOD, Expect, validate
+from hostile_inputs import GOOD, Expect, validate
 
 from linksync.sources import read_sources
 

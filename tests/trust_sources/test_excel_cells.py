@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from trust_support import GOOD, Expect, rezip, validate, xlsx
+from hostile_inputs import GOOD, Expect, rezip, validate, xlsx
 
 from linksync.sources import read_sources
 

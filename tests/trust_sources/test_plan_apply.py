@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from trust_support import GOOD, digest, remote, run, xlsx
+from hostile_inputs import GOOD, digest, remote, run, xlsx
 
 import linksync
 from linksync.errors import SourceError

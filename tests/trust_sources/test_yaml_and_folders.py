@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from trust_support import GOOD, Expect, validate, xlsx
+from hostile_inputs import GOOD, Expect, validate, xlsx
 
 GOOD_ENTRY = f"  - slug: {GOOD[0]}\n    url: {GOOD[1]}\n"
 

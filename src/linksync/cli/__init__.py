@@ -18,7 +18,7 @@ from linksync import __version__
 COMMANDS: dict[str, str] = {
     "validate": "linksync.cli.sources:validate_command",
     "plan": "linksync.cli.sync:plan_command",
-    "apply": "linksync.cli.sync:apply_command",
+    "apply": "linksync.cli.apply:apply_command",
     "export": "linksync.cli.ops:export_command",
     "template": "linksync.cli.sources:template_command",
     "schema": "linksync.cli.ops:schema_command",

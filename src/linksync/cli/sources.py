@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from linksync import config as cfg
-from linksync.cli.common import EXIT_OK, EXIT_ROWS_FAILED, handle_errors
+from linksync.cli.common import EXIT_OK, EXIT_ROWS_FAILED, echo, handle_errors
 from linksync.cli.source_flags import pop_source_flags, source_flags
 from linksync.errors import ConfigError
 from linksync.model import Severity
@@ -131,7 +131,7 @@ def validate_command(
     domain = default_domain or prof.default_domain
     batch = read_sources(sources, options=options)
     result = validate(batch, fix_invisible=fix_invisible, default_domain=domain, strict=strict)
-    click.echo(render_json(batch, result) if as_json else render_text(batch, result))
+    echo(render_json(batch, result) if as_json else render_text(batch, result))
     raise SystemExit(EXIT_OK if result.ok else EXIT_ROWS_FAILED)
 
 
