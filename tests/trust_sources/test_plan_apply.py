@@ -43,6 +43,7 @@ def test_na_slug_is_not_created_with_a_random_slug(workdir: Path) -> None:
     assert code == 1
     bad = _row(doc, 3)
     assert bad["status"] == "invalid" and "#N/A" in bad["message"]
+    assert bad["message"].startswith('column "slug": ')
     assert list(remote(workdir)) == [GOOD[0]]
 
 
@@ -90,6 +91,15 @@ def test_ragged_and_unclosed_rows_with_good_rows_around(workdir: Path) -> None:
     code, doc, _ = _apply(workdir, path)
     assert code == 1
     assert _row(doc, 3)["status"] == "invalid" and _row(doc, 5)["status"] == "invalid"
+    # The report names the column, as validate does.
+    assert _row(doc, 3)["message"].startswith('column "D (no header)": ')
+    assert _row(doc, 5)["message"].startswith('column "url": ')
+    # A saved plan keeps the column too.
+    assert run("plan", str(path), "--out", "plan.json").exit_code == 1
+    saved = run("apply", "--plan", "plan.json", "--yes", "--no-progress", "--report", "out/s.json")
+    rows = json.loads((workdir / "out/s.json").read_text())["results"]
+    rag = next(r for r in rows if r["row"] == 3)
+    assert saved.exit_code == 1 and rag["message"].startswith('column "D (no header)": ')
     assert sorted(remote(workdir)) == [GOOD[0], "good-bravo"]
 
 
