@@ -226,6 +226,40 @@ def options_from(settings: Settings, options: SyncOptions | None, **given: Any) 
     return replace(base, **changes) if changes else base
 
 
+def _reading(
+    mapping: Mapping[str, str] | None,
+    encoding: str | None,
+    date_format: str | None,
+    empty_values: Iterable[str],
+    strict: bool | None,
+) -> dict[str, Any]:
+    return {
+        "mapping": mapping,
+        "encoding": encoding,
+        "date_format": date_format,
+        "empty_values": empty_values,
+        "strict": strict,
+    }
+
+
+def _validated(
+    sources: Sources,
+    settings: Settings,
+    opts: SyncOptions,
+    sheets: Sequence[str] | None,
+    fix_invisible: bool,
+    given: dict[str, Any],
+) -> Validation:
+    """The sources read with the given reading options over the profile's."""
+    return load_specs(
+        sources,
+        sheets=sheets,
+        fix_invisible=fix_invisible,
+        default_domain=opts.default_domain,
+        **source_options(settings, **given),
+    )
+
+
 def _run(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coro)
 
@@ -256,21 +290,8 @@ def plan(
     """
     settings = settings or resolve()
     opts = options_from(settings, options, **option_values)
-    reading = source_options(
-        settings,
-        mapping=mapping,
-        encoding=encoding,
-        date_format=date_format,
-        empty_values=empty_values,
-        strict=strict,
-    )
-    validation = load_specs(
-        sources,
-        sheets=sheets,
-        fix_invisible=fix_invisible,
-        default_domain=opts.default_domain,
-        **reading,
-    )
+    given = _reading(mapping, encoding, date_format, empty_values, strict)
+    validation = _validated(sources, settings, opts, sheets, fix_invisible, given)
 
     async def go() -> Plan:
         async with settings.open_client() as client:
@@ -312,21 +333,8 @@ def apply(
     validation: Validation | None = None
     if sources:
         opts = options_from(settings, options if plan is None else plan.options, **option_values)
-        reading = source_options(
-            settings,
-            mapping=mapping,
-            encoding=encoding,
-            date_format=date_format,
-            empty_values=empty_values,
-            strict=strict,
-        )
-        validation = load_specs(
-            sources,
-            sheets=sheets,
-            fix_invisible=fix_invisible,
-            default_domain=opts.default_domain,
-            **reading,
-        )
+        given = _reading(mapping, encoding, date_format, empty_values, strict)
+        validation = _validated(sources, settings, opts, sheets, fix_invisible, given)
         if plan is None:
             refuse_file_errors(validation)
     elif plan is None:
