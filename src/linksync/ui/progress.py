@@ -128,7 +128,7 @@ class RunFeed(PlainProgress):
         elapsed = now - self._t0
         rate = self.done / elapsed if self._started and self.done and elapsed > 0 else None
         left = self.total - self.done - self.skipped
-        eta = left / rate if rate and left > 0 else None
+        eta = left / rate if rate and left > 0 and not state.over else None
         wait = self._wait() if not state.over else 0.0
         if state is RunState.RUNNING and wait > _SHOWN_WAIT_S:
             state = RunState.WAITING

@@ -108,7 +108,8 @@ class Run:
         if self.record.state.over:
             return self.record
         state = RunState.CANCELLING if self.cancel.is_set() else self.record.state
-        return replace(self.record, state=state, progress=self.feed.snapshot(state))
+        progress = self.feed.snapshot(state)  # RUNNING becomes WAITING in a rate-limit pause
+        return replace(self.record, state=progress.state, progress=progress)
 
     @property
     def version(self) -> tuple[int, str, bool]:
