@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from linksync.cli.common import echo, handle_errors
+from linksync.cli.common import echo, err, handle_errors
 from linksync.cli.options import TargetOptions, target_options
 from linksync.errors import ConfigError
 from linksync.logs import register_secret
@@ -54,3 +54,6 @@ def ui_command(target: TargetOptions, port: int, no_browser: bool, max_upload_mb
         )
     except OSError as exc:
         raise ConfigError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
+    except KeyboardInterrupt:
+        pass  # Ctrl-C is how the page is meant to stop: not an error
+    err("linksync page stopped; the uploaded files were deleted.")
