@@ -73,3 +73,25 @@ def test_a_port_in_use_is_a_clear_usage_error(tmp_path: Path) -> None:
         result = CliRunner().invoke(cli, ["ui", "--no-browser", "--port", str(port)])
     assert result.exit_code == 2
     assert f"cannot listen on 127.0.0.1:{port}" in result.output
+
+
+def test_every_asset_of_the_page_ships_in_the_package() -> None:
+    import fnmatch
+    import tomllib
+
+    import linksync
+    import linksync.ui
+
+    root = Path(__file__).resolve().parents[2]
+    globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["linksync"]
+    package = Path(linksync.__file__).parent
+    assets = [
+        p.relative_to(package).as_posix()
+        for folder in ("templates", "static")
+        for p in (Path(linksync.ui.__file__).parent / folder).iterdir()
+    ]
+    assert assets
+    for asset in assets:
+        assert any(fnmatch.fnmatch(asset, g) for g in globs), asset
