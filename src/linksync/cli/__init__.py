@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "domains": "linksync.cli.workspace:domains_group",
     "ai": "linksync.cli.workspace:ai_group",
     "sandbox": "linksync.cli.sandbox:sandbox",
+    "ui": "linksync.cli.ui:ui_command",
 }
 
 
