@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from linksync.errors import ERRORS, Stop
+
 EXIT_OK = 0
 EXIT_ROWS_FAILED = 1
 EXIT_USAGE = 2
@@ -31,18 +33,11 @@ EXIT_MEANINGS: dict[int, str] = {
     EXIT_INTERRUPTED: "interrupted",
 }
 
-#: Request kinds that change the workspace -> the word for one done.
+#: Calls that change the workspace (``CallEvent.kind``) -> the word for one done.
 _WRITE_OPS: dict[str, str] = {
     "POST /links": "created",
-    "PATCH /links": "updated",
+    "PATCH /links/:slug": "updated",
     "DELETE /links/:slug": "deleted",
-}
-
-#: Stop reasons (``Results.stopped_by``) -> what they mean for the rest of the run.
-STOPS: dict[str, str] = {
-    "UNAUTHORIZED": "the API key was refused (401 UNAUTHORIZED)",
-    "FORBIDDEN": "the API key may not write (403 FORBIDDEN)",
-    "INTERRUPTED": "the run was interrupted",
 }
 
 
@@ -53,10 +48,10 @@ class RemoteWrites:
     done: dict[str, int] = field(default_factory=dict)
     unknown: int = 0
 
-    def record(self, op: str, *, answered: bool = True) -> None:
-        """Count one write request: ``answered`` when the service accepted it, else its
-        outcome is unknown (sent, no answer)."""
-        word = _WRITE_OPS.get(op)
+    def record(self, kind: str, *, answered: bool = True) -> None:
+        """Count one call of ``kind`` (reads are not counted): ``answered`` when the
+        service accepted it, else its outcome is unknown (sent, no answer)."""
+        word = _WRITE_OPS.get(kind)
         if word is None:
             return
         if answered:
@@ -91,7 +86,8 @@ def run_exit_code(
     """The exit code of a finished apply."""
     if interrupted:
         return EXIT_INTERRUPTED
-    if stopped_by in ("UNAUTHORIZED", "FORBIDDEN") and not writes.any:
+    stops = ERRORS[stopped_by].stops if stopped_by in ERRORS else None
+    if stops in (Stop.RUN, Stop.WRITES) and not writes.any:
         return EXIT_USAGE
     if failed or stopped_by is not None:
         return EXIT_ROWS_FAILED
@@ -113,7 +109,8 @@ def stop_sentence(
     attempted.' (None when the run was not stopped)."""
     if stopped_by is None:
         return None
-    why = STOPS.get(stopped_by, stopped_by)
+    known = ERRORS.get(stopped_by)
+    why = (known.stop_reason if known is not None else None) or stopped_by
     done = writes.describe() if writes.any else "nothing written"
     rows = f"; {not_attempted} row(s) not attempted" if not_attempted else ""
     return f"Stopped: {why}, after {done}{rows}."

@@ -36,6 +36,7 @@ from linksync.sources.checks import (
 from linksync.sources.frame import SpecFrame
 from linksync.sources.normalize import map_distinct
 from linksync.sources.options import EXCEL_ERRORS, PLACEHOLDER_VARIANTS, looks_like_local_date
+from linksync.timestamps import format_ts, parse_iso
 
 _URL_FIELDS = ("url", "apple", "google")
 _FIXABLE = ("url", "apple", "google", "slug", "domain")
@@ -268,7 +269,7 @@ class FrameChecker:
         idx, vals = self._present("expires_at")
         if not vals:
             return
-        now_text = rules.format_ts(self.now)
+        now_text = format_ts(self.now)
 
         def after_now(batch: Sequence[Any]) -> list[bool]:
             return [
@@ -283,7 +284,7 @@ class FrameChecker:
             result = rules.parse_expiry(text, self.now)
             if isinstance(result, datetime):
                 continue  # a non-normalised but valid form (specs built in Python)
-            dt = rules.parse_iso(text)
+            dt = parse_iso(text)
             if dt is not None:
                 message = f"{describe_value(text)} is in the past (now {now_text})"
             elif looks_like_local_date(text):

@@ -73,8 +73,8 @@ async def test_ai_slug_and_og_fill_only_what_is_needed(sandbox: Sandbox) -> None
 def test_plain_progress_lines() -> None:
     out = io.StringIO()
     ticks = iter([0.0, 1.0, 6.0, 7.0, 8.0])
-    progress = PlainProgress(lambda: 2.0, out, every=5.0, clock=lambda: next(ticks))
-    progress.start(4)
+    progress = PlainProgress(out, every=5.0, clock=lambda: next(ticks))
+    progress.start(4, lambda: 2.0)  # the rate limiter holds requests 2 s more
     ok = RowResult(Action.CREATE, Status.OK)
     bad = RowResult(Action.CREATE, Status.FAILED)
     progress.advance(ok)

@@ -38,12 +38,13 @@ class ScriptedRun:
         self.total = total
         self.commands: queue.Queue[tuple[str, float]] = queue.Queue()
         self.done = threading.Event()
+        self.wait_s = 0.0  # the rate limiter's wait, as the engine's ``wait`` reports it
 
     def send(self, command: str, value: float = 0.0) -> None:
         self.commands.put((command, value))
 
     def run(self, feed: RunFeed, cancel: threading.Event, folder: Path) -> RunOutcome:
-        feed.start(self.total)
+        feed.start(self.total, lambda: self.wait_s)
         rows = 0
         try:
             while not cancel.is_set():
@@ -58,9 +59,9 @@ class ScriptedRun:
                     rows += 1
                     feed.advance(failed_row(rows))
                 elif command == "wait":
-                    feed.set_wait(lambda seconds=value: seconds)
+                    self.wait_s = value
                 elif command == "resume":
-                    feed.set_wait(lambda: 0.0)
+                    self.wait_s = 0.0
                 elif command == "boom":
                     raise RuntimeError("the test run broke")
                 elif command == "end":

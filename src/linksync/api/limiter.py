@@ -21,6 +21,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+from linksync.defaults import DEFAULT_CONCURRENCY
+
 Sleep = Callable[[float], Awaitable[None]]
 Clock = Callable[[], float]
 
@@ -54,7 +56,7 @@ class RateLimiter:
 
     def __init__(
         self,
-        concurrency: int = 8,
+        concurrency: int = DEFAULT_CONCURRENCY,
         *,
         sleep: Sleep = asyncio.sleep,
         clock: Clock = time.time,

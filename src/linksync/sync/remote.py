@@ -19,25 +19,20 @@ counting the desired slugs the page already answered.
 
 from __future__ import annotations
 
-import asyncio
 import math
-from collections.abc import Coroutine, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from linksync.api import LinkServiceClient
+from linksync.api import LinkClient, LinkPage
 from linksync.errors import ApiError, ConfigError
-from linksync.model import LinkSpec, RemoteLink
-from linksync.sync.diff import row_domain
+from linksync.model import LinkKey, LinkSpec, RemoteLink
+from linksync.sync.compare import row_domain
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import DomainFetch
-from linksync.sync.state import DomainInfo, Key, OrgInfo, RemoteState
+from linksync.sync.pool import run_pool
+from linksync.sync.state import DomainInfo, OrgInfo, RemoteState
 
 PAGE = 100
-
-
-LinkClient = LinkServiceClient
-"""The client the sync engine talks through (``linksync.api``)."""
 
 
 @dataclass(slots=True)
@@ -50,9 +45,9 @@ class _Need:
 
 @dataclass(slots=True)
 class _Acc:
-    links: dict[Key, RemoteLink] = field(default_factory=dict)
+    links: dict[LinkKey, RemoteLink] = field(default_factory=dict)
     listed: set[str] = field(default_factory=set)
-    read_keys: set[Key] = field(default_factory=set)
+    read_keys: set[LinkKey] = field(default_factory=set)
     fetches: list[DomainFetch] = field(default_factory=list)
     requests: int = 0
 
@@ -88,12 +83,10 @@ async def fetch_remote(
     domains = list(await client.list_domains())
     acc.requests += 2
     custom = {
-        d.domain.lower(): DomainInfo(d.domain.lower(), d.status, d.id)
-        for d in domains
-        if getattr(d, "domain", None)
+        d.domain.lower(): DomainInfo(d.domain.lower(), d.status, d.id) for d in domains if d.domain
     }
-    link_count = int(getattr(org, "link_count", 0) or 0)
-    quota = getattr(org, "link_quota", None)
+    link_count = org.link_count
+    quota = org.link_quota
     system = system_domain or options.system_domain
     if system is None:
         system = await _discover_system_domain(client, custom, acc)
@@ -162,7 +155,7 @@ async def _fetch_domain(
     first = await client.list_links_page(page=1, limit=PAGE, domain=domain)
     acc.requests += 1
     total = first.total if first.total is not None else None
-    found = {link.key[1] for link in first.links}
+    found = {link.key.slug for link in first.links}
     if first.is_last:
         _keep(acc, first.links)
         acc.listed.add(domain)
@@ -173,8 +166,8 @@ async def _fetch_domain(
     if pages_left is not None and pages_left <= len(missing):
         await _list_rest(client, domain, acc, first=first, total=total)
     else:
-        _keep(acc, [link for link in first.links if link.key[1] in need.slugs])
-        acc.read_keys.update((domain, s) for s in need.slugs & found)
+        _keep(acc, [link for link in first.links if link.key.slug in need.slugs])
+        acc.read_keys.update(LinkKey.of(domain, s) for s in need.slugs & found)
         await _read_slugs(client, domain, missing, acc, total=total, spent=1)
 
 
@@ -184,7 +177,7 @@ def _keep(acc: _Acc, links: Iterable[RemoteLink]) -> None:
 
 
 async def _list_rest(
-    client: LinkClient, domain: str, acc: _Acc, *, first: Any, total: int | None
+    client: LinkClient, domain: str, acc: _Acc, *, first: LinkPage | None, total: int | None
 ) -> None:
     """List every link of ``domain`` (continuing after ``first`` when given)."""
     spent, count = 0, 0
@@ -220,38 +213,21 @@ async def _read_slugs(
     spent: int = 0,
 ) -> None:
     """Read each slug (concurrently, through the client's limiter); 404 means absent."""
-    queue = list(slugs)
     found: list[RemoteLink] = []
 
-    async def worker() -> None:
-        while queue:
-            slug = queue.pop()
-            try:
-                found.append(await client.get_link(slug, domain=domain))
-            except ApiError as exc:
-                # 404: absent. 400: a slug the service rejects cannot exist either.
-                if exc.status not in (400, 404):
-                    raise
+    async def read(slug: str) -> None:
+        try:
+            found.append(await client.get_link(slug, domain=domain))
+        except ApiError as exc:
+            # 404: absent. 400: a slug the service rejects cannot exist either.
+            if exc.status not in (400, 404):
+                raise
 
-    workers = max(1, min(len(queue), int(getattr(client, "concurrency", 8))))
-    await gather_or_cancel([worker() for _ in range(workers)])
+    await run_pool(slugs, read, client.concurrency)
     _keep(acc, found)
-    acc.read_keys.update((domain, s) for s in slugs)
+    acc.read_keys.update(LinkKey.of(domain, s) for s in slugs)
     acc.requests += len(slugs)
     acc.fetches.append(DomainFetch(domain, "read", spent + len(slugs), total, len(found)))
-
-
-async def gather_or_cancel(coros: Sequence[Coroutine[Any, Any, None]]) -> None:
-    """Run ``coros`` together; on the first failure cancel the others, wait for them,
-    and raise that failure (a plain exception, not a group)."""
-    tasks = [asyncio.ensure_future(c) for c in coros]
-    try:
-        await asyncio.gather(*tasks)
-    except BaseException:
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
 
 
 async def _fetch_owned(client: LinkClient, owner_tag: str, acc: _Acc) -> None:
