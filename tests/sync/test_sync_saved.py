@@ -8,10 +8,10 @@ from collections import Counter
 from sync_helpers import Sandbox, row, rows
 
 from linksync.model import Action, RowResult, Status
+from linksync.report.progress import PlainProgress
 from linksync.sync import Plan, SyncOptions, diff
 from linksync.sync.enrich import enrich
 from linksync.sync.execute import execute
-from linksync.sync.progress import PlainProgress
 from linksync.sync.remote import fetch_remote
 from linksync.sync.stale import mark_stale, plan_specs
 

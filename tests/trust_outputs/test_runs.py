@@ -25,11 +25,11 @@ from linksync.model import Action, LinkSpec, Provenance, Status
 from linksync.outcome import RemoteWrites, exit_code_after_error, run_exit_code
 from linksync.pipeline.planning import make_plan
 from linksync.report import ReportSet
+from linksync.report.progress import PlainProgress
 from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings, create_app
 from linksync.sync.execute import execute
 from linksync.sync.journal import Journal, read_journal
 from linksync.sync.options import SyncOptions
-from linksync.sync.progress import PlainProgress
 from linksync.validate import validate
 
 BASE = "http://sandbox.local"

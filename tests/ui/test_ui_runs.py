@@ -5,23 +5,13 @@ from __future__ import annotations
 
 import json
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pytest
-from ui_support import ScriptedRun, failed_row, ok_row
+from ui_support import ScriptedRun, eventually, failed_row, ok_row
 
 from linksync.ui import RunBusy, RunFeed, RunOutcome, RunRegistry, RunState, UiState
-
-
-def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.01)
 
 
 class Clock:

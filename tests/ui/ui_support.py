@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -17,6 +19,14 @@ from linksync.ui.security import page_hosts
 PORT = 8765
 ORIGIN = f"http://127.0.0.1:{PORT}"
 TOKEN = "test-session-token"
+
+
+def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.01)
 
 
 def ok_row(n: int) -> RowResult:

@@ -93,7 +93,7 @@ def apply_command(
     Every output path is checked before the first request; exit 2 means nothing was
     written to the workspace.
     """
-    from linksync.sync.progress import progress_for
+    from linksync.report.progress import progress_for
 
     if not sources and not plan_file:
         raise ConfigError("give SOURCE files, or --plan plan.json")

@@ -24,7 +24,7 @@ class ProgressSink(Protocol):
     """Told about a run as it goes: ``start`` with the number of writes to send and how
     to ask the rate limiter's wait (seconds every request is still held, 0 when none),
     ``advance`` once per row result the moment it is final, ``finish`` at the end
-    (``linksync.sync.progress`` has the terminal ones, ``linksync.ui`` the page's)."""
+    (``linksync.report.progress`` has the terminal ones, ``linksync.ui`` the page's)."""
 
     def start(self, total: int, wait: WaitFn) -> None: ...
 

@@ -3,10 +3,11 @@
 A run the page starts is a ``RunSource``: something that does its work in a worker
 thread, tells a ``RunFeed`` how far it got, watches a cancel event, writes its files
 into the folder it is given, and returns a ``RunOutcome``. The apply of the library
-is such a source: ``linksync.apply(files, on_progress=feed, cancel=cancel, ...)``
-(``linksync.ui.apply_run.ApplyRun``). ``RunFeed`` is a progress sink of the sync
-engine (``linksync.sync.results.ProgressSink``: ``start(total, wait)`` /
-``advance(result)`` / ``finish()``).
+is such a source: its ``run`` calls ``linksync.apply(files, reports=[folder / ...],
+reads=uploads, on_progress=feed, cancel=cancel)``, after ``linksync.plan`` showed the
+plan on the page (``apply(plan=planned.plan)`` then applies exactly that plan).
+``RunFeed`` is a progress sink of the sync engine (``ProgressSink``:
+``start(total, wait)`` / ``advance(result)`` / ``finish()``).
 
 The page reads ``ProgressSnapshot`` values: done/total, failed, not attempted, the
 rate, an estimate of the time left, and the seconds of a rate-limit pause still to
@@ -24,7 +25,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
 
-from linksync.sync.progress import PlainProgress
+from linksync.report.progress import PlainProgress
 from linksync.sync.results import WaitFn
 
 
