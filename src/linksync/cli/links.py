@@ -19,7 +19,7 @@ from linksync.cli.options import TargetOptions, target_options, with_client
 from linksync.errors import ConfigError
 from linksync.model import RemoteLink
 from linksync.rules import describe_invisible, find_invisible
-from linksync.sources.checks import EXPIRY_FIELDS_RE
+from linksync.validate.filters import EXPIRY_FIELDS_RE
 from linksync.sources.normalize import normalize_expiry
 from linksync.terminal import printable
 

@@ -22,7 +22,7 @@ With ``fix_invisible`` the invisible characters are stripped and each fix is rep
 as a warning; the fixed values are in ``Validation.frames`` / ``specs``.
 
 The checks run over columns, not rows. Each column first goes through a cheap filter
-(``linksync.sources.checks``: whole-column character tests, one prefix regex over the
+(``linksync.validate.filters``: whole-column character tests, one prefix regex over the
 joined column) that passes only values the scalar rule would pass too; the values it
 does not pass, usually a handful, go through the scalar rule of ``linksync.rules``,
 which decides and words the message. So results are those of the scalar rules by construction.
@@ -37,7 +37,7 @@ from functools import cached_property
 from typing import Any
 
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Severity
-from linksync.row_checks import FrameChecker, duplicates, offsets
+from linksync.validate.rows import FrameChecker, duplicates, offsets
 from linksync.sources import SourceBatch
 from linksync.sources.frame import SpecFrame
 

@@ -1,6 +1,6 @@
 """The column checks of ``linksync.validate``, one frame at a time.
 
-Each check works on a whole column: a cheap filter (``linksync.sources.checks``) passes
+Each check works on a whole column: a cheap filter (``linksync.validate.filters``) passes
 the values the scalar rule of ``linksync.rules`` would pass too, and only the rest go
 through the rule, which decides and words the message. Besides the service's rules
 (URL, slug, expiry, tags, description) the checks name what a spreadsheet holds for
@@ -23,7 +23,7 @@ import pandas as pd
 
 from linksync import rules
 from linksync.model import Problem, Provenance, Severity
-from linksync.sources.checks import (
+from linksync.validate.filters import (
     EXPIRY_FIELDS_RE,
     describe_value,
     fast_slug_ok,
