@@ -33,11 +33,6 @@ LINK_FIELDS: tuple[str, ...] = (
     "google",
 )
 
-#: Fields PATCH can change (the interface's list). expiresAt, slug and domain cannot.
-PATCHABLE_FIELDS: frozenset[str] = frozenset(
-    {"url", "description", "tags", "apple", "google", "password"}
-)
-
 #: Python name -> wire name.
 API_NAMES: dict[str, str] = {
     "url": "url",

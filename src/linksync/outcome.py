@@ -10,7 +10,8 @@ Exit code 2 promises that the workspace was not changed. ``RemoteWrites`` counts
 writes the service accepted while a run goes (and the writes whose outcome is unknown:
 sent, never answered), so every way a run can end (401/403 in the middle, a report
 that cannot be written, any error after some links were created) is turned into a code
-and a sentence that say what happened: ``exit_code_after_error``, ``stop_sentence``.
+and a sentence that say what happened: ``run_exit_code``, ``stop_sentence`` (an error
+after a write is ``linksync.errors.StoppedAfterWrites``: exit 1, never 2).
 """
 
 from __future__ import annotations
@@ -92,14 +93,6 @@ def run_exit_code(
     if failed or stopped_by is not None:
         return EXIT_ROWS_FAILED
     return EXIT_OK
-
-
-def exit_code_after_error(code: int, writes: RemoteWrites) -> int:
-    """The exit code of a run that ended in an error whose own code is ``code``: never 2
-    (nothing done) once something was written."""
-    if code == EXIT_USAGE and writes.any:
-        return EXIT_ROWS_FAILED
-    return code
 
 
 def stop_sentence(

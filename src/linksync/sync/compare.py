@@ -21,9 +21,6 @@ from linksync.sync.ownership import other_owners, taken_over
 from linksync.sync.plan import FieldChange
 from linksync.timestamps import same_instant
 
-#: Fields compared on an existing link (password separately: it is write-only).
-COMPARED_FIELDS: tuple[str, ...] = ("url", "description", "tags", "apple", "google")
-
 
 @dataclass(frozen=True, slots=True)
 class Comparison:

@@ -82,9 +82,7 @@ async def fetch_remote(
     org = await client.get_organization()
     domains = list(await client.list_domains())
     acc.requests += 2
-    custom = {
-        d.domain.lower(): DomainInfo(d.domain.lower(), d.status, d.id) for d in domains if d.domain
-    }
+    custom = {d.domain.lower(): DomainInfo(d.domain.lower(), d.status) for d in domains if d.domain}
     link_count = org.link_count
     quota = org.link_quota
     system = system_domain or options.system_domain

@@ -21,7 +21,6 @@ class DomainInfo:
 
     domain: str
     status: str | None = None
-    id: str | None = None
 
     @property
     def active(self) -> bool:

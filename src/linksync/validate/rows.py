@@ -23,6 +23,10 @@ import pandas as pd
 
 from linksync import rules
 from linksync.model import Problem, Provenance, Severity
+from linksync.sources.frame import SpecFrame
+from linksync.sources.normalize import map_distinct
+from linksync.sources.options import EXCEL_ERRORS, PLACEHOLDER_VARIANTS, looks_like_local_date
+from linksync.timestamps import format_ts, parse_iso
 from linksync.validate.filters import (
     EXPIRY_FIELDS_RE,
     describe_value,
@@ -33,10 +37,6 @@ from linksync.validate.filters import (
     slug_message,
     url_message,
 )
-from linksync.sources.frame import SpecFrame
-from linksync.sources.normalize import map_distinct
-from linksync.sources.options import EXCEL_ERRORS, PLACEHOLDER_VARIANTS, looks_like_local_date
-from linksync.timestamps import format_ts, parse_iso
 
 _URL_FIELDS = ("url", "apple", "google")
 _FIXABLE = ("url", "apple", "google", "slug", "domain")
