@@ -8,7 +8,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -55,7 +55,9 @@ from linksync.sync.run import (
     options_from,
     plan_to_apply,
 )
-from linksync.validate import Validation
+
+if TYPE_CHECKING:
+    from linksync.validate import Validation
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -17,13 +17,12 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from os import PathLike
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from linksync.api import LinkServiceClient
 from linksync.config import Settings, Target, resolve
 from linksync.errors import ConfigError
 from linksync.model import LinkSpec, RowResult
-from linksync.sources import read_sources
 from linksync.sync.diff import diff
 from linksync.sync.enrich import enrich
 from linksync.sync.execute import ProgressSink, Results, execute
@@ -33,7 +32,9 @@ from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Plan, restore_passwords
 from linksync.sync.remote import fetch_remote
 from linksync.sync.stale import mark_stale, plan_specs
-from linksync.validate import Validation, validate
+
+if TYPE_CHECKING:
+    from linksync.validate import Validation
 
 T = TypeVar("T")
 Sources = Sequence[str | PathLike[str]] | Sequence[LinkSpec]
@@ -58,6 +59,11 @@ def load_specs(
     default_domain: str | None = None,
 ) -> Validation:
     """Read (paths) or take (LinkSpec objects) the desired links and validate them."""
+    # Imported here: the readers and validation bring pandas, which a command's --help
+    # (and ``import linksync``) need not load.
+    from linksync.sources import read_sources
+    from linksync.validate import validate
+
     items = list(sources)
     if items and all(isinstance(s, LinkSpec) for s in items):
         specs = [s for s in items if isinstance(s, LinkSpec)]
