@@ -5,8 +5,11 @@
 - ``preload``: creates links through the API, concurrently, retrying.
 - ``list_all`` / ``link_count``: what the workspace holds afterwards.
 - ``sandbox_capacity``: requests per second a sandbox on this machine can serve.
-- ``run_cli``: runs one linksync command with a timeout, measuring wall time and the
-  child's peak memory; the process is always reaped.
+- ``run_cli``: runs one linksync command with a timeout, measuring wall time, the
+  child's CPU time and peak memory; the process is always reaped.
+- ``pin``: keeps a process on given cores (the sandbox on one core, the client on the
+  other), where the platform allows it. ``Sandbox.cpu_s`` is the server's CPU time,
+  read when it stops.
 
 Workloads and checks are in ``_workload``, reports and journals in ``_records``.
 
@@ -78,6 +81,7 @@ class SandboxOptions:
     link_quota: int = 1_000_000
     db: Path | None = None
     extra: tuple[str, ...] = ()
+    cpus: tuple[int, ...] | None = None  # pin the server to these cores
 
     def argv(self, port: int) -> list[str]:
         out = [
@@ -109,6 +113,25 @@ class SandboxOptions:
         return out + list(self.extra)
 
 
+def pin(pid: int, cpus: Sequence[int] | None) -> bool:
+    """Keep process ``pid`` on ``cpus``; False where that is not possible."""
+    if not cpus or not hasattr(os, "sched_setaffinity"):
+        return False
+    try:
+        os.sched_setaffinity(pid, set(cpus))
+    except OSError:
+        return False
+    return True
+
+
+def split_cores() -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """(server cores, client cores): one core for the sandbox, the rest for the client."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    cores = sorted(os.sched_getaffinity(0))
+    return (tuple(cores[-1:]), tuple(cores[:-1])) if len(cores) >= 2 else None
+
+
 class _Drain(threading.Thread):
     """Reads a child's stream line by line so its pipe never fills; keeps a tail."""
 
@@ -137,6 +160,7 @@ class Sandbox:
     read_key: str = READ_KEY
     proc: subprocess.Popen[str] | None = None
     banner: list[str] = field(default_factory=list)
+    cpu_s: float | None = None  # the server's CPU time (user + system), once stopped
     _drains: list[_Drain] = field(default_factory=list)
 
     def start(self, timeout: float = 30.0) -> Sandbox:
@@ -152,6 +176,7 @@ class Sandbox:
             start_new_session=True,
         )
         assert self.proc.stdout is not None and self.proc.stderr is not None
+        pin(self.proc.pid, self.options.cpus)
         lines: queue.Queue[str] = queue.Queue()
         self._drains = [_Drain(self.proc.stdout, lines), _Drain(self.proc.stderr, lines)]
         for d in self._drains:
@@ -193,13 +218,11 @@ class Sandbox:
         if proc is None:
             return
         if proc.poll() is None:
-            try:
+            with suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGINT)
-                proc.wait(timeout=10)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                with suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+            waited = _wait_with_rusage(proc, 10)
+            if not waited.timed_out:
+                self.cpu_s = waited.cpu_s
         for d in self._drains:
             d.join(timeout=2)
         self.proc = None
@@ -402,6 +425,7 @@ class CliRun:
     max_rss_mb: float
     timed_out: bool = False
     started_at: float = 0.0  # Unix time just before the process was started
+    cpu_s: float = 0.0  # the child's CPU time, user + system
 
     @property
     def traceback(self) -> bool:
@@ -419,8 +443,10 @@ def run_cli(
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
     timeout: float = 300.0,
+    cpus: Sequence[int] | None = None,
 ) -> CliRun:
-    """Run ``linksync ARGS``; measure wall time and the child's own peak RSS."""
+    """Run ``linksync ARGS`` (pinned to ``cpus`` when given); measure wall time and the
+    child's own CPU time and peak RSS."""
     argv = (*linksync_argv(), *args)
     started_at = time.time()
     t0 = time.perf_counter()
@@ -434,29 +460,46 @@ def run_cli(
             cwd=cwd,
             start_new_session=True,
         )
-        status, rss, timed_out = _wait_with_rusage(proc, timeout)
+        pin(proc.pid, cpus)
+        waited = _wait_with_rusage(proc, timeout)
         wall = time.perf_counter() - t0
         out_fh.seek(0)
         err_fh.seek(0)
         stdout = out_fh.read().decode("utf-8", "replace")
         stderr = err_fh.read().decode("utf-8", "replace")
-    return CliRun(argv, status, stdout, stderr, wall, rss, timed_out, started_at)
+    return CliRun(
+        argv,
+        waited.returncode,
+        stdout,
+        stderr,
+        wall,
+        waited.max_rss_mb,
+        waited.timed_out,
+        started_at,
+        waited.cpu_s,
+    )
 
 
-def _wait_with_rusage(
-    proc: subprocess.Popen[Any], timeout: float
-) -> tuple[int | None, float, bool]:
+@dataclass(frozen=True, slots=True)
+class _Waited:
+    returncode: int | None  # None: killed on timeout
+    max_rss_mb: float
+    cpu_s: float  # user + system
+    timed_out: bool
+
+
+def _wait_with_rusage(proc: subprocess.Popen[Any], timeout: float) -> _Waited:
     deadline = time.monotonic() + timeout
     while True:
         pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+        timed_out = pid != proc.pid and time.monotonic() > deadline
+        if timed_out:
+            with suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            pid, status, ru = os.wait4(proc.pid, 0)
         if pid == proc.pid:
             code = os.waitstatus_to_exitcode(status)
             proc.returncode = code
-            return code, _rss_mb(ru.ru_maxrss), False
-        if time.monotonic() > deadline:
-            with suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            _, status, ru = os.wait4(proc.pid, 0)
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            return None, _rss_mb(ru.ru_maxrss), True
+            cpu = ru.ru_utime + ru.ru_stime
+            return _Waited(None if timed_out else code, _rss_mb(ru.ru_maxrss), cpu, timed_out)
         time.sleep(0.02)

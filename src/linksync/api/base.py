@@ -1,7 +1,8 @@
 """The request machinery under :class:`~linksync.api.client.LinkServiceClient`: one httpx
 client, the shared rate limiter, the tenacity retry loop, error conversion, redaction.
 
-This module and ``client.py`` are the only ones that import httpx.
+This module, ``client.py`` and ``transport.py`` (the network transport) are the only
+ones that import httpx.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import asyncio
 import ipaddress
 import json as jsonlib
 import logging
+import os
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -23,6 +25,7 @@ from linksync import __version__
 from linksync.api.failures import error_from_answer, redact, request_id_of
 from linksync.api.limiter import RateLimiter
 from linksync.api.retry import RetryClass, RetryPolicy, classify
+from linksync.api.transport import Direct, LeanTransport
 from linksync.api.types import CallMeta, ClientStats
 from linksync.errors import ApiError, ConfigError, TransportError
 
@@ -94,8 +97,15 @@ class BaseClient:
         allow_insecure: bool = False,
         retry: RetryPolicy | None = None,
     ) -> None:
-        if not api_key or any(c in api_key for c in "\r\n\t ") or not api_key.isprintable():
-            raise ConfigError("the API key is empty or holds whitespace or control characters")
+        if (
+            not api_key
+            or any(c in api_key for c in "\r\n\t ")
+            or not api_key.isprintable()
+            or not api_key.isascii()
+        ):
+            raise ConfigError(
+                "the API key is empty or holds whitespace, control or non-ASCII characters"
+            )
         if concurrency < 1:
             raise ConfigError("concurrency must be at least 1")
         self.base_url = check_base_url(base_url, allow_insecure=allow_insecure)
@@ -105,14 +115,24 @@ class BaseClient:
         self._stats = ClientStats()
         self.limiter = RateLimiter(concurrency, sleep=self.retry.sleep, clock=self.retry.clock)
         self._secrets = (api_key,)
+        headers = {
+            "Authorization": f"Bearer {api_key}",
+            "Accept": "application/json",
+            "User-Agent": f"linksync/{__version__}",
+        }
+        # The network goes through the lean transport, straight (no httpx models) unless
+        # the environment names a proxy; given transports (in-process sandbox, test
+        # fakes) go through httpx.
+        self._direct: Direct | None = None
+        if transport is None:
+            lean = LeanTransport(max_connections=concurrency)
+            if not _proxy_in_environment():
+                self._direct = Direct(lean, self.base_url, headers, timeout=timeout)
+            transport = lean
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             transport=transport,
-            headers={
-                "Authorization": f"Bearer {api_key}",
-                "Accept": "application/json",
-                "User-Agent": f"linksync/{__version__}",
-            },
+            headers=headers,
             timeout=httpx.Timeout(timeout),
             limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
             follow_redirects=False,
@@ -157,9 +177,7 @@ class BaseClient:
             self._stats.requests_by_kind[kind] += 1
             try:
                 async with asyncio.timeout(self.timeout):
-                    resp = await self._http.request(
-                        method, path, params=_clean_params(params), json=body
-                    )
+                    status, headers, content = await self._exchange(method, path, params, body)
             except TimeoutError:
                 what = f"no answer within {self.timeout:g} s"
                 raise self._transport_error(kind, what, True) from None
@@ -167,9 +185,11 @@ class BaseClient:
                 raise self._transport_error(kind, _describe(exc), False) from None
             except (httpx.TransportError, OSError) as exc:
                 raise self._transport_error(kind, _describe(exc), True) from None
-            slot.observe(resp.status_code, resp.headers)
-        self._stats.responses_by_status[resp.status_code] += 1
-        text = resp.text
+            slot.observe(status, headers)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("%s %s -> HTTP %s", method, path, status)  # the path holds no secret
+        self._stats.responses_by_status[status] += 1
+        text = content.decode("utf-8", "replace")
         parsed: Any = None
         if text.strip():
             try:
@@ -177,22 +197,31 @@ class BaseClient:
             except ValueError:
                 parsed = None
         is_error_body = isinstance(parsed, Mapping) and isinstance(parsed.get("error"), Mapping)
-        if 200 <= resp.status_code < 300 and not is_error_body and (parsed is not None or not text):
-            return Answer(resp.status_code, resp.headers, parsed, request_id_of(resp.headers))
+        if 200 <= status < 300 and not is_error_body and (parsed is not None or not text):
+            return Answer(status, headers, parsed, request_id_of(headers))
         error = error_from_answer(
-            resp.status_code,
-            resp.headers,
+            status,
+            headers,
             parsed,
             text,
             secrets=self._secrets,
-            content_type=resp.headers.get("content-type"),
+            content_type=headers.get("content-type"),
         )
-        if 200 <= resp.status_code < 300:
+        if 200 <= status < 300:
             error.retryable = False
-        if resp.status_code == 429:
+        if status == 429:
             self._stats.rate_limited += 1
             self.limiter.pause(self.retry.retry_after(error))
         raise error
+
+    async def _exchange(
+        self, method: str, path: str, params: Mapping[str, Any] | None, body: Any
+    ) -> tuple[int, Mapping[str, str], bytes]:
+        """Status, headers and body of one request (direct, or through httpx)."""
+        if self._direct is not None:
+            return await self._direct.send(method, path, _clean_params(params), body)
+        resp = await self._http.request(method, path, params=_clean_params(params), json=body)
+        return resp.status_code, resp.headers, resp.content
 
     def _transport_error(self, kind: str, what: str, sent: bool) -> TransportError:
         self._stats.transport_errors += 1
@@ -307,6 +336,12 @@ def maybe_done(exc: ApiError) -> bool:
     if isinstance(exc, TransportError):
         return exc.sent
     return exc.status in (500, 502, 504)
+
+
+def _proxy_in_environment() -> bool:
+    """Whether the environment names a proxy (httpx routes those through its own)."""
+    names = {"http_proxy", "https_proxy", "all_proxy"}
+    return any(k.lower() in names and v.strip() for k, v in os.environ.items())
 
 
 def _clean_params(params: Mapping[str, Any] | None) -> dict[str, Any] | None:
