@@ -92,7 +92,7 @@ class BaseClient:
         api_key: str,
         *,
         transport: httpx.AsyncBaseTransport | None = None,
-        concurrency: int = 8,
+        concurrency: int = 32,
         timeout: float = 30.0,
         allow_insecure: bool = False,
         retry: RetryPolicy | None = None,
