@@ -145,3 +145,23 @@ async def test_a_service_that_ignores_page_does_not_loop() -> None:
     async with client_on(app) as c:
         remote = await fetch_remote(c, [row("s1", "https://e/1", 2)], MIRROR)
     assert len(remote.links) == 100 and app.lists == 2  # page 2 brought nothing new
+
+
+async def test_the_page_that_names_the_system_domain_starts_its_listing() -> None:
+    """Without a custom domain, page 1 of the unfiltered list (read to learn the system
+    domain) is page 1 of the listing: org + domains + the pages, nothing more."""
+    app = InFlight(
+        fake_service(
+            {
+                1: (list(range(100)), block(1, 250)),
+                2: (list(range(100, 200)), block(2, 250)),
+                3: (list(range(200, 250)), block(3, 250)),
+            }
+        )
+    )
+    unnamed = SyncOptions(mode=Mode.MIRROR, scope_domains=("lnk.test",))
+    async with client_on(app) as c:
+        remote = await fetch_remote(c, [row("s1", "https://e/1", 2)], unnamed)
+    assert remote.system_domain == "lnk.test"
+    assert len(remote.links) == 250 and app.lists == 3 and remote.requests == 2 + 3
+    assert [(f.strategy, f.requests) for f in remote.fetches] == [("list", 3)]

@@ -15,6 +15,10 @@ Otherwise the organization's count bounds it: if even that bound lists cheaper t
 reading, list; if there are at most two slugs, read; else fetch the first page
 (limit 100, which is also page 1 of a listing) and decide with its pagination total,
 counting the desired slugs the page already answered.
+
+When the system domain is not known (a remote target does not announce it), page 1 of
+the unfiltered list names it (one request); with no custom domain that page is also
+page 1 of the system domain's listing, which then goes on unfiltered.
 """
 
 from __future__ import annotations
@@ -56,6 +60,9 @@ class _Acc:
     read_keys: set[Key] = field(default_factory=set)
     fetches: list[DomainFetch] = field(default_factory=list)
     requests: int = 0
+    #: Page 1 of the unfiltered list, read to learn the system domain when the
+    #: workspace has no custom domain: then it is page 1 of the system domain too.
+    first_of_all: LinkPage | None = None
 
 
 def needs(
@@ -127,6 +134,8 @@ async def _discover_system_domain(
 ) -> str:
     page = await client.list_links_page(page=1, limit=PAGE)
     acc.requests += 1
+    if not custom:
+        acc.first_of_all = page
     for link in page.links:
         if link.domain.lower() not in custom:
             return str(link.domain)
@@ -153,7 +162,10 @@ async def _fetch_domain(
         return
     bound = max(1, math.ceil(link_count / PAGE))
     if need.must_list or bound <= n:
-        await _list_rest(client, domain, acc, first=None, total=link_count if only_domain else None)
+        first = acc.first_of_all if only_domain else None
+        await _list_rest(
+            client, domain, acc, first=first, total=link_count if only_domain else None
+        )
         return
     if only_domain or n <= 2:
         await _read_slugs(
@@ -238,8 +250,10 @@ def _page_count(page: LinkPage) -> int | None:
 async def _list_rest(
     client: LinkClient, domain: str, acc: _Acc, *, first: LinkPage | None, total: int | None
 ) -> None:
-    """List every link of ``domain`` (continuing after ``first`` when given)."""
-    pages, sent = await _all_pages(client, first, domain=domain)
+    """List every link of ``domain`` (continuing after ``first`` when given; the first
+    page of the unfiltered list goes on unfiltered: the workspace has only this domain)."""
+    unfiltered = first is not None and first is acc.first_of_all
+    pages, sent = await _all_pages(client, first, domain=None if unfiltered else domain)
     count = 0
     for page in pages:
         for link in page.links:
