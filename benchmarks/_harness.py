@@ -319,19 +319,27 @@ def preload(
     return time.perf_counter() - t0
 
 
-async def _probe(base_url: str, key: str, slugs: Sequence[str], seconds: float, conc: int) -> int:
+async def _probe(
+    base_url: str, key: str, kind: str, slugs: Sequence[str], seconds: float, conc: int
+) -> int:
+    """Requests answered in ``seconds`` by ``conc`` workers: reads of existing links, or
+    creates of new ones. Through linksync's own client (its network transport is the
+    cheapest here, so the prober is not what limits the count)."""
+    from linksync.api import LinkServiceClient, RetryPolicy
+
     done = 0
     deadline = time.monotonic() + seconds
-    limits = httpx.Limits(max_connections=conc, max_keepalive_connections=conc)
-    async with httpx.AsyncClient(
-        base_url=base_url, headers=_headers(key), limits=limits, timeout=30.0
-    ) as client:
+    retry = RetryPolicy.never()
+    async with LinkServiceClient(base_url, key, concurrency=conc, retry=retry) as client:
 
         async def worker(k: int) -> None:
             nonlocal done
             i = k
             while time.monotonic() < deadline and done < 1_000_000:
-                await client.get(f"{LINKS}/{slugs[i % len(slugs)]}")
+                if kind == "create":
+                    await client.create_link({"slug": f"cap-{i}", "url": f"https://e.com/{i}"})
+                else:
+                    await client.get_link(slugs[i % len(slugs)])
                 done += 1
                 i += conc
 
@@ -340,19 +348,44 @@ async def _probe(base_url: str, key: str, slugs: Sequence[str], seconds: float, 
 
 
 def sandbox_capacity(
-    latency_ms: tuple[int, int] | None, *, seconds: float = 3.0, concurrency: int = 16
+    latency_ms: tuple[int, int] | None,
+    *,
+    kind: str = "read",
+    seconds: float = 3.0,
+    concurrency: int = 32,
+    cores: tuple[tuple[int, ...], tuple[int, ...]] | None = None,
 ) -> float:
     """Requests per second a sandbox on this machine serves right now with no rate limit
-    (reads of one link, ``concurrency`` in flight): the ceiling of any client here."""
-    opts = SandboxOptions(rate_limit=10_000_000, latency_ms=latency_ms)
+    (``kind``: reads of one link, or creates; ``concurrency`` in flight; the sandbox and
+    the prober on their own cores when ``cores`` = (server, client)): the ceiling of any
+    client here."""
+    opts = SandboxOptions(
+        rate_limit=10_000_000, latency_ms=latency_ms, cpus=cores[0] if cores else None
+    )
     links = [{"slug": f"probe-{i}", "url": f"https://example.com/{i}"} for i in range(20)]
+    before = os.sched_getaffinity(0) if cores and hasattr(os, "sched_getaffinity") else None
     with running_sandbox(opts) as box:
         preload(box.base_url, box.key, links, concurrency=4)
-        t0 = time.perf_counter()
-        done = asyncio.run(
-            _probe(box.base_url, box.key, [str(x["slug"]) for x in links], seconds, concurrency)
-        )
-        return done / (time.perf_counter() - t0)
+        if cores:
+            pin(0, cores[1])
+        try:
+            t0 = time.perf_counter()
+            slugs = [str(x["slug"]) for x in links]
+            done = asyncio.run(_probe(box.base_url, box.key, kind, slugs, seconds, concurrency))
+            return done / (time.perf_counter() - t0)
+        finally:
+            if before is not None:
+                pin(0, tuple(before))
+
+
+def process_cpu(pid: int) -> float | None:
+    """CPU seconds (user + system) process ``pid`` has used so far (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    return (int(fields[11]) + int(fields[12])) / ticks
 
 
 def link_count(base_url: str, key: str) -> int:

@@ -15,7 +15,7 @@ import os
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Self, TypeVar
+from typing import Any, Generic, Self, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -83,6 +83,22 @@ class CallState:
     attempts: int = 0
     unknown_outcome: bool = False
     first_sent_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Attempt(Generic[T]):
+    """What every attempt of one call sends, and how its answer is read."""
+
+    method: str
+    path: str
+    kind: str
+    state: CallState
+    meta: CallMeta
+    params: Mapping[str, Any] | None
+    body: Any
+    parse: Callable[[Answer], Awaitable[T]]
+    confirm: Callable[[CallState], Awaitable[T | None]] | None
+    gone_ok: Callable[[ApiError], Awaitable[T]] | None
 
 
 class BaseClient:
@@ -246,9 +262,46 @@ class BaseClient:
         """Send with retries. After an unknown outcome (a transport error once the request
         was sent) ``confirm`` reads the service and returns the result when the first
         send did take effect; ``gone_ok`` turns a 404 after an unknown outcome into the
-        result (a delete that did delete)."""
+        result (a delete that did delete).
+
+        The first attempt goes straight; only a failure the policy retries enters the
+        retry loop (tenacity), so a call that succeeds at once costs no retry machinery."""
         state = CallState()
-        policy = self.retry
+        meta = meta if meta is not None else CallMeta()
+        attempt = _Attempt(method, path, kind, state, meta, params, body, parse, confirm, gone_ok)
+        try:
+            return await self._attempt(attempt)
+        except ApiError as exc:
+            first = self._failed(exc, state)
+            cls = classify(first)
+            if cls is None or state.failures[cls] > self.retry.budget(cls):
+                meta.status, meta.request_id, meta.attempts = (
+                    exc.status,
+                    exc.request_id,
+                    exc.attempts,
+                )
+                raise
+        delay = self.retry.delay(cls, first, state.failures[cls])
+        self._before_retry(kind, delay, first)
+        await self.retry.sleep(delay)
+        return await self._retry_loop(attempt)
+
+    def _failed(self, exc: ApiError, state: CallState) -> ApiError:
+        """Count a failed attempt against its retry budget."""
+        exc.attempts = max(exc.attempts, state.attempts)
+        cls = classify(exc)
+        if cls is not None:
+            state.failures[cls] += 1
+        return exc
+
+    def _before_retry(self, kind: str, delay: float, exc: BaseException | None) -> None:
+        self._stats.retries += 1
+        self._stats.wait_seconds += delay
+        log.info("retrying %s in %.2f s after %s", kind, delay, exc)
+
+    async def _retry_loop(self, attempt: _Attempt[T]) -> T:
+        """The attempts after the first failed one, within the policy's budgets."""
+        state, meta, policy = attempt.state, attempt.meta, self.retry
 
         def stop(rs: RetryCallState) -> bool:
             exc = rs.outcome.exception() if rs.outcome else None
@@ -263,11 +316,9 @@ class BaseClient:
             return policy.delay(kind_, exc, state.failures[kind_])
 
         def before_sleep(rs: RetryCallState) -> None:
-            self._stats.retries += 1
-            waited = rs.upcoming_sleep
-            self._stats.wait_seconds += waited
-            exc = rs.outcome.exception() if rs.outcome else None
-            log.info("retrying %s in %.2f s after %s", kind, waited, exc)
+            self._before_retry(
+                attempt.kind, rs.upcoming_sleep, rs.outcome.exception() if rs.outcome else None
+            )
 
         retrying = AsyncRetrying(
             sleep=policy.sleep,
@@ -277,57 +328,40 @@ class BaseClient:
             before_sleep=before_sleep,
             reraise=True,
         )
-        meta = meta if meta is not None else CallMeta()
         try:
-            async for attempt in retrying:
-                with attempt:
+            async for round_ in retrying:
+                with round_:
                     try:
-                        return await self._attempt(
-                            method, path, kind, state, meta, params, body, parse, confirm, gone_ok
-                        )
+                        return await self._attempt(attempt)
                     except ApiError as exc:
-                        exc.attempts = max(exc.attempts, state.attempts)
-                        cls = classify(exc)
-                        if cls is not None:
-                            state.failures[cls] += 1
+                        self._failed(exc, state)
                         raise
         except ApiError as exc:
             meta.status, meta.request_id, meta.attempts = exc.status, exc.request_id, exc.attempts
             raise
         raise AssertionError("unreachable: tenacity ends with a result or an exception")
 
-    async def _attempt(
-        self,
-        method: str,
-        path: str,
-        kind: str,
-        state: CallState,
-        meta: CallMeta,
-        params: Mapping[str, Any] | None,
-        body: Any,
-        parse: Callable[[Answer], Awaitable[T]],
-        confirm: Callable[[CallState], Awaitable[T | None]] | None,
-        gone_ok: Callable[[ApiError], Awaitable[T]] | None,
-    ) -> T:
-        if state.unknown_outcome and confirm is not None:
-            found = await confirm(state)
+    async def _attempt(self, a: _Attempt[T]) -> T:
+        state, meta = a.state, a.meta
+        if state.unknown_outcome and a.confirm is not None:
+            found = await a.confirm(state)
             if found is not None:
                 self._stats.confirmations += 1
                 meta.confirmed, meta.attempts = True, state.attempts
                 return found
         try:
-            answer = await self._send(method, path, kind, state, params, body)
+            answer = await self._send(a.method, a.path, a.kind, state, a.params, a.body)
         except ApiError as exc:
-            if state.unknown_outcome and gone_ok is not None and exc.status == 404:
+            if state.unknown_outcome and a.gone_ok is not None and exc.status == 404:
                 self._stats.confirmations += 1
                 meta.status, meta.request_id = exc.status, exc.request_id
                 meta.attempts, meta.confirmed = state.attempts, True
-                return await gone_ok(exc)
+                return await a.gone_ok(exc)
             state.unknown_outcome = maybe_done(exc)
             raise
         meta.status, meta.request_id = answer.status, answer.request_id
         meta.attempts = state.attempts
-        return await parse(answer)
+        return await a.parse(answer)
 
 
 def maybe_done(exc: ApiError) -> bool:
