@@ -172,6 +172,12 @@ class BaseClient:
         self._stats.limiter_wait_seconds = self.limiter.waited
         return self._stats
 
+    def set_queued(self, n: int) -> None:
+        """How many more requests the caller holds back for later (a worker pool's
+        queue): when they fit in what the rate window has left, pacing does not spread
+        them. A hint only; the window's budget still holds."""
+        self.limiter.queued = n
+
     def redact(self, text: str) -> str:
         return redact(text, self._secrets)
 

@@ -12,7 +12,10 @@ Rules, shared by every task that uses the client:
    than the requests in flight, since each of them may still be counted in this window
    (a request sent just before a window ends may be counted in the next one);
 5. pacing: the sends the window has left are spread evenly over the time it has left,
-   so workers do not burst at a window's start.
+   so workers do not burst at a window's start; but when everything that wants to go
+   (the senders waiting, and ``queued``: what callers announce they still hold) fits in
+   what the window has left, it goes without spacing, since holding it back could only
+   lose time (the end of a run, a single command).
 
 A window ends at its ``x-ratelimit-reset`` (a Unix time; values below 10^9 are read as
 seconds from now) plus the lag of the service's clock behind ours, learned when an
@@ -110,6 +113,10 @@ class RateLimiter:
         self._lag = 0.0
         self._next_send = 0.0
         self._resume_at = 0.0
+        self._waiting = 0
+        #: Requests a caller still holds back for later (a pool's queue): a hint for
+        #: pacing, never a reason to exceed the window's budget.
+        self.queued = 0
         self.waited = 0.0
         self.pauses = 0
 
@@ -155,16 +162,20 @@ class RateLimiter:
                 else:  # nothing left and no known end: ask once, the answer will tell
                     self._remaining, self._answered = None, False
                 continue
-            if self._next_send > now:
+            if self._next_send > now and not self._fits(budget):
                 await self._sleep(self._next_send - now)
                 continue
             self._next_send = now + self._spacing(now, budget)
             self._in_flight += 1
             return now
 
+    def _fits(self, budget: int | None) -> bool:
+        """Everything that wants to go fits in what the window has left."""
+        return budget is not None and self._waiting + max(0, self.queued) <= budget
+
     def _spacing(self, now: float, budget: int | None) -> float:
         """Time to the next send: the window's time left over its sends left."""
-        if budget is None or self._reset_at is None:
+        if budget is None or self._reset_at is None or self._fits(budget):
             return 0.0
         left = self._reset_at + self._lag - now
         return left / budget if left > 0 else 0.0
@@ -254,7 +265,11 @@ class RateLimiter:
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[Slot]:
         async with self._semaphore:
-            sent_at = await self._admit()
+            self._waiting += 1
+            try:
+                sent_at = await self._admit()
+            finally:
+                self._waiting -= 1
             slot = Slot()
             try:
                 yield slot

@@ -222,7 +222,7 @@ async def _all_pages(
             pages[n] = await client.list_links_page(page=n, limit=PAGE, tag=tag, domain=domain)
 
         size = max(1, int(getattr(client, "concurrency", 8)))
-        await _pool(range(2, last + 1), fetch, size)
+        await _pool(range(2, last + 1), fetch, size, queued=_queued_hint(client))
         sent += last - 1
     seen = {link.key for page in pages.values() for link in page.links}
     n = max(pages)
@@ -287,24 +287,44 @@ async def _read_slugs(
             if exc.status not in (400, 404):
                 raise
 
-    await _pool(slugs, read, int(getattr(client, "concurrency", 8)))
+    size = int(getattr(client, "concurrency", 8))
+    await _pool(slugs, read, size, queued=_queued_hint(client))
     _keep(acc, found)
     acc.read_keys.update((domain, s) for s in slugs)
     acc.requests += len(slugs)
     acc.fetches.append(DomainFetch(domain, "read", spent + len(slugs), total, len(found)))
 
 
-async def _pool(items: Iterable[T], fn: Callable[[T], Awaitable[None]], size: int) -> None:
+async def _pool(
+    items: Iterable[T],
+    fn: Callable[[T], Awaitable[None]],
+    size: int,
+    *,
+    queued: Callable[[int], None] | None = None,
+) -> None:
     """``fn`` on every item, at most ``size`` at once, items taken in order; the first
-    failure cancels the rest and is raised."""
+    failure cancels the rest and is raised. ``queued`` is told how many items are left
+    each time one is taken (the client's pacing hint)."""
     queue = list(items)
     queue.reverse()
 
     async def worker() -> None:
         while queue:
-            await fn(queue.pop())
+            item = queue.pop()
+            if queued is not None:
+                queued(len(queue))
+            await fn(item)
 
-    await gather_or_cancel([worker() for _ in range(max(1, min(size, len(queue))))])
+    try:
+        await gather_or_cancel([worker() for _ in range(max(1, min(size, len(queue))))])
+    finally:
+        if queued is not None:
+            queued(0)
+
+
+def _queued_hint(client: LinkClient) -> Callable[[int], None] | None:
+    hint = getattr(client, "set_queued", None)
+    return hint if callable(hint) else None
 
 
 async def gather_or_cancel(coros: Sequence[Coroutine[Any, Any, None]]) -> None:
