@@ -26,9 +26,10 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks action
+	$(BIN)/ruff format --check src tests benchmarks action
 	$(BIN)/mypy src
+	$(BIN)/mypy --strict action
 
 clean-sandbox: $(STAMP)
 	$(BIN)/linksync sandbox reset

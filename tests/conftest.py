@@ -8,6 +8,8 @@
   ``http://sandbox.local``), authorised with the full-access key.
 - ``live_sandbox``: the sandbox served by uvicorn in a thread on 127.0.0.1 (free port);
   yields the base URL. Real time, real sockets.
+- every test runs with ``LINKSYNC_STATE_DIR`` in a temporary folder of its own, so the
+  default run locks never touch the user's real state folder (nor one another).
 """
 
 from __future__ import annotations
@@ -22,6 +24,13 @@ from linksync.sandbox import SandboxSettings, create_app
 from linksync.sandbox.server import serve_in_thread
 
 SANDBOX_BASE_URL = "http://sandbox.local"
+
+
+@pytest.fixture(autouse=True)
+def _private_state_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LINKSYNC_STATE_DIR", str(tmp_path_factory.mktemp("state")))
 
 
 @pytest.fixture

@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# Run the commands of samples/ci/linksync.yml end to end against a local sandbox:
-# start `linksync sandbox serve` on a free 127.0.0.1 port (state in memory), then
-#   1. validate                       (the pull-request job)
-#   2. plan --detailed-exitcode       -> 3: changes pending (markdown saved as the PR comment)
-#   3. apply --yes --report ...       (the push-to-main job)
-#   4. plan --detailed-exitcode       -> 0: nothing left to do
-#   5. a hand edit in the workspace, then plan -> 3: drift, naming the field
-#   6. export, then plan the export   -> 0: the export reads back unchanged
+# Run the CI sample end to end on this machine, against a local sandbox: the steps of the
+# GitHub Action (action.yml, through action/local.py) and the commands of
+# samples/ci/linksync.yml. It starts `linksync sandbox serve` on a free 127.0.0.1 port
+# (state in memory), then
+#   1. the action, command validate     (offline, no key)
+#   2. the action on a pull request     -> a plan with changes (has_changes=true)
+#   3. the action on a push to main     -> apply (command auto), the report written
+#   4. the action on a pull request     -> "No changes" (has_changes=false)
+#   5. a hand edit in the workspace, then the nightly drift check: the action with
+#      fail-on-changes exits 3, and plan --detailed-exitcode names the field
+#   6. export (with its schema), then plan the export -> 0: it reads back unchanged
 #   7. apply while another run holds the lock -> refused with exit code 2
 #      (the workspace starts with one link made by hand, as a real one would)
+# The pull-request comment needs GitHub: locally the comment step says it has nothing
+# to post to (tests/action runs it against a fake GitHub API).
 # Usage: samples/ci/run-locally.sh [LINKS_DIR]   (default: samples/ci/links)
 # Needs linksync on PATH (an activated virtualenv); PYTHON is that environment's python.
 set -euo pipefail
 PYTHON="${PYTHON:-python3}"
 
 here="$(cd "$(dirname "$0")" && pwd)"
-links="${1:-$here/links}"
+root="$(cd "$here/../.." && pwd)"
+links="$(cd "${1:-$here/links}" && pwd)"
 work="$(mktemp -d)"
 server_pid=""
 
@@ -85,39 +91,63 @@ cd "$work"
 step "a workspace that already holds a link made by hand"
 api POST /api/v1/links '{"slug": "welcome", "url": "https://example.com/welcome"}'
 
-# JSON logs on stderr (--log-format json), as the workflow asks for, when this linksync
-# has the flag; the check keeps the script usable with builds that do not have it yet.
-logfmt=()
-if linksync plan --help | grep -q -- "--log-format"; then logfmt=(--log-format json); fi
+action() {  # action EXPECTED_EXIT EVENT REF INPUT...: the action's steps, run locally
+  local want="$1" event="$2" ref="$3"; shift 3
+  local inputs=()
+  for i in "$@"; do inputs+=(--input "$i"); done
+  expect_code "$want" "$PYTHON" "$root/action/local.py" --event "$event" --ref "$ref" \
+    --input version=preinstalled --input python-version= --input files="$links" \
+    --input base-url="$LINKSYNC_BASE_URL" --input-env api-key=LINKSYNC_API_KEY \
+    --input output-dir="$work/out" --outputs "$work/outputs.json" "${inputs[@]}"
+}
 
-step "validate (pull request)"
-linksync validate "$links"
+output() {  # output NAME: one output of the last action run
+  "$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
+    "$work/outputs.json" "$1"
+}
 
-step "plan --format markdown --detailed-exitcode (pull request): expect 3"
-expect_code 3 linksync plan "$links" --format markdown --detailed-exitcode "${logfmt[@]}" \
-  >plan.md 2>plan.log
-cat plan.md
-if [ "${#logfmt[@]}" -gt 0 ]; then grep -q '"event": "run_end"' plan.log; fi
+expect_output() {  # expect_output NAME VALUE
+  local got
+  got="$(output "$1")"
+  if [ "$got" != "$2" ]; then
+    echo "run-locally: expected output $1=$2, got $got" >&3
+    exit 1
+  fi
+}
 
-step "apply --yes --report (push to main)"
-linksync apply "$links" --yes "${logfmt[@]}" \
-  --report out/linksync-report.xlsx --report out/linksync-report.json 2>apply.log
-test -s out/linksync-report.xlsx
-test -s out/linksync-report.json
+step "the action: validate (offline, no key)"
+action 0 pull_request refs/pull/1/merge command=validate
+expect_output invalid 0
 
-step "plan again: expect 0 (nothing to do)"
-expect_code 0 linksync plan "$links" --detailed-exitcode
+step "the action on a pull request: the plan (changes pending)"
+action 0 pull_request refs/pull/1/merge
+expect_output command plan
+expect_output has_changes true
+cat "$work/out/plan.md"
 
-step "hand edit in the workspace, then plan: expect 3 (drift on url)"
+step "the action on a push to main: apply (command auto)"
+action 0 push refs/heads/main
+expect_output command apply
+test -s "$work/out/report.json"
+test -s "$work/out/report.md"
+
+step "the action on a pull request again: no changes"
+action 0 pull_request refs/pull/2/merge
+expect_output has_changes false
+grep -q "No changes" "$work/out/plan.md"
+
+step "hand edit in the workspace, then the nightly drift check: expect 3 (drift on url)"
 api PATCH /api/v1/links/spring-sale '{"url": "https://example.com/edited-by-hand"}'
+action 3 schedule refs/heads/main command=plan fail-on-changes=true
+expect_output updates 1
 expect_code 3 linksync plan "$links" --format markdown --detailed-exitcode >drift.md
 cat drift.md
-grep -q "lnk.test/spring-sale | update | planned | url |" drift.md
+grep -q "lnk.test/spring-sale | update | planned | url: https://example.com/edited-by-hand -&gt; " drift.md
 linksync apply "$links" --yes >/dev/null 2>&1
 
-step "export, then plan the export: expect 0"
-linksync schema links.schema.json
+step "export (the schema beside the files), then plan the export: expect 0"
 linksync export --format yaml --split-by domain exported/
+test -s exported/links.schema.json
 expect_code 0 linksync plan exported/ --detailed-exitcode
 
 step "a run holding the lock: apply --lock on the same file exits 2"

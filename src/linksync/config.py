@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from linksync.errors import ConfigError
+from linksync.urlcheck import check_url
 
 if TYPE_CHECKING:
     from linksync.api import LinkServiceClient, RetryPolicy
@@ -144,6 +145,16 @@ class Settings:
     concurrency: int
     timeout: float
     config_path: Path | None = None
+    key_file: str | None = None
+
+    def read_files(self) -> dict[str, str | None]:
+        """Files the target reads (by role): no output of a run may replace them."""
+        return {
+            "config file": str(self.config_path) if self.config_path else None,
+            "API key file": self.key_file,
+            "sandbox database": self.target.sandbox_db if self.target.is_sandbox else None,
+            "sandbox config": self.target.sandbox_config,
+        }
 
     @property
     def default_domain(self) -> str | None:
@@ -356,6 +367,7 @@ def resolve(
     timeout = prof.timeout or 30.0
     where = f" (profile {prof.name})" if prof.name else ""
     if url:
+        url = check_url(url)
         if key is None:
             raise ConfigError(
                 f"no API key for {url}: set {ENV_API_KEY}, pass --api-key-file, "
@@ -369,7 +381,10 @@ def resolve(
         )
     else:
         target = sandbox_target(here, prof, key)
-    return Settings(target, prof, n, timeout, config_path)
+    key_file = api_key_file or (
+        prof.api_key_file if not env.get(ENV_API_KEY) and not prof.api_key_env else None
+    )
+    return Settings(target, prof, n, timeout, config_path, key_file)
 
 
 def _resolve_key(flag_file: str | None, env: Mapping[str, str], prof: Profile) -> str | None:

@@ -161,6 +161,14 @@ _TABLE: tuple[ErrorDef, ...] = (
         Origin.LOCAL,
     ),
     ErrorDef(
+        "OWNED_BY_OTHER",
+        None,
+        None,
+        "The link is marked by another owner's tag; the write would take it over "
+        "(--allow-takeover)",
+        Origin.LOCAL,
+    ),
+    ErrorDef(
         "STALE_PLAN",
         None,
         None,

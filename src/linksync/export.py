@@ -22,12 +22,14 @@ service refuses to set a past expiry, so declaring it would make the row invalid
 ``split_by="domain"`` writes one file per domain, ``split_by="tag"`` one per tag (a
 link with several tags goes to the file of its first tag in sorted order, so no link
 is declared twice); OUT is then a directory.
+
+Files: an existing file is never overwritten unless ``force=True`` (``--force``); every
+path is checked (``linksync.outputs``) before anything is written, ``check_export``
+does it before the links are even fetched; each file is written atomically.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -35,33 +37,54 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-import xlsxwriter  # type: ignore[import-untyped]
-import yaml
-
-from linksync import __version__
 from linksync.errors import ConfigError
+from linksync.export_formats import (
+    DEFAULT_SCHEMA_REF,
+    TABLE_COLUMNS,
+    is_past,
+    link_sort_key,
+    render_csv,
+    render_yaml,
+    write_xlsx,
+)
 from linksync.model import RemoteLink
+from linksync.outputs import (
+    Output,
+    Protected,
+    atomic_path,
+    check_outputs,
+    write_text_atomic,
+)
 from linksync.report.cells import is_formula_like
+from linksync.schema import write_schemas_for
+
+__all__ = [
+    "DEFAULT_SCHEMA_REF",
+    "FORMATS",
+    "TABLE_COLUMNS",
+    "ExportInfo",
+    "check_export",
+    "export_links",
+    "fetch_links",
+    "group_links",
+    "render_csv",
+    "render_yaml",
+    "write_export",
+    "write_xlsx",
+]
 
 ExportFormat = Literal["yaml", "csv", "xlsx"]
 SplitBy = Literal["domain", "tag"]
 
 FORMATS: tuple[str, ...] = ("yaml", "csv", "xlsx")
 EXTENSIONS: dict[str, str] = {"yaml": ".yaml", "csv": ".csv", "xlsx": ".xlsx"}
-DEFAULT_SCHEMA_REF = "links.schema.json"
+#: Extensions a single export file may have, by format.
+FILE_SUFFIXES: dict[str, tuple[str, ...]] = {
+    "yaml": (".yaml", ".yml"),
+    "csv": (".csv",),
+    "xlsx": (".xlsx",),
+}
 
-#: Spreadsheet columns, as the sources reader's aliases name them: (header, field).
-TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("Domain", "domain"),
-    ("Slug", "slug"),
-    ("Destination URL", "url"),
-    ("Description", "description"),
-    ("Tags", "tags"),
-    ("Expires At", "expires_at"),
-    ("iOS URL", "apple"),
-    ("Android URL", "google"),
-    ("Has Password", "has_password"),
-)
 UNTAGGED = "untagged"
 
 
@@ -82,6 +105,7 @@ class ExportInfo:
     links: int
     with_password: tuple[str, ...] = ()  # "domain/slug" of links whose password is not exported
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    schemas: tuple[Path, ...] = ()  # the JSON Schema files the YAML headers point at
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -90,14 +114,11 @@ class ExportInfo:
             "links": self.links,
             "with_password": list(self.with_password),
             "warnings": list(self.warnings),
+            "schemas": [str(p) for p in self.schemas],
         }
 
 
 # --- grouping -------------------------------------------------------------------------
-
-
-def _sort_key(link: RemoteLink) -> tuple[str, str, str]:
-    return (link.domain.lower(), link.slug.lower(), link.slug)
 
 
 def _group_name(link: RemoteLink, split_by: SplitBy | None, tag: str | None) -> str:
@@ -133,166 +154,8 @@ def group_links(
         while candidate.lower() in taken:
             candidate, n = f"{stem}-{n}", n + 1
         taken.add(candidate.lower())
-        out[candidate] = sorted(groups[name], key=_sort_key)
+        out[candidate] = sorted(groups[name], key=link_sort_key)
     return out
-
-
-# --- YAML -----------------------------------------------------------------------------
-
-_NUMBER_LIKE = re.compile(r"[-+.]?[0-9][0-9A-Za-z_.:+-]*|[-+]?\.(?:inf|nan)", re.IGNORECASE)
-_SPECIAL_WORDS = frozenset(
-    {"", "~", "null", "true", "false", "yes", "no", "y", "n", "on", "off", "=", "<<"}
-)
-
-
-def _needs_quotes(text: str) -> bool:
-    """Whether a plain scalar could be read as anything but this string by some YAML
-    reader (1.1 or 1.2): booleans, nulls, numbers, dates, times. PyYAML's serializer
-    quotes what its own 1.1 resolver would misread; this also covers 1.2 readers such
-    as an editor's (``0o17``) and keeps anything number-like quoted."""
-    return text.lower() in _SPECIAL_WORDS or _NUMBER_LIKE.fullmatch(text) is not None
-
-
-class _ExportDumper(yaml.SafeDumper):
-    """Safe dumper that quotes ambiguous strings and indents lists under their key."""
-
-    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
-        super().increase_indent(flow, False)
-
-
-def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
-    style = "'" if _needs_quotes(data) else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
-
-
-_ExportDumper.add_representer(str, _represent_str)
-
-
-def _is_past(expires_at: str, now: datetime) -> bool:
-    try:
-        when = datetime.fromisoformat(expires_at.replace("Z", "+00:00"))
-    except ValueError:
-        return False
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return when <= now
-
-
-def _link_fields(link: RemoteLink, *, now: datetime) -> dict[str, Any]:
-    """The wire-named fields of a link worth declaring (empty ones left out)."""
-    out: dict[str, Any] = {"url": link.url}
-    if link.description:
-        out["description"] = link.description
-    if link.tags:
-        out["tags"] = sorted(link.tags, key=lambda t: (t.lower(), t))
-    if link.expires_at and not _is_past(link.expires_at, now):
-        out["expiresAt"] = link.expires_at
-    if link.apple:
-        out["apple"] = link.apple
-    if link.google:
-        out["google"] = link.google
-    return out
-
-
-def _yaml_header(links: Sequence[RemoteLink], schema_ref: str | None) -> str:
-    lines = []
-    if schema_ref:
-        lines.append(f"# yaml-language-server: $schema={schema_ref}")
-    lines.append(f"# Exported by linksync {__version__}: {len(links)} link(s).")
-    lines.append("# Passwords cannot be exported: the service never returns them (write-only).")
-    protected = [f"{ln.domain}/{ln.slug}" for ln in links if ln.has_password]
-    if protected:
-        lines.append("# These links have a password that this file does not set; plan leaves")
-        lines.append("# it alone (add `password:` to a link to manage it):")
-        lines.extend(f"#   {name}" for name in protected)
-    else:
-        lines.append("# None of these links has a password.")
-    return "\n".join(lines) + "\n"
-
-
-def render_yaml(
-    links: Sequence[RemoteLink],
-    *,
-    schema_ref: str | None = DEFAULT_SCHEMA_REF,
-    now: datetime | None = None,
-) -> str:
-    """One YAML link file holding ``links`` (sorted by the caller or not: sorted here)."""
-    now = now or datetime.now(UTC)
-    ordered = sorted(links, key=_sort_key)
-    domains = {ln.domain.lower() for ln in ordered}
-    doc: dict[str, Any] = {}
-    if len(domains) == 1:
-        doc["defaults"] = {"domain": ordered[0].domain}
-        doc["links"] = {ln.slug: _link_fields(ln, now=now) for ln in ordered}
-    else:
-        doc["links"] = [
-            {"slug": ln.slug, "domain": ln.domain, **_link_fields(ln, now=now)} for ln in ordered
-        ]
-    body = yaml.dump(
-        doc,
-        Dumper=_ExportDumper,
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=False,
-        width=1000,
-    )
-    return _yaml_header(ordered, schema_ref) + body
-
-
-# --- CSV and xlsx ---------------------------------------------------------------------
-
-
-def _table_row(link: RemoteLink, *, now: datetime) -> list[str]:
-    fields = _link_fields(link, now=now)
-    values = {
-        "domain": link.domain,
-        "slug": link.slug,
-        "url": link.url,
-        "description": fields.get("description", ""),
-        "tags": ", ".join(fields.get("tags", [])),
-        "expires_at": fields.get("expiresAt", ""),
-        "apple": fields.get("apple", ""),
-        "google": fields.get("google", ""),
-        "has_password": "yes" if link.has_password else "",
-    }
-    return [values[name] for _, name in TABLE_COLUMNS]
-
-
-def render_csv(links: Sequence[RemoteLink], *, now: datetime | None = None) -> str:
-    now = now or datetime.now(UTC)
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow([header for header, _ in TABLE_COLUMNS])
-    for link in sorted(links, key=_sort_key):
-        writer.writerow(_table_row(link, now=now))
-    return buf.getvalue()
-
-
-def write_xlsx(links: Sequence[RemoteLink], path: Path, *, now: datetime | None = None) -> None:
-    """One sheet "Links", every cell a string cell (never a formula, URL or number)."""
-    now = now or datetime.now(UTC)
-    workbook = xlsxwriter.Workbook(
-        str(path), {"strings_to_urls": False, "strings_to_numbers": False}
-    )
-    try:
-        sheet = workbook.add_worksheet("Links")
-        bold = workbook.add_format({"bold": True})
-        for col, (header, _) in enumerate(TABLE_COLUMNS):
-            sheet.write_string(0, col, header, bold)
-        rows = [_table_row(ln, now=now) for ln in sorted(links, key=_sort_key)]
-        for r, row in enumerate(rows, start=1):
-            for col, value in enumerate(row):
-                if value:
-                    sheet.write_string(r, col, value)
-        widths = [len(h) for h, _ in TABLE_COLUMNS]
-        for row in rows:
-            widths = [max(w, min(len(v), 60)) for w, v in zip(widths, row, strict=True)]
-        for col, width in enumerate(widths):
-            sheet.set_column(col, col, width + 2)
-        sheet.freeze_panes(1, 0)
-        sheet.autofilter(0, 0, max(len(rows), 1), len(TABLE_COLUMNS) - 1)
-    finally:
-        workbook.close()
 
 
 # --- writing --------------------------------------------------------------------------
@@ -302,7 +165,7 @@ def _warnings(links: Sequence[RemoteLink], fmt: str, now: datetime) -> list[str]
     out: list[str] = []
     for ln in links:
         name = f"{ln.domain}/{ln.slug}"
-        if ln.expires_at and _is_past(ln.expires_at, now):
+        if ln.expires_at and is_past(ln.expires_at, now):
             out.append(f"{name}: expiresAt {ln.expires_at} is past; left out of the file")
         if fmt == "csv":
             cells = [ln.description or "", *ln.tags]
@@ -319,13 +182,44 @@ def _warnings(links: Sequence[RemoteLink], fmt: str, now: datetime) -> list[str]
     return out
 
 
+def _is_folder(out: str | Path, split: bool) -> bool:
+    return split or Path(out).is_dir() or str(out).endswith(("/", "\\"))
+
+
 def _targets(out: Path, fmt: str, stems: Iterable[str], split: bool) -> dict[str, Path]:
     ext = EXTENSIONS[fmt]
-    if split or out.is_dir() or str(out).endswith(("/", "\\")):
+    if _is_folder(out, split):
         if out.exists() and not out.is_dir():
             raise ConfigError(f"{out} is a file; --split-by needs a directory")
         return {stem: out / f"{stem or 'links'}{ext}" for stem in stems}
     return {stem: out for stem in stems}
+
+
+def check_export(
+    out: str | Path,
+    *,
+    format: ExportFormat = "yaml",
+    split_by: SplitBy | None = None,
+    force: bool = False,
+    protected: Sequence[Protected] = (),
+    files: Sequence[Path] = (),
+) -> None:
+    """Raise ``ConfigError`` when the export cannot be written: a bad extension or
+    folder, a file the run reads (``protected``), or an existing file without
+    ``force``. ``files``: the files the export will write, once known."""
+    if format not in FORMATS:
+        raise ConfigError(f"unknown export format {format!r} (use yaml, csv or xlsx)")
+    folder = _is_folder(out, split_by is not None)
+    outputs = [Output(Path(out), "export", FILE_SUFFIXES[format], folder=folder)]
+    outputs.extend(Output(f, "export") for f in files if f != Path(out))
+    check_outputs(outputs, protected)
+    targets = list(files) or ([] if folder else [Path(out)])
+    existing = [str(f) for f in targets if f.exists() or f.is_symlink()]
+    if existing and not force:
+        raise ConfigError(
+            f"{', '.join(existing)} exist(s) already; use --force to overwrite "
+            f"{'it' if len(existing) == 1 else 'them'}"
+        )
 
 
 def write_export(
@@ -337,34 +231,48 @@ def write_export(
     tag: str | None = None,
     schema_ref: str | None = DEFAULT_SCHEMA_REF,
     now: datetime | None = None,
+    force: bool = False,
+    protected: Sequence[Protected] = (),
 ) -> ExportInfo:
     """Write ``links`` to ``out`` (a file, or a directory when split). Pure but for the
-    files it writes; ``export_links`` fetches the links and calls this."""
+    files it writes; ``export_links`` fetches the links and calls this. Refuses
+    (``ConfigError``, nothing written) an existing file unless ``force``, and any path
+    ``check_export`` refuses."""
     if format not in FORMATS:
         raise ConfigError(f"unknown export format {format!r} (use yaml, csv or xlsx)")
     if split_by not in (None, "domain", "tag"):
         raise ConfigError(f"unknown --split-by {split_by!r} (use domain or tag)")
     now = now or datetime.now(UTC)
-    all_links = sorted(links, key=_sort_key)
+    all_links = sorted(links, key=link_sort_key)
     groups = group_links(all_links, split_by, tag) if all_links else {"": []}
     paths = _targets(Path(out), format, groups, split_by is not None)
+    check_export(
+        out,
+        format=format,
+        split_by=split_by,
+        force=force,
+        protected=protected,
+        files=list(paths.values()),
+    )
     written: list[Path] = []
     for stem, members in groups.items():
         path = paths[stem]
-        path.parent.mkdir(parents=True, exist_ok=True)
         if format == "yaml":
-            path.write_text(render_yaml(members, schema_ref=schema_ref, now=now), "utf-8")
+            write_text_atomic(path, render_yaml(members, schema_ref=schema_ref, now=now))
         elif format == "csv":
-            path.write_text(render_csv(members, now=now), encoding="utf-8", newline="")
+            write_text_atomic(path, render_csv(members, now=now), newline="")
         else:
-            write_xlsx(members, path, now=now)
+            with atomic_path(path) as tmp:
+                write_xlsx(members, tmp, now=now)
         written.append(path)
+    schemas, schema_warnings = write_schemas_for(written, schema_ref if format == "yaml" else None)
     return ExportInfo(
         format=format,
         files=tuple(written),
         links=len(all_links),
         with_password=tuple(f"{ln.domain}/{ln.slug}" for ln in all_links if ln.has_password),
-        warnings=tuple(_warnings(all_links, format, now)),
+        warnings=(*_warnings(all_links, format, now), *schema_warnings),
+        schemas=schemas,
     )
 
 
@@ -373,7 +281,7 @@ async def fetch_links(
 ) -> list[RemoteLink]:
     """Every link of the workspace (or of one domain / tag), sorted by domain and slug."""
     links = [link async for link in client.iter_links(tag=tag, domain=domain)]
-    return sorted(links, key=_sort_key)
+    return sorted(links, key=link_sort_key)
 
 
 async def export_links(
@@ -385,11 +293,20 @@ async def export_links(
     tag: str | None = None,
     split_by: SplitBy | None = None,
     schema_ref: str | None = DEFAULT_SCHEMA_REF,
+    force: bool = False,
+    protected: Sequence[Protected] = (),
 ) -> ExportInfo:
-    """List the workspace's links (filtered by domain and tag) and write them to ``out``."""
-    if format not in FORMATS:
-        raise ConfigError(f"unknown export format {format!r} (use yaml, csv or xlsx)")
+    """List the workspace's links (filtered by domain and tag) and write them to ``out``
+    (checked before the first request, see ``check_export``)."""
+    check_export(out, format=format, split_by=split_by, force=force, protected=protected)
     links = await fetch_links(client, domain=domain, tag=tag)
     return write_export(
-        links, out, format=format, split_by=split_by, tag=tag, schema_ref=schema_ref
+        links,
+        out,
+        format=format,
+        split_by=split_by,
+        tag=tag,
+        schema_ref=schema_ref,
+        force=force,
+        protected=protected,
     )

@@ -1,43 +1,70 @@
-"""A run lock, so two linksync runs against the same target cannot overlap.
+"""The run lock, so two linksync runs against the same workspace cannot overlap.
 
-``acquire_lock(path)`` takes an exclusive, non-blocking ``flock`` on a lock file
-(``.linksync/lock`` by default, or ``--lock FILE``) and writes who holds it (pid, host,
-start time, target label) into the file. A second run gets ``LockError`` naming the
-holder, and the CLI turns that into exit code 2.
+Where the lock lives. By default it is keyed on the target (base URL and workspace),
+in the user's state folder: two checkouts of one repository, or two jobs on one
+machine, applying to the same workspace share one lock wherever they run from::
 
-The lock belongs to the open file, not to the file's existence: when a holder dies the
-operating system releases it, so a stale file left by a killed run is never a problem.
-The file is therefore never deleted (deleting a lock file that another process is about
-to lock lets two processes lock two different files).
+    $LINKSYNC_STATE_DIR/locks/<host>-<key>.lock      when the variable is set, else
+    $XDG_STATE_HOME/linksync/locks/...               Linux and other Unix (~/.local/state)
+    ~/Library/Application Support/linksync/locks/... macOS
+    %LOCALAPPDATA%\\linksync\\locks\\...                Windows
+
+``<key>`` is a hash of the base URL and the workspace: for a remote service the
+workspace is known by its API key (only a hash of the key is used, never the key); for
+the built-in sandbox it is the absolute path of its state file. ``--lock FILE`` names
+another lock file instead.
+
+How. ``acquire_lock(path)`` takes an exclusive lock on the file with ``filelock`` (an
+``flock`` on Unix, ``LockFileEx`` on Windows; never ``fcntl`` imported by us, so the
+commands start on every platform). The operating system releases it when the holder
+exits or dies, so a lock left by a killed run never needs cleaning. Beside the lock
+file, ``<lock>.holder`` records who holds it (pid, host, start time, target label) for
+the message a second run gets: ``LockError``, exit code 2, nothing done. With ``wait``
+a second run waits that many seconds for the lock instead.
+
+What it cannot do: the lock is a file on one machine. Runs on different machines (two
+CI runners, a laptop and a server) do not see each other's lock; serialise them in the
+scheduler (a CI concurrency group), or point ``LINKSYNC_STATE_DIR`` at a folder they
+share only when that file system supports locks (local disks do; many network ones do
+not).
 
 Usage::
 
-    with acquire_lock(".linksync/lock", target="sandbox") as holder:
+    with acquire_lock(default_lock_path(settings.target), target="sandbox") as holder:
         ...  # plan and apply
 """
 
 from __future__ import annotations
 
-import fcntl
+import hashlib
 import json
 import os
+import re
 import socket
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from filelock import FileLock, Timeout
 
 from linksync.errors import LockError
+from linksync.outputs import write_text_atomic
 
-#: Where the lock lives unless ``--lock FILE`` says otherwise (relative to the cwd).
-DEFAULT_LOCK_PATH = Path(".linksync") / "lock"
+if TYPE_CHECKING:
+    from linksync.config import Target
+
+#: Environment variable naming the state folder (default: the platform's).
+ENV_STATE_DIR = "LINKSYNC_STATE_DIR"
 
 
 @dataclass(frozen=True, slots=True)
 class LockHolder:
-    """Who holds (or held) a lock, as written into the lock file."""
+    """Who holds (or held) a lock, as written into the holder record."""
 
     pid: int
     host: str
@@ -69,7 +96,7 @@ class LockHolder:
 
     @classmethod
     def parse(cls, text: str) -> LockHolder | None:
-        """The holder written in a lock file, or None when the file is empty or foreign."""
+        """The holder in a record, or None when the record is empty or foreign."""
         try:
             data = json.loads(text)
         except ValueError:
@@ -83,88 +110,131 @@ class LockHolder:
         return cls(pid, host, started, target if isinstance(target, str) else None)
 
 
-def read_holder(path: str | os.PathLike[str]) -> LockHolder | None:
-    """The holder recorded in ``path`` (the last one, if the lock is free), or None."""
+def state_dir(env: Mapping[str, str] | None = None, platform: str | None = None) -> Path:
+    """The user's state folder for linksync (see the module docstring)."""
+    env = os.environ if env is None else env
+    platform = platform or sys.platform
+    if env.get(ENV_STATE_DIR):
+        return Path(env[ENV_STATE_DIR]).expanduser()
+    home = Path(env.get("HOME") or Path.home())
+    if platform == "win32":
+        base = env.get("LOCALAPPDATA")
+        return (Path(base) if base else home / "AppData" / "Local") / "linksync"
+    if platform == "darwin":
+        return home / "Library" / "Application Support" / "linksync"
+    xdg = env.get("XDG_STATE_HOME")
+    # The XDG spec ignores a relative value.
+    base_dir = Path(xdg) if xdg and Path(xdg).is_absolute() else home / ".local" / "state"
+    return base_dir / "linksync"
+
+
+def workspace_key(target: Target) -> str:
+    """What tells one workspace from another on the same base URL: the sandbox's state
+    file, or a hash of the API key (never the key itself)."""
+    if target.is_sandbox:
+        db = target.sandbox_db or ""
+        if db == ":memory:":
+            return f"memory:{os.getpid()}"  # a private sandbox: nobody else can write it
+        return "sandbox:" + str(Path(db).resolve())
+    return "key:" + hashlib.sha256(target.api_key.encode("utf-8")).hexdigest()
+
+
+def default_lock_path(target: Target, env: Mapping[str, str] | None = None) -> Path:
+    """The lock file of ``target`` in the state folder (see the module docstring)."""
+    base = target.base_url.rstrip("/").lower()
+    digest = hashlib.sha256(f"{base}\n{workspace_key(target)}".encode()).hexdigest()[:20]
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (FileNotFoundError, UnicodeDecodeError):
+        host = urlsplit(base).hostname or "target"
+    except ValueError:
+        host = "target"
+    name = re.sub(r"[^a-z0-9.-]+", "_", host)[:40] or "target"
+    return state_dir(env) / "locks" / f"{name}-{digest}.lock"
+
+
+def holder_path(lock_path: str | os.PathLike[str]) -> Path:
+    """Where the holder of ``lock_path`` is recorded (``<lock>.holder``)."""
+    path = Path(lock_path)
+    return path.with_name(path.name + ".holder")
+
+
+def read_holder(path: str | os.PathLike[str]) -> LockHolder | None:
+    """The holder recorded for the lock ``path`` (the last one, if free), or None."""
+    try:
+        text = holder_path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
         return None
     return LockHolder.parse(text)
 
 
-def _open_lock_file(path: Path) -> int:
+def _busy(lock_path: Path, waited: float) -> LockError:
+    holder = read_holder(lock_path)
+    who = holder.describe() if holder else "a run that is just starting"
+    after = f" (waited {waited:g} s)" if waited else ""
+    return LockError(
+        f"another linksync run holds the lock {lock_path}: {who}{after}. Nothing was done. "
+        "Wait for it to finish, or pass --lock-wait SECONDS to wait for it."
+    )
+
+
+def _take(lock: FileLock, lock_path: Path, timeout: float) -> bool:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        lock.acquire(timeout=timeout)
+    except Timeout:
+        return False
     except OSError as exc:
-        raise LockError(f"cannot open lock file {path}: {exc.strerror or exc}") from exc
-
-
-def _read_fd(fd: int) -> str:
-    os.lseek(fd, 0, os.SEEK_SET)
-    chunks: list[bytes] = []
-    while chunk := os.read(fd, 4096):
-        chunks.append(chunk)
-    return b"".join(chunks).decode("utf-8", errors="replace")
-
-
-def _write_fd(fd: int, text: str) -> None:
-    os.ftruncate(fd, 0)
-    os.lseek(fd, 0, os.SEEK_SET)
-    data = text.encode("utf-8")
-    while data:
-        written = os.write(fd, data)
-        data = data[written:]
-    os.fsync(fd)
+        raise LockError(f"cannot lock {lock_path}: {exc.strerror or exc}") from exc
+    return True
 
 
 @contextmanager
 def acquire_lock(
-    path: str | os.PathLike[str] | None = None, *, target: str | None = None
+    path: str | os.PathLike[str],
+    *,
+    target: str | None = None,
+    wait: float = 0.0,
+    on_wait: Callable[[LockHolder | None], None] | None = None,
 ) -> Iterator[LockHolder]:
     """Hold an exclusive lock on ``path`` for the duration of the ``with`` block.
 
-    Never waits: when another run (in this process or any other) holds the lock,
-    raises ``LockError`` naming the holder. ``target`` is a label (a profile name or
-    base URL, never a key) recorded for that message.
+    When another run (in this process or any other) holds it: with ``wait`` 0 raise
+    ``LockError`` naming the holder at once; else call ``on_wait(holder)`` and wait up
+    to ``wait`` seconds. ``target`` is a label (a profile name or base URL, never a key)
+    recorded for that message.
     """
-    lock_path = Path(path) if path is not None else DEFAULT_LOCK_PATH
-    fd = _open_lock_file(lock_path)
+    lock_path = Path(path)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = LockHolder.parse(_read_fd(fd))
-            who = holder.describe() if holder else "a run that is just starting"
-            raise LockError(
-                f"another linksync run holds the lock {lock_path}: {who}. "
-                "Wait for it to finish, or use --lock FILE for a different target."
-            ) from None
-        except OSError as exc:
-            raise LockError(f"cannot lock {lock_path}: {exc.strerror or exc}") from exc
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LockError(f"cannot create the lock folder {lock_path.parent}: {exc}") from exc
+    lock = FileLock(str(lock_path))
+    if not _take(lock, lock_path, 0):
+        if wait <= 0:
+            raise _busy(lock_path, 0)
+        if on_wait is not None:
+            on_wait(read_holder(lock_path))
+        if not _take(lock, lock_path, wait):
+            raise _busy(lock_path, wait)
+    try:
         holder = LockHolder.current(target)
-        _write_fd(fd, json.dumps(holder.to_dict(), sort_keys=True) + "\n")
         try:
-            yield holder
-        finally:
-            # Leave the record of the last holder for diagnosis; the flock is what counts.
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            write_text_atomic(holder_path(lock_path), json.dumps(holder.to_dict()) + "\n")
+        except OSError as exc:
+            raise LockError(f"cannot record the lock holder beside {lock_path}: {exc}") from exc
+        # Leave the record of the last holder for diagnosis; the OS lock is what counts.
+        yield holder
     finally:
-        os.close(fd)
+        lock.release()
 
 
-def is_locked(path: str | os.PathLike[str] | None = None) -> bool:
-    """Whether some run holds the lock right now (probes without keeping it)."""
-    lock_path = Path(path) if path is not None else DEFAULT_LOCK_PATH
+def is_locked(path: str | os.PathLike[str]) -> bool:
+    """Whether some run holds the lock ``path`` right now (probes without keeping it)."""
+    lock_path = Path(path)
     if not lock_path.exists():
         return False
-    fd = os.open(lock_path, os.O_RDONLY | os.O_CLOEXEC)
+    lock = FileLock(str(lock_path))
     try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
+        lock.acquire(timeout=0)
+    except Timeout:
         return True
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
+    lock.release()
+    return False

@@ -9,6 +9,10 @@ four events through the typed helpers below::
     row_failed   source, sheet, row, domain, slug, action, error_constant, ..., repeat
     run_end      counts (per status), duration_s, exit_code, requests
 
+With ``json``, stderr carries JSON lines only: the command line's own messages (the
+target, the plan, warnings, errors, where the journal is) go through ``console_line``,
+which writes them as ``{"event": "message" | "error", "message": ...}`` lines then.
+
 Every line passes through a redaction step: any registered secret (the API key, via
 ``register_secret``) is replaced by ``***`` wherever it appears, in fields, messages and
 tracebacks alike.
@@ -233,6 +237,26 @@ def setup_logging(
     logger.addHandler(handler)
     logger.setLevel(level.upper() if isinstance(level, str) else level)
     return logger
+
+
+def json_active(logger: logging.Logger | None = None) -> bool:
+    """Whether ``setup_logging("json")`` is in force (stderr must carry JSON only)."""
+    logger = logger or logging.getLogger(LOGGER_NAME)
+    return any(
+        isinstance(h, RedactingHandler) and isinstance(h.formatter, JsonFormatter)
+        for h in logger.handlers
+    )
+
+
+def console_line(text: str, *, error: bool = False) -> bool:
+    """Write a console message as a JSON log line when JSON logging is on (True); False
+    when it is not (the caller prints ``text`` itself)."""
+    logger = logging.getLogger(LOGGER_NAME)
+    if not json_active(logger):
+        return False
+    level = logging.ERROR if error else logging.INFO
+    logger.log(level, text, extra={"event": "error" if error else "message"})
+    return True
 
 
 def get_logger(name: str | None = None) -> logging.Logger:

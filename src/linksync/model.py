@@ -252,6 +252,9 @@ class RowResult:
     message: str | None = None
     request_id: str | None = None
     attempts: int = 0
+    #: (field, old, new) of each changed field when known (a plan's rows), for readers
+    #: such as the markdown plan; not a report column.
+    field_changes: tuple[tuple[str, Any, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Report row: the RESULT_COLUMNS, plain JSON types."""

@@ -21,9 +21,13 @@ Editors pick the schema up from the first line of a file::
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from linksync.outputs import write_text_atomic
 from linksync.rules import MAX_SLUG_BYTES, RESERVED_SLUGS, SLUG_RE
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -222,3 +226,25 @@ def link_file_schema() -> dict[str, Any]:
 def render_schema() -> str:
     """The schema as stable JSON text: sorted keys, two-space indent, final newline."""
     return json.dumps(link_file_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_schemas_for(
+    files: Sequence[Path], schema_ref: str | None
+) -> tuple[tuple[Path, ...], tuple[str, ...]]:
+    """Write the schema where the ``$schema=`` line of ``files`` points (a local .json
+    path, relative to each file), as ``export`` does: the paths written, and warnings
+    (a file there that is not a linksync schema is kept as it is)."""
+    if not schema_ref or "://" in schema_ref or not schema_ref.endswith(".json"):
+        return (), ()
+    text = render_schema()
+    out: list[Path] = []
+    warnings: list[str] = []
+    for parent in sorted({f.parent for f in files}):
+        target = Path(os.path.normpath(parent / schema_ref))
+        if target.exists() and SCHEMA_ID not in target.read_text("utf-8", errors="replace"):
+            warnings.append(f"{target} exists and is not a linksync schema; left as it is")
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(target, text)
+        out.append(target)
+    return tuple(out), tuple(warnings)

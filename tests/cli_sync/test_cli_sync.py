@@ -129,14 +129,17 @@ def test_python_api(workdir: Path) -> None:
 
 
 def test_json_log_events_for_scheduled_runs(workdir: Path) -> None:
-    """--log-format json: one JSON object per stderr line, run_start .. run_end, each
-    failed row with its constant, and no API key anywhere."""
+    """--log-format json: only JSON objects on stderr, one per line (the console's own
+    messages as "message" events), run_start .. run_end, each failed row with its
+    constant, and no API key anywhere."""
     applied = run("apply", "links.csv", "--yes", "--log-format", "json", "--no-progress")
     assert applied.exit_code == 1
-    events = []
-    for line in applied.stderr.splitlines():
-        if line.startswith("{"):
-            events.append(json.loads(line))
+    lines = applied.stderr.splitlines()
+    every = [json.loads(line) for line in lines]
+    messages = [e["message"] for e in every if e["event"] == "message"]
+    assert messages[0].startswith("target: built-in sandbox")
+    assert messages[-1].startswith("journal: .linksync/runs/")
+    events = [e for e in every if e["event"] != "message"]
     names = [e["event"] for e in events]
     assert names[0] == "run_start" and names[-1] == "run_end"
     assert "plan_counts" in names

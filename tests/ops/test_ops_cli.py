@@ -85,4 +85,49 @@ def test_export_command_refuses_split_into_a_file(config_file: Path, tmp_path: P
         cli, ["export", "--config", str(config_file), "--split-by", "tag", str(taken)]
     )
     assert result.exit_code == 2
-    assert "needs a directory" in result.stderr
+    assert "is a file; a folder is needed here" in result.stderr
+
+
+def test_export_writes_the_schema_its_files_point_at(config_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "repo" / "links"
+    runner = CliRunner(env=UNSET_ENV)
+    args = ["export", "--config", str(config_file), "--split-by", "domain", str(out)]
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    first_line = (out / "lnk.test.yaml").read_text().splitlines()[0]
+    assert first_line == "# yaml-language-server: $schema=links.schema.json"
+    schema = json.loads((out / "links.schema.json").read_text())
+    assert schema["$id"] == "urn:linksync:link-file:v1"
+    assert f"Schema for editors: {out / 'links.schema.json'}" in result.stdout
+    # a reference one folder up puts the schema there, as the editor will look for it
+    up = runner.invoke(
+        cli, [*args[:-1], "--schema-ref", "../links.schema.json", "--json", "--force", str(out)]
+    )
+    assert up.exit_code == 0, up.output
+    assert json.loads(up.stdout)["schemas"] == [str(tmp_path / "repo" / "links.schema.json")]
+    assert (tmp_path / "repo" / "links.schema.json").read_text() == (
+        out / "links.schema.json"
+    ).read_text()
+
+
+def test_export_keeps_a_foreign_file_where_the_schema_would_go(
+    config_file: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "links.yaml"
+    (tmp_path / "links.schema.json").write_text('{"mine": true}\n')
+    result = CliRunner(env=UNSET_ENV).invoke(
+        cli, ["export", "--config", str(config_file), str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "links.schema.json").read_text() == '{"mine": true}\n'
+    assert "is not a linksync schema; left as it is" in result.stderr
+    args = [
+        "export",
+        "--config",
+        str(config_file),
+        "--format=csv",
+        "--json",
+        str(tmp_path / "l.csv"),
+    ]
+    csv = CliRunner(env=UNSET_ENV).invoke(cli, args)
+    assert json.loads(csv.stdout)["schemas"] == []

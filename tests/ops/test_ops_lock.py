@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from linksync.errors import LockError
-from linksync.lock import LockHolder, acquire_lock, is_locked, read_holder
+from linksync.lock import LockHolder, acquire_lock, holder_path, is_locked, read_holder
 
 HOLD_SCRIPT = textwrap.dedent(
     """
@@ -70,7 +70,7 @@ def test_lock_writes_holder_and_is_reentrant_after_release(tmp_path: Path) -> No
         assert is_locked(lock)
         recorded = read_holder(lock)
         assert recorded == holder
-        assert json.loads(lock.read_text())["target"] == "sandbox"
+        assert json.loads(holder_path(lock).read_text())["target"] == "sandbox"
     assert not is_locked(lock)
     # The file stays (never unlinked) and the lock can be taken again.
     with acquire_lock(lock):
@@ -141,7 +141,7 @@ def test_contending_processes_never_overlap(tmp_path: Path) -> None:
 def test_unreadable_lock_content_still_gives_clear_message(tmp_path: Path) -> None:
     lock = tmp_path / "lock"
     with acquire_lock(lock):
-        lock.write_text("garbage")
+        holder_path(lock).write_text("garbage")
         with pytest.raises(LockError, match="a run that is just starting"):
             _take(lock)
 
@@ -149,7 +149,7 @@ def test_unreadable_lock_content_still_gives_clear_message(tmp_path: Path) -> No
 def test_lock_in_unwritable_place_is_a_lock_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
-    with pytest.raises(LockError, match="cannot open lock file"):
+    with pytest.raises(LockError, match="cannot create the lock folder"):
         _take(blocker / "lock")
 
 

@@ -206,9 +206,11 @@ def test_annotate_refuses_what_it_cannot_do(tmp_path: Path) -> None:
     source = _workbook(tmp_path / "c.xlsx")
     with pytest.raises(ConfigError, match=r"only \.xlsx"):
         write_annotated(tmp_path / "links.yaml", [], tmp_path / "links.annotated.yaml")
-    with pytest.raises(ConfigError, match="overwrite the source"):
+    before = source.read_bytes()
+    with pytest.raises(ConfigError, match="would replace the source"):
         write_annotated(source, [], source)
-    with pytest.raises(ConfigError, match="extension"):
+    assert source.read_bytes() == before
+    with pytest.raises(ConfigError, match=r"use a file name ending in \.xlsx"):
         write_annotated(source, [], tmp_path / "c.csv")
     assert default_annotated_path(source) == tmp_path / "c.annotated.xlsx"
 

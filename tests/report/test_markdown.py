@@ -87,8 +87,17 @@ def test_markdown_without_changes(tmp_path: Path, info: RunInfo) -> None:
     path = tmp_path / "plan.md"
     write_reports([path], [RowResult(Action.UNCHANGED, Status.PLANNED, slug="a")], info)
     text = path.read_text(encoding="utf-8")
-    assert "No changes." in text
-    assert "### Changes" not in text
+    assert "**No changes:** all 1 links match the workspace." in text
+    assert "### Changes" not in text and "| action |" not in text
+    assert text.endswith("\n") and not text.endswith("\n\n")
+
+
+def test_markdown_apply_without_changes(tmp_path: Path) -> None:
+    path = tmp_path / "out.md"
+    done = [RowResult(Action.UNCHANGED, Status.OK, slug="a")]
+    write_reports([path], done, make_info(requests=0, rate_limit_waits=0))
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("## linksync apply") and text.endswith("No changes.\n")
 
 
 def test_markdown_table_turned_off(tmp_path: Path, results: list[RowResult], info: RunInfo) -> None:

@@ -28,7 +28,9 @@ def test_csv_round_trip(tmp_path: Path, results: list[RowResult], info: RunInfo)
     for r in results:
         writer.write(r)
     assert writer.close(info) == path
-    with open(path, encoding="utf-8", newline="") as f:
+    # A byte order mark first, so Excel reads the file as UTF-8 (accents intact).
+    assert path.read_bytes().startswith(b"\xef\xbb\xbfsource,")
+    with open(path, encoding="utf-8-sig", newline="") as f:
         reader = csv.DictReader(f)
         assert tuple(reader.fieldnames or ()) == RESULT_COLUMNS
         rows = list(reader)
@@ -46,22 +48,32 @@ def test_csv_neutralises_each_dangerous_first_character(
     writer = CsvWriter(path)
     writer.write(RowResult(Action.CREATE, Status.FAILED, slug=evil, message=evil, url=evil))
     writer.close(info)
-    with open(path, encoding="utf-8", newline="") as f:
+    with open(path, encoding="utf-8-sig", newline="") as f:
         row = next(csv.DictReader(f))
     for column in ("slug", "message", "url"):
         assert row[column] == "'" + evil
 
 
-def test_csv_rows_are_on_disk_before_close(tmp_path: Path, results: list[RowResult]) -> None:
+def test_csv_streams_to_a_temporary_file_and_keeps_the_previous_report_whole(
+    tmp_path: Path, results: list[RowResult], info: RunInfo
+) -> None:
     path = tmp_path / "out.csv"
+    path.write_text("the previous report\n", encoding="utf-8")
     writer = CsvWriter(path)
     writer.write(results[0])
     writer.write(results[1])
     writer.flush()
-    with open(path, encoding="utf-8", newline="") as f:
-        assert len(list(csv.DictReader(f))) == 2
+    (tmp,) = [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]
+    with open(tmp, encoding="utf-8-sig", newline="") as f:
+        assert len(list(csv.DictReader(f))) == 2  # the rows are on disk as they come
+    assert path.read_text(encoding="utf-8") == "the previous report\n"
     writer.abort()
-    assert path.exists()  # streamed rows are the record of what happened
+    assert path.read_text(encoding="utf-8") == "the previous report\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
+    writer = CsvWriter(path)
+    writer.write(results[0])
+    writer.close(info)
+    assert "the previous report" not in path.read_text(encoding="utf-8-sig")
 
 
 def test_jsonl_round_trip_and_streaming(
@@ -71,7 +83,9 @@ def test_jsonl_round_trip_and_streaming(
     writer = open_writer(path)
     writer.write(results[0])
     writer.flush()
-    assert json.loads(path.read_text(encoding="utf-8")) == report_row(results[0])
+    (tmp,) = [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]
+    assert json.loads(tmp.read_text(encoding="utf-8")) == report_row(results[0])
+    assert not path.exists()  # appears only when complete
     for r in results[1:]:
         writer.write(r)
     writer.close(info)

@@ -68,7 +68,7 @@ def test_render_summary_strips_control_characters_and_credentials() -> None:
     text = render_summary(count_results([r]), info)
     assert "\x1b" not in text
     assert "sk_1" not in text
-    assert "\ufffd[2Jboom again" in text
+    assert "\\u001b[2Jboom again" in text
 
 
 def test_render_summary_plan_without_rows() -> None:

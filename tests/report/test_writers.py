@@ -61,7 +61,7 @@ def test_every_format_carries_the_same_rows(
             None if row[k] in ("", None) else row[k] for k in ("source", "sheet", "row", "slug")
         )
 
-    with open(paths[0], encoding="utf-8", newline="") as f:
+    with open(paths[0], encoding="utf-8-sig", newline="") as f:
         csv_rows = [
             {**row, "row": int(row["row"]) if row["row"] else None, "slug": _plain(row["slug"])}
             for row in csv.DictReader(f)
@@ -81,9 +81,12 @@ def test_every_format_carries_the_same_rows(
 
 def test_leaving_without_close_aborts(tmp_path: Path, results: list[RowResult]) -> None:
     paths = [tmp_path / n for n in ALL]
+    for p in paths:
+        p.write_text("previous\n", encoding="utf-8")
     with pytest.raises(KeyboardInterrupt), ReportSet(paths) as reports:
         reports.write(results[0])
         raise KeyboardInterrupt
-    # Streamed rows stay; the formats assembled at the end are not left half-written.
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "r.jsonl"]
-    assert len(paths[3].read_text().splitlines()) == 1
+    # No report is left half-written, streamed or not: the previous files stay whole
+    # and no temporary file is left behind (the run journal records the rows).
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in paths)
+    assert {p.read_text(encoding="utf-8") for p in paths} == {"previous\n"}

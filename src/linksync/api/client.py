@@ -285,6 +285,18 @@ class LinkServiceClient(BaseClient):
     ) -> list[RemoteLink]:
         return [link async for link in self.iter_links(search, tag, domain)]
 
+    async def count_links(self, *, domain: str | None = None, tag: str | None = None) -> int:
+        """How many links match: the pagination total of one small page, or counted
+        page by page when the service sends no total."""
+        first = await self.list_links_page(1, 1, None, tag, domain)
+        if first.total is not None:
+            return first.total
+        return sum([1 async for _ in self.iter_links(tag=tag, domain=domain)])
+
+    async def find_domain(self, domain_id: str) -> Domain | None:
+        """The custom domain with this id, or None."""
+        return await self._find_domain(ident=domain_id)
+
     async def get_link(
         self, slug: str, domain: str | None = None, *, meta: CallMeta | None = None
     ) -> RemoteLink:

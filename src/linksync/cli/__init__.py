@@ -36,7 +36,7 @@ COMMANDS: dict[str, Lazy] = {
         "linksync.cli.sync:plan_command",
         "Show what apply would do to make the workspace match SOURCE...",
     ),
-    "apply": Lazy("linksync.cli.sync:apply_command", "Make the workspace match SOURCE..."),
+    "apply": Lazy("linksync.cli.apply:apply_command", "Make the workspace match SOURCE..."),
     "export": Lazy(
         "linksync.cli.ops:export_command",
         "Write the workspace's links to OUT as files that plan reads back unchanged.",

@@ -1,10 +1,19 @@
-"""Pieces every command shares: exit codes, error conversion, stderr console."""
+"""Pieces every command shares: exit codes, error conversion, the console.
+
+``echo`` (stdout) and ``err`` (stderr) are how commands print: text that came from a
+file or from the service is passed through ``linksync.terminal.printable`` so control,
+bidi-override and invisible characters show as ``\\uXXXX`` instead of acting on the
+terminal. With ``--log-format json`` stderr carries JSON lines only: ``err`` then writes
+a JSON ``message`` (or ``error``) event instead of plain text.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NoReturn, TypeVar
 
 import click
@@ -17,31 +26,49 @@ from linksync.errors import (
     SourceError,
     UnsafePlanError,
 )
+from linksync.logs import console_line, json_active
+from linksync.outcome import (
+    EXIT_CHANGES_PENDING,
+    EXIT_INTERRUPTED,
+    EXIT_MEANINGS,
+    EXIT_OK,
+    EXIT_ROWS_FAILED,
+    EXIT_USAGE,
+)
+from linksync.terminal import printable
 
-EXIT_OK = 0
-EXIT_ROWS_FAILED = 1
-EXIT_USAGE = 2
-EXIT_CHANGES_PENDING = 3
-EXIT_INTERRUPTED = 130
-
-EXIT_MEANINGS: dict[int, str] = {
-    EXIT_OK: "all rows fine",
-    EXIT_ROWS_FAILED: "some rows invalid or failed",
-    EXIT_USAGE: "usage, config or auth error (nothing done)",
-    EXIT_CHANGES_PENDING: "the plan has pending changes (--detailed-exitcode)",
-    EXIT_INTERRUPTED: "interrupted",
-}
+__all__ = [
+    "EXIT_CHANGES_PENDING",
+    "EXIT_INTERRUPTED",
+    "EXIT_MEANINGS",
+    "EXIT_OK",
+    "EXIT_ROWS_FAILED",
+    "EXIT_USAGE",
+    "describe",
+    "echo",
+    "err",
+    "exit_code_for",
+    "fail",
+    "handle_errors",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def err(message: str) -> None:
-    """One line on stderr."""
-    click.echo(message, err=True)
+def echo(message: str = "", *, nl: bool = True) -> None:
+    """Text on stdout, safe for a terminal."""
+    click.echo(printable(message), nl=nl)
+
+
+def err(message: str, *, error: bool = False) -> None:
+    """One message on stderr (a JSON line with ``--log-format json``)."""
+    text = printable(message)
+    if not console_line(text, error=error):
+        click.echo(text, err=True)
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
-    err(f"Error: {message}")
+    err(f"Error: {message}", error=True)
     sys.exit(code)
 
 
@@ -62,16 +89,50 @@ def describe(exc: LinksyncError) -> str:
 
 
 def handle_errors(fn: F) -> F:
-    """Turn library errors into a clear message and the exit code of DESIGN.md."""
+    """Turn library errors into a clear message and the exit code of DESIGN.md.
+
+    A file that cannot be read or written (``OSError``) is a usage error too. With JSON
+    logging, an unexpected error is logged as one JSON ``crash`` event (exit 1) rather
+    than a plain traceback.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except LinksyncError as exc:
-            fail(describe(exc), exit_code_for(exc))
-        except KeyboardInterrupt:
-            err("Interrupted.")
-            sys.exit(EXIT_INTERRUPTED)
+        with _logging_restored():
+            return _run(fn, *args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+@contextlib.contextmanager
+def _logging_restored() -> Iterator[None]:
+    """The ``linksync`` logger as it was before the command (a command sets it up for
+    itself; in one process running several commands, as tests do, none leaks into the
+    next)."""
+    logger = logging.getLogger("linksync")
+    saved = (list(logger.handlers), logger.propagate, logger.level)
+    try:
+        yield
+    finally:
+        logger.handlers[:] = saved[0]
+        logger.propagate, logger.level = saved[1], saved[2]
+
+
+def _run(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    try:
+        return fn(*args, **kwargs)
+    except LinksyncError as exc:
+        fail(describe(exc), exit_code_for(exc))
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        fail(f"cannot use{where}: {exc.strerror or exc}", EXIT_USAGE)
+    except KeyboardInterrupt:
+        err("Interrupted.")
+        sys.exit(EXIT_INTERRUPTED)
+    except (click.ClickException, click.exceptions.Abort, click.exceptions.Exit):
+        raise
+    except Exception:
+        if not json_active():
+            raise
+        logging.getLogger("linksync").exception("crash", extra={"event": "crash"})
+        sys.exit(EXIT_ROWS_FAILED)

@@ -14,10 +14,11 @@ import click
 
 from linksync.api import LinkServiceClient
 from linksync.cli import workspace_render as render
-from linksync.cli.common import handle_errors
+from linksync.cli.common import echo, handle_errors
 from linksync.cli.options import TargetOptions, target_options, with_client
 from linksync.model import RemoteLink
 from linksync.rules import describe_invisible, find_invisible
+from linksync.terminal import printable
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 domain_option = click.option(
@@ -101,7 +102,7 @@ def _show(link: RemoteLink, as_json: bool, verb: str | None = None) -> None:
         render.emit_json(link.to_dict())
         return
     if verb:
-        click.echo(f"{verb} {link.short_url or f'{link.domain}/{link.slug}'} -> {link.url}")
+        echo(f"{verb} {link.short_url or f'{link.domain}/{link.slug}'} -> {link.url}")
     else:
         render.show_link(link)
 
@@ -211,6 +212,6 @@ def links_delete(target: TargetOptions, slug: str, domain: str | None, yes: bool
     """Delete the link SLUG."""
     where = f"{domain}/{slug}" if domain else slug
     if not yes:
-        click.confirm(f"Delete link {where}?", abort=True, err=True)
+        click.confirm(printable(f"Delete link {where}?"), abort=True, err=True)
     with_client(target, lambda c: c.delete_link(slug, domain))
-    click.echo(f"deleted {where}")
+    echo(f"deleted {where}")

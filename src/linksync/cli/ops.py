@@ -9,9 +9,10 @@ from typing import Any
 
 import click
 
-from linksync.cli.common import err, handle_errors
+from linksync.cli.common import echo, err, handle_errors
 from linksync.cli.options import TargetOptions, run_async, target_options
-from linksync.export import DEFAULT_SCHEMA_REF, FORMATS, ExportInfo, export_links
+from linksync.export import DEFAULT_SCHEMA_REF, FORMATS, ExportInfo, check_export, export_links
+from linksync.outputs import Output, check_outputs, protected_inputs, write_text_atomic
 from linksync.schema import render_schema
 
 
@@ -29,8 +30,8 @@ def schema_command(out: Path | None) -> None:
     if out is None:
         click.echo(text, nl=False)
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    check_outputs([Output(out, "OUT", (".json",))])
+    write_text_atomic(out, text)
     err(f"Wrote {out}")
 
 
@@ -58,6 +59,7 @@ def schema_command(out: Path | None) -> None:
     help="Schema path for the YAML files' yaml-language-server line ('' for none).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
+@click.option("--force", is_flag=True, help="Overwrite files that exist already.")
 @target_options
 @handle_errors
 def export_command(
@@ -69,15 +71,18 @@ def export_command(
     split_by: Any,
     schema_ref: str,
     as_json: bool,
+    force: bool,
 ) -> None:
     """Write the workspace's links to OUT as files that plan reads back unchanged.
 
     A file (links.yaml, links.csv, links.xlsx) or, with --split-by or when OUT is a
-    directory, one file per group. Passwords cannot be exported (the service never
-    returns them): the YAML header names the links that have one, and plan leaves
-    their passwords alone.
+    directory, one file per group. An existing file is not overwritten without
+    --force. Passwords cannot be exported (the service never returns them): the YAML
+    header names the links that have one, and plan leaves their passwords alone.
     """
     settings = target.resolve()
+    reads = protected_inputs((), settings.read_files())
+    check_export(out, format=fmt, split_by=split_by, force=force, protected=reads)
 
     async def main() -> ExportInfo:
         async with settings.open_client() as client:
@@ -89,18 +94,22 @@ def export_command(
                 tag=tag,
                 split_by=split_by,
                 schema_ref=schema_ref or None,
+                force=force,
+                protected=reads,
             )
 
     info = run_async(main())
     for warning in info.warnings:
         err(f"Warning: {warning}")
     if as_json:
-        click.echo(json.dumps(info.to_dict(), indent=2, sort_keys=True))
+        echo(json.dumps(info.to_dict(), indent=2, sort_keys=True))
         return
     files = ", ".join(str(p) for p in info.files)
-    click.echo(f"Exported {info.links} link(s) to {files}")
+    echo(f"Exported {info.links} link(s) to {files}")
+    if info.schemas:
+        echo(f"Schema for editors: {', '.join(str(p) for p in info.schemas)}")
     if info.with_password:
-        click.echo(
+        echo(
             f"{len(info.with_password)} link(s) have a password, which cannot be exported "
             "(write-only); plan leaves it alone."
         )

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from linksync import config as cfg
-from linksync.cli.common import EXIT_OK, EXIT_ROWS_FAILED, handle_errors
+from linksync.cli.common import EXIT_OK, EXIT_ROWS_FAILED, echo, handle_errors
 from linksync.errors import ConfigError
 from linksync.model import Severity
 from linksync.sources import SourceBatch, read_sources
@@ -140,7 +140,7 @@ def validate_command(
     domain = default_domain or (prof.default_domain if prof is not None else None)
     batch = read_sources(sources, sheets=list(sheets) or None, mapping=mapping or None)
     result = validate(batch, fix_invisible=fix_invisible, default_domain=domain)
-    click.echo(render_json(batch, result) if as_json else render_text(batch, result))
+    echo(render_json(batch, result) if as_json else render_text(batch, result))
     raise SystemExit(EXIT_OK if result.ok else EXIT_ROWS_FAILED)
 
 

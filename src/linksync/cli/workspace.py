@@ -7,8 +7,9 @@ import click
 
 from linksync.api import ROLES
 from linksync.cli import workspace_render as render
-from linksync.cli.common import handle_errors
-from linksync.cli.options import TargetOptions, target_options, with_client
+from linksync.cli.common import echo, handle_errors
+from linksync.cli.options import TargetOptions, run_async, target_options, with_client
+from linksync.terminal import printable
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 
@@ -58,7 +59,7 @@ def members_invite(target: TargetOptions, email: str, role: str, as_json: bool) 
         render.emit_json(inv.to_dict())
     else:
         status = f" ({inv.status})" if inv.status else ""
-        click.echo(f"invited {inv.email} as {inv.role}{status}")
+        echo(f"invited {inv.email} as {inv.role}{status}")
 
 
 @click.group("domains")
@@ -123,11 +124,25 @@ def domains_verify(target: TargetOptions, domain_id: str, as_json: bool) -> None
 @target_options
 @handle_errors
 def domains_remove(target: TargetOptions, domain_id: str, yes: bool) -> None:
-    """Remove the custom domain with this ID."""
-    if not yes:
-        click.confirm(f"Remove custom domain {domain_id}?", abort=True, err=True)
-    with_client(target, lambda c: c.delete_domain(domain_id))
-    click.echo(f"removed domain {domain_id}")
+    """Remove the custom domain with this ID, and with it every link on it (the prompt
+    and the output say how many)."""
+    settings = target.resolve()
+
+    async def remove() -> str:
+        async with settings.open_client() as client:
+            domain = await client.find_domain(domain_id)
+            if domain is None:
+                await client.delete_domain(domain_id)  # the service's own DOMAIN_NOT_FOUND
+                return f"removed domain {domain_id}"
+            links = await client.count_links(domain=domain.domain)
+            what = f"custom domain {domain.domain} (ID {domain_id})"
+            if not yes:
+                question = f"Remove {what}? This also deletes the {links} link(s) on it."
+                click.confirm(printable(question), abort=True, err=True)
+            await client.delete_domain(domain_id)
+            return f"removed {what} and the {links} link(s) on it"
+
+    echo(run_async(remove()))
 
 
 @click.group("ai")
@@ -146,7 +161,7 @@ def ai_slug(target: TargetOptions, url: str, as_json: bool) -> None:
     if as_json:
         render.emit_json({"url": url, "slug": slug})
     else:
-        click.echo(slug)
+        echo(slug)
 
 
 @ai_group.command("og")
@@ -160,7 +175,7 @@ def ai_og(target: TargetOptions, url: str, as_json: bool) -> None:
     if as_json:
         render.emit_json({"url": url, **og.to_dict()})
     else:
-        click.echo(f"title: {og.title}\ndescription: {og.description}")
+        echo(f"title: {og.title}\ndescription: {og.description}")
 
 
 COMMANDS: tuple[click.Command, ...] = (org_command, members_group, domains_group, ai_group)

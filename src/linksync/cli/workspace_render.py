@@ -1,5 +1,7 @@
 """Rendering for the workspace commands: rich tables for people, JSON for scripts.
-Both go to stdout in a deterministic order; the target line and errors go to stderr."""
+Both go to stdout in a deterministic order; the target line and errors go to stderr.
+Values from the service are shown as text (never read as rich markup), with control,
+bidi-override and invisible characters escaped (``linksync.terminal``)."""
 
 from __future__ import annotations
 
@@ -10,10 +12,13 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from linksync.api import Domain, Member, Organization, Quota
 from linksync.model import RemoteLink
+from linksync.terminal import printable
 
 BAR_WIDTH = 20
 
@@ -26,7 +31,12 @@ def console() -> Console:
 
 
 def emit_json(value: Any) -> None:
-    click.echo(json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False))
+    click.echo(printable(json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)))
+
+
+def safe(value: Any) -> str:
+    """A value for a markup string: escaped for the terminal and for rich."""
+    return escape(printable(str(value)))
 
 
 def bar(fraction: float | None, width: int = BAR_WIDTH) -> str:
@@ -36,14 +46,14 @@ def bar(fraction: float | None, width: int = BAR_WIDTH) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any) -> Text:
     if value is None:
-        return ""
+        return Text("")
     if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value)
+        return Text(printable(", ".join(str(v) for v in value)))
     if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
+        return Text("yes" if value else "no")
+    return Text(printable(str(value)))
 
 
 def table(title: str | None, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> Table:
@@ -64,7 +74,8 @@ def quota_row(q: Quota) -> tuple[str, str, str, str, str]:
 
 def show_organization(org: Organization) -> None:
     c = console()
-    c.print(f"[bold]{org.name or '(unnamed)'}[/bold]  id {org.id or '-'}  plan {org.plan or '-'}")
+    name, oid, plan = safe(org.name or "(unnamed)"), safe(org.id or "-"), safe(org.plan or "-")
+    c.print(f"[bold]{name}[/bold]  id {oid}  plan {plan}")
     c.print(table(None, ("usage", "used", "quota", "%", ""), (quota_row(q) for q in org.quotas())))
 
 
@@ -95,9 +106,9 @@ def show_domains(domains: Sequence[Domain]) -> None:
 
 def show_domain(d: Domain, verb: str) -> None:
     c = console()
-    c.print(f"{verb} domain {d.domain} (id {d.id}), status {d.status or '-'}")
+    c.print(f"{verb} domain {safe(d.domain)} (id {safe(d.id)}), status {safe(d.status or '-')}")
     if d.cname_target and not d.active:
-        c.print(f"point a CNAME record for {d.domain} at {d.cname_target}, then verify")
+        c.print(f"point a CNAME record for {safe(d.domain)} at {safe(d.cname_target)}, then verify")
 
 
 LINK_COLUMNS = ("short url", "url", "tags", "description", "expires", "password")

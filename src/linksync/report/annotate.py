@@ -17,14 +17,13 @@ from __future__ import annotations
 import copy
 import csv
 import io
-import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from linksync.errors import ConfigError, SourceError
 from linksync.model import Action, RowResult, Status
-from linksync.report.base import prepare_parent, remove_quietly, temp_path_for
+from linksync.outputs import Output, atomic_path, check_outputs, protected_inputs
 from linksync.report.cells import error_text, neutralize, xml_text
 
 # openpyxl and the sources package (pandas) are imported where used: writing reports
@@ -98,33 +97,52 @@ def rows_by_sheet(
     return out
 
 
+def annotate_output(source: Path, out: Path) -> Output:
+    """The output an annotated copy of ``source`` at ``out`` is: same extension."""
+    suffix = source.suffix.lower()
+    if suffix not in SPREADSHEET_SUFFIXES or source.is_dir():
+        raise ConfigError(f"cannot annotate {source}: only .xlsx, .xlsm and .csv sources")
+    return Output(out, f"--annotate (copy of {source})", (suffix,))
+
+
+def annotation_pairs(
+    sources: Sequence[str | Path], outs: Sequence[str | Path]
+) -> list[tuple[Path, Path]]:
+    """Each annotated copy with the source it copies: the first ``--annotate`` goes with
+    the first spreadsheet source (.xlsx .xlsm .csv), the second with the second..."""
+    sheets = [
+        Path(s)
+        for s in sources
+        if Path(s).suffix.lower() in SPREADSHEET_SUFFIXES and not Path(s).is_dir()
+    ]
+    if outs and not sheets:
+        raise ConfigError(
+            "--annotate copies a spreadsheet source (.xlsx, .xlsm or .csv), and this run has none"
+        )
+    if len(outs) > len(sheets):
+        raise ConfigError(
+            f"--annotate given {len(outs)} times, but the run has {len(sheets)} spreadsheet "
+            "source(s): one annotated copy per spreadsheet source, in order (nothing was done)"
+        )
+    return list(zip(sheets, (Path(o) for o in outs), strict=False))
+
+
 def write_annotated(
     source_path: str | Path, results: Iterable[RowResult], out_path: str | Path
 ) -> Path:
     """Write a copy of the spreadsheet ``source_path`` annotated with ``results`` to
     ``out_path`` (written atomically; never over the source itself)."""
     source, out = Path(source_path), Path(out_path)
+    check_outputs([annotate_output(source, out)], protected_inputs([source]))
     suffix = source.suffix.lower()
-    if suffix not in SPREADSHEET_SUFFIXES:
-        raise ConfigError(f"cannot annotate {source}: only .xlsx, .xlsm and .csv sources")
-    if out.suffix.lower() != suffix:
-        raise ConfigError(f"annotated copy {out} must keep the source's extension {suffix}")
-    if out.exists() and out.resolve() == source.resolve():
-        raise ConfigError(f"annotated copy would overwrite the source {source}")
     if not source.is_file():
         raise SourceError(f"cannot annotate {source}: file not found", path=str(source))
     by_sheet = rows_by_sheet(results, source)
-    prepare_parent(out)
-    tmp = temp_path_for(out)
-    try:
+    with atomic_path(out) as tmp:
         if suffix == ".csv":
             _annotate_csv(source, by_sheet, tmp)
         else:
             _annotate_xlsx(source, by_sheet, tmp, keep_vba=suffix == ".xlsm")
-        os.replace(tmp, out)
-    except BaseException:
-        remove_quietly(tmp)
-        raise
     return out
 
 

@@ -1,17 +1,16 @@
 """What every report writer shares: the ``ResultWriter`` protocol, options, and files
 that appear only when complete.
 
-csv and jsonl stream straight to their path (an interrupted run leaves every row written
-so far). The other formats need the whole run for their header or summary: they spool
-rows to an anonymous temporary file and, on ``close``, write the final file under a
-temporary name beside the target and move it into place, so a reader never sees half a
-report.
+Every report appears only when complete (``linksync.outputs``): csv and jsonl stream
+their rows into a hidden temporary file beside the target; the other formats need the
+whole run for their header or summary, so they spool rows to an anonymous temporary file
+and assemble the report under a temporary name on ``close``. Either way the file is
+renamed over the target at the end, so a reader never sees half a report and a run
+killed mid-write leaves the previous report whole (the run journal holds what it did).
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from linksync.model import RowResult, RunInfo
+from linksync.outputs import AtomicFile
 
 #: Rows shown in a markdown table before "... and N more".
 DEFAULT_MD_ROWS = 50
@@ -69,20 +69,6 @@ class ResultWriter(Protocol):
         ...
 
 
-def temp_path_for(path: Path) -> Path:
-    """A hidden sibling of ``path`` to write into before the final rename."""
-    return path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
-
-
-def prepare_parent(path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-
-
-def remove_quietly(path: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
-
-
 class Spool:
     """Text rows kept in an anonymous temporary file until the report is assembled."""
 
@@ -105,16 +91,10 @@ class Spool:
 
 def write_assembled(path: Path, head: str, spool: Spool | None, tail: str) -> Path:
     """Write ``head`` + the spooled rows + ``tail`` to ``path`` atomically."""
-    prepare_parent(path)
-    tmp = temp_path_for(path)
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as out:
-            out.write(head)
-            if spool is not None:
-                spool.copy_to(out)
-            out.write(tail)
-        os.replace(tmp, path)
-    except BaseException:
-        remove_quietly(tmp)
-        raise
-    return path
+    out = AtomicFile(path, encoding="utf-8", newline="")
+    with out as fh:
+        fh.write(head)
+        if spool is not None:
+            spool.copy_to(fh)
+        fh.write(tail)
+    return out.path

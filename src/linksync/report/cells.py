@@ -99,3 +99,21 @@ def error_text(result: RowResult) -> str:
     if result.error_constant and result.message:
         return f"{result.error_constant}: {result.message}"
     return result.error_constant or result.message or ""
+
+
+def show_value(value: Any, width: int = 60) -> str:
+    """A field value for people: '-' for none, lists as '[a, b]', long text cut."""
+    if value is None:
+        return "-"
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(str(x) for x in value) + "]"
+    text = str(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def field_change_text(field: str, old: Any, new: Any, width: int = 60) -> str:
+    """'url: https://a -> https://b' (each value cut at ``width``); a password
+    (write-only) only says set or removed."""
+    if field == "password":
+        return "password: (write-only) " + ("set" if new is not None else "removed")
+    return f"{field}: {show_value(old, width)} -> {show_value(new, width)}"

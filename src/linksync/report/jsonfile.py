@@ -14,8 +14,6 @@ from linksync.report.base import (
     Closing,
     ReportOptions,
     Spool,
-    remove_quietly,
-    temp_path_for,
     write_assembled,
 )
 from linksync.report.cells import redact, report_row
@@ -61,4 +59,3 @@ class JsonWriter:
 
     def abort(self) -> None:
         self._spool.close()
-        remove_quietly(temp_path_for(self.path))

@@ -14,8 +14,6 @@ from linksync.report.base import (
     Closing,
     ReportOptions,
     Spool,
-    remove_quietly,
-    temp_path_for,
     write_assembled,
 )
 from linksync.report.cells import error_text, link_label, redact, report_row, xml_text
@@ -148,4 +146,3 @@ class JunitWriter:
 
     def abort(self) -> None:
         self._spool.close()
-        remove_quietly(temp_path_for(self.path))

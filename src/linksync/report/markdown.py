@@ -14,12 +14,13 @@ from linksync.report.base import (
     Closing,
     ReportOptions,
     Spool,
-    remove_quietly,
-    temp_path_for,
     write_assembled,
 )
-from linksync.report.cells import error_text, link_label, redact, where
+from linksync.report.cells import error_text, field_change_text, link_label, redact, where
 from linksync.report.summary import Counts, Tally, run_title, safe_target
+
+#: Characters of a field's old or new value shown in the "changed" column.
+VALUE_WIDTH = 120
 
 TABLE_COLUMNS = ("#", "where", "link", "action", "status", "changed", "short URL", "error")
 
@@ -51,6 +52,7 @@ class MarkdownWriter:
         self._rows = Spool()
         self._listed = 0
         self._unlisted = 0
+        self._said_no_changes = False
 
     def write(self, result: RowResult) -> None:
         self.tally.add(result)
@@ -69,6 +71,11 @@ class MarkdownWriter:
             return md_cell(redact(text, secrets))
 
         error = error_text(result)
+        if result.field_changes:
+            texts = (field_change_text(*fc, width=VALUE_WIDTH) for fc in result.field_changes)
+            changed = "<br>".join(cell(text) for text in texts)
+        else:
+            changed = cell(", ".join(result.changed_fields))
         return _table_row(
             [
                 str(self._listed),
@@ -76,7 +83,7 @@ class MarkdownWriter:
                 cell(link_label(result)),
                 result.action.value,
                 f"**{result.status.value}**" if result.failed else result.status.value,
-                cell(", ".join(result.changed_fields)),
+                changed,
                 cell(result.short_url or ""),
                 cell(error),
             ]
@@ -95,8 +102,12 @@ class MarkdownWriter:
             lines += [f"> :warning: **This plan would be refused:** {reason}", ""]
         for note in closing.notes:
             lines += [f"> {md_cell(redact(note, secrets))}", ""]
+        unchanged = counts.by_action.get(Action.UNCHANGED, 0)
         if counts.total == 0:
             lines += ["No rows.", ""]
+        elif kind == "plan" and unchanged == counts.total:
+            lines += [f"**No changes:** all {unchanged} links match the workspace.", ""]
+            self._said_no_changes = True
         else:
             verb = "planned" if kind == "plan" else "done"
             lines += [_sentence(counts, verb), ""]
@@ -132,7 +143,12 @@ class MarkdownWriter:
             head += _table_row(["---:"] + ["---"] * (len(TABLE_COLUMNS) - 1))
             tail = f"\n_... and {self._unlisted} more._\n" if self._unlisted else ""
         else:
-            head += f"_{self._unlisted} rows not listed._\n" if self._unlisted else "No changes.\n"
+            if self._unlisted:
+                head += f"_{self._unlisted} rows not listed._\n"
+            elif not self._said_no_changes:
+                head += "No changes.\n"
+            else:
+                head = head.rstrip("\n") + "\n"
             tail = ""
         try:
             return write_assembled(self.path, head, self._rows, tail)
@@ -141,7 +157,6 @@ class MarkdownWriter:
 
     def abort(self) -> None:
         self._rows.close()
-        remove_quietly(temp_path_for(self.path))
 
 
 def _sentence(counts: Counts, verb: str) -> str:

@@ -1,11 +1,16 @@
 """Writers that stream: csv and jsonl. Each row is written as it arrives, so memory stays
-constant and an interrupted run leaves its finished rows on disk.
+constant.
 
-Rows are flushed to the file as they arrive, at most every ``FLUSH_EVERY_S`` seconds: a
-run paced by the rate limit flushes every row, a burst of rows (a plan of a million
-unchanged rows) is not slowed by a system call per row. ``close`` and ``abort`` (also on
-Ctrl-C) flush the rest; only a hard kill can lose the last fraction of a second, which
-the sync journal records anyway."""
+Rows go to a hidden temporary file beside the target (``linksync.outputs.AtomicFile``),
+flushed at most every ``FLUSH_EVERY_S`` seconds: a run paced by the rate limit flushes
+every row, a burst of rows (a plan of a million unchanged rows) is not slowed by a
+system call per row. ``close`` renames the complete file over the target; ``abort``
+removes it. Either way a previous report at that path stays whole until the new one
+replaces it, even when the run is killed; the sync journal records every row as it
+happens.
+
+The CSV report starts with a UTF-8 byte order mark, so Excel opens it with accents
+intact (Excel reads a CSV without one in the legacy code page of the machine)."""
 
 from __future__ import annotations
 
@@ -16,7 +21,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from linksync.model import RESULT_COLUMNS, RowResult, RunInfo
-from linksync.report.base import Closing, ReportOptions, prepare_parent
+from linksync.outputs import AtomicFile
+from linksync.report.base import Closing, ReportOptions
 from linksync.report.cells import neutralize, report_row
 
 #: Longest time a written row may wait in the buffer before it is flushed to the file.
@@ -26,11 +32,14 @@ FLUSH_EVERY_S = 0.2
 class _StreamingWriter:
     """Shared open/flush/close of the streaming formats."""
 
+    #: Text encoding of the file ("utf-8-sig": with a byte order mark).
+    encoding = "utf-8"
+
     def __init__(self, path: Path, options: ReportOptions | None = None) -> None:
         self.path = path
         self.options = options or ReportOptions()
-        prepare_parent(path)
-        self._file: IO[str] = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115
+        self._out = AtomicFile(path, encoding=self.encoding, newline="")
+        self._file: IO[str] = self._out.file
         self.rows = 0
         self._flushed_at = time.monotonic()
 
@@ -49,17 +58,18 @@ class _StreamingWriter:
         self._flushed_at = time.monotonic()
 
     def close(self, info: RunInfo, closing: Closing | None = None) -> Path:
-        self._file.close()
-        return self.path
+        return self._out.commit()
 
     def abort(self) -> None:
-        # Rows already written stay: they are the record of what happened.
-        self._file.close()
+        # The previous file at the path (if any) stays; the journal records the rows.
+        self._out.discard()
 
 
 class CsvWriter(_StreamingWriter):
-    """RFC 4180 CSV (UTF-8, CRLF), header of ``RESULT_COLUMNS``, formula-like text
-    prefixed with ``'``."""
+    """RFC 4180 CSV (UTF-8 with a byte order mark, CRLF), header of ``RESULT_COLUMNS``,
+    formula-like text prefixed with ``'``."""
+
+    encoding = "utf-8-sig"
 
     def __init__(self, path: Path, options: ReportOptions | None = None) -> None:
         super().__init__(path, options)

@@ -9,7 +9,6 @@ written and what the exit code means.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,8 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from linksync.model import Action, RowResult, RunInfo, Status
 from linksync.report.cells import link_label, where
-
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from linksync.terminal import printable
 
 #: How many error constants the terminal summary lists.
 TOP_ERRORS = 5
@@ -125,9 +123,9 @@ _STATUS_ORDER = {s: i for i, s in enumerate(Status)}
 
 
 def terminal_text(text: str) -> str:
-    """``text`` without control characters (a message must not move the cursor or
-    change colours in the user's terminal)."""
-    return _CONTROL.sub("\ufffd", text)
+    """``text`` safe for a terminal (``linksync.terminal.printable``): a message must not
+    move the cursor, change colours or reorder the text in the user's terminal."""
+    return printable(text)
 
 
 def count_results(results: Iterable[RowResult]) -> Counts:
@@ -147,8 +145,12 @@ def safe_target(target: str) -> str:
     if not parts.scheme or not parts.netloc:
         return target
     host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
+    try:
+        port = parts.port
+    except ValueError:  # not a number, or out of range: show none
+        port = None
+    if port is not None:
+        host = f"{host}:{port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 

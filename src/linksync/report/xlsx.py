@@ -13,18 +13,12 @@ links per sheet, plain text after that.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 from linksync.model import RESULT_COLUMNS, RowResult, RunInfo, Status
-from linksync.report.base import (
-    Closing,
-    ReportOptions,
-    prepare_parent,
-    remove_quietly,
-    temp_path_for,
-)
+from linksync.outputs import atomic_path
+from linksync.report.base import Closing, ReportOptions
 from linksync.report.cells import XLSX_MAX_CELL_CHARS, link_label, redact, report_row, where
 from linksync.report.summary import Tally, run_title, safe_target
 from linksync.report.xlsx_stream import Cell, CellStyle, SheetStream, StreamingWorkbook
@@ -74,8 +68,6 @@ class XlsxWriter:
         self.dropped = 0
         self.options = options or ReportOptions()
         self.tally = Tally()
-        prepare_parent(path)
-        self._tmp = temp_path_for(path)
         self._wb = wb = StreamingWorkbook()
         style = wb.add_style
         self._s_header = style(
@@ -217,20 +209,14 @@ class XlsxWriter:
                 n = max(len(head) + 3, results.max_chars[col])
                 results.widths[col] = min(n + 1, _MAX_WIDTH)
             self._wb.active = 0
-            self._wb.save(self._tmp)
-            os.replace(self._tmp, self.path)
-        except BaseException:
-            remove_quietly(self._tmp)
-            raise
+            with atomic_path(self.path) as tmp:
+                self._wb.save(tmp)
         finally:
             self._wb.close()
         return self.path
 
     def abort(self) -> None:
-        try:
-            self._wb.close()
-        finally:
-            remove_quietly(self._tmp)
+        self._wb.close()
 
 
 def _write_cells(sheet: SheetStream, cells: dict[tuple[int, int], tuple[Cell, int]]) -> None:

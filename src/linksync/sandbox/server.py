@@ -106,9 +106,14 @@ def serve_in_thread(
     *,
     clock: Clock | None = None,
     startup_timeout: float = 10.0,
+    wrap: Callable[[ASGIApp], ASGIApp] | None = None,
 ) -> ServerHandle:
-    """Start the sandbox on a real socket in a daemon thread; returns once it listens."""
-    app = create_app(settings, db_path, clock=clock)
+    """Start the sandbox on a real socket in a daemon thread; returns once it listens.
+    ``wrap`` puts an ASGI middleware of the caller's in front of it (tests use one to
+    change what the service answers mid-run)."""
+    app: ASGIApp = create_app(settings, db_path, clock=clock)
+    if wrap is not None:
+        app = wrap(app)
     sock = bind(host, port)
     server = make_server(app, sock)
     thread = threading.Thread(

@@ -5,10 +5,8 @@ Rules (DESIGN.md, "Sync semantics"):
 - Identity is (domain, slug); a row naming no domain gets the default domain, else the
   system domain. A row without slug is matched by (domain, url): one match is that link,
   none means create (the service generates the slug), several is AMBIGUOUS_MATCH.
-- Only managed fields are compared (``LinkSpec.managed``; ``url`` whenever it is given).
-  Tags compare as sets, URLs as given after trimming, timestamps as instants, and an
-  empty string equals no value. The password is write-only: sent on create, on update
-  only when the remote has none or ``reset_passwords``.
+- Only managed fields are compared (``linksync.sync.compare``): tags as sets, URLs
+  trimmed, timestamps as instants; the password is write-only.
 - expiresAt cannot be patched: a different expiry is a ``replace`` (delete + create)
   with ``allow_replace``, else the row is invalid with REPLACE_REQUIRED.
 - A row for a custom domain the workspace lacks is DOMAIN_NOT_FOUND, for one not active
@@ -16,138 +14,43 @@ Rules (DESIGN.md, "Sync semantics"):
   same link are DUPLICATE_IN_SOURCE (the later one).
 - Mirror mode deletes remote links in scope that no row claims (an invalid row still
   protects its link). Quota and safety are judged on the finished list of changes.
+- An update, replace or delete of a link another owner tag marks is refused
+  (OWNED_BY_OTHER) unless ``allow_takeover`` (``linksync.sync.ownership``).
+- Links of fully listed domains that no row claims and that are outside the scope
+  (every link, when no scope is given) are the plan's ``unmanaged`` links.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
-from typing import Any
+from collections.abc import Collection, Iterable, Sequence
 
-from linksync.model import API_NAMES, Action, LinkSpec, Problem, RemoteLink, Severity
+from linksync.model import Action, LinkSpec, Problem, RemoteLink, Severity
+from linksync.sync.compare import (
+    COMPARED_FIELDS,
+    Comparison,
+    compare,
+    create_payload,
+    desired_tags,
+    row_domain,
+    same_instant,
+)
 from linksync.sync.options import Mode, SyncOptions
-from linksync.sync.plan import Change, FieldChange, Plan, QuotaNote, Safety, sort_changes
+from linksync.sync.ownership import other_owners, takeover_note, takeover_refused
+from linksync.sync.plan import Change, FieldChange, Plan, QuotaNote, Unmanaged, sort_changes
+from linksync.sync.safety import judge_safety, mark_quota
 from linksync.sync.state import Key, RemoteState
 
-#: Fields compared on an existing link (password separately: it is write-only).
-COMPARED_FIELDS: tuple[str, ...] = ("url", "description", "tags", "apple", "google")
-
-
-@dataclass(frozen=True, slots=True)
-class Comparison:
-    """How a desired link differs from its remote record."""
-
-    fields: tuple[FieldChange, ...]
-    patch: Mapping[str, Any]
-    needs_replace: bool
-
-    @property
-    def same(self) -> bool:
-        return not self.fields
-
-
-def row_domain(spec: LinkSpec, options: SyncOptions, system_domain: str) -> str:
-    """The domain a row's link lives on (lower case)."""
-    return (spec.domain or options.default_domain or system_domain).strip().lower()
-
-
-def desired_tags(spec: LinkSpec, options: SyncOptions) -> tuple[str, ...]:
-    """The row's tags plus the owner tag, source order, no repeats."""
-    tags = list(spec.tags or ())
-    if options.owner_tag is not None:
-        tags.append(options.owner_tag)
-    return tuple(dict.fromkeys(t for t in tags if t))
-
-
-def same_instant(a: str | None, b: str | None) -> bool:
-    """Timestamps compare as instants; unparseable values compare as text."""
-    if not a or not b:
-        return not a and not b
-    pa, pb = _instant(a), _instant(b)
-    if pa is None or pb is None:
-        return a.strip() == b.strip()
-    return pa == pb
-
-
-def _instant(value: str) -> datetime | None:
-    try:
-        dt = datetime.fromisoformat(value.strip().replace("z", "Z"))
-    except ValueError:
-        return None
-    return dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
-
-
-def _text(value: str | None) -> str | None:
-    return value if value else None
-
-
-def compare(spec: LinkSpec, remote: RemoteLink, options: SyncOptions) -> Comparison:
-    """Managed fields of ``spec`` that differ from ``remote``, and the PATCH body that
-    makes them equal (wire names). ``needs_replace`` when the expiry differs."""
-    fields: list[FieldChange] = []
-    patch: dict[str, Any] = {}
-    managed = spec.managed
-    if spec.url is not None and spec.url.strip() != remote.url.strip():
-        fields.append(FieldChange("url", remote.url, spec.url.strip()))
-        patch["url"] = spec.url.strip()
-    for name in ("description", "apple", "google"):
-        if name in managed:
-            new, old = _text(spec.value(name)), _text(getattr(remote, name))
-            if new != old:
-                fields.append(FieldChange(name, old, new))
-                patch[API_NAMES[name]] = new
-    if "tags" in managed:
-        tags = desired_tags(spec, options)
-        if set(tags) != set(remote.tags):
-            fields.append(FieldChange("tags", tuple(remote.tags), tags))
-            patch["tags"] = list(tags)
-    if "password" in managed:
-        if spec.password:
-            if not remote.has_password or options.reset_passwords:
-                fields.append(FieldChange("password", None, "***"))
-                patch["password"] = spec.password
-        elif remote.has_password:
-            fields.append(FieldChange("password", "***", None))
-            patch["password"] = None
-    needs_replace = False
-    if "expires_at" in managed and not same_instant(spec.expires_at, remote.expires_at):
-        fields.append(FieldChange("expires_at", remote.expires_at, spec.expires_at))
-        needs_replace = True
-    return Comparison(tuple(fields), patch, needs_replace)
-
-
-def create_payload(
-    spec: LinkSpec,
-    domain: str,
-    options: SyncOptions,
-    *,
-    carry: RemoteLink | None = None,
-) -> dict[str, Any]:
-    """The POST body for ``spec`` (wire names). With ``carry`` (a replace), fields the
-    row does not manage keep the remote record's values."""
-    body: dict[str, Any] = {"url": (spec.url or (carry.url if carry else "")).strip()}
-    if spec.slug:
-        body["slug"] = spec.slug
-    elif carry is not None:
-        body["slug"] = carry.slug
-    if domain:
-        body["domain"] = domain
-    for name in ("description", "apple", "google", "expires_at"):
-        value = spec.value(name) if name in spec.managed else None
-        if name not in spec.managed and carry is not None and name != "expires_at":
-            value = getattr(carry, name)
-        if value:
-            body[API_NAMES[name]] = value
-    if "tags" in spec.managed or carry is None:
-        tags = desired_tags(spec, options)
-    else:
-        tags = tuple(dict.fromkeys([*carry.tags, *desired_tags(spec, options)]))
-    if tags:
-        body["tags"] = list(tags)
-    if "password" in spec.managed and spec.password:
-        body["password"] = spec.password
-    return body
+__all__ = [  # the comparison helpers live in sync.compare; kept importable from here
+    "COMPARED_FIELDS",
+    "Comparison",
+    "compare",
+    "create_payload",
+    "desired_tags",
+    "diff",
+    "judge_safety",
+    "row_domain",
+    "same_instant",
+]
 
 
 def _place(spec: LinkSpec) -> tuple[str, str | None, int | None] | None:
@@ -325,6 +228,14 @@ class _Differ:
                 problems=found,
                 reason="link exists and differs (create-only mode)",
             )
+        if other_owners(link.tags, self.options):
+            what = "replace" if cmp.needs_replace else "update"
+            if not self.options.allow_takeover:
+                problem = takeover_refused(link, spec, self.options, what)
+                return self._invalid(
+                    index, spec, domain, link.slug, link, (*found, problem), cmp.fields
+                )
+            found = (*found, takeover_note(link, spec, self.options))
         if cmp.needs_replace:
             if not self.options.allow_replace:
                 problem = _problem(
@@ -371,8 +282,34 @@ class _Differ:
                 continue
             if (key[0], link.url.strip()) in self.protected_urls:
                 continue
-            out.append(Change(Action.DELETE, key[0], link.slug, start, None, link))
+            if not other_owners(link.tags, self.options):
+                out.append(Change(Action.DELETE, key[0], link.slug, start, None, link))
+            elif self.options.allow_takeover:
+                note = (takeover_note(link, None, self.options),)
+                out.append(
+                    Change(Action.DELETE, key[0], link.slug, start, None, link, problems=note)
+                )
+            else:
+                refused = (takeover_refused(link, None, self.options, "delete"),)
+                out.append(
+                    Change(Action.INVALID, key[0], link.slug, start, None, link, problems=refused)
+                )
         return out
+
+    def unmanaged(self) -> tuple[Key, ...]:
+        """Links of fully listed domains in no row and outside the scope (every link
+        when there is no scope), by domain and slug."""
+        opts = self.options
+        scoped = bool(opts.scope_domains) or opts.owner_tag is not None
+        out: list[Key] = []
+        for key, link in sorted(self.remote.links.items()):
+            if key in self.claimed or key[0] not in self.remote.listed_domains:
+                continue
+            if (key[0], link.url.strip()) in self.protected_urls:
+                continue
+            if not (scoped and self.in_scope(link)):
+                out.append(key)
+        return tuple(out)
 
 
 def diff(
@@ -397,7 +334,7 @@ def diff(
     changes = [differ.row_change(i, spec) for i, spec in enumerate(desired)]
     if options.deletes:
         changes.extend(differ.deletes(len(desired)))
-    changes = _mark_quota(changes, remote)
+    changes = mark_quota(changes, remote)
     quota = None
     if remote.org is not None:
         creates = sum(1 for c in changes if c.action is Action.CREATE)
@@ -408,60 +345,7 @@ def diff(
         fetches=remote.fetches,
         requests=remote.requests,
         quota=quota,
-        safety=judge_safety(changes, remote, options, differ),
+        safety=judge_safety(changes, remote, options, differ.in_scope),
         target=target,
+        unmanaged=Unmanaged(differ.unmanaged(), tuple(sorted(remote.listed_domains - {""}))),
     )
-
-
-def _mark_quota(changes: list[Change], remote: RemoteState) -> list[Change]:
-    """Warn on each create past the room left under the link quota (in plan order)."""
-    if remote.org is None:
-        return changes
-    room = max(0, remote.org.link_quota - remote.org.link_count)
-    out: list[Change] = []
-    seen = 0
-    for ch in changes:
-        if ch.action is Action.CREATE:
-            seen += 1
-            if seen > room:
-                warning = Problem(
-                    "QUOTA_WOULD_EXCEED",
-                    f"create {seen} of the plan; only {room} more links fit under the "
-                    f"link quota of {remote.org.link_quota}",
-                    ch.provenance,
-                    None,
-                    Severity.WARNING,
-                )
-                ch = replace(ch, problems=(*ch.problems, warning))
-        out.append(ch)
-    return out
-
-
-def judge_safety(
-    changes: Sequence[Change], remote: RemoteState, options: SyncOptions, differ: _Differ
-) -> Safety:
-    """octoDNS-style thresholds on updates+replaces+deletes against existing links.
-
-    Existing links: in mirror mode those in the delete scope; otherwise the links of the
-    domains the plan writes to (each domain's total when the fetch learned it).
-    """
-    updates = sum(1 for c in changes if c.action in (Action.UPDATE, Action.REPLACE))
-    deletes = sum(1 for c in changes if c.action is Action.DELETE)
-    if options.deletes:
-        existing = sum(1 for link in remote.links.values() if differ.in_scope(link))
-    else:
-        touched = {c.domain for c in changes if c.action in (Action.UPDATE, Action.REPLACE)}
-        existing = 0
-        for d in sorted(touched):
-            total = remote.domain_total(d)
-            existing += total if total is not None else len(remote.on_domain(d))
-    changed = updates + deletes
-    reason = None
-    if options.max_deletes is not None and deletes > options.max_deletes:
-        reason = f"{deletes} deletes exceed the maximum of {options.max_deletes}"
-    elif existing >= max(1, options.min_existing) and changed / existing > options.max_change_ratio:
-        reason = (
-            f"{changed} updates and deletes touch {changed / existing:.0%} of the "
-            f"{existing} existing links, above the {options.max_change_ratio:.0%} limit"
-        )
-    return Safety(existing, changed, deletes, reason is not None, reason)

@@ -14,197 +14,39 @@ Rules while running (DESIGN.md):
 - Rows not attempted are ``skipped`` with NOT_ATTEMPTED and the reason.
 - Cancellation (Ctrl-C): stop taking rows, wait for the requests in flight, and return
   the results with ``interrupted`` set (rows never started are skipped).
+- A create without slug, when another writer may be active (``recheck_urls``), first
+  looks its URL up and adopts a link made meanwhile instead of creating a second one.
 
-Every completed call is appended to the journal as it completes.
+Every completed call is appended to the journal as it completes, and every accepted
+write is counted (``linksync.outcome.RemoteWrites``), so the exit code can tell "nothing
+done" from "stopped after writing". The results themselves are in ``sync.results``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
-from linksync.api.types import CallMeta
-from linksync.errors import ApiError, UnsafePlanError, code_of
-from linksync.model import Action, RemoteLink, RowResult, Status
-from linksync.sync.diff import compare
+from linksync.errors import ApiError, UnsafePlanError
+from linksync.model import Action, RowResult, Status
+from linksync.outcome import RemoteWrites
+from linksync.sync.calls import RowCalls
 from linksync.sync.history import LastRun, failed_first
 from linksync.sync.journal import Journal, new_run_id, utc_now
-from linksync.sync.plan import REDACTED, Change, Plan
+from linksync.sync.plan import Change, Plan
 from linksync.sync.remote import LinkClient, gather_or_cancel
+from linksync.sync.results import (
+    ProgressSink,
+    Results,
+    ok_result,
+    row_result,
+    static_result,
+    with_changes,
+)
 
-
-class ProgressSink(Protocol):
-    """Told about the run as it goes (see ``sync.progress``)."""
-
-    def start(self, total: int) -> None: ...
-
-    def advance(self, result: RowResult) -> None: ...
-
-    def finish(self) -> None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Results:
-    """What an apply did: one RowResult per plan change, in plan order."""
-
-    rows: tuple[RowResult, ...]
-    plan: Plan
-    run_id: str
-    started_at: str
-    duration_s: float
-    journal: str | None = None
-    interrupted: bool = False
-    stopped_by: str | None = None
-    stats: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def counts(self) -> dict[str, int]:
-        c = Counter(r.status.value for r in self.rows)
-        return {s.value: c.get(s.value, 0) for s in Status if s is not Status.PLANNED}
-
-    @property
-    def failed(self) -> tuple[RowResult, ...]:
-        return tuple(r for r in self.rows if r.failed)
-
-    @property
-    def ok(self) -> bool:
-        return not self.failed and not self.interrupted
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "started_at": self.started_at,
-            "duration_s": round(self.duration_s, 3),
-            "journal": self.journal,
-            "interrupted": self.interrupted,
-            "stopped_by": self.stopped_by,
-            "counts": self.counts,
-            "plan_counts": self.plan.counts,
-            "stats": self.stats,
-            "rows": [r.to_dict() for r in self.rows],
-        }
-
-
-def static_result(ch: Change) -> RowResult | None:
-    """The result of a change that sends nothing (unchanged, invalid, skip, blocked)."""
-    if ch.blocked_by is not None:
-        problem = next((p for p in ch.problems if p.constant == ch.blocked_by), None)
-        return _result(ch, Status.FAILED, constant=ch.blocked_by, message=_msg(problem))
-    if ch.action is Action.UNCHANGED:
-        return _result(ch, Status.OK, link=ch.remote)
-    if ch.action is Action.INVALID:
-        err = ch.error
-        return _result(
-            ch,
-            Status.INVALID,
-            constant=err.constant if err else None,
-            message=err.message if err else None,
-            link=ch.remote,
-        )
-    if ch.action is Action.SKIP:
-        return _result(ch, Status.SKIPPED, message=ch.reason, link=ch.remote)
-    if ch.payload.get("password") == REDACTED:
-        return _result(
-            ch,
-            Status.FAILED,
-            constant="INVALID_FIELD",
-            message="the saved plan does not hold link passwords; give the sources to "
-            "apply --plan so they can be read from there",
-        )
-    return None
-
-
-def _msg(problem: Any) -> str | None:
-    return problem.message if problem is not None else None
-
-
-def _result(
-    ch: Change,
-    status: Status,
-    *,
-    action: Action | None = None,
-    link: RemoteLink | None = None,
-    constant: str | None = None,
-    message: str | None = None,
-    exc: ApiError | None = None,
-    http_status: int | None = None,
-    request_id: str | None = None,
-    attempts: int = 0,
-) -> RowResult:
-    prov = ch.provenance
-    if exc is not None:
-        constant = constant or exc.constant
-        message = message or exc.message
-        http_status = exc.status
-        request_id = exc.request_id
-    url = None
-    if ch.spec is not None and ch.spec.url:
-        url = ch.spec.url.strip()
-    elif link is not None:
-        url = link.url
-    elif ch.remote is not None:
-        url = ch.remote.url
-    return RowResult(
-        action=action or ch.action,
-        status=status,
-        source=prov.source if prov else None,
-        sheet=prov.sheet if prov else None,
-        row=prov.row if prov else None,
-        domain=link.domain if link is not None else ch.domain,
-        slug=link.slug if link is not None else ch.slug,
-        short_url=link.short_url if link is not None else None,
-        url=url,
-        changed_fields=ch.changed_fields,
-        http_status=http_status,
-        error_constant=constant,
-        error_code=(exc.code if exc is not None else None)
-        or (code_of(constant) if constant else None),
-        message=message,
-        request_id=request_id,
-        attempts=attempts,
-    )
-
-
-class _Calls:
-    """The client calls of one row, each journaled as it completes."""
-
-    def __init__(self, client: LinkClient, journal: Journal | None) -> None:
-        self.client = client
-        self.journal = journal
-
-    def _log(self, ch: Change, op: str, meta: Any, exc: ApiError | None, link: Any) -> None:
-        if self.journal is None:
-            return
-        prov = ch.provenance
-        self.journal.write(
-            "request",
-            op=op,
-            action=ch.action.value,
-            domain=ch.domain,
-            slug=getattr(link, "slug", None) or ch.slug,
-            source=prov.source if prov else None,
-            sheet=prov.sheet if prov else None,
-            row=prov.row if prov else None,
-            status=exc.status if exc is not None else meta.status,
-            constant=exc.constant if exc is not None else None,
-            request_id=exc.request_id if exc is not None else meta.request_id,
-            attempts=exc.attempts if exc is not None else meta.attempts,
-            short_url=getattr(link, "short_url", None),
-        )
-
-    async def call(self, ch: Change, op: str, fn: Any, *args: Any, **kw: Any) -> tuple[Any, Any]:
-        meta = CallMeta()
-        try:
-            out = await fn(*args, meta=meta, **kw)
-        except ApiError as exc:
-            self._log(ch, op, meta, exc, None)
-            raise
-        self._log(ch, op, meta, None, out)
-        return out, meta
+__all__ = ["ProgressSink", "Results", "execute", "static_result"]
 
 
 class _Run:
@@ -215,14 +57,20 @@ class _Run:
         journal: Journal | None,
         progress: ProgressSink | None,
         on_result: Callable[[RowResult], None] | None = None,
+        *,
+        writes: RemoteWrites | None = None,
+        recheck_urls: bool = False,
     ) -> None:
         self.plan = plan
         self.on_result = on_result
         self.client = client
-        self.calls = _Calls(client, journal)
+        self.writes = writes if writes is not None else RemoteWrites()
+        self.calls = RowCalls(client, journal, self.writes)
         self.journal = journal
         self.progress = progress
+        self.recheck_urls = recheck_urls
         self.results: dict[int, RowResult] = {}
+        self._emitted = 0
         self.stopped_by: str | None = None
         self.stop_reason: str | None = None
         self.creates_stopped = False
@@ -235,17 +83,25 @@ class _Run:
         self.results[pos] = result
         if self.journal is not None:
             self.journal.write("result", **result.to_dict())
-        if self.on_result is not None:
-            self.on_result(result)
         if self.progress is not None:
             self.progress.advance(result)
+        self.emit_ready()
+
+    def emit_ready(self) -> None:
+        """Hand ``on_result`` every result whose earlier rows are all final: reports
+        see the rows in plan order (source order: file, sheet, row; then deletes),
+        whatever order the requests completed in."""
+        while self._emitted in self.results:
+            if self.on_result is not None:
+                self.on_result(self.results[self._emitted])
+            self._emitted += 1
 
     def not_attempted(self, ch: Change) -> RowResult | None:
         if self.stopped_by is not None:
             why = self.stop_reason or self.stopped_by
-            return _result(ch, Status.SKIPPED, constant="NOT_ATTEMPTED", message=why)
+            return row_result(ch, Status.SKIPPED, constant="NOT_ATTEMPTED", message=why)
         if self.creates_stopped and ch.action in (Action.CREATE, Action.REPLACE):
-            return _result(
+            return row_result(
                 ch,
                 Status.SKIPPED,
                 constant="NOT_ATTEMPTED",
@@ -288,13 +144,13 @@ class _Run:
                     dict(ch.payload),
                     domain=ch.domain,
                 )
-                return _ok(ch, link, meta)
+                return ok_result(ch, link, meta)
             if ch.action is Action.DELETE:
                 return await self.delete(ch)
             return await self.replace(ch)
         except ApiError as exc:
             self.react(exc, ch)
-            return _result(ch, Status.FAILED, exc=exc, attempts=exc.attempts)
+            return row_result(ch, Status.FAILED, exc=exc, attempts=exc.attempts)
 
     def react(self, exc: ApiError, ch: Change) -> None:
         if exc.constant == "UNAUTHORIZED":
@@ -305,6 +161,10 @@ class _Run:
             self.creates_stopped = True
 
     async def create(self, ch: Change) -> RowResult:
+        if self.recheck_urls and not ch.slug and ch.spec is not None:
+            found = await self.calls.recheck(ch, self.plan.options)
+            if found is not None:
+                return found
         try:
             link, meta = await self.calls.call(
                 ch, "POST /links", self.client.create_link, dict(ch.payload)
@@ -312,43 +172,8 @@ class _Run:
         except ApiError as exc:
             if exc.constant != "SLUG_EXISTS" or not ch.slug or ch.spec is None:
                 raise
-            return await self.adopt(ch, exc.attempts)
-        return _ok(ch, link, meta)
-
-    async def adopt(self, ch: Change, spent: int) -> RowResult:
-        """409 on create: someone created the slug meanwhile. Read it and update it."""
-        assert ch.slug is not None and ch.spec is not None
-        link, meta = await self.calls.call(
-            ch, "GET /links/:slug", self.client.get_link, ch.slug, domain=ch.domain
-        )
-        spent += meta.attempts
-        cmp = compare(ch.spec, link, self.plan.options)
-        note = "the slug was created by another writer meanwhile"
-        if cmp.needs_replace:
-            return _result(
-                ch,
-                Status.FAILED,
-                action=Action.UPDATE,
-                link=link,
-                constant="REPLACE_REQUIRED",
-                message=f"{note}, with a different expiry (PATCH cannot set expiresAt)",
-                http_status=409,
-                attempts=spent,
-            )
-        fields = tuple(f.field for f in cmp.fields)
-        if cmp.same:
-            done = _ok(ch, link, meta, action=Action.UNCHANGED, attempts=spent)
-            return _with(done, changed_fields=(), message=f"{note}; it already matches")
-        updated, umeta = await self.calls.call(
-            ch,
-            "PATCH /links",
-            self.client.update_link,
-            link.slug,
-            dict(cmp.patch),
-            domain=ch.domain,
-        )
-        done = _ok(ch, updated, umeta, action=Action.UPDATE, attempts=spent + umeta.attempts)
-        return _with(done, changed_fields=fields, message=f"{note}; updated it")
+            return await self.calls.adopt(ch, exc.attempts, self.plan.options)
+        return ok_result(ch, link, meta)
 
     async def delete(self, ch: Change) -> RowResult:
         assert ch.slug is not None
@@ -359,9 +184,11 @@ class _Run:
         except ApiError as exc:
             if exc.constant != "LINK_NOT_FOUND":
                 raise
-            done = _result(ch, Status.OK, exc=exc, attempts=exc.attempts)
-            return _with(done, error_constant=None, error_code=None, message="already deleted")
-        return _ok(ch, ch.remote, meta)
+            done = row_result(ch, Status.OK, exc=exc, attempts=exc.attempts)
+            return with_changes(
+                done, error_constant=None, error_code=None, message="already deleted"
+            )
+        return ok_result(ch, ch.remote, meta)
 
     async def replace(self, ch: Change) -> RowResult:
         assert ch.slug is not None
@@ -374,38 +201,15 @@ class _Run:
             )
         except ApiError as exc:
             self.react(exc, ch)
-            return _result(
+            return row_result(
                 ch,
                 Status.FAILED,
                 exc=exc,
                 message=f"deleted, but re-creating failed: {exc.message}",
                 attempts=dmeta.attempts + exc.attempts,
             )
-        done = _ok(ch, link, meta)
-        return _with(done, attempts=dmeta.attempts + meta.attempts)
-
-
-def _ok(
-    ch: Change,
-    link: RemoteLink | None,
-    meta: Any,
-    *,
-    action: Action | None = None,
-    attempts: int | None = None,
-) -> RowResult:
-    return _result(
-        ch,
-        Status.OK,
-        action=action,
-        link=link if isinstance(link, RemoteLink) else ch.remote,
-        http_status=meta.status,
-        request_id=meta.request_id,
-        attempts=meta.attempts if attempts is None else attempts,
-    )
-
-
-def _with(result: RowResult, **changes: Any) -> RowResult:
-    return replace(result, **changes)
+        done = ok_result(ch, link, meta)
+        return with_changes(done, attempts=dmeta.attempts + meta.attempts)
 
 
 async def execute(
@@ -417,13 +221,21 @@ async def execute(
     run_id: str | None = None,
     on_result: Callable[[RowResult], None] | None = None,
     last: LastRun | None = None,
+    writes: RemoteWrites | None = None,
+    recheck_urls: bool = False,
 ) -> Results:
     """Apply ``plan``; one result per change, in plan order.
 
     Rows that failed in ``last`` (the previous run) are sent first.
 
-    ``on_result`` is called once per row as soon as its result is final (rows that send
-    nothing first, then each write as it completes), so reports can stream.
+    ``on_result`` is called once per row, in plan order, as soon as the row and every
+    row before it are final, so reports can stream in source order. The journal and
+    ``progress`` see each row the moment it is final.
+
+    ``writes`` (one per run, owned by the caller) counts the writes the service accepted
+    as they happen, so a caller that sees this coroutine fail still knows whether the
+    workspace changed. ``recheck_urls``: another writer may be active (a saved plan, a
+    lock not keyed on the target), so each create without slug first looks its URL up.
 
     Raises ``UnsafePlanError`` when the plan crosses a safety threshold without force.
     Cancelling the task running this coroutine stops it taking rows; it then waits for
@@ -433,8 +245,8 @@ async def execute(
         raise UnsafePlanError(f"plan refused: {plan.safety.reason}; use --force to apply it")
     run_id = run_id or (journal.run_id if journal is not None else new_run_id())
     started_at, t0 = utc_now(), time.monotonic()
-    run = _Run(plan, client, journal, progress, on_result)
-    writes: list[tuple[int, Change]] = []
+    run = _Run(plan, client, journal, progress, on_result, writes=writes, recheck_urls=recheck_urls)
+    todo: list[tuple[int, Change]] = []
     deletes: list[tuple[int, Change]] = []
     for pos, ch in enumerate(plan.changes):
         static = static_result(ch)
@@ -443,27 +255,25 @@ async def execute(
         elif ch.action is Action.DELETE:
             deletes.append((pos, ch))
         else:
-            writes.append((pos, ch))
+            todo.append((pos, ch))
     if journal is not None:
         journal.write(
             "start",
             target=plan.target,
             mode=plan.options.mode.value,
             counts=plan.counts,
-            writes=len(writes) + len(deletes),
+            writes=len(todo) + len(deletes),
         )
         for pos in sorted(run.results):
             journal.write("result", **run.results[pos].to_dict())
-    if on_result is not None:
-        for pos in sorted(run.results):
-            on_result(run.results[pos])
+    run.emit_ready()
     if progress is not None:
-        progress.start(len(writes) + len(deletes))
+        progress.start(len(todo) + len(deletes))
 
-    writes = failed_first(writes, last)
+    todo = failed_first(todo, last)
 
     async def phases() -> None:
-        await run.phase(writes)
+        await run.phase(todo)
         await run.phase(deletes)
 
     interrupted = False
@@ -478,20 +288,20 @@ async def execute(
             if task is not None:
                 task.uncancel()
             await work
+        for pos, ch in enumerate(plan.changes):
+            if pos not in run.results:
+                run.done(
+                    pos,
+                    row_result(
+                        ch,
+                        Status.SKIPPED,
+                        constant="NOT_ATTEMPTED",
+                        message="not attempted: the run was interrupted",
+                    ),
+                )
     finally:
         if progress is not None:
             progress.finish()
-    for pos, ch in enumerate(plan.changes):
-        if pos not in run.results:
-            run.done(
-                pos,
-                _result(
-                    ch,
-                    Status.SKIPPED,
-                    constant="NOT_ATTEMPTED",
-                    message="not attempted: the run was interrupted",
-                ),
-            )
     stopped = run.stopped_by
     results = Results(
         rows=tuple(run.results[pos] for pos in range(len(plan.changes))),
@@ -503,6 +313,7 @@ async def execute(
         interrupted=interrupted,
         stopped_by=stopped,
         stats=_stats(client),
+        writes=run.writes,
     )
     if journal is not None:
         journal.write(
@@ -511,6 +322,7 @@ async def execute(
             duration_s=round(results.duration_s, 3),
             interrupted=interrupted,
             stopped_by=stopped,
+            writes=run.writes.to_dict(),
         )
         journal.sync()
     return results

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from linksync.model import RowResult
+from linksync.outputs import is_journal_file
 from linksync.sync.journal import DEFAULT_RUNS_DIR, read_journal
 from linksync.sync.plan import Change
 
@@ -83,6 +84,10 @@ def last_run(
     for path in sorted(folder.glob("*.jsonl"), reverse=True):
         run_id = path.stem
         if before is not None and run_id >= before:
+            continue
+        # A file of the folder that is not a journal of this target (the user's own
+        # data, another target's run) is passed over without reading it all.
+        if not path.is_file() or not is_journal_file(path):
             continue
         try:
             records = read_journal(path)

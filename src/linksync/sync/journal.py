@@ -11,6 +11,11 @@ run simply plans again and converges. Events:
 - ``end``: counts by status, duration, interrupted, what stopped the run.
 
 Never holds the API key or a link password.
+
+The journal is the one output that is appended to rather than written atomically: it
+is the record of a run as it happens. A journal file given twice gathers both runs;
+an existing file that is not a linksync journal is refused, and a symbolic link at the
+path is replaced by a new file, never followed.
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ import secrets
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
+
+from linksync.errors import ConfigError
+from linksync.outputs import is_journal_file
 
 #: Where journals go unless ``--journal FILE`` says otherwise (relative to the cwd).
 DEFAULT_RUNS_DIR = Path(".linksync") / "runs"
@@ -46,6 +54,10 @@ class Journal:
     def __init__(self, path: Path | str, run_id: str) -> None:
         self.path = Path(path)
         self.run_id = run_id
+        if self.path.is_symlink():
+            self.path.unlink()  # replaced, never followed
+        elif self.path.is_file() and not is_journal_file(self.path):
+            raise ConfigError(f"journal {self.path} exists and is not a linksync journal")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file: IO[str] | None = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
 
@@ -76,14 +88,18 @@ class Journal:
 
 
 def read_journal(path: Path | str) -> list[dict[str, Any]]:
-    """Every complete record of a journal; a last line cut short by a kill is skipped."""
+    """Every complete record of a journal; a last line cut short by a kill is skipped,
+    and so is any line that is not a JSON object (a file that is not a journal yields
+    no records)."""
     out: list[dict[str, Any]] = []
     with open(path, encoding="utf-8") as fh:
         for line in fh:
             if not line.endswith("\n"):
                 break
             try:
-                out.append(json.loads(line))
+                record = json.loads(line)
             except ValueError:
                 continue
+            if isinstance(record, dict):
+                out.append(record)
     return out

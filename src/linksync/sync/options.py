@@ -40,6 +40,9 @@ class SyncOptions:
       ``max_change_ratio`` of the existing links in scope (when there are at least
       ``min_existing``), or whose deletes exceed ``max_deletes``, is refused unless
       ``force``.
+    - ``allow_takeover``: update, replace or delete links that another owner tag marks
+      (``linksync.sync.ownership``), replacing that tag by ``owner_tag``; without it
+      such writes are refused (OWNED_BY_OTHER).
     """
 
     mode: Mode = Mode.UPSERT
@@ -48,6 +51,7 @@ class SyncOptions:
     scope_domains: tuple[str, ...] = ()
     owner_tag: str | None = None
     allow_replace: bool = False
+    allow_takeover: bool = False
     reset_passwords: bool = False
     max_deletes: int | None = None
     max_change_ratio: float = 0.30
@@ -100,6 +104,7 @@ class SyncOptions:
             "scope_domains": list(self.scope_domains),
             "owner_tag": self.owner_tag,
             "allow_replace": self.allow_replace,
+            "allow_takeover": self.allow_takeover,
             "reset_passwords": self.reset_passwords,
             "max_deletes": self.max_deletes,
             "max_change_ratio": self.max_change_ratio,
@@ -116,6 +121,7 @@ class SyncOptions:
             scope_domains=tuple(data.get("scope_domains") or ()),
             owner_tag=data.get("owner_tag"),
             allow_replace=bool(data.get("allow_replace", False)),
+            allow_takeover=bool(data.get("allow_takeover", False)),
             reset_passwords=bool(data.get("reset_passwords", False)),
             max_deletes=data.get("max_deletes"),
             max_change_ratio=float(data.get("max_change_ratio", 0.30)),

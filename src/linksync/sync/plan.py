@@ -20,10 +20,35 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from linksync.model import Action, LinkSpec, Problem, Provenance, RemoteLink, Severity
+from linksync.sync.codec import (
+    REDACTED,
+    plain,
+    problem_from_dict,
+    problem_to_dict,
+    remote_from_dict,
+    spec_from_dict,
+    spec_to_dict,
+    tuple_if_list,
+)
 from linksync.sync.options import SyncOptions
+from linksync.sync.safety import QuotaNote, Safety
 
 PLAN_FORMAT = 1
-REDACTED = "***"
+
+__all__ = [
+    "REDACTED",
+    "WRITE_ACTIONS",
+    "Change",
+    "DomainFetch",
+    "FieldChange",
+    "Plan",
+    "QuotaNote",
+    "Safety",
+    "Unmanaged",
+    "remote_from_dict",
+    "restore_passwords",
+    "sort_changes",
+]
 
 #: Actions that send a write request.
 WRITE_ACTIONS: frozenset[Action] = frozenset(
@@ -42,12 +67,12 @@ class FieldChange:
     def to_dict(self) -> dict[str, Any]:
         if self.field == "password":
             return {"field": "password", "old": None, "new": REDACTED}
-        return {"field": self.field, "old": _plain(self.old), "new": _plain(self.new)}
+        return {"field": self.field, "old": plain(self.old), "new": plain(self.new)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FieldChange:
         old, new = data.get("old"), data.get("new")
-        return cls(str(data["field"]), _tuple_if_list(old), _tuple_if_list(new))
+        return cls(str(data["field"]), tuple_if_list(old), tuple_if_list(new))
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,11 +132,11 @@ class Change:
             "domain": self.domain,
             "slug": self.slug,
             "index": self.index,
-            "spec": _spec_to_dict(self.spec) if self.spec is not None else None,
+            "spec": spec_to_dict(self.spec) if self.spec is not None else None,
             "remote": self.remote.to_dict() if self.remote is not None else None,
             "fields": [f.to_dict() for f in self.fields],
-            "payload": _plain(payload),
-            "problems": [_problem_to_dict(p) for p in self.problems],
+            "payload": plain(payload),
+            "problems": [problem_to_dict(p) for p in self.problems],
             "reason": self.reason,
             "blocked_by": self.blocked_by,
         }
@@ -123,11 +148,11 @@ class Change:
             domain=str(data["domain"]),
             slug=data.get("slug"),
             index=int(data["index"]),
-            spec=_spec_from_dict(data["spec"]) if data.get("spec") else None,
+            spec=spec_from_dict(data["spec"]) if data.get("spec") else None,
             remote=remote_from_dict(data["remote"]) if data.get("remote") else None,
             fields=tuple(FieldChange.from_dict(f) for f in data.get("fields") or ()),
             payload=dict(data.get("payload") or {}),
-            problems=tuple(_problem_from_dict(p) for p in data.get("problems") or ()),
+            problems=tuple(problem_from_dict(p) for p in data.get("problems") or ()),
             reason=data.get("reason"),
             blocked_by=data.get("blocked_by"),
         )
@@ -166,90 +191,52 @@ class DomainFetch:
 
 
 @dataclass(frozen=True, slots=True)
-class QuotaNote:
-    """Room under the organization's link quota. Creates past the room are still
-    attempted (the count may have moved since), but the plan names them and marks each
-    excess row with a QUOTA_WOULD_EXCEED warning; the executor stops creating at the
-    first QUOTA_EXCEEDED."""
+class Unmanaged:
+    """Links the plan leaves alone because no file declares them and they are outside
+    the scope (every undeclared link when no scope is given): ``links`` as (domain,
+    slug). Only domains read in full can be counted: ``domains`` names them (a domain
+    read slug by slug shows only the declared links)."""
 
-    link_count: int
-    link_quota: int
-    creates: int
-
-    @property
-    def room(self) -> int:
-        return max(0, self.link_quota - self.link_count)
+    links: tuple[tuple[str, str], ...] = ()
+    domains: tuple[str, ...] = ()
 
     @property
-    def excess(self) -> int:
-        return max(0, self.creates - self.room)
+    def count(self) -> int:
+        return len(self.links)
 
     def describe(self) -> str:
-        base = f"{self.link_count}/{self.link_quota} links used, room for {self.room}"
-        if self.excess:
-            return f"{base}: {self.excess} of {self.creates} creates will not fit"
-        return f"{base}: the {self.creates} creates fit"
+        if not self.domains:
+            return "not counted (no domain was listed in full)"
+        where = ", ".join(self.domains)
+        noun = "link" if self.count == 1 else "links"
+        return f"{self.count} {noun} in no file and outside the scope (counted on {where})"
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "link_count": self.link_count,
-            "link_quota": self.link_quota,
-            "creates": self.creates,
-            "room": self.room,
-            "excess": self.excess,
+            "count": self.count,
+            "domains": list(self.domains),
+            "links": [{"domain": d, "slug": s} for d, s in self.links],
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> QuotaNote:
-        return cls(int(data["link_count"]), int(data["link_quota"]), int(data["creates"]))
-
-
-@dataclass(frozen=True, slots=True)
-class Safety:
-    """The octoDNS-style verdict: would applying this plan be refused?"""
-
-    existing: int
-    changes: int
-    deletes: int
-    refused: bool = False
-    reason: str | None = None
-
-    @property
-    def ratio(self) -> float:
-        return self.changes / self.existing if self.existing else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "existing": self.existing,
-            "changes": self.changes,
-            "deletes": self.deletes,
-            "ratio": round(self.ratio, 4),
-            "refused": self.refused,
-            "reason": self.reason,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Safety:
-        return cls(
-            int(data["existing"]),
-            int(data["changes"]),
-            int(data["deletes"]),
-            bool(data.get("refused", False)),
-            data.get("reason"),
-        )
+    def from_dict(cls, data: Mapping[str, Any]) -> Unmanaged:
+        links = tuple((str(x["domain"]), str(x["slug"])) for x in data.get("links") or ())
+        return cls(links, tuple(str(d) for d in data.get("domains") or ()))
 
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """Every change, in order, plus how the remote state was read and what it cost."""
+    """Every change, in order, plus how the remote state was read and what it cost,
+    and the links it leaves alone (``unmanaged``)."""
 
     changes: tuple[Change, ...]
     options: SyncOptions
     fetches: tuple[DomainFetch, ...] = ()
     requests: int = 0
     quota: QuotaNote | None = None
-    safety: Safety = Safety(0, 0, 0)
+    safety: Safety = field(default_factory=lambda: Safety(0, 0, 0))
     target: str | None = None
+    unmanaged: Unmanaged = field(default_factory=Unmanaged)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -285,6 +272,7 @@ class Plan:
             "quota": self.quota.to_dict() if self.quota is not None else None,
             "safety": self.safety.to_dict(),
             "changes": [ch.to_dict() for ch in self.changes],
+            "unmanaged": self.unmanaged.to_dict(),
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -303,6 +291,7 @@ class Plan:
             quota=QuotaNote.from_dict(data["quota"]) if data.get("quota") else None,
             safety=Safety.from_dict(data["safety"]) if data.get("safety") else Safety(0, 0, 0),
             target=data.get("target"),
+            unmanaged=Unmanaged.from_dict(data.get("unmanaged") or {}),
         )
 
     @classmethod
@@ -344,115 +333,15 @@ def _place(p: Provenance) -> tuple[str, str | None, int | None]:
     return (p.source, p.sheet, p.row)
 
 
-# --- JSON helpers -------------------------------------------------------------------
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, tuple | list | frozenset | set):
-        items = [_plain(v) for v in value]
-        return sorted(items) if isinstance(value, frozenset | set) else items
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    return value
-
-
-def _tuple_if_list(value: Any) -> Any:
-    return tuple(value) if isinstance(value, list) else value
-
-
-def _provenance_to_dict(p: Provenance) -> dict[str, Any]:
-    return {"source": p.source, "sheet": p.sheet, "row": p.row, "columns": dict(p.columns)}
-
-
-def _provenance_from_dict(d: Mapping[str, Any]) -> Provenance:
-    return Provenance(
-        source=str(d["source"]),
-        sheet=d.get("sheet"),
-        row=d.get("row"),
-        columns=dict(d.get("columns") or {}),
-    )
-
-
-def _spec_to_dict(spec: LinkSpec) -> dict[str, Any]:
-    return {
-        "url": spec.url,
-        "slug": spec.slug,
-        "domain": spec.domain,
-        "description": spec.description,
-        "tags": list(spec.tags) if spec.tags is not None else None,
-        "password": REDACTED if spec.password is not None else None,
-        "expires_at": spec.expires_at,
-        "apple": spec.apple,
-        "google": spec.google,
-        "managed": sorted(spec.managed),
-        "provenance": _provenance_to_dict(spec.provenance) if spec.provenance else None,
-    }
-
-
-def _spec_from_dict(d: Mapping[str, Any]) -> LinkSpec:
-    tags = d.get("tags")
-    return LinkSpec(
-        url=d.get("url"),
-        slug=d.get("slug"),
-        domain=d.get("domain"),
-        description=d.get("description"),
-        tags=tuple(tags) if tags is not None else None,
-        password=d.get("password"),
-        expires_at=d.get("expires_at"),
-        apple=d.get("apple"),
-        google=d.get("google"),
-        managed=frozenset(d.get("managed") or ()),
-        provenance=_provenance_from_dict(d["provenance"]) if d.get("provenance") else None,
-    )
-
-
-def remote_from_dict(d: Mapping[str, Any]) -> RemoteLink:
-    """A RemoteLink from its ``to_dict`` (wire names)."""
-    return RemoteLink(
-        domain=str(d["domain"]),
-        slug=str(d["slug"]),
-        url=str(d.get("url") or ""),
-        id=d.get("id"),
-        short_url=d.get("shortUrl"),
-        description=d.get("description"),
-        tags=tuple(d.get("tags") or ()),
-        apple=d.get("apple"),
-        google=d.get("google"),
-        has_password=bool(d.get("hasPassword", False)),
-        expires_at=d.get("expiresAt"),
-        created_at=d.get("createdAt"),
-        updated_at=d.get("updatedAt"),
-    )
-
-
-def _problem_to_dict(p: Problem) -> dict[str, Any]:
-    return {
-        "constant": p.constant,
-        "message": p.message,
-        "field": p.field,
-        "severity": p.severity.value,
-        "provenance": _provenance_to_dict(p.provenance) if p.provenance else None,
-    }
-
-
-def _problem_from_dict(d: Mapping[str, Any]) -> Problem:
-    return Problem(
-        constant=str(d["constant"]),
-        message=str(d.get("message") or ""),
-        provenance=_provenance_from_dict(d["provenance"]) if d.get("provenance") else None,
-        field=d.get("field"),
-        severity=Severity(d.get("severity", "error")),
-    )
-
-
 def sort_changes(changes: Sequence[Change]) -> tuple[Change, ...]:
-    """Source rows in source order, then deletes by (domain, slug)."""
+    """Source rows in source order, then deletes (changes of no row: deletes, and
+    deletes refused) by (domain, slug)."""
     return tuple(
         sorted(
             changes,
             key=lambda c: (
-                c.action is Action.DELETE,
-                c.index if c.action is not Action.DELETE else 0,
+                c.spec is None,
+                c.index if c.spec is not None else 0,
                 c.domain,
                 (c.slug or "").lower(),
             ),

@@ -1,5 +1,10 @@
 """Progress of an apply on stderr: a rich bar on a terminal (done/total, rate, ETA and
-the current rate-limit wait), plain periodic lines otherwise (CI logs, cron mail)."""
+the current rate-limit wait), plain periodic lines otherwise (CI logs, cron mail), JSON
+``progress`` events with ``--log-format json``.
+
+"Applied" counts the rows that were attempted. Rows a stopped or interrupted run never
+sent (skipped with NOT_ATTEMPTED) are counted apart, so after Ctrl-C the last line says
+what was applied, not the total."""
 
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from linksync.logs import get_logger, log_event
 from linksync.model import RowResult, Status
 
 WaitFn = Callable[[], float]
@@ -28,6 +34,11 @@ WaitFn = Callable[[], float]
 
 def _no_wait() -> float:
     return 0.0
+
+
+def not_attempted(result: RowResult) -> bool:
+    """A row the run never sent (it was stopped or interrupted first)."""
+    return result.status is Status.SKIPPED and result.error_constant == "NOT_ATTEMPTED"
 
 
 def limiter_wait(client: Any) -> WaitFn:
@@ -70,23 +81,31 @@ class RichProgress:
             TaskProgressColumn(),
             _RateColumn(),
             TimeRemainingColumn(),
-            TextColumn("{task.fields[failed]} failed"),
+            TextColumn("{task.fields[failed]} failed{task.fields[skipped]}"),
             _WaitColumn(wait),
             console=console or Console(stderr=True),
             transient=False,
         )
         self._task: Any = None
         self._failed = 0
+        self._skipped = 0
 
     def start(self, total: int) -> None:
         self._progress.start()
-        self._task = self._progress.add_task("apply", total=total, failed=0)
+        self._task = self._progress.add_task("apply", total=total, failed=0, skipped="")
 
     def advance(self, result: RowResult) -> None:
-        if result.status is Status.FAILED:
+        if not_attempted(result):
+            self._skipped += 1
+        elif result.status is Status.FAILED:
             self._failed += 1
         if self._task is not None:
-            self._progress.update(self._task, advance=1, failed=self._failed)
+            self._progress.update(
+                self._task,
+                advance=0 if not_attempted(result) else 1,
+                failed=self._failed,
+                skipped=f", {self._skipped} not attempted" if self._skipped else "",
+            )
 
     def finish(self) -> None:
         self._progress.stop()
@@ -109,6 +128,7 @@ class PlainProgress:
         self.total = 0
         self.done = 0
         self.failed = 0
+        self.skipped = 0
         self._t0 = 0.0
         self._last = 0.0
 
@@ -117,6 +137,9 @@ class PlainProgress:
         self._t0 = self._last = self._clock()
 
     def advance(self, result: RowResult) -> None:
+        if not_attempted(result):
+            self.skipped += 1
+            return
         self.done += 1
         if result.status is Status.FAILED:
             self.failed += 1
@@ -132,12 +155,14 @@ class PlainProgress:
     def line(self, now: float) -> str:
         elapsed = max(now - self._t0, 1e-9)
         rate = self.done / elapsed
-        left = self.total - self.done
+        left = self.total - self.done - self.skipped
         eta = f", ETA {left / rate:.0f}s" if rate > 0 and left else ""
         wait = self._wait()
         waiting = f", waiting {wait:.1f}s for the rate limit" if wait > 0.05 else ""
+        skipped = f", {self.skipped} not attempted" if self.skipped else ""
         return (
-            f"applied {self.done}/{self.total} ({rate:.1f}/s{eta}), {self.failed} failed{waiting}"
+            f"applied {self.done}/{self.total} ({rate:.1f}/s{eta}), {self.failed} failed"
+            f"{skipped}{waiting}"
         )
 
     def _emit(self, now: float) -> None:
@@ -146,11 +171,31 @@ class PlainProgress:
         out.flush()
 
 
-def progress_for(client: Any, *, enabled: bool = True) -> RichProgress | PlainProgress | None:
-    """A bar on a terminal, plain lines otherwise, nothing when disabled."""
+class LogProgress(PlainProgress):
+    """``progress`` events through the ``linksync`` logger (for ``--log-format json``)."""
+
+    def _emit(self, now: float) -> None:
+        log_event(
+            get_logger(),
+            "progress",
+            applied=self.done,
+            total=self.total,
+            failed=self.failed,
+            not_attempted=self.skipped,
+            line=self.line(now),
+        )
+
+
+def progress_for(
+    client: Any, *, enabled: bool = True, json_log: bool = False
+) -> RichProgress | PlainProgress | None:
+    """A bar on a terminal, plain lines otherwise, JSON events with ``json_log``,
+    nothing when disabled."""
     if not enabled:
         return None
     wait = limiter_wait(client)
+    if json_log:
+        return LogProgress(wait)
     if sys.stderr.isatty():
         return RichProgress(wait)
     return PlainProgress(wait)

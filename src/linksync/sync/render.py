@@ -1,11 +1,18 @@
-"""Plans for people: report rows of a plan, and a plain-text table for the terminal."""
+"""Plans for people: report rows of a plan, a plain-text table for the terminal, and
+markdown for a pull-request comment."""
 
 from __future__ import annotations
 
-from typing import Any
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
 
-from linksync.model import Action, RowResult, Status
+from linksync.model import Action, RowResult, RunInfo, Status
+from linksync.report.base import DEFAULT_MD_ROWS, Closing, ReportOptions
+from linksync.report.cells import field_change_text
+from linksync.report.markdown import MarkdownWriter
 from linksync.sync.plan import Change, Plan
+from linksync.sync.results import in_column
 
 MAX_SHOWN = 200
 
@@ -32,23 +39,22 @@ def plan_row(ch: Change) -> RowResult:
         short_url=link.short_url if link is not None else None,
         url=url or (link.url if link is not None else None),
         changed_fields=ch.changed_fields,
+        field_changes=tuple((f.field, f.old, f.new) for f in ch.fields),
         error_constant=err.constant if err else None,
         error_code=None,
-        message=err.message if err else ch.reason,
+        message=in_column(err.message, err.field, prov) if err else _notes(ch),
     )
+
+
+def _notes(ch: Change) -> str | None:
+    """The skip reason and the warnings of a change without error, for its report row."""
+    notes = [ch.reason] if ch.reason else []
+    notes += [f"warning {p.constant}: {p.message}" for p in ch.problems]
+    return "; ".join(notes) or None
 
 
 def plan_rows(plan: Plan) -> list[RowResult]:
     return [plan_row(ch) for ch in plan.changes]
-
-
-def _value(v: Any) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, tuple | list):
-        return "[" + ", ".join(str(x) for x in v) + "]"
-    text = str(v)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def describe_change(ch: Change) -> str:
@@ -56,12 +62,10 @@ def describe_change(ch: Change) -> str:
     head = f"{ch.action.value:<9} {ch.label()}  [{where}]"
     lines = [head]
     for f in ch.fields:
-        if f.field == "password":
-            lines.append("            password: (write-only) set")
-        else:
-            lines.append(f"            {f.field}: {_value(f.old)} -> {_value(f.new)}")
+        lines.append("            " + field_change_text(f.field, f.old, f.new))
     for p in ch.problems:
-        lines.append(f"            {p.severity.value} {p.constant}: {p.message}")
+        message = in_column(p.message, p.field, ch.provenance)
+        lines.append(f"            {p.severity.value} {p.constant}: {message}")
     if ch.reason:
         lines.append(f"            {ch.reason}")
     return "\n".join(lines)
@@ -83,6 +87,7 @@ def render_plan_text(plan: Plan, *, max_shown: int = MAX_SHOWN) -> str:
     out.append(f"  requests to read the workspace: {plan.requests}")
     if plan.quota is not None:
         out.append(f"  quota: {plan.quota.describe()}")
+    out.append(f"  unmanaged: {plan.unmanaged.describe()}")
     shown = [ch for ch in plan.changes if ch.action is not Action.UNCHANGED]
     for ch in shown[:max_shown]:
         out.append(describe_change(ch))
@@ -96,3 +101,33 @@ def render_plan_text(plan: Plan, *, max_shown: int = MAX_SHOWN) -> str:
     if not plan.has_changes:
         out.append("No changes: the workspace matches the sources.")
     return "\n".join(out)
+
+
+def plan_notes(plan: Plan) -> tuple[str, ...]:
+    """What a reader of the plan should know beyond its rows: quota, unmanaged links."""
+    notes: list[str] = []
+    if plan.quota is not None and plan.quota.excess:
+        notes.append(f"Quota: {plan.quota.describe()}.")
+    notes.append(f"Unmanaged: {plan.unmanaged.describe()}.")
+    return tuple(notes)
+
+
+def render_plan_markdown(
+    plan: Plan,
+    *,
+    max_rows: int = DEFAULT_MD_ROWS,
+    secrets: Sequence[str] = (),
+    title: str | None = None,
+) -> str:
+    """The plan as markdown for a pull-request comment: counts, notes, a table of the
+    first ``max_rows`` changes with old -> new for each changed field ("... and N more"
+    past that), or "No changes". Ends with a newline."""
+    options = ReportOptions(md_max_rows=max_rows, secrets=tuple(secrets), title=title)
+    with tempfile.TemporaryDirectory() as tmp:
+        writer = MarkdownWriter(Path(tmp) / "plan.md", options)
+        for row in plan_rows(plan):
+            writer.write(row)
+        info = RunInfo(target=plan.target or "", mode=plan.options.mode.value, dry_run=True)
+        refused = plan.safety.reason if plan.refused else None
+        path = writer.close(info, Closing(plan_notes(plan), refused))
+        return path.read_text(encoding="utf-8")

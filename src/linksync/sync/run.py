@@ -23,6 +23,7 @@ from linksync.api import LinkServiceClient
 from linksync.config import Settings, Target, resolve
 from linksync.errors import ConfigError
 from linksync.model import LinkSpec, RowResult
+from linksync.outcome import RemoteWrites
 from linksync.sync.diff import diff
 from linksync.sync.enrich import enrich
 from linksync.sync.execute import ProgressSink, Results, execute
@@ -138,9 +139,12 @@ async def apply_plan(
     run_id: str | None = None,
     on_result: Callable[[RowResult], None] | None = None,
     last: LastRun | None = None,
+    writes: RemoteWrites | None = None,
+    recheck_urls: bool = False,
 ) -> Results:
     """Execute ``plan`` (journal at ``.linksync/runs/<run-id>.jsonl`` by default);
-    ``on_result`` sees each row's result as soon as it is final."""
+    ``on_result`` sees each row's result in plan order as soon as it is final;
+    ``writes`` counts what the service accepted (see ``execute``)."""
     run_id = run_id or new_run_id()
     jr = open_journal(journal, run_id)
     try:
@@ -152,6 +156,8 @@ async def apply_plan(
             run_id=run_id,
             on_result=on_result,
             last=last,
+            writes=writes,
+            recheck_urls=recheck_urls,
         )
     finally:
         if jr is not None:

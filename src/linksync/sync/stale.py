@@ -3,13 +3,18 @@
 ``apply --plan`` fetches the remote state again (by the same cheap strategy as the plan
 did) and compares each write's snapshot: a create whose link now exists, an update,
 replace or delete whose link is gone or whose ``updatedAt`` moved, is blocked. Every
-other change is done exactly as saved.
+other change is done exactly as saved. ``read_saved_plan`` reads the file, refusing
+anything that is not a saved plan with a usage error.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import replace
+from pathlib import Path
 
+from linksync.errors import ConfigError
 from linksync.model import Action, LinkSpec, Problem, RemoteLink
 from linksync.sync.diff import same_instant
 from linksync.sync.plan import Change, Plan
@@ -61,3 +66,31 @@ def mark_stale(plan: Plan, fresh: RemoteState) -> Plan:
                 ch = replace(ch, problems=(*ch.problems, problem), blocked_by="STALE_PLAN")
         changes.append(ch)
     return replace(plan, changes=tuple(changes))
+
+
+def read_saved_plan(path: str | os.PathLike[str]) -> Plan:
+    """The plan saved at ``path`` by ``plan --out``; ``ConfigError`` (a usage error, before
+    any request) when the file cannot be read or is not a saved plan."""
+    shown = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read the saved plan {shown}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{shown} is not a saved plan: not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"{shown} is not a saved plan: not JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("changes"), list):
+        raise ConfigError(
+            f"{shown} is not a saved plan: expected a JSON object with a list of changes, "
+            "as `linksync plan --out FILE` writes"
+        )
+    try:
+        return Plan.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        detail = f"{type(exc).__name__}: {exc}"
+        raise ConfigError(
+            f"{shown} is not a saved plan of this linksync version ({detail})"
+        ) from None

@@ -1,0 +1,144 @@
+"""How one desired link differs from its remote record, and the request bodies that make
+them equal. Pure: no I/O. Used by the diff, and by the executor when a create meets a
+link another writer made meanwhile.
+
+Only managed fields are compared (``LinkSpec.managed``; ``url`` whenever it is given).
+Tags compare as sets, URLs as given after trimming, timestamps as instants, and an empty
+string equals no value. The password is write-only: sent on create, on update only when
+the remote has none or ``reset_passwords``. A link another owner marks is compared as
+ours once taken over (``allow_takeover``: see ``linksync.sync.ownership``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from linksync.model import API_NAMES, LinkSpec, RemoteLink
+from linksync.sync.options import SyncOptions
+from linksync.sync.ownership import other_owners, taken_over
+from linksync.sync.plan import FieldChange
+
+#: Fields compared on an existing link (password separately: it is write-only).
+COMPARED_FIELDS: tuple[str, ...] = ("url", "description", "tags", "apple", "google")
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """How a desired link differs from its remote record."""
+
+    fields: tuple[FieldChange, ...]
+    patch: Mapping[str, Any]
+    needs_replace: bool
+
+    @property
+    def same(self) -> bool:
+        return not self.fields
+
+
+def row_domain(spec: LinkSpec, options: SyncOptions, system_domain: str) -> str:
+    """The domain a row's link lives on (lower case)."""
+    return (spec.domain or options.default_domain or system_domain).strip().lower()
+
+
+def desired_tags(spec: LinkSpec, options: SyncOptions) -> tuple[str, ...]:
+    """The row's tags plus the owner tag, source order, no repeats."""
+    tags = list(spec.tags or ())
+    if options.owner_tag is not None:
+        tags.append(options.owner_tag)
+    return tuple(dict.fromkeys(t for t in tags if t))
+
+
+def same_instant(a: str | None, b: str | None) -> bool:
+    """Timestamps compare as instants; unparseable values compare as text."""
+    if not a or not b:
+        return not a and not b
+    pa, pb = _instant(a), _instant(b)
+    if pa is None or pb is None:
+        return a.strip() == b.strip()
+    return pa == pb
+
+
+def _instant(value: str) -> datetime | None:
+    try:
+        dt = datetime.fromisoformat(value.strip().replace("z", "Z"))
+    except ValueError:
+        return None
+    return dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
+
+
+def _text(value: str | None) -> str | None:
+    return value if value else None
+
+
+def compare(spec: LinkSpec, remote: RemoteLink, options: SyncOptions) -> Comparison:
+    """Managed fields of ``spec`` that differ from ``remote``, and the PATCH body that
+    makes them equal (wire names). ``needs_replace`` when the expiry differs."""
+    fields: list[FieldChange] = []
+    patch: dict[str, Any] = {}
+    managed = spec.managed
+    if spec.url is not None and spec.url.strip() != remote.url.strip():
+        fields.append(FieldChange("url", remote.url, spec.url.strip()))
+        patch["url"] = spec.url.strip()
+    for name in ("description", "apple", "google"):
+        if name in managed:
+            new, old = _text(spec.value(name)), _text(getattr(remote, name))
+            if new != old:
+                fields.append(FieldChange(name, old, new))
+                patch[API_NAMES[name]] = new
+    takeover = options.allow_takeover and bool(other_owners(remote.tags, options))
+    if "tags" in managed or takeover:
+        tags = desired_tags(spec, options) if "tags" in managed else tuple(remote.tags)
+        if takeover:
+            tags = taken_over(tags, options)
+        if set(tags) != set(remote.tags):
+            fields.append(FieldChange("tags", tuple(remote.tags), tags))
+            patch["tags"] = list(tags)
+    if "password" in managed:
+        if spec.password:
+            if not remote.has_password or options.reset_passwords:
+                fields.append(FieldChange("password", None, "***"))
+                patch["password"] = spec.password
+        elif remote.has_password:
+            fields.append(FieldChange("password", "***", None))
+            patch["password"] = None
+    needs_replace = False
+    if "expires_at" in managed and not same_instant(spec.expires_at, remote.expires_at):
+        fields.append(FieldChange("expires_at", remote.expires_at, spec.expires_at))
+        needs_replace = True
+    return Comparison(tuple(fields), patch, needs_replace)
+
+
+def create_payload(
+    spec: LinkSpec,
+    domain: str,
+    options: SyncOptions,
+    *,
+    carry: RemoteLink | None = None,
+) -> dict[str, Any]:
+    """The POST body for ``spec`` (wire names). With ``carry`` (a replace), fields the
+    row does not manage keep the remote record's values."""
+    body: dict[str, Any] = {"url": (spec.url or (carry.url if carry else "")).strip()}
+    if spec.slug:
+        body["slug"] = spec.slug
+    elif carry is not None:
+        body["slug"] = carry.slug
+    if domain:
+        body["domain"] = domain
+    for name in ("description", "apple", "google", "expires_at"):
+        value = spec.value(name) if name in spec.managed else None
+        if name not in spec.managed and carry is not None and name != "expires_at":
+            value = getattr(carry, name)
+        if value:
+            body[API_NAMES[name]] = value
+    if "tags" in spec.managed or carry is None:
+        tags = desired_tags(spec, options)
+    else:
+        tags = tuple(dict.fromkeys([*carry.tags, *desired_tags(spec, options)]))
+    if tags:
+        body["tags"] = list(tags)
+    if "password" in spec.managed and spec.password:
+        body["password"] = spec.password
+    return body

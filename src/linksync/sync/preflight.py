@@ -1,0 +1,113 @@
+"""The preflight of a run: every path it will write, checked together before the first
+request (``linksync.outputs`` holds the checks themselves).
+
+``run_paths`` says where a plan or apply writes: its reports, annotated copies, journal
+(default ``.linksync/runs/<run-id>.jsonl``), lock (default: keyed on the target, in the
+user's state folder, see ``linksync.lock``) with its holder record, and a saved plan
+(``plan --out``). ``preflight`` checks them against every file the run reads (sources,
+every file under a source folder, the config and API-key files, the sandbox database, a
+saved plan given to ``apply --plan``) and raises one ``ConfigError`` naming every
+problem: a usage error, exit 2, and nothing was sent.
+
+    paths = run_paths(settings, reports=["out.csv"], run_id=run_id)
+    preflight(settings, ["campaign.xlsx"], paths)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from linksync.config import Settings
+from linksync.lock import ENV_STATE_DIR, default_lock_path, holder_path
+from linksync.outputs import (
+    JOURNAL_SUFFIXES,
+    PLAN_SUFFIXES,
+    Output,
+    check_outputs,
+    protected_inputs,
+)
+from linksync.report.annotate import annotate_output
+from linksync.report.writers import WRITERS
+from linksync.sync.journal import default_journal_path
+
+PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True, slots=True)
+class RunPaths:
+    """Where one run writes. ``annotate``: (source, copy) pairs. ``journal`` / ``lock``
+    None: the run keeps none. ``lock_is_default``: the lock is the target's own."""
+
+    reports: tuple[Path, ...] = ()
+    annotate: tuple[tuple[Path, Path], ...] = ()
+    journal: Path | None = None
+    lock: Path | None = None
+    lock_is_default: bool = False
+    plan_out: Path | None = None
+
+    def outputs(self) -> list[Output]:
+        out = [Output(p, "--report", tuple(WRITERS)) for p in self.reports]
+        out.extend(annotate_output(source, copy) for source, copy in self.annotate)
+        if self.journal is not None:
+            out.append(Output(self.journal, "--journal", JOURNAL_SUFFIXES, append=True))
+        if self.lock is not None:
+            role = "--lock"
+            if self.lock_is_default:
+                role = f"the run lock (move it with {ENV_STATE_DIR} or --lock FILE)"
+            out.append(Output(self.lock, role, in_place=True))
+            out.append(Output(holder_path(self.lock), f"{role}, holder record"))
+        if self.plan_out is not None:
+            out.append(Output(self.plan_out, "--out", PLAN_SUFFIXES))
+        return out
+
+
+def run_paths(
+    settings: Settings,
+    *,
+    reports: Sequence[PathLike] = (),
+    annotate: Sequence[tuple[Path, Path]] = (),
+    journal: PathLike | bool | None = None,
+    lock: PathLike | bool | None = None,
+    run_id: str | None = None,
+    plan_out: PathLike | None = None,
+) -> RunPaths:
+    """The paths of a run. ``journal``/``lock``: a path, None for the default (the
+    journal needs ``run_id`` then), False for none."""
+    if journal is None or journal is True:
+        if run_id is None:
+            raise ValueError("the default journal path needs the run id")
+        journal_path: Path | None = default_journal_path(run_id)
+    else:
+        journal_path = None if journal is False else Path(journal)
+    lock_is_default = False
+    lock_path: Path | None = None
+    if lock is None or lock is True:
+        lock_is_default, lock_path = True, default_lock_path(settings.target)
+    elif lock is not False:
+        lock_path = Path(lock)
+    return RunPaths(
+        reports=tuple(Path(p) for p in reports),
+        annotate=tuple(annotate),
+        journal=journal_path,
+        lock=lock_path,
+        lock_is_default=lock_is_default,
+        plan_out=Path(plan_out) if plan_out is not None else None,
+    )
+
+
+def preflight(
+    settings: Settings,
+    sources: Sequence[PathLike],
+    paths: RunPaths,
+    *,
+    saved_plan: PathLike | None = None,
+) -> None:
+    """Raise ``ConfigError`` naming every output of ``paths`` that cannot be written, or
+    would touch a file the run reads; return when all of them can be written."""
+    reads = dict(settings.read_files())
+    if saved_plan is not None:
+        reads["saved plan"] = str(saved_plan)
+    check_outputs(paths.outputs(), protected_inputs(sources, reads))
