@@ -66,15 +66,15 @@ def _cpu_rows(rows: Sequence[dict[str, Any]]) -> list[str]:
 def _pacing_rows(r: dict[str, Any]) -> list[str]:
     out = [
         "| limit / window | --concurrency | creates | requests | 429s received "
-        "| failed rows | links as expected | s (minimum s) |",
-        "|" + " --- |" * 8,
+        "| failed rows | links as expected | s | windows needed |",
+        "|" + " --- |" * 9,
     ]
     for p in r["points"]:
         out.append(
             f"| {p['limit']} / {p['window_s']:g} s | {p['concurrency']} | {p['rows']} "
             f"| {_fmt(p['requests'])} | {_fmt(p['rate_limited'])} | {_fmt(p['rows_failed'])} "
             f"| {'yes' if p['workspace_ok'] else 'NO'} "
-            f"| {_fmt(p['wall_s'])} ({_fmt(p['minimum_s'])}) |"
+            f"| {_fmt(p['wall_s'])} | {p.get('windows_needed', '-')} |"
         )
     return out
 

@@ -361,7 +361,7 @@ def pacing_case(case: Case, *, timeout: float) -> dict[str, Any]:
                 "rate_limited": out["rate_limited"],
                 "rows_failed": out["rows_failed"],
                 "workspace_ok": out["workspace"]["ok"],
-                "minimum_s": round((rows + 2) / limit * window, 2),
+                "windows_needed": math.ceil((rows + 3) / limit),
             }
         )
     return {
@@ -431,7 +431,10 @@ def creates_case(case: Case, *, timeout: float) -> dict[str, Any]:
         log(f"scale-apply: linksync apply of {case.rows} creates (R={case.rate}/s)")
         ours = run_apply(case, tmp / "x.db", src, tmp, timeout, work=work)
     log("scale-apply: probing the sandbox's capacity for creates")
-    capacity = sandbox_capacity(case.latency_ms, kind="create", seconds=5.0, cores=CORES)
+    probe: dict[str, float] = {}
+    capacity = sandbox_capacity(
+        case.latency_ms, kind="create", seconds=5.0, cores=CORES, facts=probe
+    )
     ceiling = min(case.rate, capacity)
     requests = work.writes + 2
     ratio = requests / ceiling / ours["wall_s"] if ours["wall_s"] else None
@@ -443,6 +446,7 @@ def creates_case(case: Case, *, timeout: float) -> dict[str, Any]:
         "requests": ours.get("requests"),
         "rate_limited": ours.get("rate_limited"),
         "sandbox_create_capacity_per_s": round(capacity, 1),
+        "capacity_probe_cpu": probe,
         "achieved_per_s": round(requests / ours["wall_s"], 1) if ours["wall_s"] else None,
         "efficiency_vs_capacity": round(ratio, 3) if ratio is not None else None,
         "cpu": cpu_figures(ours, None),
