@@ -251,9 +251,10 @@ def copy_db(src: Path, dst: Path) -> Path:
     """Copy a SQLite sandbox database, with its WAL side files if present."""
     shutil.copyfile(src, dst)
     for suffix in ("-wal", "-shm"):
-        side = Path(str(src) + suffix)
+        side, stale = Path(str(src) + suffix), Path(str(dst) + suffix)
+        stale.unlink(missing_ok=True)  # a side file of an older copy would corrupt it
         if side.exists():
-            shutil.copyfile(side, Path(str(dst) + suffix))
+            shutil.copyfile(side, stale)
     return dst
 
 
