@@ -43,7 +43,8 @@ CASES = [
     ({"slug": "x" * 2049}, "slug", "INVALID_SLUG", "longer than 2048 bytes"),
     ({"slug": "Docs"}, "slug", "RESERVED_SLUG", "reserved"),
     ({"expires_at": "2020-01-01T00:00:00.000Z"}, "expires_at", "INVALID_EXPIRY", "in the past"),
-    ({"expires_at": "31/12/2030"}, "expires_at", "INVALID_EXPIRY", "not an ISO 8601"),
+    ({"expires_at": "31/12/2030"}, "expires_at", "INVALID_EXPIRY", "--date-format dmy"),
+    ({"expires_at": "Dec 31 2030"}, "expires_at", "INVALID_EXPIRY", "not an ISO 8601"),
     ({"domain": "not a host"}, "domain", "INVALID_FIELD", "not a host name"),
 ]
 

@@ -25,6 +25,10 @@ Config file shape (see ``configs/linksync.example.yaml``)::
         concurrency: 8
         owner_tag: managed-by-linksync
         columns: {Destination: url}
+        strict: true                     # every source warning is an error
+        encoding: cp1252                 # CSV encoding (default: detected)
+        date_format: dmy                 # 31/12/2026 in files
+        empty_values: [N/A, "-", TBD]    # cells read as empty
         system_domain: sho.rt
         limits: {max_deletes: 50, max_change_ratio: 0.3, min_existing: 10}
 """
@@ -70,6 +74,10 @@ PROFILE_KEYS = frozenset(
         "sandbox_config",
         "timeout",
         "retry",
+        "strict",
+        "encoding",
+        "date_format",
+        "empty_values",
     }
 )
 
@@ -134,6 +142,10 @@ class Profile:
     sandbox_config: str | None = None
     timeout: float | None = None
     retry: Mapping[str, float] = field(default_factory=dict)
+    strict: bool = False
+    encoding: str | None = None
+    date_format: str | None = None
+    empty_values: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +269,12 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
     insecure = data.get("insecure", False)
     if not isinstance(insecure, bool):
         raise ConfigError(f"{where}: insecure must be true or false")
+    strict = data.get("strict", False)
+    if not isinstance(strict, bool):
+        raise ConfigError(f"{where}: strict must be true or false")
+    empties = data.get("empty_values") or []
+    if not isinstance(empties, list) or not all(isinstance(v, str) for v in empties):
+        raise ConfigError(f'{where}: empty_values must be a list of text, e.g. [N/A, "-"]')
     return Profile(
         name=name,
         base_url=_opt_str(data, "base_url", where),
@@ -273,6 +291,10 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         sandbox_config=_relative(_opt_str(data, "sandbox_config", where), base_dir),
         timeout=float(timeout) if timeout is not None else None,
         retry=retry,
+        strict=strict,
+        encoding=_opt_str(data, "encoding", where),
+        date_format=_opt_str(data, "date_format", where),
+        empty_values=tuple(empties),
     )
 
 

@@ -23,6 +23,9 @@ service refuses to set a past expiry, so declaring it would make the row invalid
 link with several tags goes to the file of its first tag in sorted order, so no link
 is declared twice); OUT is then a directory.
 
+``qr=PATH.zip`` (``--qr``) also writes the QR code of each exported short link
+(``linksync.report.qr``).
+
 Files: an existing file is never overwritten unless ``force=True`` (``--force``); every
 path is checked (``linksync.outputs``) before anything is written, ``check_export``
 does it before the links are even fetched; each file is written atomically.
@@ -32,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -56,6 +59,7 @@ from linksync.outputs import (
     write_text_atomic,
 )
 from linksync.report.cells import is_formula_like
+from linksync.report.qr import qr_output, write_remote_qr
 from linksync.schema import write_schemas_for
 
 __all__ = [
@@ -106,6 +110,8 @@ class ExportInfo:
     with_password: tuple[str, ...] = ()  # "domain/slug" of links whose password is not exported
     warnings: tuple[str, ...] = field(default_factory=tuple)
     schemas: tuple[Path, ...] = ()  # the JSON Schema files the YAML headers point at
+    qr: Path | None = None  # the zip of QR codes (--qr)
+    qr_codes: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -115,6 +121,8 @@ class ExportInfo:
             "with_password": list(self.with_password),
             "warnings": list(self.warnings),
             "schemas": [str(p) for p in self.schemas],
+            "qr": str(self.qr) if self.qr is not None else None,
+            "qr_codes": self.qr_codes,
         }
 
 
@@ -203,17 +211,23 @@ def check_export(
     force: bool = False,
     protected: Sequence[Protected] = (),
     files: Sequence[Path] = (),
+    qr: str | Path | None = None,
 ) -> None:
     """Raise ``ConfigError`` when the export cannot be written: a bad extension or
     folder, a file the run reads (``protected``), or an existing file without
-    ``force``. ``files``: the files the export will write, once known."""
+    ``force``. ``files``: the files the export will write, once known. ``qr``: the
+    zip of QR codes, checked with them."""
     if format not in FORMATS:
         raise ConfigError(f"unknown export format {format!r} (use yaml, csv or xlsx)")
     folder = _is_folder(out, split_by is not None)
     outputs = [Output(Path(out), "export", FILE_SUFFIXES[format], folder=folder)]
     outputs.extend(Output(f, "export") for f in files if f != Path(out))
+    if qr is not None:
+        outputs.append(qr_output(qr))
     check_outputs(outputs, protected)
     targets = list(files) or ([] if folder else [Path(out)])
+    if qr is not None:
+        targets.append(Path(qr))
     existing = [str(f) for f in targets if f.exists() or f.is_symlink()]
     if existing and not force:
         raise ConfigError(
@@ -295,12 +309,14 @@ async def export_links(
     schema_ref: str | None = DEFAULT_SCHEMA_REF,
     force: bool = False,
     protected: Sequence[Protected] = (),
+    qr: str | Path | None = None,
 ) -> ExportInfo:
     """List the workspace's links (filtered by domain and tag) and write them to ``out``
-    (checked before the first request, see ``check_export``)."""
-    check_export(out, format=format, split_by=split_by, force=force, protected=protected)
+    (checked before the first request, see ``check_export``), and their QR codes to
+    ``qr``."""
+    check_export(out, format=format, split_by=split_by, force=force, protected=protected, qr=qr)
     links = await fetch_links(client, domain=domain, tag=tag)
-    return write_export(
+    info = write_export(
         links,
         out,
         format=format,
@@ -310,3 +326,8 @@ async def export_links(
         force=force,
         protected=protected,
     )
+    if qr is None:
+        return info
+    drawn = write_remote_qr(links, qr)
+    notes = tuple(f"no QR code for {why}" for why in drawn.left_out)
+    return replace(info, qr=drawn.path, qr_codes=drawn.links, warnings=info.warnings + notes)

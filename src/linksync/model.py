@@ -168,7 +168,8 @@ class Problem:
     """One finding about one row (or one file), named with a constant of errors.py.
 
     Warnings (e.g. an invisible character stripped by --fix-invisible) do not make
-    the row invalid; errors do.
+    the row invalid; errors do. ``column`` names the column (or YAML key) when it is
+    not the one of ``field`` (an extra value beyond the header, an unknown key).
     """
 
     constant: str
@@ -176,9 +177,24 @@ class Problem:
     provenance: Provenance | None = None
     field: str | None = None
     severity: Severity = Severity.ERROR
+    column: str | None = None
+
+    @property
+    def column_name(self) -> str | None:
+        """The column as the user sees it (header or YAML key), if any."""
+        if self.column is not None:
+            return self.column
+        if self.field is None:
+            return None
+        p = self.provenance
+        return (p.column_of(self.field) if p else None) or self.field
 
     def where(self) -> str:
-        return self.provenance.where(self.field) if self.provenance else "(no source)"
+        if self.provenance is None:
+            return "(no source)"
+        if self.column is not None:
+            return f'{self.provenance.where()}, column "{self.column}"'
+        return self.provenance.where(self.field)
 
     def to_dict(self) -> dict[str, Any]:
         p = self.provenance
@@ -189,7 +205,7 @@ class Problem:
             "source": p.source if p else None,
             "sheet": p.sheet if p else None,
             "row": p.row if p else None,
-            "column": (p.column_of(self.field) or self.field) if p and self.field else self.field,
+            "column": self.column_name,
         }
 
 

@@ -9,6 +9,9 @@ a constant of ``linksync.errors.ERRORS`` or ``None`` when the value is fine.
   ``RESERVED_SLUGS`` (compared case-insensitively).
 - ``parse_expiry``: ISO 8601 date-time with a UTC designator (``Z``) or an offset,
   strictly after ``now``; returns the instant in UTC.
+- ``check_tag`` / ``check_tags`` / ``check_description``: what the service refuses with
+  ``INVALID_REQUEST`` (a tag empty, invisible, with a line break or too long; too
+  many tags; a description too long), as a reason in words.
 - ``find_invisible`` / ``strip_invisible`` / ``describe_char``: invisible characters
   pasted from editors (zero-width, bidi controls, NBSP, soft hyphen, controls...).
 """
@@ -27,6 +30,12 @@ SLUG_RE: re.Pattern[str] = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*", re.IGNORECASE
 
 #: Slug length limit, in bytes of UTF-8.
 MAX_SLUG_BYTES = 2048
+
+#: Tags per link, characters per tag, characters per description (the sandbox's
+#: decisions where the interface says "not shown"; local validation uses the same).
+MAX_TAGS = 100
+MAX_TAG_CHARS = 100
+MAX_DESCRIPTION_CHARS = 10_000
 
 #: Length of a slug the service generates when none is given.
 GENERATED_SLUG_LENGTH = 6
@@ -202,6 +211,34 @@ def check_slug(s: str) -> str | None:
         return "INVALID_SLUG"
     if s.lower() in RESERVED_SLUGS:
         return "RESERVED_SLUG"
+    return None
+
+
+def check_tag(tag: str) -> str | None:
+    """Why the service refuses ``tag`` (INVALID_REQUEST), or None. A line break (Alt+Enter
+    in a cell) and any invisible character count as invisible."""
+    if not isinstance(tag, str) or not tag.strip() or find_invisible(tag):
+        return "a tag must be visible non-empty text"
+    if len(tag) > MAX_TAG_CHARS:
+        return f"a tag is at most {MAX_TAG_CHARS} characters"
+    return None
+
+
+def check_tags(tags: tuple[str, ...] | list[str]) -> str | None:
+    """Why the service refuses this list of tags, or None."""
+    for tag in tags:
+        why = check_tag(tag)
+        if why is not None:
+            return why
+    if len(dict.fromkeys(tags)) > MAX_TAGS:
+        return f"at most {MAX_TAGS} tags per link"
+    return None
+
+
+def check_description(text: str) -> str | None:
+    """Why the service refuses this description, or None."""
+    if len(text) > MAX_DESCRIPTION_CHARS:
+        return f"description is at most {MAX_DESCRIPTION_CHARS} characters"
     return None
 
 

@@ -68,6 +68,10 @@ COMMANDS: dict[str, Lazy] = {
         "linksync.cli.sandbox:sandbox",
         "Run the built-in sandbox of the link service as a real HTTP server, or clear its state.",
     ),
+    "ui": Lazy(
+        "linksync.cli.ui:ui_command",
+        "Open the local web page: drop a campaign file, follow a run, download its files.",
+    ),
 }
 
 

@@ -34,6 +34,7 @@ from linksync.model import RowResult, RunInfo
 from linksync.outcome import RemoteWrites, exit_code_after_error, run_exit_code, stop_sentence
 from linksync.report import ReportOptions, ReportSet, count_results, render_summary
 from linksync.report.annotate import annotation_pairs, write_annotated
+from linksync.report.qr import QrCodes, write_results_qr
 from linksync.sync.execute import Results
 from linksync.sync.history import LastRun, last_run, repeats
 from linksync.sync.journal import new_run_id
@@ -107,6 +108,12 @@ def _waiting(seconds: float) -> Callable[[LockHolder | None], None]:
     "repeat for the 2nd, 3rd... spreadsheet source.",
 )
 @click.option(
+    "--qr",
+    type=click.Path(dir_okay=False),
+    help="Write a QR code (SVG and PNG) of each short link to this .zip, and add a QR "
+    "code column to --annotate workbooks.",
+)
+@click.option(
     "--journal",
     type=click.Path(),
     help="Journal file, .jsonl (default .linksync/runs/<run-id>.jsonl).",
@@ -137,6 +144,7 @@ def apply_command(
     yes: bool,
     reports: tuple[str, ...],
     annotate: tuple[str, ...],
+    qr: str | None,
     journal: str | None,
     lock_path: str | None,
     lock_wait: float,
@@ -155,7 +163,13 @@ def apply_command(
     run_id = new_run_id()
     pairs = annotation_pairs(sources, annotate)
     paths = run_paths(
-        settings, reports=reports, annotate=pairs, journal=journal, lock=lock_path, run_id=run_id
+        settings,
+        reports=reports,
+        annotate=pairs,
+        journal=journal,
+        lock=lock_path,
+        run_id=run_id,
+        qr=qr,
     )
     preflight(settings, sources, paths, saved_plan=plan_file)
     saved = read_saved_plan(plan_file) if plan_file else None
@@ -189,8 +203,14 @@ def apply_command(
                                        ai_og=kw["ai_og"]))  # fmt: skip
             info = results.run_info(settings.target.label)
             written = report_set.close(info)
+        codes = QrCodes() if qr else None
         for source, copy in pairs:
-            written.append(write_annotated(source, results.rows, copy))
+            written.append(write_annotated(source, results.rows, copy, qr=codes))
+        if qr:
+            drawn = write_results_qr(results.rows, qr, codes=codes)
+            written.append(drawn.path)
+            for why in drawn.left_out:
+                err(f"Warning: no QR code for {why}")
     except KeyboardInterrupt:
         if writes.any:
             err(f"Interrupted after writing to the workspace: {writes.describe()}; "

@@ -16,8 +16,11 @@ from linksync.api import LinkServiceClient
 from linksync.cli import workspace_render as render
 from linksync.cli.common import echo, handle_errors
 from linksync.cli.options import TargetOptions, target_options, with_client
+from linksync.errors import ConfigError
 from linksync.model import RemoteLink
 from linksync.rules import describe_invisible, find_invisible
+from linksync.sources.checks import EXPIRY_FIELDS_RE
+from linksync.sources.normalize import normalize_expiry
 from linksync.terminal import printable
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
@@ -30,6 +33,20 @@ CLEARABLE = ("description", "tags", "apple", "google", "password")
 def _check_visible(name: str, value: str | None) -> None:
     if value and find_invisible(value):
         raise click.BadParameter(describe_invisible(value), param_hint=name)
+
+
+def _expiry(value: str | None) -> str | None:
+    """The one date rule of files: ISO 8601 with or without a zone (none = UTC), or a
+    bare date (midnight UTC); anything else is refused before the request."""
+    if value is None:
+        return None
+    text = normalize_expiry(value.strip())
+    if EXPIRY_FIELDS_RE.fullmatch(text) is None:
+        raise ConfigError(
+            f"--expires-at {value!r} is not an ISO 8601 date-time: write e.g. "
+            "2030-12-31T23:59:59Z, 2030-12-31T23:59 (UTC) or 2030-12-31 (midnight UTC)"
+        )
+    return text
 
 
 def _read_password(path: str | None) -> str | None:
@@ -114,7 +131,11 @@ def _show(link: RemoteLink, as_json: bool, verb: str | None = None) -> None:
 @click.option("--description", help="Title or memo.")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeat for several).")
 @click.option("--password-file", type=click.Path(dir_okay=False), help="File holding a password.")
-@click.option("--expires-at", help="ISO 8601 UTC time after which the link stops resolving.")
+@click.option(
+    "--expires-at",
+    help="Time after which the link stops resolving: ISO 8601 (2030-12-31T23:59:59Z; no "
+    "zone = UTC) or a bare date (2030-12-31, midnight UTC), the same rule as in files.",
+)
 @click.option("--apple", help="Redirect URL for iOS visitors.")
 @click.option("--google", help="Redirect URL for Android visitors.")
 @target_options
@@ -143,7 +164,7 @@ def links_create(
         "description": description,
         "tags": list(tags) if tags else None,
         "password": _read_password(password_file),
-        "expiresAt": expires_at,
+        "expiresAt": _expiry(expires_at),
         "apple": apple,
         "google": google,
     }

@@ -60,6 +60,11 @@ def schema_command(out: Path | None) -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
 @click.option("--force", is_flag=True, help="Overwrite files that exist already.")
+@click.option(
+    "--qr",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write a QR code (SVG and PNG) of each short link to this .zip.",
+)
 @target_options
 @handle_errors
 def export_command(
@@ -72,6 +77,7 @@ def export_command(
     schema_ref: str,
     as_json: bool,
     force: bool,
+    qr: Path | None,
 ) -> None:
     """Write the workspace's links to OUT as files that plan reads back unchanged.
 
@@ -82,7 +88,7 @@ def export_command(
     """
     settings = target.resolve()
     reads = protected_inputs((), settings.read_files())
-    check_export(out, format=fmt, split_by=split_by, force=force, protected=reads)
+    check_export(out, format=fmt, split_by=split_by, force=force, protected=reads, qr=qr)
 
     async def main() -> ExportInfo:
         async with settings.open_client() as client:
@@ -96,6 +102,7 @@ def export_command(
                 schema_ref=schema_ref or None,
                 force=force,
                 protected=reads,
+                qr=qr,
             )
 
     info = run_async(main())
@@ -106,6 +113,8 @@ def export_command(
         return
     files = ", ".join(str(p) for p in info.files)
     echo(f"Exported {info.links} link(s) to {files}")
+    if info.qr is not None:
+        echo(f"QR codes of {info.qr_codes} link(s) in {info.qr}")
     if info.schemas:
         echo(f"Schema for editors: {', '.join(str(p) for p in info.schemas)}")
     if info.with_password:

@@ -10,21 +10,12 @@ import click
 
 from linksync import config as cfg
 from linksync.cli.common import EXIT_OK, EXIT_ROWS_FAILED, echo, handle_errors
+from linksync.cli.source_flags import pop_source_flags, source_flags
 from linksync.errors import ConfigError
 from linksync.model import Severity
-from linksync.sources import SourceBatch, read_sources
+from linksync.sources import ReadOptions, SourceBatch, read_sources
 from linksync.sources.template import FORMATS, write_template
 from linksync.validate import Validation, validate
-
-
-def _parse_maps(pairs: tuple[str, ...]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for pair in pairs:
-        header, sep, fname = pair.rpartition("=")
-        if not sep or not header.strip():
-            raise ConfigError(f"--map expects HEADER=FIELD (got {pair!r})")
-        out[header.strip()] = fname.strip()
-    return out
 
 
 def _profile(config: str | None, profile: str | None) -> cfg.Profile | None:
@@ -103,15 +94,7 @@ def render_json(batch: SourceBatch, result: Validation) -> str:
     "report each fix as a warning, instead of marking the row invalid.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.option(
-    "--map",
-    "maps",
-    multiple=True,
-    metavar="HEADER=FIELD",
-    help="Read column HEADER as FIELD (url, slug, domain, description, tags, password, "
-    "expires_at, apple, google, short_url, utm_*; 'ignore' to skip). Overrides the "
-    "profile's columns: and the built-in aliases.",
-)
+@source_flags
 @click.option("--default-domain", help="Domain of rows without one (duplicate detection).")
 @click.option("--config", "config_path", help=f"Config file (default: ./{cfg.DEFAULT_CONFIG}).")
 @click.option("--profile", help="Profile of the config file (columns:, default_domain).")
@@ -121,25 +104,33 @@ def validate_command(
     sheets: tuple[str, ...],
     fix_invisible: bool,
     as_json: bool,
-    maps: tuple[str, ...],
     default_domain: str | None,
     config_path: str | None,
     profile: str | None,
+    **flags: Any,
 ) -> None:
     """Check SOURCE files (CSV, Excel, YAML or a directory of YAML) without any request.
 
     Prints a summary per sheet and every problem with its file, sheet, row, column and
-    the service's error constant. Exit 0 when every row is valid, 1 when any row is
-    invalid, 2 when a file cannot be read.
+    the service's error constant. Exit 0 when every row is valid (warnings allowed,
+    unless --strict), 1 when any row is invalid or a file has nothing to read, 2 when a
+    file cannot be read at all (or is refused: past a size limit, a bomb).
     """
-    prof = _profile(config_path, profile)
-    mapping: dict[str, str] = {}
-    if prof is not None:
-        mapping.update({str(k): str(v) for k, v in prof.columns.items()})
-    mapping.update(_parse_maps(maps))
-    domain = default_domain or (prof.default_domain if prof is not None else None)
-    batch = read_sources(sources, sheets=list(sheets) or None, mapping=mapping or None)
-    result = validate(batch, fix_invisible=fix_invisible, default_domain=domain)
+    prof = _profile(config_path, profile) or cfg.Profile()
+    given = pop_source_flags(flags)
+    mapping = {str(k): str(v) for k, v in prof.columns.items()}
+    mapping.update(given["mapping"])
+    options = ReadOptions.build(
+        sheets=list(sheets) or None,
+        mapping=mapping or None,
+        encoding=given["encoding"] or prof.encoding,
+        date_format=given["date_format"] or prof.date_format,
+        empty_values=given["empty_values"] or prof.empty_values,
+    )
+    strict = prof.strict if given["strict"] is None else bool(given["strict"])
+    domain = default_domain or prof.default_domain
+    batch = read_sources(sources, options=options)
+    result = validate(batch, fix_invisible=fix_invisible, default_domain=domain, strict=strict)
     echo(render_json(batch, result) if as_json else render_text(batch, result))
     raise SystemExit(EXIT_OK if result.ok else EXIT_ROWS_FAILED)
 

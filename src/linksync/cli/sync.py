@@ -20,6 +20,7 @@ from linksync.cli.common import (
     handle_errors,
 )
 from linksync.cli.options import TargetOptions, run_async, target_options
+from linksync.cli.source_flags import pop_source_flags, source_flags
 from linksync.config import Settings
 from linksync.logs import (
     log_plan_counts,
@@ -29,17 +30,16 @@ from linksync.logs import (
     register_secret,
     setup_logging,
 )
-from linksync.model import Severity
 from linksync.outputs import write_text_atomic
 from linksync.sync.options import MODES, SyncOptions
 from linksync.sync.preflight import preflight, run_paths
 from linksync.sync.render import plan_rows, render_plan_markdown, render_plan_text
 from linksync.sync.run import (
     Planned,
-    column_mapping,
     load_specs,
     make_plan,
     options_from,
+    source_options,
 )
 
 if TYPE_CHECKING:
@@ -84,6 +84,7 @@ def sync_options(fn: F) -> F:
     decorated: Any = fn
     for option in reversed(_SYNC_OPTIONS):
         decorated = option(decorated)
+    decorated = source_flags(decorated)
     return decorated  # type: ignore[no-any-return]
 
 
@@ -106,13 +107,12 @@ def _validation(sources: tuple[str, ...], settings: Settings, opts: SyncOptions,
     validation = load_specs(
         list(sources),
         sheets=list(kw["sheets"]) or None,
-        mapping=column_mapping(settings),
         fix_invisible=kw["fix_invisible"],
         default_domain=opts.default_domain,
+        **source_options(settings, **pop_source_flags(kw)),
     )
-    for p in validation.problems:
-        if p.provenance is None or p.provenance.row is None:
-            err(f"{p.severity.value}: {p.where()}: {p.constant}: {p.message}")
+    for p in validation.file_problems:
+        err(f"{p.severity.value}: {p.where()}: {p.constant}: {p.message}")
     return validation
 
 
@@ -128,10 +128,7 @@ def _planned(settings: Settings, validation: Validation, opts: SyncOptions, kw: 
 
 
 def _has_file_errors(validation: Validation) -> bool:
-    return any(
-        p.severity is Severity.ERROR and (p.provenance is None or p.provenance.row is None)
-        for p in validation.problems
-    )
+    return validation.has_file_errors
 
 
 @click.command("plan")

@@ -10,6 +10,9 @@ three headers (an annotated copy run again) gets them refilled, not appended aga
 xlsx/xlsm are edited with openpyxl (load, change, save: values, styles, other sheets and
 column order are kept; VBA kept for .xlsm). CSV keeps its encoding, delimiter and line
 ending; the new cells are neutralised against formulas.
+
+With ``qr`` (``--qr``), an xlsx/xlsm copy gets a fourth column, "QR code", with each
+row's code (``linksync.report.qr_sheet``).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from linksync.errors import ConfigError, SourceError
 from linksync.model import Action, RowResult, Status
 from linksync.outputs import Output, atomic_path, check_outputs, protected_inputs
 from linksync.report.cells import error_text, neutralize, xml_text
+from linksync.report.qr import QrCodes
+from linksync.report.qr_sheet import QR_HEADER, clear_qr_column, fill_qr_column, qr_folder_output
 
 # openpyxl and the sources package (pandas) are imported where used: writing reports
 # does not need them, and every run imports this package.
@@ -127,13 +132,27 @@ def annotation_pairs(
     return list(zip(sheets, (Path(o) for o in outs), strict=False))
 
 
+def annotate_outputs(source: Path, out: Path, *, qr: bool = False) -> list[Output]:
+    """Every output an annotated copy writes: the copy, and with ``qr`` for a workbook
+    the folder of QR images a large sheet links to."""
+    outputs = [annotate_output(source, out)]
+    if qr and source.suffix.lower() != ".csv":
+        outputs.append(qr_folder_output(out))
+    return outputs
+
+
 def write_annotated(
-    source_path: str | Path, results: Iterable[RowResult], out_path: str | Path
+    source_path: str | Path,
+    results: Iterable[RowResult],
+    out_path: str | Path,
+    *,
+    qr: QrCodes | None = None,
 ) -> Path:
     """Write a copy of the spreadsheet ``source_path`` annotated with ``results`` to
-    ``out_path`` (written atomically; never over the source itself)."""
+    ``out_path`` (written atomically; never over the source itself). ``qr``: add the
+    QR column to a workbook copy, drawing codes through this cache."""
     source, out = Path(source_path), Path(out_path)
-    check_outputs([annotate_output(source, out)], protected_inputs([source]))
+    check_outputs(annotate_outputs(source, out, qr=qr is not None), protected_inputs([source]))
     suffix = source.suffix.lower()
     if not source.is_file():
         raise SourceError(f"cannot annotate {source}: file not found", path=str(source))
@@ -142,7 +161,7 @@ def write_annotated(
         if suffix == ".csv":
             _annotate_csv(source, by_sheet, tmp)
         else:
-            _annotate_xlsx(source, by_sheet, tmp, keep_vba=suffix == ".xlsm")
+            _annotate_xlsx(source, by_sheet, tmp, keep_vba=suffix == ".xlsm", qr=qr, out=out)
     return out
 
 
@@ -179,7 +198,7 @@ def _set_text(cell: Any, text: str) -> None:
         cell.data_type = "s"
 
 
-def _annotate_sheet(ws: Any, rows: dict[int, RowResult]) -> None:
+def _annotate_sheet(ws: Any, rows: dict[int, RowResult], qr: QrCodes | None, out: Path) -> None:
     from openpyxl.utils import get_column_letter  # type: ignore[import-untyped]
 
     first = min(rows)
@@ -190,9 +209,13 @@ def _annotate_sheet(ws: Any, rows: dict[int, RowResult]) -> None:
     header_row = found + 1 if found is not None else 0  # 1-based; 0: no header row
     existing = _annotation_start(top[found]) if found is not None else None
     start = existing + 1 if existing is not None else ws.max_column + 1
+    header_values = top[found] if found is not None else []
+    qr_at = existing + 3 if existing is not None else len(header_values)
+    had_qr = qr_at < len(header_values) and header_values[qr_at] == QR_HEADER
+    headers = (*ANNOTATION_HEADERS, QR_HEADER) if qr is not None else ANNOTATION_HEADERS
     if header_row >= 1:
         model = ws.cell(header_row, start - 1) if start > 1 else None
-        for i, name in enumerate(ANNOTATION_HEADERS):
+        for i, name in enumerate(headers):
             cell = ws.cell(header_row, start + i)
             _set_text(cell, name)
             if model is not None and model.has_style:
@@ -211,10 +234,20 @@ def _annotate_sheet(ws: Any, rows: dict[int, RowResult]) -> None:
                 cell.style = "Hyperlink"
     for i, width in enumerate(widths):
         ws.column_dimensions[get_column_letter(start + i)].width = min(width + 2, 60)
+    if qr is not None:
+        fill_qr_column(ws, rows, start + 3, qr, out)
+    elif had_qr:
+        clear_qr_column(ws, start + 3, max(header_row, 1))
 
 
 def _annotate_xlsx(
-    source: Path, by_sheet: dict[str | None, dict[int, RowResult]], out: Path, *, keep_vba: bool
+    source: Path,
+    by_sheet: dict[str | None, dict[int, RowResult]],
+    tmp: Path,
+    *,
+    keep_vba: bool,
+    qr: QrCodes | None,
+    out: Path,
 ) -> None:
     import openpyxl  # type: ignore[import-untyped]  # only needed to annotate
 
@@ -233,8 +266,8 @@ def _annotate_xlsx(
                 path=str(source),
                 sheet=sheet,
             )
-        _annotate_sheet(ws, rows)
-    wb.save(out)
+        _annotate_sheet(ws, rows, qr, out)
+    wb.save(tmp)
 
 
 # --- csv ----------------------------------------------------------------------------------

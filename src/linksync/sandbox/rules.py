@@ -24,9 +24,9 @@ CREATE_FIELDS = frozenset(
 )
 PATCH_FIELDS = frozenset({"url", "description", "tags", "apple", "google", "password"})
 IMMUTABLE_FIELDS = frozenset({"expiresAt", "slug", "domain"})
-MAX_TAGS = 100
-MAX_TAG_CHARS = 100
-MAX_DESCRIPTION_CHARS = 10_000
+MAX_TAGS = rules.MAX_TAGS
+MAX_TAG_CHARS = rules.MAX_TAG_CHARS
+MAX_DESCRIPTION_CHARS = rules.MAX_DESCRIPTION_CHARS
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20
 
@@ -102,24 +102,16 @@ def _tags(value: Any) -> tuple[str, ...]:
         return ()
     if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
         raise ServiceError("INVALID_REQUEST", "tags must be an array of strings")
-    out: list[str] = []
-    for tag in value:
-        if not tag.strip() or rules.find_invisible(tag):
-            raise ServiceError("INVALID_REQUEST", "a tag must be visible non-empty text")
-        if len(tag) > MAX_TAG_CHARS:
-            raise ServiceError("INVALID_REQUEST", f"a tag is at most {MAX_TAG_CHARS} characters")
-        if tag not in out:
-            out.append(tag)
-    if len(out) > MAX_TAGS:
-        raise ServiceError("INVALID_REQUEST", f"at most {MAX_TAGS} tags per link")
-    return tuple(out)
+    why = rules.check_tags(value)
+    if why is not None:
+        raise ServiceError("INVALID_REQUEST", why)
+    return tuple(dict.fromkeys(value))
 
 
 def _description(value: str | None) -> str | None:
-    if value is not None and len(value) > MAX_DESCRIPTION_CHARS:
-        raise ServiceError(
-            "INVALID_REQUEST", f"description is at most {MAX_DESCRIPTION_CHARS} characters"
-        )
+    why = rules.check_description(value) if value is not None else None
+    if why is not None:
+        raise ServiceError("INVALID_REQUEST", why)
     return value
 
 

@@ -51,9 +51,13 @@ def bind(host: str, port: int) -> socket.socket:
     # proto must be IPPROTO_TCP: asyncio only sets TCP_NODELAY on accepted sockets whose
     # proto says TCP, and without it Nagle + delayed ACK add ~40 ms to every response
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(2048)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError:
+        sock.close()  # a port in use: no socket left open behind the error
+        raise
     sock.set_inheritable(True)
     return sock
 

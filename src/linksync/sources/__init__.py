@@ -13,24 +13,26 @@ streams them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from os import PathLike
 from pathlib import Path
 
 from linksync.errors import SourceError
-from linksync.model import LinkSpec, Problem
+from linksync.model import LinkSpec, Problem, Provenance
 from linksync.sources.columns import ALIASES, match_columns, normalize_header
 from linksync.sources.csv_reader import read_csv_file
 from linksync.sources.excel import EXCEL_SUFFIXES, read_excel_file
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
 from linksync.sources.normalize import merge_utm, normalize_expiry, split_short_url, split_tags
-from linksync.sources.yaml_reader import YAML_SUFFIXES, read_yaml_path
+from linksync.sources.options import ReadOptions
+from linksync.sources.yaml_reader import YAML_SUFFIXES, iter_yaml_files, read_yaml_path
 
 CSV_SUFFIXES: frozenset[str] = frozenset({".csv", ".tsv", ".txt"})
 
 __all__ = [
     "ALIASES",
+    "ReadOptions",
     "SourceBatch",
     "SpecFrame",
     "UnknownColumn",
@@ -71,25 +73,53 @@ class SourceBatch:
             yield from frame.iter_specs()
 
 
+def _options(
+    options: ReadOptions | None,
+    sheets: Sequence[str] | None,
+    mapping: Mapping[str, str] | None,
+) -> ReadOptions:
+    if options is None:
+        return ReadOptions.build(sheets=sheets, mapping=mapping)
+    if sheets or mapping:
+        return replace(
+            options,
+            sheets=tuple(sheets) if sheets else options.sheets,
+            mapping=dict(mapping) if mapping else options.mapping,
+        )
+    return options
+
+
 def read_source(
     path: str | PathLike[str],
     *,
     sheets: Sequence[str] | None = None,
     mapping: Mapping[str, str] | None = None,
+    options: ReadOptions | None = None,
 ) -> ReadResult:
     """Read one file or YAML directory; dispatch on the extension."""
+    opts = _options(options, sheets, mapping)
     display = str(path)
     p = Path(path)
     if not p.exists():
         raise SourceError(f"{display}: no such file or directory", path=display)
     suffix = p.suffix.lower()
-    columns = dict(mapping) if mapping else None
-    if p.is_dir() or suffix in YAML_SUFFIXES:
-        return read_yaml_path(p, display)
+    if p.is_dir():
+        return _read_dir(p, display, opts)
+    if suffix in YAML_SUFFIXES:
+        return read_yaml_path(p, display, opts)
     if suffix in EXCEL_SUFFIXES:
-        return read_excel_file(p, display, sheets=sheets, mapping=columns)
+        return read_excel_file(p, display, options=opts)
     if suffix in CSV_SUFFIXES:
-        return read_csv_file(p, display, mapping=columns)
+        result = read_csv_file(p, display, options=opts)
+        if result.frames and not any(len(f) for f in result.frames):
+            result.problems.append(
+                Problem(
+                    "MISSING_URL",
+                    "nothing to read: the file has a header but no rows under it",
+                    Provenance(display),
+                )
+            )
+        return result
     raise SourceError(
         f"{display}: unknown source type {suffix or '(no extension)'!r}; expected .csv, "
         ".xlsx/.xlsm/.xls/.ods, .yaml/.yml or a directory of YAML files",
@@ -97,20 +127,66 @@ def read_source(
     )
 
 
+def _read_dir(path: Path, display: str, opts: ReadOptions) -> ReadResult:
+    """A directory is a YAML tree; spreadsheets in it are named, not skipped."""
+    result = read_yaml_path(path, display, opts)
+    others = sorted(
+        str(p.relative_to(path))
+        for p in path.rglob("*")
+        if p.is_file()
+        and p.suffix.lower() in (CSV_SUFFIXES | EXCEL_SUFFIXES) - {".txt"}
+        and not any(part.startswith(".") for part in p.relative_to(path).parts)
+    )
+    if others:
+        shown = ", ".join(others[:10]) + (
+            f" and {len(others) - 10} more" if len(others) > 10 else ""
+        )
+        result.problems.append(
+            Problem(
+                "MISSING_URL",
+                f"the directory holds spreadsheet files that a directory source does not "
+                f"read ({shown}): pass them as sources of their own, or move them out",
+                Provenance(display),
+            )
+        )
+    if not iter_yaml_files(path):
+        result.problems.append(
+            Problem(
+                "MISSING_URL",
+                "nothing to read: the directory holds no .yaml or .yml file",
+                Provenance(display),
+            )
+        )
+    return result
+
+
 def read_sources(
     paths: Iterable[str | PathLike[str]],
     *,
     sheets: Sequence[str] | None = None,
     mapping: Mapping[str, str] | None = None,
+    encoding: str | None = None,
+    date_format: str | None = None,
+    empty_values: Iterable[str] = (),
+    options: ReadOptions | None = None,
 ) -> SourceBatch:
     """Read every source (see module docstring). ``sheets`` limits Excel workbooks to
     the named sheets; ``mapping`` is a profile's ``columns:`` block {header: field}
-    that overrides the alias guesses."""
+    that overrides the alias guesses; ``encoding``, ``date_format`` and
+    ``empty_values`` are the ``--encoding``, ``--date-format`` and ``--empty-value``
+    options (``linksync.sources.options``), or give them all as ``options``."""
+    opts = options or ReadOptions.build(
+        sheets=sheets,
+        mapping=mapping,
+        encoding=encoding,
+        date_format=date_format,
+        empty_values=empty_values,
+    )
     frames: list[SpecFrame] = []
     problems: list[Problem] = []
     unknown: list[UnknownColumn] = []
     for path in paths:
-        res = read_source(path, sheets=sheets, mapping=mapping)
+        res = read_source(path, options=_options(opts, sheets, mapping))
         frames.extend(res.frames)
         problems.extend(res.problems)
         unknown.extend(res.unknown)

@@ -1,31 +1,13 @@
-"""Column headers -> link fields: aliases, explicit mappings, header-row detection.
+"""Column headers -> link fields: explicit mappings, aliases, header-row detection.
 
 Headers are compared after ``normalize_header``: case-folded, with every space and
 punctuation character removed, so ``Destination URL``, ``destination_url`` and
-``DESTINATION-URL`` are the same column.
-
-The aliases cover the words people use in campaign sheets and the column names of
-other products' CSV exports, so such a file imports without a hand-written mapping:
-
-- Bitly: its link records and exports use ``link`` / ``Bitlink`` (the short link),
-  ``long_url``, ``title``, ``tags``, ``custom_bitlinks`` / "Custom back-half",
-  ``created_at``, ``clicks`` (field list of the Bitlinks entity in Coupler.io's Bitly
-  data overview; "back-half" is Bitly's own word in its API docs).
-- Dub: "Link", "Domain", "Key", "URL" / "Destination URL", "Title", "Description",
-  "Tags", "Expires At", "iOS", "Android", "Clicks", "Created At", "ID" (Dub's link
-  export and its documented link fields: ``key``, ``domain``, ``url``, ``ios``,
-  ``android``, ``expiresAt``).
-- Short.io: "Original URL", "Short URL", "Path", "Title", "Tags", "Expires At",
-  "iPhone URL" / "Android URL", "Password", "Created At", "Clicks" (its API fields
-  ``originalURL``, ``path``, ``iphoneURL``, ``androidURL``; the shortcm-cli importer
-  names "path", "original URL", "title", "created at" columns).
-- Shlink: "Short URL", "Long URL", "Short code", "Title", "Tags", "Domain",
-  "Created at", "Visits" (its short URL record: ``shortCode``, ``shortUrl``,
-  ``longUrl``, ``dateCreated``, ``tags``, ``title``, ``domain``).
+``DESTINATION-URL`` are the same column. The words themselves are in
+``linksync.sources.aliases`` (with the products whose exports they cover).
 
 Columns that are clearly metadata of an export (ids, click counts, creation dates,
 QR codes, archive flags) are ignored silently; any other unknown column is reported
-once per sheet.
+once per sheet. Numbered tags columns (``Tag 1``, ``Tag 2``) all feed the tags.
 """
 
 from __future__ import annotations
@@ -36,200 +18,24 @@ from dataclasses import dataclass, field
 
 from linksync.errors import ConfigError
 from linksync.model import API_NAMES, FIELD_FROM_API, LINK_FIELDS
+from linksync.sources.aliases import ALIASES, COLUMN_FIELDS, IGNORED, SHORT_URL, UTM_FIELDS
 
-#: Pseudo-field: a full short URL (``https://go.example.com/spring``), split into
-#: domain and slug.
-SHORT_URL = "short_url"
-
-#: UTM parameters merged into the destination URL's query.
-UTM_FIELDS: tuple[str, ...] = (
-    "utm_source",
-    "utm_medium",
-    "utm_campaign",
-    "utm_term",
-    "utm_content",
-)
-
-#: Every field a column can feed, in a stable order.
-COLUMN_FIELDS: tuple[str, ...] = (*LINK_FIELDS, SHORT_URL, *UTM_FIELDS)
-
-#: Field -> header words, best first. When two columns of one sheet match the same
-#: field, the one whose alias comes first wins and the other is reported as unknown.
-ALIASES: dict[str, tuple[str, ...]] = {
-    "url": (
-        "url",
-        "destination url",
-        "destination",
-        "long url",
-        "long_url",
-        "longurl",
-        "original url",
-        "originalurl",
-        "target url",
-        "target",
-        "landing page",
-        "landing page url",
-        "landing url",
-        "redirect url",
-        "redirect to",
-        "full url",
-        "website",
-        "web address",
-        "link url",
-        "destination link",
-    ),
-    "slug": (
-        "slug",
-        "key",
-        "short code",
-        "shortcode",
-        "short_code",
-        "back-half",
-        "back half",
-        "custom back-half",
-        "custom back half",
-        "custom ending",
-        "custom slug",
-        "custom alias",
-        "alias",
-        "path",
-        "keyword",
-        "short key",
-        "short path",
-        "code",
-        "vanity",
-        "vanity url",
-    ),
-    "domain": (
-        "domain",
-        "short domain",
-        "branded domain",
-        "custom domain",
-        "host",
-        "hostname",
-    ),
-    "description": (
-        "description",
-        "title",
-        "memo",
-        "name",
-        "link name",
-        "label",
-        "note",
-        "notes",
-        "comment",
-        "comments",
-        "link title",
-    ),
-    "tags": ("tags", "tag", "labels", "categories", "category", "keywords"),
-    "password": ("password", "link password", "passcode", "pass"),
-    "expires_at": (
-        "expires at",
-        "expiresat",
-        "expires_at",
-        "expires",
-        "expiry",
-        "expiry date",
-        "expiration",
-        "expiration date",
-        "expiration time",
-        "expire at",
-        "expire",
-        "expires on",
-        "end date",
-        "valid until",
-        "valid to",
-    ),
-    "apple": (
-        "apple",
-        "ios",
-        "ios url",
-        "ios link",
-        "iphone url",
-        "iphoneurl",
-        "iphone",
-        "apple url",
-        "app store url",
-        "ios destination",
-        "ios redirect",
-    ),
-    "google": (
-        "google",
-        "android",
-        "android url",
-        "androidurl",
-        "android link",
-        "google play url",
-        "play store url",
-        "android destination",
-        "android redirect",
-    ),
-    SHORT_URL: (
-        "custom bitlinks",
-        "custom bitlink",
-        "short url",
-        "shorturl",
-        "short_url",
-        "short link",
-        "shortlink",
-        "shortened url",
-        "short",
-        "link",
-        "bitlink",
-        "bitly link",
-        "tiny url",
-    ),
-    "utm_source": ("utm_source", "utm source", "source", "campaign source"),
-    "utm_medium": ("utm_medium", "utm medium", "medium", "campaign medium"),
-    "utm_campaign": ("utm_campaign", "utm campaign", "campaign", "campaign name"),
-    "utm_term": ("utm_term", "utm term", "term", "campaign term"),
-    "utm_content": ("utm_content", "utm content", "content", "campaign content"),
-}
-
-#: Export metadata columns ignored without a word.
-IGNORED: tuple[str, ...] = (
-    "id",
-    "idstring",
-    "link id",
-    "clicks",
-    "total clicks",
-    "click count",
-    "visits",
-    "visits count",
-    "engagements",
-    "created",
-    "created at",
-    "created date",
-    "date created",
-    "creation date",
-    "updated",
-    "updated at",
-    "modified",
-    "last modified",
-    "archived",
-    "qr code",
-    "qr",
-    "has password",
-    "haspassword",
-    "status",
-    "action",
-    "result",
-    "message",
-    "error",
-    "error constant",
-    "error code",
-    "http status",
-    "request id",
-    "attempts",
-    "changed fields",
-    "user",
-    "created by",
-    "owner",
-    "group",
-    "group guid",
-    "workspace",
-    "folder",
-)
+__all__ = [
+    "ALIASES",
+    "COLUMN_FIELDS",
+    "IGNORED",
+    "SHORT_URL",
+    "UTM_FIELDS",
+    "ColumnMatch",
+    "compile_mapping",
+    "field_for_header",
+    "find_header_row",
+    "header_score",
+    "known_field",
+    "match_columns",
+    "normalize_header",
+    "numbered_tags",
+]
 
 _PUNCT_RE = re.compile(r"[\W_]+", re.UNICODE)
 
@@ -282,7 +88,9 @@ class ColumnMatch:
     ``link`` beside ``custom_bitlinks``), read where the main column's cell is empty.
     ``headers`` holds the header text of every column (as written); ``unknown`` the
     headers nobody claimed (reported once); ``ignored`` the export metadata columns
-    skipped on purpose.
+    skipped on purpose. ``ranks`` holds the alias rank of each claiming column: two
+    columns of one field and one rank mean the same thing, so values that differ are
+    a conflict; different ranks are a documented preference (the better one first).
     """
 
     fields: Mapping[str, int]
@@ -290,6 +98,7 @@ class ColumnMatch:
     unknown: tuple[str, ...]
     ignored: tuple[str, ...]
     fallbacks: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    ranks: Mapping[int, int] = field(default_factory=dict)
 
     def columns_of(self, field_name: str) -> tuple[int, ...]:
         """Every column index feeding a field, best first."""
@@ -355,32 +164,61 @@ def match_columns(
         elif key in _IGNORED:
             ignored.append(text)
             continue
+        elif numbered_tags(key):
+            fname, rank = "tags", 100
         else:
             unknown.append(text)
             continue
         claims.setdefault(fname, []).append((rank, col))
     fields: dict[str, int] = {}
     fallbacks: dict[str, tuple[int, ...]] = {}
+    ranks: dict[int, int] = {}
     for fname, found in sorted(claims.items(), key=lambda kv: min(c for _, c in kv[1])):
         ordered = [c for _, c in sorted(found)]
         fields[fname] = ordered[0]
+        ranks.update({c: r for r, c in found})
         if len(ordered) > 1:
             fallbacks[fname] = tuple(ordered[1:])
-    return ColumnMatch(fields, texts, tuple(unknown), tuple(ignored), fallbacks)
+    return ColumnMatch(fields, texts, tuple(unknown), tuple(ignored), fallbacks, ranks)
 
 
-def header_score(cells: Iterable[object]) -> int:
-    """How many cells of a row look like known headers (for header-row detection)."""
+_NUMBERED_RE = re.compile(r"(?:tags?|labels?|categor(?:y|ies)|keywords?)\d{1,3}", re.ASCII)
+
+
+def numbered_tags(key: str) -> bool:
+    """'tag1' ('Tag 1'), 'labels3' (normalised headers): one of several tags columns."""
+    return _NUMBERED_RE.fullmatch(key) is not None
+
+
+def known_field(key: str, explicit: Mapping[str, str] | None = None) -> str | None:
+    """The field a normalised header names: explicit mapping, alias or numbered tags
+    column ("" when the mapping says to ignore it), else None."""
+    if explicit and key in explicit:
+        return explicit[key]
+    hit = _INDEX.get(key)
+    if hit is not None:
+        return hit[0]
+    return "tags" if numbered_tags(key) else None
+
+
+def header_score(cells: Iterable[object], explicit: Mapping[str, str] | None = None) -> int:
+    """How many cells of a row look like known headers (for header-row detection);
+    a URL column counts twice. ``explicit``: a compiled mapping (``compile_mapping``)."""
     score = 0
     for cell in cells:
         if isinstance(cell, str) and cell.strip():
-            key = normalize_header(cell)
-            if key in _INDEX:
-                score += 2 if _INDEX[key][0] in ("url", SHORT_URL) else 1
+            fname = known_field(normalize_header(cell), explicit)
+            if fname:
+                score += 2 if fname in ("url", SHORT_URL) else 1
     return score
 
 
-def find_header_row(rows: Sequence[Sequence[object]], *, scan: int = 30) -> int | None:
+def find_header_row(
+    rows: Sequence[Sequence[object]],
+    *,
+    scan: int = 30,
+    explicit: Mapping[str, str] | None = None,
+) -> int | None:
     """Index of the header row among the first ``scan`` rows: the first row with the
     best score. A header row names the URL or two known columns, and either names at
     least two known columns or has nothing else in it; so a title row above the
@@ -388,11 +226,11 @@ def find_header_row(rows: Sequence[Sequence[object]], *, scan: int = 30) -> int 
     "Destination URL" next to prose are both passed over."""
     best_row, best_score = None, 1
     for i, row in enumerate(rows[:scan]):
-        score = header_score(row)
+        score = header_score(row, explicit)
         if score <= best_score:
             continue
         texts = [c for c in row if isinstance(c, str) and c.strip()]
-        known = sum(1 for c in texts if normalize_header(c) in _INDEX)
+        known = sum(1 for c in texts if known_field(normalize_header(c), explicit))
         filled = sum(1 for c in row if c not in ("", None))
         if known >= 2 or known == filled:
             best_row, best_score = i, score

@@ -1,9 +1,14 @@
-"""CSV reader: encoding, delimiter and header row found, every cell read as text.
+"""CSV reader: encoding, delimiter and header found, every cell read as text.
 
-Encodings, in the order tried: a BOM decides (UTF-8 with BOM, UTF-16 LE/BE as Excel's
-"Unicode text"); otherwise UTF-8, and cp1252 (Excel's "CSV" on Western Windows) when
-the bytes are not UTF-8. Delimiters: ``,`` ``;`` tab, or Excel's ``sep=X`` first line.
-Cells are never converted: ``007``, ``NA``, ``null`` and ``nan`` stay as typed.
+Encodings: ``linksync.sources.encoding`` (``--encoding``, a BOM, BOM-less UTF-16,
+UTF-8, else a decision that says so when it is not certain). Delimiters: ``,`` ``;``
+tab, or Excel's ``sep=X`` first line. The header is found in the first 256 KB, under
+any title rows, one row or two (``linksync.sources.header``). Cells are never
+converted: ``007``, ``NA``, ``null`` and ``nan`` stay as typed.
+
+A row with more values than the header has columns is an error on that row (the
+values beyond the header are named). An unclosed quote is an error on the row where
+it opens; the rows before it are read.
 """
 
 from __future__ import annotations
@@ -11,32 +16,32 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import re
 from pathlib import Path
 
 import pandas as pd
 
 from linksync.errors import SourceError
-from linksync.model import Problem, Provenance
-from linksync.sources.columns import find_header_row, header_score, match_columns
+from linksync.model import Problem, Provenance, Severity
+from linksync.sources.columns import ColumnMatch, compile_mapping, header_score, match_columns
+from linksync.sources.csv_scan import Structure, scan
+from linksync.sources.encoding import (
+    Decoded,
+    ascii_compatible,
+    decode_unsure,
+    detect_encoding,
+    locate_error,
+)
 from linksync.sources.frame import ReadResult, UnknownColumn
-from linksync.sources.table import build_frame, unknown_column_problem
+from linksync.sources.header import Header, find_header
+from linksync.sources.options import CSV_SAMPLE_BYTES, MAX_COLUMNS, ReadOptions
+from linksync.sources.table import CellIssue, build_frame, unknown_column_problem
+
+__all__ = ["DELIMITERS", "detect_encoding", "read_csv_file", "sniff"]
 
 DELIMITERS: tuple[str, ...] = (",", ";", "\t")
-_SAMPLE_BYTES = 256 * 1024
-
-
-def detect_encoding(data: bytes) -> str:
-    """Encoding of a CSV from its first bytes (see module docstring)."""
-    if data.startswith(codecs.BOM_UTF8):
-        return "utf-8-sig"
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return "utf-16"
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    try:
-        decoder.decode(data, final=False)
-    except UnicodeDecodeError:
-        return "cp1252"
-    return "utf-8"
+_SAMPLE_BYTES = CSV_SAMPLE_BYTES
+_EOF_IN_QUOTE = re.compile(r"EOF inside string starting at row (\d+)")
 
 
 def _decode_sample(data: bytes, encoding: str) -> str:
@@ -44,105 +49,316 @@ def _decode_sample(data: bytes, encoding: str) -> str:
     return decoder.decode(data, final=False)
 
 
-def sniff(text: str) -> tuple[str, int, list[str], bool]:
-    """(delimiter, header record index, header cells, has ``sep=`` line) of a sample."""
-    lines = text.splitlines()
+def _records(text: str, delim: str, limit: int = 200) -> list[list[str]]:
+    """The first records of a sample; a record the csv module refuses (a field over
+    its limit, a NUL byte) ends the list."""
+    rows: list[list[str]] = []
+    reader = csv.reader(io.StringIO(text), delimiter=delim)
+    try:
+        for row in reader:
+            rows.append(row)
+            if len(rows) >= limit:
+                break
+    except csv.Error:
+        pass
+    return rows
+
+
+def sniff_header(
+    text: str, explicit: dict[str, str] | None = None
+) -> tuple[str, Header | None, list[list[str]], bool]:
+    """(delimiter, header or None, first records, has ``sep=`` line) of a sample."""
     sep_line = False
-    if lines and lines[0].lower().startswith("sep=") and len(lines[0]) == 5:
-        forced = lines[0][4]
-        lines = lines[1:]
+    body = text
+    first_nl = text.find("\n")
+    first = text[: first_nl if first_nl >= 0 else len(text)].rstrip("\r")
+    if first.lower().startswith("sep=") and len(first) == 5:
+        candidates: tuple[str, ...] = (first[4],)
+        body = text[first_nl + 1 :] if first_nl >= 0 else ""
         sep_line = True
-        candidates: tuple[str, ...] = (forced,)
     else:
         candidates = DELIMITERS
-    if len(lines) > 1:
-        lines = lines[:-1] if not text.endswith(("\n", "\r")) else lines
-    best: tuple[int, int, str, int, list[str]] | None = None
+    if not body.endswith(("\n", "\r")):
+        cut = max(body.rfind("\n"), body.rfind("\r"))
+        body = body[: cut + 1] if cut >= 0 else body
+    best: tuple[int, int, str, Header | None, list[list[str]]] | None = None
     for delim in candidates:
-        rows = list(csv.reader(io.StringIO("\n".join(lines[:200])), delimiter=delim))
-        h = find_header_row(rows)
-        if h is None:
-            score, width, h = 0, max((len(r) for r in rows[:5]), default=0), 0
+        rows = _records(body, delim)
+        head = find_header(rows, explicit=explicit)
+        if head is None:
+            score, width = 0, max((len(r) for r in rows[:5]), default=0)
         else:
-            score, width = header_score(rows[h]), len(rows[h])
-        key = (score, width)
-        if best is None or key > best[:2]:
-            best = (score, width, delim, h, rows[h] if rows else [])
+            score, width = header_score(head.cells, explicit), len(head.cells)
+        if best is None or (score, width) > best[:2]:
+            best = (score, width, delim, head, rows)
     assert best is not None
-    return best[2], best[3], best[4], sep_line
+    _, _, delim, head, rows = best
+    return delim, head, [list(map(str, r)) for r in rows], sep_line
 
 
-def read_csv_file(path: Path, display: str, *, mapping: dict[str, str] | None = None) -> ReadResult:
-    """Read one CSV file into a frame (see module docstring)."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(_SAMPLE_BYTES)
-    except OSError as exc:
-        raise SourceError(f"{display}: cannot read: {exc.strerror or exc}", path=display) from exc
-    result = ReadResult()
-    if not head.strip():
-        result.problems.append(
-            Problem("MISSING_URL", "the file is empty: no header, no rows", Provenance(display))
+def sniff(text: str) -> tuple[str, int, list[str], bool]:
+    """(delimiter, header record index, header cells, has ``sep=`` line) of a sample
+    (the header's last row when it spans two)."""
+    delim, head, rows, sep_line = sniff_header(text)
+    if head is None:
+        return delim, 0, rows[0] if rows else [], sep_line
+    return delim, head.last, [str(c) for c in head.cells], sep_line
+
+
+def _letters(index: int) -> str:
+    out = ""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        out = chr(65 + rem) + out
+    return out
+
+
+class _CsvRead:
+    """One CSV file being read (see module docstring)."""
+
+    def __init__(self, path: Path, display: str, opts: ReadOptions):
+        self.path, self.display, self.opts = path, display, opts
+        self.result = ReadResult()
+        self.issues: list[CellIssue] = []
+
+    def fail(self, message: str) -> SourceError:
+        return SourceError(f"{self.display}: {message}", path=self.display)
+
+    def problem(self, message: str, severity: Severity = Severity.ERROR) -> None:
+        self.result.problems.append(
+            Problem("MISSING_URL", message, Provenance(self.display), None, severity)
         )
-        return result
-    encoding = detect_encoding(head)
-    sample = _decode_sample(head, encoding)
-    delim, header_idx, header, sep_line = sniff(sample)
-    match = match_columns(header, mapping)
-    if "url" not in match.fields and "slug" not in match.fields:
-        result.problems.append(
-            Problem(
-                "MISSING_URL",
-                "no column of destination URLs found among the headers "
-                f"({', '.join(repr(h) for h in header if h)}); name it e.g. "
-                '"Destination URL" or map it in the profile',
-                Provenance(display),
+
+    def read(self) -> ReadResult:
+        try:
+            with self.path.open("rb") as fh:
+                head = fh.read(_SAMPLE_BYTES + 1)
+        except OSError as exc:
+            raise self.fail(f"cannot read: {exc.strerror or exc}") from exc
+        if not head.strip():
+            self.problem("the file is empty: no header, no rows")
+            return self.result
+        decoded = self._decide(head)
+        sample = (
+            decoded.text[:_SAMPLE_BYTES]
+            if decoded.text is not None
+            else _decode_sample(head[:_SAMPLE_BYTES], decoded.encoding)
+        )
+        if len(head) > _SAMPLE_BYTES and "\n" not in sample and "\r" not in sample:
+            raise self.fail(
+                f"the first line is longer than {_SAMPLE_BYTES // 1024} KB: a CSV header "
+                "must end within the file's first 256 KB"
+            )
+        explicit = compile_mapping(self.opts.mapping)
+        delim, head_row, rows, sep_line = sniff_header(sample, explicit)
+        header: list[object] = list(
+            head_row.cells if head_row is not None else rows[0] if rows else []
+        )
+        if len(header) > MAX_COLUMNS:
+            raise self.fail(
+                f"the header has {len(header):,} columns; at most {MAX_COLUMNS:,} are read"
+            )
+        match = match_columns(header, self.opts.mapping)
+        if "url" not in match.fields and "slug" not in match.fields:
+            names = ", ".join(repr(str(h)) for h in header[:20] if h)
+            self.problem(
+                f"no column of destination URLs found among the headers ({names}); name "
+                'it e.g. "Destination URL" or map it with --map HEADER=url'
+            )
+            return self.result
+        if decoded.warning:
+            self.problem(decoded.warning, Severity.WARNING)
+        self.result.unknown.extend(UnknownColumn(self.display, None, h) for h in match.unknown)
+        if match.unknown:
+            self.result.problems.append(unknown_column_problem(self.display, None, match.unknown))
+        last = head_row.last if head_row is not None else 0
+        skip = last + 1 + (1 if sep_line else 0)
+        self._table(decoded, delim, header, match, skip, last)
+        return self.result
+
+    def _decide(self, head: bytes) -> Decoded:
+        enc = self.opts.encoding
+        if enc is not None:
+            if ascii_compatible(enc):
+                return Decoded(enc)
+            return self._decode_all(enc)
+        guess = detect_encoding(head[:_SAMPLE_BYTES])
+        if guess.startswith("utf-16"):
+            return self._decode_all(guess)
+        if guess == "cp1252":
+            return decode_unsure(self._bytes())
+        return Decoded(guess)
+
+    def _bytes(self) -> bytes:
+        try:
+            return self.path.read_bytes()
+        except OSError as exc:
+            raise self.fail(f"cannot read: {exc.strerror or exc}") from exc
+
+    def _decode_all(self, enc: str) -> Decoded:
+        data = self._bytes()
+        try:
+            return Decoded(enc, data.decode(enc))
+        except UnicodeDecodeError:
+            raise self.fail(f"not valid {enc} text at {locate_error(data, enc)}") from None
+
+    def _table(
+        self,
+        decoded: Decoded,
+        delim: str,
+        header: list[object],
+        match: ColumnMatch,
+        skip: int,
+        last: int,
+    ) -> None:
+        width = len(header)
+        frame_df, unclosed = self._pandas(decoded, delim, skip, match.used, width)
+        if decoded.fallback:
+            raw: Path | bytes = self._bytes()
+            scan_enc = "utf-8"
+        elif decoded.text is not None:
+            raw, scan_enc = decoded.text.encode("utf-8"), "utf-8"
+        else:
+            raw, scan_enc = self.path, decoded.encoding
+        structure = scan(
+            raw, delim, width, first_data=skip, encoding=scan_enc, offsets=bool(decoded.fallback)
+        )
+        for r in structure.ragged:
+            if unclosed is not None and r.record >= unclosed:
+                continue
+            first = next(i for i, v in enumerate(r.extra) if v.strip())
+            shown = ", ".join(repr(v) for v in r.extra if v.strip())
+            self.issues.append(
+                CellIssue(
+                    r.record - skip,
+                    None,
+                    "INVALID_FIELD",
+                    f"this row has {r.count} values but the header has {width} columns: "
+                    f"{shown} belong(s) to no column (a delimiter inside an unquoted "
+                    "value?); the row is not sent",
+                    column=f"{_letters(width + first)} (no header)",
+                )
+            )
+        if unclosed is not None:
+            self._unclosed(unclosed - skip, delim, header)
+        self._mixed(decoded, structure, skip)
+        columns = {f: [frame_df[c] for c in match.columns_of(f)] for f in match.fields}
+        frame, problems = build_frame(
+            self.display, None, columns, last + 2, match, issues=self.issues, options=self.opts
+        )
+        self.result.frames.append(frame)
+        self.result.problems.extend(problems)
+
+    def _unclosed(self, k: int, delim: str, header: list[object]) -> None:
+        data = self._bytes()
+        at = data.rfind(b'"')
+        line_start = data.rfind(b"\n", 0, at) + 1
+        col = data[line_start:at].count(delim.encode("ascii")) if at >= 0 else 0
+        lines = data[max(at, 0) :].rstrip(b"\r\n").count(b"\n")
+        name = str(header[col]) if col < len(header) and header[col] else _letters(col)
+        self.issues.append(
+            CellIssue(
+                k,
+                None,
+                "INVALID_FIELD",
+                f"a quote opens in this row and never closes: this row and the {lines} "
+                'line(s) after it were not read (close the quote, or double it as "" '
+                "inside a quoted value); the rows before it were read",
+                column=name,
             )
         )
-        return result
-    result.unknown.extend(UnknownColumn(display, None, h) for h in match.unknown)
-    if match.unknown:
-        result.problems.append(unknown_column_problem(display, None, match.unknown))
 
-    wanted = match.used
-    skip = header_idx + 1 + (1 if sep_line else 0)
-    frame_df = _read_table(path, display, delim, encoding, skip, wanted, len(header))
-    columns = {f: [frame_df[c] for c in match.columns_of(f)] for f in match.fields}
-    frame = build_frame(display, None, columns, header_idx + 2, match)
-    result.frames.append(frame)
-    return result
+    def _mixed(self, decoded: Decoded, structure: Structure, skip: int) -> None:
+        if not decoded.fallback:
+            return
+        offsets = [off for off, _ in decoded.fallback]
+        found = structure.record_of(offsets)
+        records: list[int | None] = list(found) if found is not None else [None] * len(offsets)
+        seen: set[int] = set()
+        in_header: list[str] = []
+        for (_off, text), rec in zip(decoded.fallback, records, strict=True):
+            if rec is None or rec < skip:
+                in_header.append(text)
+                continue
+            if rec in seen:
+                continue
+            seen.add(rec)
+            self.issues.append(
+                CellIssue(
+                    rec - skip,
+                    None,
+                    "INVALID_FIELD",
+                    f"this row is not UTF-8: it was read as cp1252 ({text!r}); "
+                    "the rest of the file is UTF-8: check the text, or pass --encoding to "
+                    "read the whole file one way",
+                    Severity.WARNING,
+                    column="(encoding)",
+                )
+            )
+        if in_header or len(seen) > 0:
+            self.problem(
+                f"the file mixes UTF-8 lines and others: {len(decoded.fallback)} line(s) were "
+                f"read as cp1252 (e.g. {decoded.fallback[0][1]!r}), the rest as UTF-8; the "
+                "rows concerned are named",
+                Severity.WARNING,
+            )
 
+    def _pandas(
+        self, decoded: Decoded, delim: str, skip: int, wanted: list[int], width: int
+    ) -> tuple[pd.DataFrame, int | None]:
+        def read(nrows: int | None) -> pd.DataFrame:
+            source: Path | io.StringIO = self.path
+            enc: str | None = decoded.encoding
+            if decoded.text is not None:
+                source, enc = io.StringIO(decoded.text), None
+            df: pd.DataFrame = pd.read_csv(
+                source,
+                sep=delim,
+                encoding=enc,
+                header=None,
+                names=list(range(width)),
+                skiprows=skip,
+                usecols=wanted,
+                dtype=str,
+                keep_default_na=False,
+                na_filter=False,
+                skip_blank_lines=False,
+                engine="c",
+                nrows=nrows,
+            )
+            return df
 
-def _read_table(
-    path: Path, display: str, delim: str, encoding: str, skip: int, wanted: list[int], width: int
-) -> pd.DataFrame:
-    def read(enc: str) -> pd.DataFrame:
-        return pd.read_csv(
-            path,
-            sep=delim,
-            encoding=enc,
-            header=None,
-            names=list(range(width)),
-            skiprows=skip,
-            usecols=wanted,
-            dtype=str,
-            keep_default_na=False,
-            na_filter=False,
-            skip_blank_lines=False,
-            engine="c",
-        )
-
-    try:
         try:
-            return read(encoding)
+            try:
+                return read(None), None
+            except pd.errors.ParserError as exc:
+                m = _EOF_IN_QUOTE.search(str(exc))
+                if m is None:
+                    raise
+                opened = int(m.group(1))
+                return read(max(opened - skip, 0)), opened
         except UnicodeDecodeError:
-            if encoding != "utf-8":
-                raise
-            return read("cp1252")
-    except UnicodeDecodeError as exc:
-        raise SourceError(
-            f"{display}: not readable as UTF-8, UTF-16 or cp1252 text ({exc.reason})",
-            path=display,
-        ) from exc
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise SourceError(f"{display}: not a readable CSV: {exc}", path=display) from exc
+            if self.opts.encoding is not None or decoded.text is not None:
+                where = locate_error(self._bytes(), decoded.encoding)
+                raise self.fail(f"not valid {decoded.encoding} text at {where}") from None
+            fallback = decode_unsure(self._bytes())
+            if fallback.warning:
+                self.problem(fallback.warning, Severity.WARNING)
+            decoded.text, decoded.encoding = fallback.text, fallback.encoding
+            decoded.fallback = fallback.fallback
+            return self._pandas(decoded, delim, skip, wanted, width)
+        except (pd.errors.ParserError, ValueError) as exc:
+            raise self.fail(f"not a readable CSV: {exc}") from exc
+
+
+def read_csv_file(
+    path: Path,
+    display: str,
+    *,
+    mapping: dict[str, str] | None = None,
+    options: ReadOptions | None = None,
+) -> ReadResult:
+    """Read one CSV file into a frame (see module docstring)."""
+    opts = options or ReadOptions.build(mapping=mapping)
+    return _CsvRead(path, display, opts).read()

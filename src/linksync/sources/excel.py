@@ -10,30 +10,43 @@ any title rows. Dates and datetimes become ISO 8601 UTC (a workbook has no zone,
 its times are taken as UTC); a plain number in the expiry column is an Excel serial
 day in the workbook's date system (1900, or 1904 when ``workbookPr date1904`` is set).
 Numbers elsewhere are text without a spurious ``.0`` (slug ``2024`` stays ``2024``).
+
+Before calamine reads anything, ``linksync.sources.xlsx_guard`` refuses bombs (a sheet
+spanning too many cells, parts inflating too far) and notes what values hide (error
+cells, number formats, hyperlinks); ``linksync.sources.excel_cells`` turns each cell
+into text and says so on the row when a cell is not what it shows. A workbook with no
+sheet to read (none, only hidden ones, none with a header) is an error, as an empty
+CSV is.
 """
 
 from __future__ import annotations
 
 import re
 import zipfile
-from collections.abc import Sequence
-from datetime import date, datetime, time, timedelta
+from collections.abc import Callable, Sequence
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from pandas.api.types import infer_dtype
 from python_calamine import CalamineWorkbook, SheetTypeEnum, SheetVisibleEnum
 
 from linksync.errors import SourceError
 from linksync.model import Problem, Provenance, Severity
-from linksync.sources.columns import find_header_row, match_columns, normalize_header
+from linksync.sources.columns import compile_mapping, match_columns, normalize_header
+from linksync.sources.excel_cells import CellReader, cell_text
 from linksync.sources.frame import ReadResult, UnknownColumn
+from linksync.sources.header import find_header
 from linksync.sources.normalize import excel_serial_to_datetime, normalize_expiry
+from linksync.sources.options import MAX_WORKBOOK_BYTES, ReadOptions
 from linksync.sources.table import build_frame, unknown_column_problem
+from linksync.sources.xlsx_guard import Package, SheetNotes
 
 EXCEL_SUFFIXES: frozenset[str] = frozenset({".xlsx", ".xlsm", ".xlsb", ".xls", ".ods"})
+#: Zip packages whose parts are size-checked; OOXML ones are scanned sheet by sheet.
+_ZIPPED = frozenset({".xlsx", ".xlsm", ".ods"})
+_OOXML = frozenset({".xlsx", ".xlsm"})
 #: Sheets of instructions or notes: skipped without a warning when they hold no links.
 _HELP_SHEETS = frozenset(
     {"instructions", "readme", "help", "notes", "about", "info", "howto", "lists", "lookup"}
@@ -53,25 +66,6 @@ def uses_1904(path: Path) -> bool:
     return _DATE1904_RE.search(xml) is not None
 
 
-def cell_text(v: Any) -> str | None:
-    """A cell as the text the user sees for a link field (None when empty)."""
-    if v is None or v == "":
-        return None
-    if isinstance(v, str):
-        return v
-    if isinstance(v, bool):
-        return "TRUE" if v else "FALSE"
-    if isinstance(v, float):
-        if v != v:  # NaN
-            return None
-        return str(int(v)) if v.is_integer() and abs(v) < 1e16 else repr(v)
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, datetime | date | time):
-        return v.isoformat()
-    return str(v)
-
-
 def cell_expiry(v: Any, date1904: bool) -> Any:
     """An expiry cell: datetimes/dates kept, serial numbers converted, text kept."""
     if v is None or v == "":
@@ -84,17 +78,6 @@ def cell_expiry(v: Any, date1904: bool) -> Any:
     if isinstance(v, timedelta):
         return str(v)
     return v
-
-
-def _text_column(values: Sequence[Any]) -> np.ndarray:
-    """A column of cells as text (None for empty cells); text cells as they are."""
-    n = len(values)
-    out = np.fromiter(values, dtype=object, count=n)
-    if not n or infer_dtype(out, skipna=False) == "string":
-        return out
-    return np.fromiter(
-        (v if type(v) is str else cell_text(v) for v in values), dtype=object, count=n
-    )
 
 
 #: Cell types that never compare equal to a cell of another type of this set.
@@ -156,6 +139,31 @@ def read_excel_file(
     *,
     sheets: Sequence[str] | None = None,
     mapping: dict[str, str] | None = None,
+    options: ReadOptions | None = None,
+) -> ReadResult:
+    opts = options or ReadOptions.build(sheets=sheets, mapping=mapping)
+    wanted = list(opts.sheets or sheets or ())
+    suffix = path.suffix.lower()
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise SourceError(f"{display}: cannot read: {exc.strerror or exc}", path=display) from exc
+    if size > MAX_WORKBOOK_BYTES:
+        raise SourceError(
+            f"{display}: {size:,} bytes, more than {MAX_WORKBOOK_BYTES:,}: refused", path=display
+        )
+    pkg = Package(path, display) if suffix in _ZIPPED else None
+    try:
+        if pkg is not None:
+            pkg.check_sizes()
+        return _read_book(path, display, wanted, opts, pkg)
+    finally:
+        if pkg is not None:
+            pkg.close()
+
+
+def _read_book(
+    path: Path, display: str, wanted: list[str], opts: ReadOptions, pkg: Package | None
 ) -> ReadResult:
     try:
         wb = CalamineWorkbook.from_path(str(path))
@@ -163,8 +171,8 @@ def read_excel_file(
         raise SourceError(f"{display}: not a readable workbook: {exc}", path=display) from exc
     result = ReadResult()
     date1904 = uses_1904(path)
-    if sheets:
-        missing = [s for s in sheets if s not in wb.sheet_names]
+    if wanted:
+        missing = [s for s in wanted if s not in wb.sheet_names]
         if missing:
             raise SourceError(
                 f"{display}: no sheet named {', '.join(repr(m) for m in missing)} "
@@ -172,22 +180,65 @@ def read_excel_file(
                 path=display,
                 sheet=missing[0],
             )
-        names = list(sheets)
+        names = wanted
     else:
         names = [
             m.name
             for m in wb.sheets_metadata
             if m.visible == SheetVisibleEnum.Visible and m.typ == SheetTypeEnum.WorkSheet
         ]
+    notes_for = _notes(pkg, names) if pkg is not None and path.suffix.lower() in _OOXML else None
+    if notes_for is None and names and path.suffix.lower() not in _OOXML:
+        result.problems.append(
+            Problem(
+                "INVALID_FIELD",
+                f"{path.suffix.lower()} workbooks do not let linksync tell error cells (#N/A) "
+                "from empty cells, nor see number formats and hyperlinks: save as .xlsx to "
+                "have them checked",
+                Provenance(display),
+                None,
+                Severity.WARNING,
+            )
+        )
     for name in names:
+        # The sheet is scanned (and refused past the limits) before calamine reads it.
+        notes = notes_for(name) if notes_for is not None else SheetNotes()
         try:
             rows = wb.get_sheet_by_name(name).to_python(skip_empty_area=False)
         except Exception as exc:
             raise SourceError(
                 f"{display}: sheet {name!r}: {exc}", path=display, sheet=name
             ) from exc
-        _read_sheet(display, name, rows, bool(sheets), date1904, mapping, result)
+        _read_sheet(display, name, rows, bool(wanted), date1904, opts, notes, result)
+    if not any(len(f) for f in result.frames) and not any(
+        p.severity is Severity.ERROR for p in result.problems
+    ):
+        result.problems.append(_nothing_to_read(display, wb, names))
     return result
+
+
+def _notes(pkg: Package, names: list[str]) -> Callable[[str], SheetNotes]:
+    parts = pkg.sheet_parts()
+    formats = pkg.display_formats()
+    for name in names:
+        if name not in parts:
+            raise pkg.fail("cannot find this sheet's part in the workbook", name)
+    return lambda name: pkg.scan_sheet(name, parts[name], formats)
+
+
+def _nothing_to_read(display: str, wb: CalamineWorkbook, names: list[str]) -> Problem:
+    meta = list(wb.sheets_metadata)
+    if not meta:
+        why = "the workbook has no sheet"
+    elif not names:
+        hidden = ", ".join(repr(m.name) for m in meta)
+        why = f"every sheet is hidden or not a worksheet ({hidden}); name one with --sheet"
+    else:
+        why = (
+            f"no sheet holds links: {', '.join(repr(n) for n in names)} "
+            'has no header row naming a destination URL (e.g. "Destination URL") or no rows'
+        )
+    return Problem("MISSING_URL", f"nothing to read: {why}", Provenance(display))
 
 
 def _read_sheet(
@@ -196,11 +247,13 @@ def _read_sheet(
     rows: list[list[Any]],
     named: bool,
     date1904: bool,
-    mapping: dict[str, str] | None,
+    opts: ReadOptions,
+    notes: SheetNotes,
     result: ReadResult,
 ) -> None:
-    header_idx = find_header_row(rows)
-    if header_idx is None:
+    explicit = compile_mapping(opts.mapping)
+    head = find_header(rows, explicit=explicit)
+    if head is None:
         if named or not (_is_blank(rows) or normalize_header(sheet) in _HELP_SHEETS):
             severity = Severity.ERROR if named else Severity.WARNING
             result.problems.append(
@@ -214,8 +267,8 @@ def _read_sheet(
                 )
             )
         return
-    header = rows[header_idx]
-    match = match_columns(header, mapping)
+    header = list(head.cells)
+    match = match_columns(header, opts.mapping)
     if "url" not in match.fields and "slug" not in match.fields:
         result.problems.append(
             Problem(
@@ -228,22 +281,37 @@ def _read_sheet(
     result.unknown.extend(UnknownColumn(display, sheet, h) for h in match.unknown)
     if match.unknown:
         result.problems.append(unknown_column_problem(display, sheet, match.unknown))
-    data = rows[header_idx + 1 :]
+    data = rows[head.data_start :]
     # Cells of the mapped columns only, one list per column; a column beyond the
     # shortest row reads as empty (as ``zip`` over the rows would have it).
     width = min(map(len, data)) if data else 0
     empty: Sequence[Any] = [""] * len(data)
+    cells_of = CellReader(notes, head.data_start)
     columns: dict[str, list[np.ndarray]] = {}
     for fname in match.fields:
         columns[fname] = []
         for col in match.columns_of(fname):
             cells: Sequence[Any] = [row[col] for row in data] if col < width else empty
             if fname == "expires_at":
-                columns[fname].append(_expiry_column(cells, date1904))
+                texts = _expiry_column(cells, date1904)
+                columns[fname].append(cells_of.expiry(cells, texts, col, date1904))
             else:
-                columns[fname].append(_text_column(cells))
-    frame = build_frame(display, sheet, columns, header_idx + 2, match)
+                columns[fname].append(cells_of.text(cells, fname, col))
+    frame, problems = build_frame(
+        display, sheet, columns, head.data_start + 1, match, issues=cells_of.issues, options=opts
+    )
     result.frames.append(frame)
+    result.problems.extend(problems)
+    if not len(frame):
+        result.problems.append(
+            Problem(
+                "MISSING_URL",
+                f"the sheet has a header (row {head.last + 1}) but no rows under it",
+                Provenance(display, sheet),
+                None,
+                Severity.WARNING,
+            )
+        )
 
 
 def _is_blank(rows: list[list[Any]]) -> bool:

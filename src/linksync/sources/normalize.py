@@ -10,15 +10,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
-from urllib.parse import quote_plus
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote_plus, unquote_plus
 
 import numpy as np
 import pandas as pd
 
 from linksync.rules import format_ts, parse_iso
 
-_TAG_SPLIT_RE = re.compile(r"[,;|]")
+if TYPE_CHECKING:
+    from linksync.sources.options import DateFormat
+
+#: Tag separators: comma, semicolon, bar, and line breaks (Alt+Enter in Excel).
+_TAG_SPLIT_RE = re.compile(r"[,;|\r\n\u2028\u2029]")
 _DATE_ONLY_RE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 _SHORT_URL_RE = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?([^/?#\s]+)/([^?#\s]*)", re.IGNORECASE)
 
@@ -39,7 +43,8 @@ def dedupe(values: Iterable[str]) -> tuple[str, ...]:
 
 
 def split_tags(text: str) -> tuple[str, ...]:
-    """'sale; spring | sale , 2026' -> ('sale', 'spring', '2026')."""
+    """'sale; spring | sale , 2026' -> ('sale', 'spring', '2026'); a line break (one
+    tag per line of a cell) separates tags too."""
     return dedupe(_TAG_SPLIT_RE.split(text))
 
 
@@ -62,12 +67,14 @@ def excel_serial_to_datetime(serial: float, *, date1904: bool = False) -> dateti
     return base + timedelta(milliseconds=ms)
 
 
-def normalize_expiry(value: Any) -> str:
+def normalize_expiry(value: Any, date_format: DateFormat | None = None) -> str:
     """An expiry as ``YYYY-MM-DDTHH:MM:SS.sssZ`` when it can be read, else the raw text.
 
     Accepted: datetime and date objects (naive = UTC), ISO 8601 date-times with or
-    without a zone designator (none = UTC), and bare ISO dates (midnight UTC). Anything
-    else is returned as typed so validation reports INVALID_EXPIRY on that cell.
+    without a zone designator (none = UTC), bare ISO dates (midnight UTC), and with a
+    ``date_format`` the dates it describes (``31/12/2026`` for ``dmy``). Anything else
+    is returned as typed so validation reports INVALID_EXPIRY on that cell. The one
+    rule for files and for ``links create --expires-at``.
     """
     if isinstance(value, datetime):
         return format_ts(to_utc(value))
@@ -81,32 +88,74 @@ def normalize_expiry(value: Any) -> str:
             return text
         return format_ts(datetime(d.year, d.month, d.day, tzinfo=UTC))
     dt = parse_iso(text, assume_utc=True)
+    if dt is None and date_format is not None:
+        local = date_format.read(text)
+        dt = to_utc(local) if local is not None else None
     return format_ts(dt) if dt is not None else text
 
 
-def merge_utm(url: str, params: Mapping[str, str | None]) -> str:
-    """Add UTM parameters to a URL's query.
+#: A URL parameter the row replaced: (name, value in the URL, value of the row).
+Replaced = tuple[str, str, str]
 
-    Parameters already in the URL are kept as they are (the URL wins), empty values
-    are skipped, the rest are appended in the order given, form-encoded; there is
-    one ``?`` and the fragment stays at the end.
+
+def merge_utm(url: str, params: Mapping[str, str | None]) -> str:
+    """``merge_utm_checked`` with ``params`` as defaults (the URL wins)."""
+    return merge_utm_checked(url, {}, params)[0]
+
+
+def merge_utm_checked(
+    url: str,
+    params: Mapping[str, str | None],
+    defaults: Mapping[str, str | None] | None = None,
+) -> tuple[str, tuple[Replaced, ...]]:
+    """Add UTM parameters to a URL's query; returns the URL and what it replaced.
+
+    ``params`` are the row's own values (a utm column, a YAML entry's ``utm:``): they
+    win over the same parameter already in the URL (compared case-insensitively), and
+    every value so replaced is returned so the row can say it. ``defaults`` (a file's
+    ``utm:`` defaults) only fill parameters neither the URL nor the row gives. Empty
+    values are skipped; new parameters are appended in the order given, form-encoded;
+    there is one ``?`` and the fragment stays at the end.
     """
-    extra = {k: v for k, v in params.items() if v is not None and str(v).strip()}
-    if not extra:
-        return url
+    own = {k: str(v).strip() for k, v in params.items() if v is not None and str(v).strip()}
+    extra = {
+        k: str(v).strip()
+        for k, v in (defaults or {}).items()
+        if v is not None and str(v).strip() and k not in own
+    }
+    if not own and not extra:
+        return url, ()
     base, hash_, fragment = url.partition("#")
     path, _sep, query = base.partition("?")
-    present = {part.split("=", 1)[0].lower() for part in query.split("&") if part}
-    adds = [
-        f"{quote_plus(k)}={quote_plus(str(v).strip())}"
-        for k, v in extra.items()
-        if k.lower() not in present
-    ]
-    if not adds:
-        return url
-    kept = query.rstrip("&")
-    new_query = "&".join([kept, *adds]) if kept else "&".join(adds)
-    return f"{path}?{new_query}{hash_}{fragment}"
+    wanted = {k.lower(): (k, v) for k, v in own.items()}
+    parts: list[str] = []
+    replaced: list[Replaced] = []
+    done: set[str] = set()
+    for part in query.rstrip("&").split("&") if query.rstrip("&") else ():
+        key = part.split("=", 1)[0]
+        low = unquote_plus(key).lower()
+        if low in wanted:
+            name, value = wanted[low]
+            old = unquote_plus(part.split("=", 1)[1]) if "=" in part else ""
+            if low in done:
+                replaced.append((name, old, value))
+                continue
+            done.add(low)
+            if old == value:
+                parts.append(part)
+                continue
+            replaced.append((name, old, value))
+            parts.append(f"{quote_plus(name)}={quote_plus(value)}")
+            continue
+        for k in [k for k in extra if k.lower() == low]:
+            del extra[k]
+        parts.append(part)
+    adds = [f"{quote_plus(k)}={quote_plus(v)}" for k, v in own.items() if k.lower() not in done]
+    adds += [f"{quote_plus(k)}={quote_plus(v)}" for k, v in extra.items()]
+    if not adds and not replaced:
+        return url, ()
+    new_query = "&".join([*parts, *adds])
+    return f"{path}?{new_query}{hash_}{fragment}", tuple(replaced)
 
 
 def split_short_url(text: str) -> tuple[str, str] | None:

@@ -1,14 +1,25 @@
 """Cells of one sheet (CSV or Excel) -> a SpecFrame.
 
-Shared by the CSV and Excel readers once they have found the header row and turned
-cells into text (dates into datetimes): columns are cleaned (ASCII whitespace trimmed,
-empty cells -> None = not managed), tags split, expiries normalised, a short URL column
-split into domain and slug, UTM columns merged into the URL.
+Shared by the CSV and Excel readers once they have found the header and turned cells
+into text (dates into datetimes): columns are cleaned (ASCII whitespace trimmed, empty
+cells and the user's ``--empty-value`` placeholders -> None = not managed), tags split,
+expiries normalised, a short URL column split into domain and slug, UTM columns merged
+into the URL.
+
+Nothing is dropped or changed in silence: several tags columns are merged; two columns
+of one field that disagree on a row are an error on that row when they mean the same
+(equal alias rank), else one warning for the sheet naming the column that wins; a
+UTM column replacing the same parameter in the URL says so on the row; and every
+``CellIssue`` a reader found (an Excel error cell, a date where a slug was expected, an
+extra value beyond the header) becomes a problem on its row, the row kept even when
+nothing else is left in it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -19,21 +30,34 @@ from linksync.sources.columns import SHORT_URL, UTM_FIELDS, ColumnMatch
 from linksync.sources.frame import SpecFrame
 from linksync.sources.normalize import (
     map_distinct,
-    merge_utm,
+    merge_utm_checked,
     normalize_expiry,
     split_short_url,
     split_tags,
 )
+from linksync.sources.options import ReadOptions
 
 _ASCII_WS = " \t\r\n"
-
-
 _SEP = "\x1f"
 _EDGES = tuple(f"{w}{_SEP}" for w in _ASCII_WS) + tuple(f"{_SEP}{w}" for w in _ASCII_WS)
 
 
-def clean_text(column: Any) -> np.ndarray:
-    """Object array of trimmed strings, None for empty or missing cells.
+@dataclass(frozen=True, slots=True)
+class CellIssue:
+    """A reader's finding about one data row: ``index`` counts data rows from 0 (before
+    empty rows are dropped); ``column`` names the column when ``field`` does not."""
+
+    index: int
+    field: str | None
+    constant: str
+    message: str
+    severity: Severity = Severity.ERROR
+    column: str | None = None
+
+
+def clean_text(column: Any, empty_values: frozenset[str] = frozenset()) -> np.ndarray:
+    """Object array of trimmed strings, None for empty or missing cells (and for cells
+    holding one of ``empty_values``, compared case-insensitively).
 
     Only ASCII whitespace is trimmed: a no-break space or a zero-width space is left
     in place for validation to name. The whole column is tested at once (one joined
@@ -51,6 +75,9 @@ def clean_text(column: Any) -> np.ndarray:
     at_ends = bool(big) and (big[0] in _ASCII_WS or big[-1] in _ASCII_WS)
     if at_ends or any(edge in big for edge in _EDGES):
         out[:] = [v.strip(_ASCII_WS) for v in vals]
+    if empty_values:
+        folded = pd.Series(out, dtype=object).str.casefold()
+        out[np.asarray(folded.isin(empty_values), dtype=bool)] = ""
     out[out == ""] = None
     return out
 
@@ -66,6 +93,86 @@ def _lower(values: np.ndarray) -> np.ndarray:
     return map_distinct(pd.Series(values, dtype=object), lambda v: str(v).lower())
 
 
+class _Builder:
+    """One sheet's columns -> values, collecting issues and sheet-level problems."""
+
+    def __init__(self, source: str, sheet: str | None, match: ColumnMatch, opts: ReadOptions):
+        self.source, self.sheet, self.match, self.opts = source, sheet, match, opts
+        self.issues: list[CellIssue] = []
+        self.problems: list[Problem] = []
+
+    def clean(self, fname: str, raw: Any) -> np.ndarray:
+        if fname == "expires_at":
+            return _expiry(raw, self.opts)
+        return clean_text(raw, self.opts.empty_values)
+
+    def merge(self, fname: str, raws: Sequence[Any]) -> np.ndarray:
+        cols = self.match.columns_of(fname)
+        merged = self.clean(fname, raws[0])
+        for col, raw in zip(cols[1:], raws[1:], strict=False):
+            extra = self.clean(fname, raw)
+            have = np.asarray(pd.notna(merged), dtype=bool)
+            more = np.asarray(pd.notna(extra), dtype=bool)
+            both = np.flatnonzero(have & more)
+            if fname == "tags":
+                if len(both):
+                    merged[both] = [
+                        f"{a}\n{b}" for a, b in zip(merged[both], extra[both], strict=True)
+                    ]
+            elif len(both):
+                self._conflicts(fname, cols[0], col, merged, extra, both)
+            gaps = ~have & more
+            if gaps.any():
+                merged[gaps] = extra[gaps]
+        return merged
+
+    def _conflicts(
+        self,
+        fname: str,
+        main: int,
+        col: int,
+        merged: np.ndarray,
+        extra: np.ndarray,
+        both: np.ndarray,
+    ) -> None:
+        differ = both[np.asarray(merged[both] != extra[both], dtype=bool)]
+        if not len(differ):
+            return
+        heads = self.match.headers
+        a, b = heads[main], heads[col]
+        if self.match.ranks.get(main) == self.match.ranks.get(col):
+            for k in differ.tolist():
+                self.issues.append(
+                    CellIssue(
+                        k,
+                        fname,
+                        "INVALID_FIELD",
+                        f'columns "{a}" and "{b}" both give the {fname} and differ on this '
+                        f"row ({_short(merged[k])} and {_short(extra[k])}); keep one column, "
+                        f'or map the other with --map "{b}=ignore"',
+                    )
+                )
+            return
+        self.problems.append(
+            Problem(
+                "INVALID_FIELD",
+                f'columns "{a}" and "{b}" both give the {fname}: "{a}" is used and "{b}" '
+                f"only fills its empty cells; they differ on {len(differ)} row(s), "
+                f"e.g. {_short(merged[differ[0]])} and {_short(extra[differ[0]])} "
+                f'(map one with --map "{b}=ignore" to silence this)',
+                Provenance(self.source, self.sheet),
+                None,
+                Severity.WARNING,
+                b,
+            )
+        )
+
+
+def _short(value: Any) -> str:
+    text = str(value)
+    return repr(text if len(text) <= 60 else text[:59] + "…")
+
+
 def build_frame(
     source: str,
     sheet: str | None,
@@ -74,34 +181,38 @@ def build_frame(
     match: ColumnMatch,
     *,
     utm_defaults: Mapping[str, str] | None = None,
-) -> SpecFrame:
-    """``columns`` maps field -> raw columns (text, or datetimes for expiry), best
-    first: a later column fills the cells the earlier ones leave empty.
+    issues: Sequence[CellIssue] = (),
+    options: ReadOptions | None = None,
+) -> tuple[SpecFrame, list[Problem]]:
+    """``columns`` maps field -> raw columns (text, or datetimes for expiry) in the
+    order of ``match.columns_of``. Returns the frame and sheet-level problems.
 
     ``first_row`` is the spreadsheet row (1-based) of the first data row. Rows where
-    every mapped cell is empty are dropped (blank lines, trailing rows).
+    every mapped cell is empty are dropped (blank lines, trailing rows) unless an issue
+    names them.
     """
-    cleaned: dict[str, np.ndarray] = {}
-    for fname, raws in columns.items():
-        clean = _expiry if fname == "expires_at" else clean_text
-        merged = clean(raws[0])
-        for extra in raws[1:]:
-            gaps = np.asarray(pd.isna(merged), dtype=bool)
-            if gaps.any():
-                merged[gaps] = clean(extra)[gaps]
-        cleaned[fname] = merged
+    b = _Builder(source, sheet, match, options or ReadOptions())
+    cleaned = {fname: b.merge(fname, raws) for fname, raws in columns.items()}
+    found = [*issues, *b.issues]
     n = len(next(iter(cleaned.values()))) if cleaned else 0
+    beyond = max((i.index + 1 for i in found), default=0)
+    if beyond > n:  # a row the reader could not read (an unclosed quote): kept, empty
+        pad = np.full(beyond - n, None, dtype=object)
+        cleaned = {f: np.concatenate([a, pad]) for f, a in cleaned.items()}
+        n = beyond
     rows = np.arange(first_row, first_row + n, dtype=np.int64)
-
-    if cleaned:
-        nonempty = np.zeros(n, dtype=bool)
-        for arr in cleaned.values():
-            nonempty |= np.asarray(pd.notna(arr), dtype=bool)
-        if not nonempty.all():
-            keep = np.flatnonzero(nonempty)
-            cleaned = {f: a[keep] for f, a in cleaned.items()}
-            rows = rows[keep]
-            n = len(rows)
+    keep = np.arange(n)
+    nonempty = np.zeros(n, dtype=bool)
+    for arr in cleaned.values():
+        nonempty |= np.asarray(pd.notna(arr), dtype=bool)
+    for issue in found:
+        if 0 <= issue.index < n:
+            nonempty[issue.index] = True
+    if not nonempty.all():
+        keep = np.flatnonzero(nonempty)
+        cleaned = {f: a[keep] for f, a in cleaned.items()}
+        rows = rows[keep]
+        n = len(rows)
 
     values: dict[str, np.ndarray] = {f: cleaned[f] for f in LINK_FIELDS if f in cleaned}
     if "tags" in values:
@@ -111,28 +222,43 @@ def build_frame(
     if SHORT_URL in cleaned:
         _split_short(cleaned[SHORT_URL], values, n)
 
+    late: list[tuple[int, CellIssue]] = []
     utm_cols = {f: cleaned[f] for f in UTM_FIELDS if f in cleaned}
     if ("url" in values) and (utm_cols or utm_defaults):
-        values["url"] = _apply_utm(values["url"], utm_cols, utm_defaults or {})
+        values["url"], replaced = _apply_utm(values["url"], utm_cols, utm_defaults or {})
+        for i, name, old, new in replaced:
+            col = match.header_of(name) if name in match.fields else name
+            message = f"the URL's {name}={old!r} was replaced by the column's value {new!r}"
+            late.append((i, CellIssue(-1, "url", "INVALID_FIELD", message, Severity.WARNING, col)))
 
-    prov_columns = match.provenance_columns
-    return SpecFrame.from_columns(source, sheet, rows, values, prov_columns)
+    frame = SpecFrame.from_columns(source, sheet, rows, values, match.provenance_columns)
+    position = {int(k): i for i, k in enumerate(keep.tolist())}
+    attached = [(position[x.index], x) for x in found if x.index in position] + late
+    attached.sort(key=lambda t: t[0])
+    row_problems = tuple(
+        (i, Problem(x.constant, x.message, frame.provenance(i), x.field, x.severity, x.column))
+        for i, x in attached
+    )
+    if row_problems:
+        frame = replace(frame, row_problems=row_problems)
+    return frame, b.problems
 
 
-def _expiry(raw: Any) -> np.ndarray:
+def _expiry(raw: Any, opts: ReadOptions) -> np.ndarray:
+    norm = partial(normalize_expiry, date_format=opts.date_format)
     s = pd.Series(raw, dtype=object)
     is_text = s.map(lambda v: isinstance(v, str)) if s.dtype == object else None
     if is_text is not None and bool(is_text.all()):
-        text = clean_text(s)
-        return map_distinct(pd.Series(text, dtype=object), normalize_expiry)
+        text = clean_text(s, opts.empty_values)
+        return map_distinct(pd.Series(text, dtype=object), norm)
 
     def one(v: Any) -> Any:
         if v is None or (isinstance(v, float) and np.isnan(v)):
             return None
         if isinstance(v, str):
             v = v.strip(_ASCII_WS)
-            return normalize_expiry(v) if v else None
-        return normalize_expiry(v)
+            return norm(v) if v and not opts.is_empty_value(v) else None
+        return norm(v)
 
     out = np.empty(len(s), dtype=object)
     out[:] = [one(v) for v in s.tolist()]
@@ -157,8 +283,9 @@ def _split_short(short: np.ndarray, values: dict[str, np.ndarray], n: int) -> No
 
 def _apply_utm(
     urls: np.ndarray, utm_cols: Mapping[str, np.ndarray], defaults: Mapping[str, str]
-) -> np.ndarray:
-    """Merge row UTM cells (over file defaults) into each URL that has any."""
+) -> tuple[np.ndarray, list[tuple[int, str, str, str]]]:
+    """Merge row UTM cells (over file defaults) into each URL that has any; returns the
+    URLs and (row, parameter, value in the URL, row value) for each replaced value."""
     out = urls.copy()
     n = len(urls)
     has_url = np.asarray(pd.notna(urls), dtype=bool)
@@ -169,24 +296,24 @@ def _apply_utm(
         for arr in utm_cols.values():
             any_utm |= np.asarray(pd.notna(arr), dtype=bool)
         todo = has_url & any_utm
-    names: Sequence[str] = UTM_FIELDS
+    replaced: list[tuple[int, str, str, str]] = []
     for i in np.flatnonzero(todo).tolist():
-        params: dict[str, str | None] = {}
-        for fname in names:
-            col = utm_cols.get(fname)
-            cell = col[i] if col is not None else None
-            params[fname] = cell if cell is not None else defaults.get(fname)
-        out[i] = merge_utm(urls[i], params)
-    return out
+        own = {f: col[i] for f, col in utm_cols.items() if col[i] is not None}
+        out[i], done = merge_utm_checked(urls[i], own, defaults)
+        replaced.extend((i, name, old, new) for name, old, new in done)
+    return out, replaced
 
 
 def unknown_column_problem(source: str, sheet: str | None, headers: Sequence[str]) -> Problem:
-    """One warning naming every unknown column of a sheet."""
-    names = ", ".join(f'"{h}"' for h in headers)
+    """One warning naming the unknown columns of a sheet (at most 20 of them)."""
+    names = ", ".join(f'"{h}"' for h in headers[:20])
+    more = f" and {len(headers) - 20} more" if len(headers) > 20 else ""
     return Problem(
         "INVALID_FIELD",
-        f"unknown column(s) ignored: {names} (map them with a profile's columns: block)",
+        f"unknown column(s) ignored: {names}{more} (map them with --map HEADER=FIELD or a "
+        "profile's columns: block)",
         Provenance(source, sheet),
         None,
         Severity.WARNING,
+        headers[0] if len(headers) == 1 else None,
     )

@@ -92,13 +92,16 @@ def remote_from_dict(d: Mapping[str, Any]) -> RemoteLink:
 
 
 def problem_to_dict(p: Problem) -> dict[str, Any]:
-    return {
+    out = {
         "constant": p.constant,
         "message": p.message,
         "field": p.field,
         "severity": p.severity.value,
         "provenance": _provenance_to_dict(p.provenance) if p.provenance else None,
     }
+    if p.column is not None:  # a column no field names (a value beyond the header)
+        out["column"] = p.column
+    return out
 
 
 def problem_from_dict(d: Mapping[str, Any]) -> Problem:
@@ -108,4 +111,5 @@ def problem_from_dict(d: Mapping[str, Any]) -> Problem:
         provenance=_provenance_from_dict(d["provenance"]) if d.get("provenance") else None,
         field=d.get("field"),
         severity=Severity(d.get("severity", "error")),
+        column=d.get("column"),
     )

@@ -1,9 +1,10 @@
 """The preflight of a run: every path it will write, checked together before the first
 request (``linksync.outputs`` holds the checks themselves).
 
-``run_paths`` says where a plan or apply writes: its reports, annotated copies, journal
-(default ``.linksync/runs/<run-id>.jsonl``), lock (default: keyed on the target, in the
-user's state folder, see ``linksync.lock``) with its holder record, and a saved plan
+``run_paths`` says where a plan or apply writes: its reports, annotated copies (and
+their QR images folder), the QR zip (``--qr``), journal (default
+``.linksync/runs/<run-id>.jsonl``), lock (default: keyed on the target, in the user's
+state folder, see ``linksync.lock``) with its holder record, and a saved plan
 (``plan --out``). ``preflight`` checks them against every file the run reads (sources,
 every file under a source folder, the config and API-key files, the sandbox database, a
 saved plan given to ``apply --plan``) and raises one ``ConfigError`` naming every
@@ -29,7 +30,8 @@ from linksync.outputs import (
     check_outputs,
     protected_inputs,
 )
-from linksync.report.annotate import annotate_output
+from linksync.report.annotate import annotate_outputs
+from linksync.report.qr import qr_output
 from linksync.report.writers import WRITERS
 from linksync.sync.journal import default_journal_path
 
@@ -39,7 +41,8 @@ PathLike = str | os.PathLike[str]
 @dataclass(frozen=True, slots=True)
 class RunPaths:
     """Where one run writes. ``annotate``: (source, copy) pairs. ``journal`` / ``lock``
-    None: the run keeps none. ``lock_is_default``: the lock is the target's own."""
+    None: the run keeps none. ``lock_is_default``: the lock is the target's own.
+    ``qr``: the zip of QR codes (and a QR column in annotated workbooks)."""
 
     reports: tuple[Path, ...] = ()
     annotate: tuple[tuple[Path, Path], ...] = ()
@@ -47,10 +50,14 @@ class RunPaths:
     lock: Path | None = None
     lock_is_default: bool = False
     plan_out: Path | None = None
+    qr: Path | None = None
 
     def outputs(self) -> list[Output]:
         out = [Output(p, "--report", tuple(WRITERS)) for p in self.reports]
-        out.extend(annotate_output(source, copy) for source, copy in self.annotate)
+        for source, copy in self.annotate:
+            out.extend(annotate_outputs(source, copy, qr=self.qr is not None))
+        if self.qr is not None:
+            out.append(qr_output(self.qr))
         if self.journal is not None:
             out.append(Output(self.journal, "--journal", JOURNAL_SUFFIXES, append=True))
         if self.lock is not None:
@@ -73,6 +80,7 @@ def run_paths(
     lock: PathLike | bool | None = None,
     run_id: str | None = None,
     plan_out: PathLike | None = None,
+    qr: PathLike | None = None,
 ) -> RunPaths:
     """The paths of a run. ``journal``/``lock``: a path, None for the default (the
     journal needs ``run_id`` then), False for none."""
@@ -95,6 +103,7 @@ def run_paths(
         lock=lock_path,
         lock_is_default=lock_is_default,
         plan_out=Path(plan_out) if plan_out is not None else None,
+        qr=Path(qr) if qr is not None else None,
     )
 
 

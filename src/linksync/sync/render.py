@@ -42,7 +42,7 @@ def plan_row(ch: Change) -> RowResult:
         field_changes=tuple((f.field, f.old, f.new) for f in ch.fields),
         error_constant=err.constant if err else None,
         error_code=None,
-        message=in_column(err.message, err.field, prov) if err else _notes(ch),
+        message=in_column(err.message, err.field, prov, err.column) if err else _notes(ch),
     )
 
 
@@ -64,7 +64,7 @@ def describe_change(ch: Change) -> str:
     for f in ch.fields:
         lines.append("            " + field_change_text(f.field, f.old, f.new))
     for p in ch.problems:
-        message = in_column(p.message, p.field, ch.provenance)
+        message = in_column(p.message, p.field, ch.provenance, p.column)
         lines.append(f"            {p.severity.value} {p.constant}: {message}")
     if ch.reason:
         lines.append(f"            {ch.reason}")

@@ -105,11 +105,18 @@ ERROR_FIELDS: dict[str, str] = {
 }
 
 
-def in_column(message: str | None, field_name: str | None, prov: Provenance | None) -> str | None:
-    """``message`` prefixed with the column it is about: 'column "Destination URL": ...'."""
-    if not message or not field_name or prov is None:
+def in_column(
+    message: str | None,
+    field_name: str | None,
+    prov: Provenance | None,
+    column: str | None = None,
+) -> str | None:
+    """``message`` prefixed with the column it is about: 'column "Destination URL": ...'
+    (``column``: a column no field names, e.g. a value beyond the header)."""
+    if not message or not (field_name or column) or prov is None:
         return message
-    prefix = f'column "{prov.column_of(field_name) or field_name}": '
+    name = column or prov.column_of(field_name or "") or field_name
+    prefix = f'column "{name}": '
     return message if message.startswith(prefix) else prefix + message
 
 
@@ -143,6 +150,7 @@ def static_result(ch: Change) -> RowResult | None:
             constant=err.constant if err else None,
             message=err.message if err else None,
             field_name=err.field if err else None,
+            column=err.column if err else None,
             link=ch.remote,
         )
     if ch.action is Action.SKIP:
@@ -175,6 +183,7 @@ def row_result(
     request_id: str | None = None,
     attempts: int = 0,
     field_name: str | None = None,
+    column: str | None = None,
 ) -> RowResult:
     """The result of change ``ch``; a problem's message names its column (``field_name``,
     or the field the error constant is about)."""
@@ -185,7 +194,7 @@ def row_result(
         http_status = exc.status
         request_id = exc.request_id
         field_name = field_name or error_field(constant, ch.spec)
-    message = in_column(message, field_name, prov)
+    message = in_column(message, field_name, prov, column)
     url = None
     if ch.spec is not None and ch.spec.url:
         url = ch.spec.url.strip()

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -31,14 +30,34 @@ from linksync.sync.history import LastRun
 from linksync.sync.journal import Journal, default_journal_path, new_run_id
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Plan, restore_passwords
+from linksync.sync.reading import (
+    Sources,
+    column_mapping,
+    load_specs,
+    refuse_file_errors,
+    source_options,
+)
 from linksync.sync.remote import fetch_remote
 from linksync.sync.stale import mark_stale, plan_specs
 
 if TYPE_CHECKING:
     from linksync.validate import Validation
 
+__all__ = [
+    "Planned",
+    "apply",
+    "apply_plan",
+    "column_mapping",
+    "load_specs",
+    "make_plan",
+    "options_from",
+    "plan",
+    "plan_to_apply",
+    "refuse_file_errors",
+    "source_options",
+]
+
 T = TypeVar("T")
-Sources = Sequence[str | PathLike[str]] | Sequence[LinkSpec]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,31 +68,6 @@ class Planned:
     plan: Plan
     specs: tuple[LinkSpec, ...]
     validation: Validation
-
-
-def load_specs(
-    sources: Sources,
-    *,
-    sheets: Sequence[str] | None = None,
-    mapping: Mapping[str, str] | None = None,
-    fix_invisible: bool = False,
-    default_domain: str | None = None,
-) -> Validation:
-    """Read (paths) or take (LinkSpec objects) the desired links and validate them."""
-    # Imported here: the readers and validation bring pandas, which a command's --help
-    # (and ``import linksync``) need not load.
-    from linksync.sources import read_sources
-    from linksync.validate import validate
-
-    items = list(sources)
-    if items and all(isinstance(s, LinkSpec) for s in items):
-        specs = [s for s in items if isinstance(s, LinkSpec)]
-        return validate(specs, fix_invisible=fix_invisible, default_domain=default_domain)
-    if any(isinstance(s, LinkSpec) for s in items):
-        raise ConfigError("give either source paths or LinkSpec objects, not both")
-    paths = [p for p in items if not isinstance(p, LinkSpec)]
-    batch = read_sources(paths, sheets=sheets, mapping=mapping)
-    return validate(batch, fix_invisible=fix_invisible, default_domain=default_domain)
 
 
 def system_domain_of(target: Target) -> str | None:
@@ -234,6 +228,40 @@ def options_from(settings: Settings, options: SyncOptions | None, **given: Any) 
     return replace(base, **changes) if changes else base
 
 
+def _reading(
+    mapping: Mapping[str, str] | None,
+    encoding: str | None,
+    date_format: str | None,
+    empty_values: Iterable[str],
+    strict: bool | None,
+) -> dict[str, Any]:
+    return {
+        "mapping": mapping,
+        "encoding": encoding,
+        "date_format": date_format,
+        "empty_values": empty_values,
+        "strict": strict,
+    }
+
+
+def _validated(
+    sources: Sources,
+    settings: Settings,
+    opts: SyncOptions,
+    sheets: Sequence[str] | None,
+    fix_invisible: bool,
+    given: dict[str, Any],
+) -> Validation:
+    """The sources read with the given reading options over the profile's."""
+    return load_specs(
+        sources,
+        sheets=sheets,
+        fix_invisible=fix_invisible,
+        default_domain=opts.default_domain,
+        **source_options(settings, **given),
+    )
+
+
 def _run(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coro)
 
@@ -247,6 +275,11 @@ def plan(
     fix_invisible: bool = False,
     ai_slug: bool = False,
     ai_og: bool = False,
+    mapping: Mapping[str, str] | None = None,
+    encoding: str | None = None,
+    date_format: str | None = None,
+    empty_values: Iterable[str] = (),
+    strict: bool | None = None,
     **option_values: Any,
 ) -> Plan:
     """Read, validate, fetch and diff: the Plan (nothing is written).
@@ -254,16 +287,13 @@ def plan(
     ``settings`` is a resolved target (``linksync.config.resolve(...)``; default: the
     environment, ``./linksync.yaml`` or the built-in sandbox). ``option_values`` are
     ``SyncOptions`` fields (``mode="mirror"``, ``scope_domains=(...)``, ...).
+    ``mapping``, ``encoding``, ``date_format``, ``empty_values`` and ``strict`` are the
+    reading options of the CLI (``--map``, ``--encoding``, ...), over the profile's.
     """
     settings = settings or resolve()
     opts = options_from(settings, options, **option_values)
-    validation = load_specs(
-        sources,
-        sheets=sheets,
-        mapping=column_mapping(settings),
-        fix_invisible=fix_invisible,
-        default_domain=opts.default_domain,
-    )
+    given = _reading(mapping, encoding, date_format, empty_values, strict)
+    validation = _validated(sources, settings, opts, sheets, fix_invisible, given)
 
     async def go() -> Plan:
         async with settings.open_client() as client:
@@ -288,24 +318,27 @@ def apply(
     ai_og: bool = False,
     journal: str | Path | bool | None = None,
     progress: ProgressSink | None = None,
+    mapping: Mapping[str, str] | None = None,
+    encoding: str | None = None,
+    date_format: str | None = None,
+    empty_values: Iterable[str] = (),
+    strict: bool | None = None,
     **option_values: Any,
 ) -> Results:
     """Plan and apply (or apply a saved ``plan``, refusing stale rows): the Results.
 
     Raises ``UnsafePlanError`` when the plan crosses a safety threshold without
-    ``force=True``.
+    ``force=True``, and ``SourceError`` (nothing applied) when the sources have an
+    error that belongs to no row (a wrong YAML structure, a sheet that cannot be read).
     """
     settings = settings or resolve()
     validation: Validation | None = None
     if sources:
         opts = options_from(settings, options if plan is None else plan.options, **option_values)
-        validation = load_specs(
-            sources,
-            sheets=sheets,
-            mapping=column_mapping(settings),
-            fix_invisible=fix_invisible,
-            default_domain=opts.default_domain,
-        )
+        given = _reading(mapping, encoding, date_format, empty_values, strict)
+        validation = _validated(sources, settings, opts, sheets, fix_invisible, given)
+        if plan is None:
+            refuse_file_errors(validation)
     elif plan is None:
         raise ConfigError("give sources to plan from, or a saved plan")
 
@@ -324,8 +357,3 @@ def apply(
             return await apply_plan(client, todo, journal=journal, progress=progress)
 
     return _run(go())
-
-
-def column_mapping(settings: Settings) -> dict[str, str] | None:
-    cols = settings.columns
-    return {str(k): str(v) for k, v in cols.items()} if cols else None

@@ -1,0 +1,87 @@
+"""Flags of how sources are read, shared by ``validate``, ``plan`` and ``apply``.
+
+Each flag has a profile key of the same meaning (``columns``, ``encoding``,
+``date_format``, ``empty_values``, ``strict``); a flag given wins over the profile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from linksync.errors import ConfigError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_FLAGS: tuple[Callable[[F], F], ...] = (
+    click.option(
+        "--map",
+        "maps",
+        multiple=True,
+        metavar="HEADER=FIELD",
+        help="Read column HEADER as FIELD (url, slug, domain, description, tags, password, "
+        "expires_at, apple, google, short_url, utm_*; 'ignore' to skip); repeatable. "
+        "Overrides the profile's columns: and the built-in aliases, for CSV and Excel.",
+    ),
+    click.option(
+        "--encoding",
+        metavar="ENCODING",
+        help="Encoding of CSV files (e.g. cp1252, cp1251, gb18030, shift_jis, utf-16); "
+        "default: detected, with a warning when the guess is not certain.",
+    ),
+    click.option(
+        "--date-format",
+        metavar="FORMAT",
+        help="How to read dates that are not ISO 8601: dmy (31/12/2026), mdy (12/31/2026) "
+        "or a strptime pattern (%d.%m.%Y). Without it such dates are errors.",
+    ),
+    click.option(
+        "--empty-value",
+        "empty_values",
+        multiple=True,
+        metavar="TEXT",
+        help="Read cells holding TEXT (e.g. N/A, -, TBD; any case) as empty; repeatable. "
+        "Without it such placeholders are errors naming the cell.",
+    ),
+    click.option(
+        "--strict",
+        is_flag=True,
+        default=None,
+        help="Every warning about the sources is an error (its row is not sent; a "
+        "file-level one stops apply): for CI.",
+    ),
+)
+
+
+def source_flags(fn: F) -> F:
+    """Add the flags; the command receives maps, encoding, date_format, empty_values,
+    strict."""
+    decorated: Any = fn
+    for option in reversed(_FLAGS):
+        decorated = option(decorated)
+    return decorated  # type: ignore[no-any-return]
+
+
+def parse_maps(pairs: tuple[str, ...]) -> dict[str, str]:
+    """``("Ziel=url",)`` -> ``{"Ziel": "url"}``."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        header, sep, fname = pair.rpartition("=")
+        if not sep or not header.strip():
+            raise ConfigError(f"--map expects HEADER=FIELD (got {pair!r})")
+        out[header.strip()] = fname.strip()
+    return out
+
+
+def pop_source_flags(kw: dict[str, Any]) -> dict[str, Any]:
+    """Take the flags out of a command's keyword arguments, as ``source_options``
+    (``linksync.sync.reading``) takes them."""
+    return {
+        "mapping": parse_maps(tuple(kw.pop("maps", ()) or ())),
+        "encoding": kw.pop("encoding", None),
+        "date_format": kw.pop("date_format", None),
+        "empty_values": tuple(kw.pop("empty_values", ()) or ()),
+        "strict": kw.pop("strict", None) or None,
+    }

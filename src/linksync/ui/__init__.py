@@ -1,0 +1,43 @@
+"""The local web page (``linksync ui``): one more front end over the library, beside
+``cli/``.
+
+Served by uvicorn on 127.0.0.1 only, guarded against other web pages (``security``),
+with uploads kept in a temporary folder (``uploads``) and runs that outlive a closed tab
+(``runs``), whose progress the page follows as server-sent events (``progress``
+defines what a run reports). What the page offers today, and what comes with the
+library's run entry point, is in ``docs/ui.md``.
+
+    from linksync.config import resolve
+    from linksync.ui import start_ui
+
+    with start_ui(resolve()) as server:   # a thread; serve_ui() runs in the foreground
+        print(server.url)
+"""
+
+from __future__ import annotations
+
+from linksync.ui.app import UiState, create_ui_app
+from linksync.ui.progress import ProgressSnapshot, RunFeed, RunOutcome, RunSource, RunState
+from linksync.ui.runs import RunBusy, RunRecord, RunRegistry
+from linksync.ui.server import UiServer, serve_ui, start_ui
+from linksync.ui.uploads import DEFAULT_MAX_BYTES, Upload, UploadRefused, UploadStore
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "ProgressSnapshot",
+    "RunBusy",
+    "RunFeed",
+    "RunOutcome",
+    "RunRecord",
+    "RunRegistry",
+    "RunSource",
+    "RunState",
+    "UiServer",
+    "UiState",
+    "Upload",
+    "UploadRefused",
+    "UploadStore",
+    "create_ui_app",
+    "serve_ui",
+    "start_ui",
+]

@@ -1,0 +1,207 @@
+"""Files dropped on the page: CSV, Excel workbooks and YAML link files, kept in a
+temporary folder of the server's own and deleted when it stops.
+
+Limits (each refused with a message that names the file and says what to do):
+
+- the extension: .csv, .xlsx, .xlsm, .yaml, .yml;
+- the size: ``DEFAULT_MAX_BYTES`` (25 MB) per file unless ``linksync ui
+  --max-upload-mb`` says otherwise; checked from the declared length before reading,
+  and again while reading (a sender that lies is cut off at the limit);
+- at most ``MAX_FILES`` files at once (remove one to add another);
+- the content: a workbook must be a zip holding ``xl/workbook.xml``; a CSV or YAML
+  file must be text (no NUL byte, unless it starts with a UTF-16 byte order mark).
+  Reading the rows and columns is the readers' work, as for the command line.
+
+The name shown is the file's own name (its last part, control characters removed),
+and the file keeps it on disk (so reports name the user's file), in a folder of its
+own: two uploads of one name never meet, and a name can never point outside.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import shutil
+import tempfile
+import threading
+import unicodedata
+import zipfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from linksync.sync.journal import utc_now
+
+#: Per-file size limit (bytes) unless configured.
+DEFAULT_MAX_BYTES = 25_000_000
+MAX_FILES = 20
+KINDS: dict[str, str] = {
+    ".csv": "CSV file",
+    ".xlsx": "Excel workbook",
+    ".xlsm": "Excel workbook (with macros)",
+    ".yaml": "YAML link file",
+    ".yml": "YAML link file",
+}
+_SNIFF = 8192
+_NAME_MAX = 120
+_WINDOWS_UNSAFE = re.compile(r'[<>:"|?*]')
+
+
+class UploadRefused(Exception):
+    """An upload the page does not keep: ``status`` (HTTP) and a message for people."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Upload:
+    """One file the page received."""
+
+    upload_id: str
+    name: str
+    path: Path
+    size: int
+    kind: str
+    received_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.upload_id,
+            "name": self.name,
+            "size": self.size,
+            "size_text": size_text(self.size),
+            "kind": self.kind,
+            "received_at": self.received_at,
+        }
+
+
+def size_text(size: int) -> str:
+    """'18 KB', '25 MB', '1.3 MB' (1 MB = 1,000,000 bytes, as file managers show)."""
+    if size < 1000:
+        return f"{size} bytes"
+    if size < 1_000_000:
+        return f"{size / 1000:.0f} KB"
+    mb = size / 1_000_000
+    return f"{mb:.0f} MB" if mb >= 10 or mb == int(mb) else f"{mb:.1f} MB"
+
+
+def too_large(name: str, size: int | None, limit: int) -> str:
+    """The message of an upload over the limit (the page's script says the same)."""
+    what = f"is {size_text(size)}" if size is not None else f"is larger than {size_text(limit)}"
+    return (
+        f"{name} {what}; the page takes files up to {size_text(limit)}. Split it, or run "
+        f"linksync apply {name} in a terminal, which has no size limit."
+    )
+
+
+def display_name(raw: str) -> str:
+    """The last part of a file name, without control or format characters."""
+    base = raw.replace("\\", "/").rsplit("/", 1)[-1]
+    clean = "".join(c for c in base if unicodedata.category(c)[0] != "C").strip()
+    if len(clean) > _NAME_MAX:
+        stem, dot, ext = clean.rpartition(".")
+        clean = f"{stem[: _NAME_MAX - len(ext) - 1]}.{ext}" if dot else clean[:_NAME_MAX]
+    return clean
+
+
+def _check_content(path: Path, name: str, suffix: str) -> None:
+    if suffix in (".xlsx", ".xlsm"):
+        try:
+            with zipfile.ZipFile(path) as archive:
+                ok = "xl/workbook.xml" in archive.namelist()
+        except (zipfile.BadZipFile, OSError):
+            ok = False
+        if not ok:
+            raise UploadRefused(
+                415, f"{name} is not an Excel workbook (.xlsx): save it from Excel as .xlsx"
+            )
+        return
+    with open(path, "rb") as fh:
+        head = fh.read(_SNIFF)
+    if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise UploadRefused(415, f"{name} is not a text file; a {KINDS[suffix]} is text")
+
+
+class UploadStore:
+    """The uploads of one server, in a temporary folder removed by ``close``."""
+
+    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES, *, max_files: int = MAX_FILES) -> None:
+        self.max_bytes = max_bytes
+        self.max_files = max_files
+        self.folder = Path(tempfile.mkdtemp(prefix="linksync-ui-uploads-"))
+        self._uploads: dict[str, Upload] = {}
+        self._lock = threading.Lock()
+
+    def list(self) -> list[Upload]:
+        with self._lock:
+            return sorted(self._uploads.values(), key=lambda u: u.received_at)
+
+    def get(self, upload_id: str) -> Upload | None:
+        with self._lock:
+            return self._uploads.get(upload_id)
+
+    def check_name(self, raw_name: str) -> tuple[str, str]:
+        """(name shown, extension), or ``UploadRefused``."""
+        name = display_name(raw_name)
+        suffix = Path(name).suffix.lower()
+        if not name or name.startswith(".") or suffix not in KINDS:
+            shown = name or "the file"
+            raise UploadRefused(
+                415, f"{shown}: the page takes .csv, .xlsx, .xlsm, .yaml and .yml files"
+            )
+        return name, suffix
+
+    async def receive(
+        self, raw_name: str, chunks: AsyncIterator[bytes], declared: int | None = None
+    ) -> Upload:
+        """Keep the file sent as ``chunks`` (see module docstring for the limits)."""
+        name, suffix = self.check_name(raw_name)
+        if declared is not None and declared > self.max_bytes:
+            raise UploadRefused(413, too_large(name, declared, self.max_bytes))
+        with self._lock:
+            if len(self._uploads) >= self.max_files:
+                raise UploadRefused(
+                    409, f"the page holds {self.max_files} files already; remove one first"
+                )
+        upload_id = secrets.token_hex(8)
+        folder = self.folder / upload_id
+        folder.mkdir()
+        # Under its own name (reports and messages name the user's file), in a folder of
+        # its own; characters Windows refuses in a name are replaced.
+        path = folder / _WINDOWS_UNSAFE.sub("_", name)
+        size = 0
+        try:
+            with open(path, "wb") as fh:
+                async for chunk in chunks:
+                    size += len(chunk)
+                    if size > self.max_bytes:
+                        raise UploadRefused(413, too_large(name, None, self.max_bytes))
+                    fh.write(chunk)
+            if size == 0:
+                raise UploadRefused(400, f"{name} is empty")
+            _check_content(path, name, suffix)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        upload = Upload(upload_id, name, path, size, KINDS[suffix], utc_now())
+        with self._lock:
+            self._uploads[upload_id] = upload
+        return upload
+
+    def remove(self, upload_id: str) -> bool:
+        with self._lock:
+            upload = self._uploads.pop(upload_id, None)
+        if upload is None:
+            return False
+        shutil.rmtree(upload.path.parent, ignore_errors=True)
+        return True
+
+    def close(self) -> None:
+        """Delete every upload and the folder (the server stops)."""
+        with self._lock:
+            self._uploads.clear()
+        shutil.rmtree(self.folder, ignore_errors=True)

@@ -1,0 +1,94 @@
+"""Inputs built to exhaust memory or the stack: each is refused before it is read, with
+a message naming the file (and sheet) and exit 2; never an abort or a traceback."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+from typing import Any
+
+from hostile_inputs import GOOD, rezip, validate, xlsx
+
+
+def _book(**cells: str) -> bytes:
+    def build(ws: Any) -> None:
+        ws.append(["slug", "url"])
+        ws.append(list(GOOD))
+        for ref, value in cells.items():
+            ws[ref] = value
+
+    return xlsx(build)
+
+
+def test_one_cell_at_the_last_cell_of_the_sheet(workdir: Path) -> None:
+    path = workdir / "far.xlsx"
+    path.write_bytes(_book(XFD1048576="x"))
+    validate(
+        path, code=2, refused_words="sheet Links: the sheet declares a used range of 1,048,576 rows"
+    )
+
+
+def test_far_cell_behind_a_lying_dimension(workdir: Path) -> None:
+    def lie(name: str, data: bytes) -> bytes:
+        if name != "xl/worksheets/sheet1.xml":
+            return data
+        data = data.replace(b'<dimension ref="A1:XFD1048576" />', b'<dimension ref="A1:B2" />')
+        start = data.index(b'<row r="1048576"')
+        end = data.index(b"</row>", start) + len(b"</row>")
+        row = data[start:end]  # moved first: rows out of order, as a crafted file may be
+        return data[:start].replace(b"<sheetData>", b"<sheetData>" + row) + data[end:]
+
+    path = workdir / "liar.xlsx"
+    path.write_bytes(rezip(_book(XFD1048576="x"), lie))
+    validate(path, code=2, refused_words="the sheet holds a used range")
+
+
+def _declare(data: bytes, part: str, size: int) -> bytes:
+    """The zip with ``part``'s uncompressed size set to ``size`` in both its headers."""
+    raw = bytearray(data)
+    name = part.encode()
+    at = 0
+    while (at := raw.find(name, at)) >= 0:
+        if raw[at - 30 : at - 26] == b"PK\x03\x04":
+            raw[at - 30 + 22 : at - 30 + 26] = struct.pack("<I", size)
+        elif raw[at - 46 : at - 42] == b"PK\x01\x02":
+            raw[at - 46 + 24 : at - 46 + 28] = struct.pack("<I", size)
+        at += 1
+    return bytes(raw)
+
+
+def test_zip_bomb_declared_size(workdir: Path) -> None:
+    """A part that says it inflates to 3.2 GB is refused before anything inflates."""
+    path = workdir / "bomb.xlsx"
+    path.write_bytes(_declare(_book(), "xl/worksheets/sheet1.xml", 3_200_000_000))
+    validate(path, code=2, refused_words="zip bomb")
+
+
+def test_zip_bomb_lying_about_its_size(workdir: Path) -> None:
+    """A part that inflates past the size it declares (the bomb hiding from the check
+    above) fails its size and CRC check while inflating, before calamine reads it."""
+
+    def grow(name: str, data: bytes) -> bytes:
+        if name == "xl/styles.xml":
+            return data.replace(b"</styleSheet>", b" " * (4 << 20) + b"</styleSheet>")
+        return data
+
+    path = workdir / "lying.xlsx"
+    path.write_bytes(_declare(rezip(_book(), grow), "xl/styles.xml", 2000))
+    validate(path, code=2, refused_words="corrupt")
+
+
+def test_csv_header_of_a_million_columns(workdir: Path) -> None:
+    path = workdir / "wide.csv"
+    path.write_text(
+        ",".join(f"c{i}" for i in range(1_000_000)) + "\nhttps://e.com,a\n", encoding="utf-8"
+    )
+    validate(path, code=2, refused_words="first line is longer than 256 KB")
+
+
+def test_csv_header_wider_than_excel(workdir: Path) -> None:
+    path = workdir / "wide2.csv"
+    path.write_text(
+        "url," + ",".join(f"c{i}" for i in range(20_000)) + "\nhttps://e.com\n", encoding="utf-8"
+    )
+    validate(path, code=2, refused_words="20,001 columns; at most 16,384")
