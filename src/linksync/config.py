@@ -55,7 +55,7 @@ ENV_PROFILE = "LINKSYNC_PROFILE"
 DEFAULT_CONFIG = "linksync.yaml"
 DEFAULT_SANDBOX_DB = ".linksync/sandbox.db"
 SANDBOX_BASE_URL = "http://sandbox.local"
-DEFAULT_CONCURRENCY = 8
+DEFAULT_CONCURRENCY = 32  # at most; pacing keeps requests in flight near rate x latency
 MAX_CONCURRENCY = 64
 
 PROFILE_KEYS = frozenset(

@@ -8,7 +8,7 @@ import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -45,7 +45,9 @@ from linksync.sync.progress import progress_for
 from linksync.sync.render import render_plan_text
 from linksync.sync.run import apply_plan, plan_to_apply
 from linksync.sync.stale import read_saved_plan
-from linksync.validate import Validation
+
+if TYPE_CHECKING:
+    from linksync.validate import Validation
 
 
 def _confirm(plan: Plan, yes: bool) -> None:

@@ -7,7 +7,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -41,7 +41,9 @@ from linksync.sync.run import (
     options_from,
     source_options,
 )
-from linksync.validate import Validation
+
+if TYPE_CHECKING:
+    from linksync.validate import Validation
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -111,10 +111,13 @@ class _Run:
 
     async def phase(self, items: Sequence[tuple[int, Change]]) -> None:
         queue = list(reversed(items))
+        hint = getattr(self.client, "set_queued", None)  # pacing: what is still to come
 
         async def worker() -> None:
             while queue:
                 pos, ch = queue.pop()
+                if hint is not None:
+                    hint(len(queue))
                 skipped = self.not_attempted(ch)
                 if skipped is not None:
                     self.done(pos, skipped)
@@ -122,7 +125,11 @@ class _Run:
                 self.done(pos, await self.apply_one(ch))
 
         size = max(1, min(len(queue), int(getattr(self.client, "concurrency", 8))))
-        await gather_or_cancel([worker() for _ in range(size)])
+        try:
+            await gather_or_cancel([worker() for _ in range(size)])
+        finally:
+            if hint is not None:
+                hint(0)
 
     async def apply_one(self, ch: Change) -> RowResult:
         try:

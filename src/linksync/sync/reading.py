@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linksync.config import Settings
 from linksync.errors import ConfigError, SourceError
 from linksync.model import LinkSpec, Severity
-from linksync.sources import ReadOptions, read_sources
-from linksync.validate import Validation, validate
+
+if TYPE_CHECKING:
+    from linksync.validate import Validation
 
 Sources = Sequence[str | PathLike[str]] | Sequence[LinkSpec]
 
@@ -32,6 +33,11 @@ def load_specs(
 
     ``encoding``, ``date_format``, ``empty_values`` and ``strict`` are the options of
     ``--encoding``, ``--date-format``, ``--empty-value`` and ``--strict``."""
+    # Imported here: the readers and validation bring pandas, which a command's --help
+    # (and ``import linksync``) need not load.
+    from linksync.sources import ReadOptions, read_sources
+    from linksync.validate import validate
+
     items = list(sources)
     if items and all(isinstance(s, LinkSpec) for s in items):
         specs = [s for s in items if isinstance(s, LinkSpec)]

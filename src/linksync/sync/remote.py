@@ -15,17 +15,21 @@ Otherwise the organization's count bounds it: if even that bound lists cheaper t
 reading, list; if there are at most two slugs, read; else fetch the first page
 (limit 100, which is also page 1 of a listing) and decide with its pagination total,
 counting the desired slugs the page already answered.
+
+When the system domain is not known (a remote target does not announce it), page 1 of
+the unfiltered list names it (one request); with no custom domain that page is also
+page 1 of the system domain's listing, which then goes on unfiltered.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Coroutine, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from linksync.api import LinkServiceClient
+from linksync.api import LinkPage, LinkServiceClient
 from linksync.errors import ApiError, ConfigError
 from linksync.model import LinkSpec, RemoteLink
 from linksync.sync.diff import row_domain
@@ -34,6 +38,7 @@ from linksync.sync.plan import DomainFetch
 from linksync.sync.state import DomainInfo, Key, OrgInfo, RemoteState
 
 PAGE = 100
+T = TypeVar("T")
 
 
 LinkClient = LinkServiceClient
@@ -55,6 +60,9 @@ class _Acc:
     read_keys: set[Key] = field(default_factory=set)
     fetches: list[DomainFetch] = field(default_factory=list)
     requests: int = 0
+    #: Page 1 of the unfiltered list, read to learn the system domain when the
+    #: workspace has no custom domain: then it is page 1 of the system domain too.
+    first_of_all: LinkPage | None = None
 
 
 def needs(
@@ -126,6 +134,8 @@ async def _discover_system_domain(
 ) -> str:
     page = await client.list_links_page(page=1, limit=PAGE)
     acc.requests += 1
+    if not custom:
+        acc.first_of_all = page
     for link in page.links:
         if link.domain.lower() not in custom:
             return str(link.domain)
@@ -152,7 +162,10 @@ async def _fetch_domain(
         return
     bound = max(1, math.ceil(link_count / PAGE))
     if need.must_list or bound <= n:
-        await _list_rest(client, domain, acc, first=None, total=link_count if only_domain else None)
+        first = acc.first_of_all if only_domain else None
+        await _list_rest(
+            client, domain, acc, first=first, total=link_count if only_domain else None
+        )
         return
     if only_domain or n <= 2:
         await _read_slugs(
@@ -183,31 +196,75 @@ def _keep(acc: _Acc, links: Iterable[RemoteLink]) -> None:
         acc.links[link.key] = link
 
 
+async def _all_pages(
+    client: LinkClient,
+    first: LinkPage | None,
+    *,
+    domain: str | None = None,
+    tag: str | None = None,
+) -> tuple[list[LinkPage], int]:
+    """Every page of a listing (of a domain or a tag), in page order, and the number
+    of requests sent (``first``, when given, was page 1, already fetched).
+
+    Once page 1 gives the total, the other pages are fetched concurrently, through the
+    client's shared limiter. Without a total, or when links were added meanwhile, pages
+    are read one after another until the last; a page that brings no link not seen
+    before also ends the listing (a service that ignores ``page`` must not loop)."""
+    sent = 0
+    if first is None:
+        first = await client.list_links_page(page=1, limit=PAGE, tag=tag, domain=domain)
+        sent += 1
+    pages: dict[int, LinkPage] = {1: first}
+    last = _page_count(first)
+    if not first.is_last and first.links and last is not None and last > 1:
+
+        async def fetch(n: int) -> None:
+            pages[n] = await client.list_links_page(page=n, limit=PAGE, tag=tag, domain=domain)
+
+        size = max(1, int(getattr(client, "concurrency", 8)))
+        await _pool(range(2, last + 1), fetch, size, queued=_queued_hint(client))
+        sent += last - 1
+    seen = {link.key for page in pages.values() for link in page.links}
+    n = max(pages)
+    while not pages[n].is_last and len(pages[n].links) >= PAGE:
+        page = await client.list_links_page(page=n + 1, limit=PAGE, tag=tag, domain=domain)
+        sent += 1
+        fresh = {link.key for link in page.links} - seen
+        n += 1
+        pages[n] = page
+        if not fresh:
+            break
+        seen |= fresh
+    return [pages[k] for k in sorted(pages)], sent
+
+
+def _page_count(page: LinkPage) -> int | None:
+    """How many pages the listing has, from page 1's pagination block (None: unknown)."""
+    if page.total_pages is not None:
+        return int(page.total_pages)
+    if page.total is not None:
+        return math.ceil(int(page.total) / PAGE)
+    return None
+
+
 async def _list_rest(
-    client: LinkClient, domain: str, acc: _Acc, *, first: Any, total: int | None
+    client: LinkClient, domain: str, acc: _Acc, *, first: LinkPage | None, total: int | None
 ) -> None:
-    """List every link of ``domain`` (continuing after ``first`` when given)."""
-    spent, count = 0, 0
-    page_no = 1
-    page = first
-    if page is None:
-        page = await client.list_links_page(page=1, limit=PAGE, domain=domain)
-    spent += 1
-    while True:
+    """List every link of ``domain`` (continuing after ``first`` when given; the first
+    page of the unfiltered list goes on unfiltered: the workspace has only this domain)."""
+    unfiltered = first is not None and first is acc.first_of_all
+    pages, sent = await _all_pages(client, first, domain=None if unfiltered else domain)
+    count = 0
+    for page in pages:
         for link in page.links:
             acc.links[link.key] = link
             count += 1
         if total is None and page.total is not None:
             total = int(page.total)
-        if page.is_last or not page.links:
-            break
-        page_no += 1
-        page = await client.list_links_page(page=page_no, limit=PAGE, domain=domain)
-        spent += 1
-    acc.requests += spent - (1 if first is not None else 0)
+    acc.requests += sent
     acc.listed.add(domain)
-    spent_total = spent
-    acc.fetches.append(DomainFetch(domain, "list", spent_total, total, count))
+    spent = len(pages) if first is not None else sent
+    acc.fetches.append(DomainFetch(domain, "list", spent, total, count))
 
 
 async def _read_slugs(
@@ -220,25 +277,54 @@ async def _read_slugs(
     spent: int = 0,
 ) -> None:
     """Read each slug (concurrently, through the client's limiter); 404 means absent."""
-    queue = list(slugs)
     found: list[RemoteLink] = []
 
-    async def worker() -> None:
-        while queue:
-            slug = queue.pop()
-            try:
-                found.append(await client.get_link(slug, domain=domain))
-            except ApiError as exc:
-                # 404: absent. 400: a slug the service rejects cannot exist either.
-                if exc.status not in (400, 404):
-                    raise
+    async def read(slug: str) -> None:
+        try:
+            found.append(await client.get_link(slug, domain=domain))
+        except ApiError as exc:
+            # 404: absent. 400: a slug the service rejects cannot exist either.
+            if exc.status not in (400, 404):
+                raise
 
-    workers = max(1, min(len(queue), int(getattr(client, "concurrency", 8))))
-    await gather_or_cancel([worker() for _ in range(workers)])
+    size = int(getattr(client, "concurrency", 8))
+    await _pool(slugs, read, size, queued=_queued_hint(client))
     _keep(acc, found)
     acc.read_keys.update((domain, s) for s in slugs)
     acc.requests += len(slugs)
     acc.fetches.append(DomainFetch(domain, "read", spent + len(slugs), total, len(found)))
+
+
+async def _pool(
+    items: Iterable[T],
+    fn: Callable[[T], Awaitable[None]],
+    size: int,
+    *,
+    queued: Callable[[int], None] | None = None,
+) -> None:
+    """``fn`` on every item, at most ``size`` at once, items taken in order; the first
+    failure cancels the rest and is raised. ``queued`` is told how many items are left
+    each time one is taken (the client's pacing hint)."""
+    queue = list(items)
+    queue.reverse()
+
+    async def worker() -> None:
+        while queue:
+            item = queue.pop()
+            if queued is not None:
+                queued(len(queue))
+            await fn(item)
+
+    try:
+        await gather_or_cancel([worker() for _ in range(max(1, min(size, len(queue))))])
+    finally:
+        if queued is not None:
+            queued(0)
+
+
+def _queued_hint(client: LinkClient) -> Callable[[int], None] | None:
+    hint = getattr(client, "set_queued", None)
+    return hint if callable(hint) else None
 
 
 async def gather_or_cancel(coros: Sequence[Coroutine[Any, Any, None]]) -> None:
@@ -256,16 +342,11 @@ async def gather_or_cancel(coros: Sequence[Coroutine[Any, Any, None]]) -> None:
 
 async def _fetch_owned(client: LinkClient, owner_tag: str, acc: _Acc) -> None:
     """Mirror scoped by owner tag alone: every link carrying the tag, on any domain."""
-    count, spent = 0, 0
-    page_no = 1
-    while True:
-        page = await client.list_links_page(page=page_no, limit=PAGE, tag=owner_tag)
-        spent += 1
+    pages, spent = await _all_pages(client, None, tag=owner_tag)
+    count = 0
+    for page in pages:
         for link in page.links:
             acc.links.setdefault(link.key, link)
             count += 1
-        if page.is_last or not page.links:
-            break
-        page_no += 1
     acc.requests += spent
     acc.fetches.append(DomainFetch(f"tag:{owner_tag}", "list", spent, None, count))

@@ -16,7 +16,7 @@ import asyncio
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from linksync.api import LinkServiceClient
 from linksync.config import Settings, Target, resolve
@@ -39,7 +39,9 @@ from linksync.sync.reading import (
 )
 from linksync.sync.remote import fetch_remote
 from linksync.sync.stale import mark_stale, plan_specs
-from linksync.validate import Validation
+
+if TYPE_CHECKING:
+    from linksync.validate import Validation
 
 __all__ = [
     "Planned",
