@@ -1,23 +1,18 @@
-"""A lean HTTP/1.1 transport for httpx: asyncio streams, a strict small codec, a
-keep-alive pool.
+"""A lean HTTP/1.1 transport for httpx: asyncio streams, h11, a small keep-alive pool.
 
 httpx's default transport (httpcore over anyio) costs about 1.2-1.8 ms of CPU per
-request here; asyncio streams with h11 about 0.3 ms, and with this codec less again
-(``docs/performance.md``), which is what lets one client keep a rate limit of 1,000
-requests per second busy on a shared core. It is the client's transport for the
-network; the in-process sandbox and test fakes plug in their own (``asgi_transport``),
-and proxies from the environment still go through httpx's own transports.
+request here; this one about 0.3 ms (``docs/performance.md``), which is what lets one
+client keep a rate limit of 1,000 requests per second busy on a shared core. It is the
+client's transport for the network; the in-process sandbox and test fakes plug in
+their own (``asgi_transport``), and proxies from the environment still go through
+httpx's own transports (the client mounts them).
 
 What it does, and no more:
 
 - one request at a time per connection (HTTP/1.1, no pipelining); idle connections
   are kept per origin, reused newest first, and dropped when the server closed them or
   after ``keepalive_expiry`` seconds idle; at most ``max_connections`` in use;
-- answers framed as RFC 9112 says: no body for 1xx/204/304, chunked (extensions and
-  trailers skipped), Content-Length (several must agree), else up to the close;
-  anything malformed (a bad status line, a folded or nameless header, a bad chunk size)
-  is a ``RemoteProtocolError``, never a guess; ``Connection: close`` and HTTP/1.0 are
-  not reused;
+- h11 frames both directions (Content-Length, chunked, close-delimited bodies);
 - TLS with httpx's own context (``httpx.create_ssl_context``: same CA bundle and
   environment variables as httpx);
 - errors as httpx raises them: ``ConnectError`` / ``ConnectTimeout`` / ``PoolTimeout``
@@ -26,7 +21,7 @@ What it does, and no more:
   A connection in the middle of an exchange that fails or is cancelled is closed.
 
 Two ways in: ``handle_async_request`` (the httpx transport interface), and
-:meth:`LeanTransport.exchange` with a :class:`Head`, which the client uses directly
+:meth:`LeanTransport.exchange` with an ``h11.Request``, which the client uses directly
 when no proxy is configured, skipping httpx's request and response models.
 """
 
@@ -37,17 +32,16 @@ import contextlib
 import json
 import ssl
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
+import h11
 import httpx
 
 Origin = tuple[str, str, int]
-Headers = Sequence[tuple[bytes, bytes]]
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-_NO_BODY = frozenset({204, 304})
+_READ_SIZE = 65_536
 
 
 def origin_of(scheme: str, host: str, port: int | None) -> Origin:
@@ -57,120 +51,29 @@ def origin_of(scheme: str, host: str, port: int | None) -> Origin:
     return (scheme, host, port or _DEFAULT_PORTS[scheme])
 
 
-@dataclass(frozen=True, slots=True)
-class Head:
-    """The request line and headers (with Host) of one request."""
-
-    method: str
-    target: str
-    headers: Headers
-
-    def encode(self, body: bytes) -> bytes:
-        lines = [f"{self.method} {self.target} HTTP/1.1".encode("ascii")]
-        lines += [name + b": " + value for name, value in self.headers]
-        for line in lines:
-            if b"\n" in line or b"\r" in line:
-                raise httpx.LocalProtocolError("a request line or header holds a line break")
-        return b"\r\n".join(lines) + b"\r\n\r\n" + body
-
-
-@dataclass(frozen=True, slots=True)
 class Answer:
-    """A whole answer: status, headers (names lower-case, in order), body."""
+    """A whole answer: the h11 response head and the body."""
 
-    status: int
-    reason: bytes
-    header_list: tuple[tuple[str, str], ...]
-    body: bytes
-    keep_alive: bool
+    __slots__ = ("body", "head")
+
+    def __init__(self, head: h11.Response, body: bytes) -> None:
+        self.head, self.body = head, body
+
+    @property
+    def status(self) -> int:
+        return int(self.head.status_code)
 
     def headers(self) -> dict[str, str]:
-        """As a mapping (a repeated header keeps its last value)."""
-        return dict(self.header_list)
-
-
-def _bad(what: str) -> httpx.RemoteProtocolError:
-    return httpx.RemoteProtocolError(f"malformed answer: {what}")
-
-
-async def read_answer(reader: asyncio.StreamReader, method: str) -> Answer:
-    """Read one whole answer from ``reader`` (see the module docstring for the rules)."""
-    while True:
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-        except asyncio.IncompleteReadError as exc:
-            if exc.partial:
-                raise _bad("cut short in its head") from None
-            raise httpx.RemoteProtocolError(
-                "Server disconnected without sending a response."
-            ) from None
-        except asyncio.LimitOverrunError:
-            raise _bad("head too long") from None
-        lines = head[:-4].split(b"\r\n")
-        version, _, rest = lines[0].partition(b" ")
-        code, _, reason = rest.partition(b" ")
-        if version not in (b"HTTP/1.1", b"HTTP/1.0") or len(code) != 3 or not code.isdigit():
-            raise _bad(f"status line {lines[0][:60]!r}")
-        status = int(code)
-        if 100 <= status < 200 and status != 101:
-            continue  # informational: the final answer follows
-        break
-    fields: list[tuple[str, str]] = []
-    for line in lines[1:]:
-        name, colon, value = line.partition(b":")
-        if not colon or not name or name != name.strip() or line[:1] in (b" ", b"\t"):
-            raise _bad(f"header line {line[:60]!r}")
-        fields.append((name.decode("latin-1").lower(), value.strip(b" \t").decode("latin-1")))
-    tokens = {t.strip().lower() for k, v in fields if k == "connection" for t in v.split(",")}
-    keep = version == b"HTTP/1.1" and "close" not in tokens and status != 101
-    coding = [v for k, v in fields if k == "transfer-encoding"]
-    lengths = {v.strip() for k, v in fields if k == "content-length"}
-    try:
-        if method == "HEAD" or status in _NO_BODY or status == 101:
-            body = b""
-        elif coding:
-            if coding[-1].split(",")[-1].strip().lower() != "chunked":
-                body, keep = await reader.read(), False
-            else:
-                body = await _chunked(reader)
-        elif lengths:
-            if len(lengths) != 1 or not next(iter(lengths)).isdigit():
-                raise _bad(f"Content-Length {sorted(lengths)}")
-            body = await reader.readexactly(int(next(iter(lengths))))
-        else:
-            body, keep = await reader.read(), False
-    except asyncio.IncompleteReadError:
-        raise httpx.RemoteProtocolError("incomplete answer: the connection closed") from None
-    except asyncio.LimitOverrunError:
-        raise _bad("chunk line too long") from None
-    return Answer(status, reason, tuple(fields), body, keep)
-
-
-async def _chunked(reader: asyncio.StreamReader) -> bytes:
-    parts: list[bytes] = []
-    while True:
-        line = await reader.readuntil(b"\r\n")
-        size_text = line[:-2].split(b";", 1)[0].strip()
-        try:
-            size = int(size_text, 16)
-        except ValueError:
-            raise _bad(f"chunk size {size_text[:20]!r}") from None
-        if size < 0:
-            raise _bad("negative chunk size")
-        if size == 0:
-            while await reader.readuntil(b"\r\n") != b"\r\n":
-                pass  # trailer fields: not used
-            return b"".join(parts)
-        parts.append(await reader.readexactly(size))
-        if await reader.readexactly(2) != b"\r\n":
-            raise _bad("chunk not followed by CRLF")
+        """Header names lower-case (h11 normalises them); a repeated header keeps its last."""
+        return {k.decode("latin-1"): v.decode("latin-1") for k, v in self.head.headers}
 
 
 class _Connection:
-    __slots__ = ("idle_since", "reader", "writer")
+    __slots__ = ("h11", "idle_since", "reader", "writer")
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
+        self.h11 = h11.Connection(h11.CLIENT)
         self.idle_since = 0.0
 
     def usable(self, now: float, expiry: float) -> bool:
@@ -183,18 +86,67 @@ class _Connection:
     def close(self) -> None:
         self.writer.close()
 
-    async def exchange(self, head: Head, body: bytes) -> Answer:
+    async def exchange(self, head: h11.Request, body: bytes) -> Answer:
         """Send one request, read its whole answer."""
-        data = head.encode(body)
+        conn = self.h11
+        data = conn.send(head) or b""
+        if body:
+            data += conn.send(h11.Data(data=body)) or b""
+        data += conn.send(h11.EndOfMessage()) or b""
         try:
             self.writer.write(data)
             await self.writer.drain()
         except OSError as exc:
             raise httpx.WriteError(str(exc) or type(exc).__name__) from None
-        try:
-            return await read_answer(self.reader, head.method)
-        except OSError as exc:
-            raise httpx.ReadError(str(exc) or type(exc).__name__) from None
+        answer: h11.Response | None = None
+        parts: list[bytes] = []
+        while True:
+            try:
+                event = conn.next_event()
+            except h11.RemoteProtocolError as exc:
+                raise _protocol_error(answer, exc) from None
+            if event is h11.NEED_DATA:
+                try:
+                    chunk = await self.reader.read(_READ_SIZE)
+                except OSError as exc:
+                    if answer is None:
+                        raise _protocol_error(None, exc) from None
+                    raise httpx.ReadError(str(exc) or type(exc).__name__) from None
+                conn.receive_data(chunk)
+            elif isinstance(event, h11.Response):
+                answer = event
+            elif isinstance(event, h11.Data):
+                parts.append(bytes(event.data))
+            elif isinstance(event, h11.EndOfMessage):
+                break
+            elif isinstance(event, h11.ConnectionClosed):
+                raise _protocol_error(answer, None)
+            # h11.InformationalResponse (1xx): wait for the final answer
+        assert answer is not None
+        return Answer(answer, b"".join(parts))
+
+    def reusable(self) -> bool:
+        conn = self.h11
+        if conn.our_state is h11.DONE and conn.their_state is h11.DONE:
+            conn.start_next_cycle()
+            return True
+        return False
+
+
+def _request_head(method: str, target: bytes | str, headers: Any) -> h11.Request:
+    """The request head, or ``httpx.LocalProtocolError`` before anything is sent (a line
+    break in a header value, say, that would let a value forge another header)."""
+    try:
+        return h11.Request(method=method, target=target, headers=headers)
+    except h11.LocalProtocolError as exc:
+        raise httpx.LocalProtocolError(str(exc)) from None
+
+
+def _protocol_error(answer: h11.Response | None, exc: BaseException | None) -> httpx.TransportError:
+    if answer is None:
+        return httpx.RemoteProtocolError("Server disconnected without sending a response.")
+    why = str(exc) if exc is not None else "the connection closed"
+    return httpx.RemoteProtocolError(f"incomplete answer: {why}")
 
 
 class LeanTransport(httpx.AsyncBaseTransport):
@@ -221,7 +173,7 @@ class LeanTransport(httpx.AsyncBaseTransport):
         url = request.url
         body = await request.aread()
         timeouts: Mapping[str, Any] = request.extensions.get("timeout") or {}
-        head = Head(request.method, url.raw_path.decode("ascii"), request.headers.raw)
+        head = _request_head(request.method, url.raw_path, request.headers.raw)
         try:
             answer = await self.exchange(
                 origin_of(url.scheme, url.host, url.port), head, body, timeouts
@@ -231,14 +183,14 @@ class LeanTransport(httpx.AsyncBaseTransport):
             raise
         return httpx.Response(
             answer.status,
-            headers=list(answer.header_list),
+            headers=list(answer.head.headers.raw_items()),
             stream=httpx.ByteStream(answer.body),
-            extensions={"http_version": b"HTTP/1.1", "reason_phrase": answer.reason},
+            extensions={"http_version": b"HTTP/1.1", "reason_phrase": bytes(answer.head.reason)},
             request=request,
         )
 
     async def exchange(
-        self, origin: Origin, head: Head, body: bytes, timeouts: Mapping[str, Any]
+        self, origin: Origin, head: h11.Request, body: bytes, timeouts: Mapping[str, Any]
     ) -> Answer:
         """One request on a pooled connection to ``origin``, and its whole answer.
         ``timeouts``: "pool" (waiting for a free connection) and "connect", in seconds."""
@@ -255,7 +207,7 @@ class LeanTransport(httpx.AsyncBaseTransport):
                 raise
             finally:
                 self._busy.discard(conn)
-            if answer.keep_alive and not self._closed:
+            if conn.reusable() and not self._closed:
                 conn.idle_since = time.monotonic()
                 self._idle.setdefault(origin, []).append(conn)
             else:
@@ -354,6 +306,6 @@ class Direct:
             headers = [*headers, (b"content-type", b"application/json")]
         if content or method in ("POST", "PUT", "PATCH"):
             headers = [*headers, (b"content-length", str(len(content)).encode("ascii"))]
-        head = Head(method, target, headers)
+        head = _request_head(method, target, headers)
         answer = await self._transport.exchange(self.origin, head, content, self._timeouts)
         return answer.status, answer.headers(), answer.body
