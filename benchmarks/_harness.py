@@ -5,8 +5,11 @@
 - ``preload``: creates links through the API, concurrently, retrying.
 - ``list_all`` / ``link_count``: what the workspace holds afterwards.
 - ``sandbox_capacity``: requests per second a sandbox on this machine can serve.
-- ``run_cli``: runs one linksync command with a timeout, measuring wall time and the
-  child's peak memory; the process is always reaped.
+- ``run_cli``: runs one linksync command with a timeout, measuring wall time, the
+  child's CPU time and peak memory; the process is always reaped.
+- ``pin``: keeps a process on given cores (the sandbox on one core, the client on the
+  other), where the platform allows it. ``Sandbox.cpu_s`` is the server's CPU time,
+  read when it stops.
 
 Workloads and checks are in ``_workload``, reports and journals in ``_records``.
 
@@ -78,6 +81,7 @@ class SandboxOptions:
     link_quota: int = 1_000_000
     db: Path | None = None
     extra: tuple[str, ...] = ()
+    cpus: tuple[int, ...] | None = None  # pin the server to these cores
 
     def argv(self, port: int) -> list[str]:
         out = [
@@ -109,6 +113,25 @@ class SandboxOptions:
         return out + list(self.extra)
 
 
+def pin(pid: int, cpus: Sequence[int] | None) -> bool:
+    """Keep process ``pid`` on ``cpus``; False where that is not possible."""
+    if not cpus or not hasattr(os, "sched_setaffinity"):
+        return False
+    try:
+        os.sched_setaffinity(pid, set(cpus))
+    except OSError:
+        return False
+    return True
+
+
+def split_cores() -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """(server cores, client cores): one core for the sandbox, the rest for the client."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    cores = sorted(os.sched_getaffinity(0))
+    return (tuple(cores[-1:]), tuple(cores[:-1])) if len(cores) >= 2 else None
+
+
 class _Drain(threading.Thread):
     """Reads a child's stream line by line so its pipe never fills; keeps a tail."""
 
@@ -137,6 +160,7 @@ class Sandbox:
     read_key: str = READ_KEY
     proc: subprocess.Popen[str] | None = None
     banner: list[str] = field(default_factory=list)
+    cpu_s: float | None = None  # the server's CPU time (user + system), once stopped
     _drains: list[_Drain] = field(default_factory=list)
 
     def start(self, timeout: float = 30.0) -> Sandbox:
@@ -152,6 +176,7 @@ class Sandbox:
             start_new_session=True,
         )
         assert self.proc.stdout is not None and self.proc.stderr is not None
+        pin(self.proc.pid, self.options.cpus)
         lines: queue.Queue[str] = queue.Queue()
         self._drains = [_Drain(self.proc.stdout, lines), _Drain(self.proc.stderr, lines)]
         for d in self._drains:
@@ -193,13 +218,11 @@ class Sandbox:
         if proc is None:
             return
         if proc.poll() is None:
-            try:
+            with suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGINT)
-                proc.wait(timeout=10)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                with suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+            waited = _wait_with_rusage(proc, 10)
+            if not waited.timed_out:
+                self.cpu_s = waited.cpu_s
         for d in self._drains:
             d.join(timeout=2)
         self.proc = None
@@ -228,9 +251,10 @@ def copy_db(src: Path, dst: Path) -> Path:
     """Copy a SQLite sandbox database, with its WAL side files if present."""
     shutil.copyfile(src, dst)
     for suffix in ("-wal", "-shm"):
-        side = Path(str(src) + suffix)
+        side, stale = Path(str(src) + suffix), Path(str(dst) + suffix)
+        stale.unlink(missing_ok=True)  # a side file of an older copy would corrupt it
         if side.exists():
-            shutil.copyfile(side, Path(str(dst) + suffix))
+            shutil.copyfile(side, stale)
     return dst
 
 
@@ -296,19 +320,27 @@ def preload(
     return time.perf_counter() - t0
 
 
-async def _probe(base_url: str, key: str, slugs: Sequence[str], seconds: float, conc: int) -> int:
+async def _probe(
+    base_url: str, key: str, kind: str, slugs: Sequence[str], seconds: float, conc: int
+) -> int:
+    """Requests answered in ``seconds`` by ``conc`` workers: reads of existing links, or
+    creates of new ones. Through linksync's own client (its network transport is the
+    cheapest here, so the prober is not what limits the count)."""
+    from linksync.api import LinkServiceClient, RetryPolicy
+
     done = 0
     deadline = time.monotonic() + seconds
-    limits = httpx.Limits(max_connections=conc, max_keepalive_connections=conc)
-    async with httpx.AsyncClient(
-        base_url=base_url, headers=_headers(key), limits=limits, timeout=30.0
-    ) as client:
+    retry = RetryPolicy.never()
+    async with LinkServiceClient(base_url, key, concurrency=conc, retry=retry) as client:
 
         async def worker(k: int) -> None:
             nonlocal done
             i = k
             while time.monotonic() < deadline and done < 1_000_000:
-                await client.get(f"{LINKS}/{slugs[i % len(slugs)]}")
+                if kind == "create":
+                    await client.create_link({"slug": f"cap-{i}", "url": f"https://e.com/{i}"})
+                else:
+                    await client.get_link(slugs[i % len(slugs)])
                 done += 1
                 i += conc
 
@@ -317,19 +349,53 @@ async def _probe(base_url: str, key: str, slugs: Sequence[str], seconds: float, 
 
 
 def sandbox_capacity(
-    latency_ms: tuple[int, int] | None, *, seconds: float = 3.0, concurrency: int = 16
+    latency_ms: tuple[int, int] | None,
+    *,
+    kind: str = "read",
+    seconds: float = 3.0,
+    concurrency: int = 32,
+    cores: tuple[tuple[int, ...], tuple[int, ...]] | None = None,
+    facts: dict[str, float] | None = None,
 ) -> float:
     """Requests per second a sandbox on this machine serves right now with no rate limit
-    (reads of one link, ``concurrency`` in flight): the ceiling of any client here."""
-    opts = SandboxOptions(rate_limit=10_000_000, latency_ms=latency_ms)
+    (``kind``: reads of one link, or creates; ``concurrency`` in flight; the sandbox and
+    the prober on their own cores when ``cores`` = (server, client)): the ceiling of any
+    client here. ``facts`` (when given) receives the CPU seconds per 1,000 requests of
+    the prober and of the sandbox during the probe."""
+    opts = SandboxOptions(
+        rate_limit=10_000_000, latency_ms=latency_ms, cpus=cores[0] if cores else None
+    )
     links = [{"slug": f"probe-{i}", "url": f"https://example.com/{i}"} for i in range(20)]
+    before = os.sched_getaffinity(0) if cores and hasattr(os, "sched_getaffinity") else None
     with running_sandbox(opts) as box:
         preload(box.base_url, box.key, links, concurrency=4)
-        t0 = time.perf_counter()
-        done = asyncio.run(
-            _probe(box.base_url, box.key, [str(x["slug"]) for x in links], seconds, concurrency)
-        )
-        return done / (time.perf_counter() - t0)
+        if cores:
+            pin(0, cores[1])
+        try:
+            t0, cpu0 = time.perf_counter(), time.process_time()
+            server0 = process_cpu(box.proc.pid) if box.proc else None
+            slugs = [str(x["slug"]) for x in links]
+            done = asyncio.run(_probe(box.base_url, box.key, kind, slugs, seconds, concurrency))
+            rate = done / (time.perf_counter() - t0)
+            server1 = process_cpu(box.proc.pid) if box.proc else None
+            if facts is not None and done:
+                facts["prober_cpu_per_1000"] = round((time.process_time() - cpu0) / done * 1e3, 3)
+                if server0 is not None and server1 is not None:
+                    facts["sandbox_cpu_per_1000"] = round((server1 - server0) / done * 1e3, 3)
+            return rate
+        finally:
+            if before is not None:
+                pin(0, tuple(before))
+
+
+def process_cpu(pid: int) -> float | None:
+    """CPU seconds (user + system) process ``pid`` has used so far (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    return (int(fields[11]) + int(fields[12])) / ticks
 
 
 def link_count(base_url: str, key: str) -> int:
@@ -402,6 +468,7 @@ class CliRun:
     max_rss_mb: float
     timed_out: bool = False
     started_at: float = 0.0  # Unix time just before the process was started
+    cpu_s: float = 0.0  # the child's CPU time, user + system
 
     @property
     def traceback(self) -> bool:
@@ -419,8 +486,10 @@ def run_cli(
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
     timeout: float = 300.0,
+    cpus: Sequence[int] | None = None,
 ) -> CliRun:
-    """Run ``linksync ARGS``; measure wall time and the child's own peak RSS."""
+    """Run ``linksync ARGS`` (pinned to ``cpus`` when given); measure wall time and the
+    child's own CPU time and peak RSS."""
     argv = (*linksync_argv(), *args)
     started_at = time.time()
     t0 = time.perf_counter()
@@ -434,29 +503,46 @@ def run_cli(
             cwd=cwd,
             start_new_session=True,
         )
-        status, rss, timed_out = _wait_with_rusage(proc, timeout)
+        pin(proc.pid, cpus)
+        waited = _wait_with_rusage(proc, timeout)
         wall = time.perf_counter() - t0
         out_fh.seek(0)
         err_fh.seek(0)
         stdout = out_fh.read().decode("utf-8", "replace")
         stderr = err_fh.read().decode("utf-8", "replace")
-    return CliRun(argv, status, stdout, stderr, wall, rss, timed_out, started_at)
+    return CliRun(
+        argv,
+        waited.returncode,
+        stdout,
+        stderr,
+        wall,
+        waited.max_rss_mb,
+        waited.timed_out,
+        started_at,
+        waited.cpu_s,
+    )
 
 
-def _wait_with_rusage(
-    proc: subprocess.Popen[Any], timeout: float
-) -> tuple[int | None, float, bool]:
+@dataclass(frozen=True, slots=True)
+class _Waited:
+    returncode: int | None  # None: killed on timeout
+    max_rss_mb: float
+    cpu_s: float  # user + system
+    timed_out: bool
+
+
+def _wait_with_rusage(proc: subprocess.Popen[Any], timeout: float) -> _Waited:
     deadline = time.monotonic() + timeout
     while True:
         pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+        timed_out = pid != proc.pid and time.monotonic() > deadline
+        if timed_out:
+            with suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            pid, status, ru = os.wait4(proc.pid, 0)
         if pid == proc.pid:
             code = os.waitstatus_to_exitcode(status)
             proc.returncode = code
-            return code, _rss_mb(ru.ru_maxrss), False
-        if time.monotonic() > deadline:
-            with suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            _, status, ru = os.wait4(proc.pid, 0)
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            return None, _rss_mb(ru.ru_maxrss), True
+            cpu = ru.ru_utime + ru.ru_stime
+            return _Waited(None if timed_out else code, _rss_mb(ru.ru_maxrss), cpu, timed_out)
         time.sleep(0.02)

@@ -1,17 +1,27 @@
-"""Throughput of ``linksync apply`` against the rate limit, and against a sequential script.
+"""Throughput of ``linksync apply`` at the rate limit's ceiling (issue 13's figures).
 
-Each case starts ``linksync sandbox serve`` on a free 127.0.0.1 port with a rate limit of
-R requests per 1-second window and 20-40 ms latency, preloads a workspace with E links,
-generates a CSV of N rows (50% new, 30% changed, 20% unchanged) and runs
-``linksync apply --yes``; then the same workload, on a copy of the same preloaded
-database, with ``benchmarks/sequential_peer.py``. The scale case instead plans
-N unchanged rows against E links and reports plan time, peak memory and requests.
+Every case starts ``linksync sandbox serve`` on a free 127.0.0.1 port (20-40 ms of
+latency per request) on one core, and runs linksync on the other(s), so each side's CPU
+time is its own. Cases:
+
+- ``default`` / ``small`` / ``fast``: a workspace of E links, a CSV of N rows (50% new,
+  30% changed, 20% unchanged), ``linksync apply --yes`` against R requests per 1 s
+  window; then the same workload on a copy of the database with
+  ``benchmarks/sequential_peer.py`` (httpx in a loop, the script a user writes by hand).
+  ``fast`` also runs a fifth of the rows, for the CPU time per 1,000 requests of the
+  client and of the sandbox without start-up (the difference of the two runs).
+- ``pacing``: one client alone on its key, limits from 2 to 1,000 requests per window,
+  windows from 1 to 60 s, 1 to 32 requests in flight: how many 429s it received.
+- ``scale``: ``linksync plan`` of 100,000 unchanged rows against 100,000 links, R=1,000.
+- ``scale-apply``: ``linksync apply`` of 100,000 creates at R=1,000, against the
+  sandbox's measured capacity for creates.
 
 Usage (from the repository root, in the project's virtualenv)::
 
-    python benchmarks/throughput.py                 # the default case (R=100, E=5000, N=2000)
-    python benchmarks/throughput.py --case all      # default, small (R=20), fast (R=1000), scale
-    python benchmarks/throughput.py --rate 50 --existing 1000 --rows 400 --no-peer
+    python benchmarks/throughput.py                 # the default case
+    python benchmarks/throughput.py --case all      # every case (about 15 minutes)
+    python benchmarks/throughput.py --case fast --no-peer
+    python benchmarks/throughput.py --from-json run.json   # the tables of the docs
 
 Prints one JSON document (a list of case results) on stdout; progress goes to stderr.
 """
@@ -21,12 +31,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -40,15 +48,19 @@ from _harness import (
     link_count,
     list_all,
     preload,
+    process_cpu,
     run_cli,
     running_sandbox,
     sandbox_capacity,
+    split_cores,
 )
 from _records import read_journal, read_report
+from _tables import markdown
 from _workload import Workload, check_workspace, make_workload, seed_store, write_csv
 
 PEER = Path(__file__).resolve().parent / "sequential_peer.py"
 PRELOAD_RATE = 100_000
+CORES = split_cores()  # (sandbox cores, client cores), or None on one core
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,28 +72,48 @@ class Case:
     latency_ms: tuple[int, int] | None = (20, 40)
     concurrency: int | None = None  # --concurrency of apply; None: the tool's default
     peer: bool = True
-    scale: bool = False  # plan only, every row unchanged
+    kind: str = "apply"  # apply | plan (scale) | creates (scale-apply) | pacing
+    marginal: bool = False  # also run a fifth of the rows (CPU per request)
 
 
 CASES: dict[str, Case] = {
     "default": Case("default", rate=100, existing=5_000, rows=2_000),
     "small": Case("small", rate=20, existing=300, rows=100),
-    # The tool's default concurrency (8): on 2 cores more connections cost more CPU in
-    # httpx and the sandbox than they win (measured: 8 -> 133 writes/s, 16 -> 105, 48 -> 78).
-    "fast": Case("fast", rate=1_000, existing=5_000, rows=2_000),
-    "scale": Case("scale", rate=1_000, existing=100_000, rows=100_000, peer=False, scale=True),
+    "fast": Case("fast", rate=1_000, existing=5_000, rows=2_000, marginal=True),
+    "pacing": Case("pacing", rate=0, existing=0, rows=0, peer=False, kind="pacing"),
+    "scale": Case("scale", rate=1_000, existing=100_000, rows=100_000, peer=False, kind="plan"),
+    "scale-apply": Case(
+        "scale-apply", rate=1_000, existing=0, rows=100_000, peer=False, kind="creates"
+    ),
 }
+
+#: (requests per window, window s, --concurrency, rows to create) of the pacing case.
+PACING_POINTS: tuple[tuple[int, float, int, int], ...] = (
+    (2, 1.0, 32, 12),
+    (5, 1.0, 1, 16),
+    (10, 5.0, 32, 25),
+    (50, 2.0, 16, 150),
+    (1_000, 1.0, 32, 3_000),
+    (30, 60.0, 32, 45),
+)
 
 
 def log(msg: str) -> None:
     print(f"[throughput] {msg}", file=sys.stderr, flush=True)
 
 
+def server_cores() -> tuple[int, ...] | None:
+    return CORES[0] if CORES else None
+
+
+def client_cores() -> tuple[int, ...] | None:
+    return CORES[1] if CORES else None
+
+
 def seed_database(db: Path, work: Workload, *, via_api: bool) -> float:
     """Preload the workspace: straight into the sandbox's store (default), or through
     the API of a sandbox with a limit too high to matter. Checks the count either way."""
-    if not via_api:
-        seconds = seed_store(db, work.existing)
+    seconds = 0.0 if via_api else seed_store(db, work.existing)
     opts = SandboxOptions(rate_limit=PRELOAD_RATE, latency_ms=None, db=db)
     with running_sandbox(opts, timeout=60) as box:
         if via_api:
@@ -92,15 +124,11 @@ def seed_database(db: Path, work: Workload, *, via_api: bool) -> float:
     return seconds
 
 
-def ideal_reads(case: Case) -> int:
-    """The fewest reads that learn the remote state: every list page, or one GET per row."""
-    return min(math.ceil(case.existing / PAGE) or 1, case.rows)
-
-
 def summarise_cli(run: CliRun) -> dict[str, Any]:
     return {
         "exit_code": run.returncode,
         "wall_s": round(run.wall_s, 3),
+        "cpu_s": round(run.cpu_s, 3),
         "max_rss_mb": round(run.max_rss_mb, 1),
         "timed_out": run.timed_out,
         "traceback": run.traceback,
@@ -108,34 +136,55 @@ def summarise_cli(run: CliRun) -> dict[str, Any]:
     }
 
 
-def run_linksync(
-    case: Case, base_db: Path, src: Path, work: Workload, tmp: Path, timeout: float
+def sandbox_options(case: Case, db: Path | None, **changes: Any) -> SandboxOptions:
+    opts = SandboxOptions(
+        rate_limit=case.rate, latency_ms=case.latency_ms, db=db, cpus=server_cores()
+    )
+    return replace(opts, **changes)
+
+
+def run_apply(
+    case: Case,
+    db: Path,
+    src: Path,
+    tmp: Path,
+    timeout: float,
+    *,
+    sandbox: SandboxOptions | None = None,
+    work: Workload | None = None,
 ) -> dict[str, Any]:
-    db = copy_db(base_db, tmp / "linksync.db")
+    """``linksync apply SRC`` against a sandbox on ``db``: the CLI's figures, the
+    sandbox's CPU time during the run, the report's facts and (with ``work``) the
+    workspace checked link by link afterwards."""
     report = tmp / "report.json"
-    opts = SandboxOptions(rate_limit=case.rate, latency_ms=case.latency_ms, db=db)
-    box = Sandbox(opts)
+    box = Sandbox(sandbox or sandbox_options(case, db))
     try:
         box.start()
         args = ["apply", str(src), "--yes", "--no-progress", "--report", str(report)]
         if case.concurrency:
             args += ["--concurrency", str(case.concurrency)]
-        run = run_cli(args, env=box.env(), cwd=tmp, timeout=timeout)
-        check = check_workspace(list_all(box.base_url, box.read_key), work.expected)
+        server_before = process_cpu(box.proc.pid) if box.proc else None
+        run = run_cli(args, env=box.env(), cwd=tmp, timeout=timeout, cpus=client_cores())
+        server_after = process_cpu(box.proc.pid) if box.proc else None
+        check = (
+            check_workspace(list_all(box.base_url, box.read_key), work.expected) if work else None
+        )
     finally:
         box.stop()
-    rows = read_report(report) if report.exists() else None
     out = summarise_cli(run)
+    if server_before is not None and server_after is not None:
+        out["sandbox_cpu_s"] = round(server_after - server_before, 2)
     out["phases_s"] = phases(run, tmp)
-    out["workspace"] = check.to_dict()
-    if rows is not None:
-        out["report_rows"] = len(rows.rows)
-        out["rows_failed"] = rows.failed
-        out["rows_by_status"] = rows.by_status
-        out["client_requests"] = rows.run_info
-    else:
-        out["report_rows"] = 0
-        out["rows_failed"] = None
+    if check is not None:
+        out["workspace"] = check.to_dict()
+    rows = read_report(report) if report.exists() else None
+    out["report_rows"] = len(rows.rows) if rows else 0
+    out["rows_failed"] = rows.failed if rows else None
+    out["rows_by_status"] = rows.by_status if rows else None
+    info = (rows.run_info if rows else None) or {}
+    out["requests"] = info.get("requests")
+    out["requests_by_kind"] = info.get("requests_by_kind")
+    out["rate_limited"] = info.get("rate_limit_waits")
     return out
 
 
@@ -159,8 +208,7 @@ def run_peer(
     case: Case, base_db: Path, src: Path, work: Workload, tmp: Path, timeout: float
 ) -> dict[str, Any]:
     db = copy_db(base_db, tmp / "peer.db")
-    opts = SandboxOptions(rate_limit=case.rate, latency_ms=case.latency_ms, db=db)
-    box = Sandbox(opts)
+    box = Sandbox(sandbox_options(case, db))
     try:
         box.start()
         t0 = time.perf_counter()
@@ -185,8 +233,13 @@ def run_peer(
     return result
 
 
+def per_1000(cpu: float | None, requests: int | None) -> float | None:
+    return round(cpu / requests * 1000, 3) if cpu is not None and requests else None
+
+
 def throughput_case(case: Case, *, peer: bool, via_api: bool, timeout: float) -> dict[str, Any]:
     work = make_workload(case.existing, case.rows)
+    fifth = make_workload(case.existing, case.rows // 5) if case.marginal else None
     with tempfile.TemporaryDirectory(prefix=f"linksync-bench-{case.name}-") as d:
         tmp = Path(d)
         src = write_csv(work.rows, tmp / "links.csv")
@@ -194,26 +247,34 @@ def throughput_case(case: Case, *, peer: bool, via_api: bool, timeout: float) ->
         log(f"{case.name}: preloading {case.existing} links")
         preload_s = seed_database(base_db, work, via_api=via_api)
         log(f"{case.name}: linksync apply ({case.rows} rows, R={case.rate}/s)")
-        ours = run_linksync(case, base_db, src, work, tmp, timeout)
+        ours = run_apply(case, copy_db(base_db, tmp / "run.db"), src, tmp, timeout, work=work)
+        small = None
+        if fifth is not None:
+            log(f"{case.name}: linksync apply of a fifth of the rows (CPU per request)")
+            (tmp / "fifth").mkdir()
+            small_src = write_csv(fifth.rows, tmp / "fifth" / "links.csv")
+            db = copy_db(base_db, tmp / "fifth.db")
+            small = run_apply(case, db, small_src, tmp / "fifth", timeout)
         theirs = None
         if peer and case.peer:
             log(f"{case.name}: sequential peer")
             theirs = run_peer(case, base_db, src, work, tmp, timeout)
     log(f"{case.name}: probing the sandbox's own capacity and the CLI's start-up time")
-    capacity = sandbox_capacity(case.latency_ms)
+    capacity = sandbox_capacity(case.latency_ms, cores=CORES)
     startup = run_cli(["apply", "--help"], timeout=60).wall_s  # imports the sync stack
-    reads = ideal_reads(case)
+    # As issue 13 counts it: the list pages (or one read per row, if fewer) and the
+    # writes; the organization and domain reads (2) are left out.
+    reads = min(math.ceil(case.existing / PAGE) or 1, case.rows)
     minimum = (reads + work.writes) / case.rate
     ceiling = min(case.rate, capacity)
-    info = ours.get("client_requests") or {}
-    total = info.get("requests")
-    limited = info.get("rate_limit_waits")
-    in_run = info.get("duration_s")
+    total = ours.get("requests")
+    limited = ours.get("rate_limited")
     result: dict[str, Any] = {
         "case": case.name,
         "rate_limit_per_s": case.rate,
         "latency_ms": list(case.latency_ms) if case.latency_ms else None,
         "concurrency": case.concurrency,
+        "cores": {"sandbox": server_cores(), "client": client_cores()},
         "existing": case.existing,
         "rows": case.rows,
         "workload": {"new": work.new, "changed": work.changed, "unchanged": work.unchanged},
@@ -222,155 +283,179 @@ def throughput_case(case: Case, *, peer: bool, via_api: bool, timeout: float) ->
         "minimum_s": round(minimum, 3),
         "linksync": ours,
         "requests": total,
-        "requests_by_kind": info.get("requests_by_kind"),
         "rate_limited": limited,
-        "rate_limited_share": round(limited / total, 4) if total else None,
+        "rate_limited_share": round(limited / total, 4) if total and limited is not None else None,
         "efficiency": round(minimum / ours["wall_s"], 3) if ours["wall_s"] else None,
-        "execute_s": in_run,
         "cli_startup_s": round(startup, 2),
         "sandbox_capacity_per_s": round(capacity, 1),
-        "minimum_at_capacity_s": round((reads + work.writes) / ceiling, 3),
         "efficiency_vs_capacity": round((reads + work.writes) / ceiling / ours["wall_s"], 3)
         if ours["wall_s"]
         else None,
+        "cpu": cpu_figures(ours, small),
         "sequential_peer": theirs,
     }
     if theirs and theirs.get("process_wall_s") and ours["wall_s"]:
         result["speedup_vs_sequential"] = round(theirs["process_wall_s"] / ours["wall_s"], 2)
-    result["targets"] = targets(result)
+    result["targets"] = apply_targets(result)
     return result
 
 
-def targets(r: Mapping[str, Any]) -> dict[str, bool | None]:
+def cpu_figures(ours: dict[str, Any], small: dict[str, Any] | None) -> dict[str, Any]:
+    """CPU seconds per 1,000 requests, client and sandbox: over the whole run, and (with
+    the run of a fifth of the rows) without start-up, from the difference of the runs."""
+    out: dict[str, Any] = {
+        "client_cpu_s": ours.get("cpu_s"),
+        "sandbox_cpu_s": ours.get("sandbox_cpu_s"),
+        "client_per_1000_requests": per_1000(ours.get("cpu_s"), ours.get("requests")),
+        "sandbox_per_1000_requests": per_1000(ours.get("sandbox_cpu_s"), ours.get("requests")),
+    }
+    if small and small.get("requests") and ours.get("requests"):
+        extra = ours["requests"] - small["requests"]
+        client = ours["cpu_s"] - small["cpu_s"]
+        server = (ours.get("sandbox_cpu_s") or 0.0) - (small.get("sandbox_cpu_s") or 0.0)
+        out.update(
+            marginal_requests=extra,
+            client_marginal_per_1000=per_1000(client, extra),
+            sandbox_marginal_per_1000=per_1000(server, extra),
+            client_startup_cpu_s=round(small["cpu_s"] - client * small["requests"] / extra, 2),
+        )
+    return out
+
+
+def apply_targets(r: dict[str, Any]) -> dict[str, bool | None]:
     ours = r["linksync"]
     share = r.get("rate_limited_share")
     speed = r.get("speedup_vs_sequential")
+    cpu = r["cpu"]
+    client, server = cpu.get("client_marginal_per_1000"), cpu.get("sandbox_marginal_per_1000")
     return {
-        "efficiency>=0.90": r["efficiency"] is not None and r["efficiency"] >= 0.90,
+        "efficiency>=0.95": r["efficiency"] is not None and r["efficiency"] >= 0.95,
         "zero_failed_rows": ours.get("rows_failed") == 0 and ours["exit_code"] == 0,
         "429s<1%": None if share is None else share < 0.01,
-        "3x_sequential": None if speed is None else speed >= 3.0,
+        "3.3x_sequential": None if speed is None else speed >= 3.3,
         "workspace_as_expected": ours["workspace"]["ok"],
+        "client_cpu<sandbox_cpu": None if client is None or server is None else client < server,
     }
 
 
-REQUESTS_RE = re.compile(r"requests to read the workspace: (\d+)")
-FETCH_RE = re.compile(r"fetched (\S+): (\w+), (\d+) requests")
-
-
-def _plan_facts(run: CliRun) -> dict[str, Any]:
-    """Requests and fetch strategy, from the plan's own summary lines."""
-    text = run.stdout + run.stderr
-    m = REQUESTS_RE.search(text)
+def pacing_case(case: Case, *, timeout: float) -> dict[str, Any]:
+    """One client alone on its key: 429s received at each (limit, window, in flight)."""
+    points = []
+    for limit, window, conc, rows in PACING_POINTS:
+        work = make_workload(0, rows, new_share=1.0, changed_share=0.0)
+        log(f"pacing: {limit} per {window:g} s, --concurrency {conc}, {rows} creates")
+        with tempfile.TemporaryDirectory(prefix="linksync-bench-pacing-") as d:
+            tmp = Path(d)
+            src = write_csv(work.rows, tmp / "links.csv")
+            opts = sandbox_options(case, None, rate_limit=limit, rate_window=window)
+            paced = replace(case, rate=limit, concurrency=conc)
+            out = run_apply(paced, tmp / "x.db", src, tmp, timeout, sandbox=opts, work=work)
+        points.append(
+            {
+                "limit": limit,
+                "window_s": window,
+                "concurrency": conc,
+                "rows": rows,
+                "wall_s": out["wall_s"],
+                "requests": out["requests"],
+                "rate_limited": out["rate_limited"],
+                "rows_failed": out["rows_failed"],
+                "workspace_ok": out["workspace"]["ok"],
+                "windows_needed": math.ceil((rows + 3) / limit),
+            }
+        )
     return {
-        "requests": int(m.group(1)) if m else None,
-        "fetches": [
-            {"domain": d, "strategy": st, "requests": int(n)} for d, st, n in FETCH_RE.findall(text)
-        ],
+        "case": case.name,
+        "points": points,
+        "targets": {"no_429": all(p["rate_limited"] == 0 for p in points)},
     }
 
 
-def scale_case(case: Case, *, via_api: bool, saved: bool, timeout: float) -> dict[str, Any]:
+REQUESTS_PREFIX = "requests to read the workspace: "
+
+
+def _plan_requests(run: CliRun) -> int | None:
+    for line in (run.stdout + run.stderr).splitlines():
+        if REQUESTS_PREFIX in line:
+            digits = line.split(REQUESTS_PREFIX, 1)[1].split()[0].rstrip(",.")
+            return int(digits) if digits.isdigit() else None
+    return None
+
+
+def scale_case(case: Case, *, via_api: bool, timeout: float) -> dict[str, Any]:
     """``linksync plan`` of N unchanged rows against E links (the table a pull request
-    shows); with ``saved``, once more with ``--out plan.json``."""
+    shows): seconds, peak memory, requests against the minimum."""
     work = make_workload(case.existing, case.rows, new_share=0.0, changed_share=0.0)
-    runs: dict[str, CliRun] = {}
     with tempfile.TemporaryDirectory(prefix="linksync-bench-scale-") as d:
         tmp = Path(d)
         src = write_csv(work.rows, tmp / "links.csv")
         base_db = tmp / "base.db"
         log(f"scale: preloading {case.existing} links")
         preload_s = seed_database(base_db, work, via_api=via_api)
-        opts = SandboxOptions(rate_limit=case.rate, latency_ms=case.latency_ms, db=base_db)
-        variants = {"table": ["plan", str(src), "--detailed-exitcode"]}
-        if saved:
-            variants["saved"] = [*variants["table"], "--out", str(tmp / "plan.json")]
-        box = Sandbox(opts)
+        box = Sandbox(sandbox_options(case, base_db))
         try:
             box.start()
-            for name, args in variants.items():
-                log(f"scale: linksync plan of {case.rows} unchanged rows ({name})")
-                runs[name] = run_cli(args, env=box.env(), cwd=tmp, timeout=timeout)
+            log(f"scale: linksync plan of {case.rows} unchanged rows")
+            args = ["plan", str(src), "--detailed-exitcode"]
+            run = run_cli(args, env=box.env(), cwd=tmp, timeout=timeout, cpus=client_cores())
         finally:
             box.stop()
-    table = runs["table"]
-    out: dict[str, Any] = {
+    minimum = math.ceil(case.existing / PAGE) + 2
+    requests = _plan_requests(run)
+    return {
         "case": case.name,
         "rate_limit_per_s": case.rate,
-        "latency_ms": list(case.latency_ms) if case.latency_ms else None,
         "existing": case.existing,
         "rows": case.rows,
         "preload_s": round(preload_s, 1),
-        "plan": summarise_cli(table),
-        "plan_s": round(table.wall_s, 2),
-        "max_rss_mb": round(table.max_rss_mb, 1),
-        **_plan_facts(table),
-        "expected_list_pages": math.ceil(case.existing / PAGE),
-        "plans_nothing": table.returncode == 0,
+        "plan": summarise_cli(run),
+        "plan_s": round(run.wall_s, 2),
+        "max_rss_mb": round(run.max_rss_mb, 1),
+        "requests": requests,
+        "minimum_requests": minimum,
+        "plans_nothing": run.returncode == 0,
+        "targets": {
+            "plan<20s": run.wall_s < 20 and run.returncode == 0,
+            "minimum_requests": requests == minimum,
+        },
     }
-    if "saved" in runs:
-        out["saved_plan"] = summarise_cli(runs["saved"])
-    return out
 
 
-def _fmt(value: Any, digits: int = 2) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
-
-
-def markdown(results: list[dict[str, Any]]) -> str:
-    """The tables of docs/performance.md, from this script's JSON."""
-    rows = [r for r in results if "linksync" in r]
-    out: list[str] = []
-    if rows:
-        out += [
-            "| case | R/s | E | N | requests (429s) | minimum s | linksync s "
-            "| before / writing / after s | efficiency "
-            "| sandbox capacity/s | efficiency vs min(R, capacity) | sequential s | speedup "
-            "| failed rows | links after/expected | CLI start-up s |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
-            "| --- | --- |",
-        ]
-    for r in rows:
-        ours = r["linksync"]
-        peer = r.get("sequential_peer") or {}
-        ws = ours["workspace"]
-        ph = ours.get("phases_s") or {}
-        split = " / ".join(_fmt(ph.get(k), 1) for k in ("before_writes", "writes", "after_writes"))
-        out.append(
-            f"| {r['case']} | {r['rate_limit_per_s']} | {r['existing']} | {r['rows']} "
-            f"| {_fmt(r.get('requests'))} ({_fmt(r.get('rate_limited'))}) "
-            f"| {_fmt(r['minimum_s'])} | {_fmt(ours['wall_s'])} | {split} "
-            f"| {_fmt(r.get('efficiency'))} "
-            f"| {_fmt(r.get('sandbox_capacity_per_s'), 0)} "
-            f"| {_fmt(r.get('efficiency_vs_capacity'))} "
-            f"| {_fmt(peer.get('process_wall_s'))} | {_fmt(r.get('speedup_vs_sequential'))}x "
-            f"| {_fmt(ours.get('rows_failed'))} | {ws['links_after']}/{ws['links_expected']} "
-            f"| {_fmt(r.get('cli_startup_s'))} |"
-        )
-    scale = [r for r in results if "plan" in r]
-    if scale:
-        out += [
-            *([""] if out else []),
-            "| case | E | N (unchanged) | plan s | peak RSS MB | requests | fetch "
-            "| plan exit (0 = nothing to do) | plan --out: s / MB |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-        ]
-        for r in scale:
-            saved = r.get("saved_plan") or {}
-            fetches = ", ".join(
-                f"{f.get('strategy')} {f.get('requests')} req" for f in r.get("fetches") or []
-            )
-            out.append(
-                f"| {r['case']} | {r['existing']} | {r['rows']} | {_fmt(r['plan_s'])} "
-                f"| {_fmt(r['max_rss_mb'], 0)} | {_fmt(r.get('requests'))} | {fetches or '-'} "
-                f"| {r['plan']['exit_code']} "
-                f"| {_fmt(saved.get('wall_s'))} / {_fmt(saved.get('max_rss_mb'), 0)} |"
-            )
-    return "\n".join(out)
+def creates_case(case: Case, *, timeout: float) -> dict[str, Any]:
+    """``linksync apply`` of N new links at R, against min(R, the sandbox's capacity for
+    creates measured in the same run)."""
+    work = make_workload(0, case.rows, new_share=1.0, changed_share=0.0)
+    with tempfile.TemporaryDirectory(prefix="linksync-bench-creates-") as d:
+        tmp = Path(d)
+        src = write_csv(work.rows, tmp / "links.csv")
+        log(f"scale-apply: linksync apply of {case.rows} creates (R={case.rate}/s)")
+        ours = run_apply(case, tmp / "x.db", src, tmp, timeout, work=work)
+    log("scale-apply: probing the sandbox's capacity for creates")
+    probe: dict[str, float] = {}
+    capacity = sandbox_capacity(
+        case.latency_ms, kind="create", seconds=5.0, cores=CORES, facts=probe
+    )
+    ceiling = min(case.rate, capacity)
+    requests = work.writes + 2
+    ratio = requests / ceiling / ours["wall_s"] if ours["wall_s"] else None
+    return {
+        "case": case.name,
+        "rate_limit_per_s": case.rate,
+        "rows": case.rows,
+        "linksync": ours,
+        "requests": ours.get("requests"),
+        "rate_limited": ours.get("rate_limited"),
+        "sandbox_create_capacity_per_s": round(capacity, 1),
+        "capacity_probe_cpu": probe,
+        "achieved_per_s": round(requests / ours["wall_s"], 1) if ours["wall_s"] else None,
+        "efficiency_vs_capacity": round(ratio, 3) if ratio is not None else None,
+        "cpu": cpu_figures(ours, None),
+        "targets": {
+            ">=0.9_of_min(R,capacity)": ratio is not None and ratio >= 0.9,
+            "zero_failed_rows": ours.get("rows_failed") == 0,
+            "workspace_as_expected": ours["workspace"]["ok"],
+        },
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -386,10 +471,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="preload through the API instead of writing the sandbox store directly",
     )
-    ap.add_argument(
-        "--saved-plan", action="store_true", help="scale case: also time 'plan --out FILE'"
-    )
-    ap.add_argument("--timeout", type=float, default=600, help="per-process limit, seconds")
+    ap.add_argument("--timeout", type=float, default=900, help="per-process limit, seconds")
     ap.add_argument("--markdown", action="store_true", help="print markdown tables, not JSON")
     ap.add_argument("--from-json", type=Path, help="render --markdown from a saved JSON run")
     args = ap.parse_args(argv)
@@ -399,25 +481,23 @@ def main(argv: list[str] | None = None) -> int:
     names = list(CASES) if args.case == "all" else [args.case]
     results = []
     for name in names:
-        case = CASES[name]
         case = replace(
-            case,
-            rate=args.rate or case.rate,
-            existing=args.existing or case.existing,
-            rows=args.rows or case.rows,
-            concurrency=args.concurrency or case.concurrency,
+            CASES[name],
+            rate=args.rate or CASES[name].rate,
+            existing=args.existing if args.existing is not None else CASES[name].existing,
+            rows=args.rows or CASES[name].rows,
+            concurrency=args.concurrency or CASES[name].concurrency,
         )
-        if case.scale:
-            results.append(
-                scale_case(
-                    case, via_api=args.preload_api, saved=args.saved_plan, timeout=args.timeout
-                )
-            )
+        if case.kind == "pacing":
+            results.append(pacing_case(case, timeout=args.timeout))
+        elif case.kind == "plan":
+            results.append(scale_case(case, via_api=args.preload_api, timeout=args.timeout))
+        elif case.kind == "creates":
+            results.append(creates_case(case, timeout=args.timeout))
         else:
+            peer = not args.no_peer
             results.append(
-                throughput_case(
-                    case, peer=not args.no_peer, via_api=args.preload_api, timeout=args.timeout
-                )
+                throughput_case(case, peer=peer, via_api=args.preload_api, timeout=args.timeout)
             )
         log(f"{name}: done")
     print(markdown(results) if args.markdown else json.dumps(results, indent=2, sort_keys=True))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from linksync.config import Settings, load_profile, open_client, resolve
+from linksync.config import DEFAULT_CONCURRENCY, Settings, load_profile, open_client, resolve
 from linksync.errors import ConfigError
 from linksync.sandbox import DEFAULT_FULL_KEY
 
@@ -45,7 +45,7 @@ def test_nothing_configured_is_the_sandbox(tmp_path: Path) -> None:
     assert t.is_sandbox and t.api_key == DEFAULT_FULL_KEY
     assert t.sandbox_db == str(tmp_path / ".linksync/sandbox.db")
     assert t.describe() == "target: built-in sandbox (.linksync/sandbox.db)"
-    assert s.concurrency == 8 and s.profile.name is None
+    assert s.concurrency == DEFAULT_CONCURRENCY == 32 and s.profile.name is None
 
 
 def test_default_profile_from_file(home: Path) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from linksync.api import LinkServiceClient, RetryPolicy, asgi_transport
+from virtual_clock import VirtualClock
 
 KEY = "fake-secret-key-0123456789"
 
@@ -92,7 +93,7 @@ class FakeClock:
         await asyncio.sleep(0)
 
 
-def fast_policy(clock: FakeClock | None = None, **kw: Any) -> RetryPolicy:
+def fast_policy(clock: FakeClock | VirtualClock | None = None, **kw: Any) -> RetryPolicy:
     clock = clock or FakeClock()
     return RetryPolicy(sleep=clock.sleep, clock=clock, random=lambda: 0.5, **kw)
 

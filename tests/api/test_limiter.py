@@ -4,6 +4,7 @@ Time is a fake clock that moves only when a task sleeps, so these run instantly.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import math
 
 from api_fakes import FakeClock, FakeService, Reply, Seen, fake_client, fast_policy, ok
@@ -135,3 +136,27 @@ async def test_senders_wait_while_remaining_is_taken_by_requests_in_flight() -> 
     release.set()
     await asyncio.gather(*tasks)
     assert len(admitted) == 5
+
+
+async def test_what_fits_in_the_window_is_not_held_back_by_pacing() -> None:
+    """Pacing spreads the window's sends only while more wants to go than the window
+    has left (the senders waiting and what the caller announces it still holds)."""
+
+    async def sends(queued: int) -> list[float]:
+        clock = FakeClock(2_000_000_000.0)
+        limiter = RateLimiter(8, sleep=clock.sleep, clock=clock)
+        async with limiter.slot() as slot:  # the first answer: 10 left, 10 s to go
+            slot.observe(200, {"x-ratelimit-remaining": "10", "x-ratelimit-reset": "2000000010"})
+        limiter.queued = queued
+        times: list[float] = []
+
+        async def one() -> None:
+            async with limiter.slot():
+                times.append(clock())
+
+        await asyncio.gather(*(one() for _ in range(3)))
+        return times
+
+    assert len(set(await sends(queued=0))) == 1  # 3 fit in 10: all at once
+    spread = await sends(queued=100)  # 103 want to go, 10 fit: one per second
+    assert len(set(spread)) == 3 and min(b - a for a, b in itertools.pairwise(spread)) >= 0.9

@@ -19,6 +19,10 @@ NO_RETRY = {"rate_limited_retries": 0, "server_error_retries": 0, "unavailable_r
 
 def test_every_command_over_http(ws: Workspace, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
+    # the client's request log (the "linksync" logger may not propagate: setup_logging)
+    api_log = logging.getLogger("linksync.api")
+    api_log.addHandler(caplog.handler)
+    caplog.set_level(logging.DEBUG, logger="linksync.api")
     keyfile = ws.root / "key.txt"
     keyfile.write_text(SECRET + "\n")
     settings = SandboxSettings(full_key=SECRET)
@@ -53,9 +57,10 @@ def test_every_command_over_http(ws: Workspace, caplog: pytest.LogCaptureFixture
         bad = ws.run("links", "get", "a", *flags, env=env)
         outputs.append(bad.output)
         assert bad.exit_code == 1 and "LINK_NOT_FOUND" in bad.stderr
+    api_log.removeHandler(caplog.handler)
     logs = "\n".join(rec.getMessage() for rec in caplog.records)
     assert SECRET not in "\n".join(outputs) and SECRET not in logs
-    assert "HTTP Request" in logs  # httpx did log its requests, without the key
+    assert "GET /api/v1/organizations/current -> HTTP 200" in logs  # requests were logged
 
 
 def test_rate_limited_after_the_announced_retries(ws: Workspace) -> None:

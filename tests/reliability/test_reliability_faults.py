@@ -12,8 +12,9 @@ import httpx
 import pytest
 from reliability_support import BASE_URL, FakeTime, make_app, open_client
 
-from linksync.api import asgi_transport
-from linksync.sandbox import DEFAULT_FULL_KEY
+from linksync.api import LinkServiceClient, RetryPolicy, asgi_transport
+from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings, create_app
+from virtual_clock import VirtualClock
 
 FAULTS = {"fail_500": 0.10, "fail_503": 0.05, "drop": 0.02, "fail_500_after_write": 0.05}
 
@@ -54,10 +55,19 @@ async def test_creates_and_updates_survive_faults(fake_time: FakeTime, seed: int
     assert all(urls[s] == u for s, u in with_slug[40:])
 
 
-async def test_burst_of_429s_from_another_client(fake_time: FakeTime) -> None:
+async def test_burst_of_429s_from_another_client() -> None:
     """A tiny rate limit, and a careless client on the same key firing bursts that eat
-    the windows: linksync's shared limiter parks and retries, every create lands once."""
-    app = make_app(fake_time, rate_limit=5, rate_window_s=1.0)
+    whole windows (1.5 s of bursts, 3 s of quiet, as in ``benchmarks/faults.py``):
+    linksync's shared limiter parks on every 429 and retries, and every create lands
+    once, within the interface's 3 retries. Virtual time: the client, the hog and the
+    sandbox share one clock whose sleeps overlap as real ones do."""
+    clock = VirtualClock(1_900_000_000.0)
+    app = create_app(
+        SandboxSettings(rate_limit=5, rate_window_s=1.0, latency_ms=(5, 10)),
+        ":memory:",
+        clock=clock,
+        sleep=clock.sleep,
+    )
     hog = httpx.AsyncClient(
         transport=asgi_transport(app),
         base_url=BASE_URL,
@@ -66,22 +76,39 @@ async def test_burst_of_429s_from_another_client(fake_time: FakeTime) -> None:
     hog_answers: Counter[int] = Counter()
 
     async def hog_bursts() -> None:
-        for _ in range(15):  # 15 bursts of 4 requests, one burst per turn of the loop
-            for _ in range(4):
-                r = await hog.get("/api/v1/links", params={"limit": 1})
-                hog_answers[r.status_code] += 1
-            await asyncio.sleep(0)
+        for _ in range(3):  # three times: 1.5 s of bursts of 4, then 3 s of quiet
+            for _ in range(6):
+                for _ in range(4):
+                    r = await hog.get("/api/v1/links", params={"limit": 1})
+                    hog_answers[r.status_code] += 1
+                await clock.sleep(0.25)
+            await clock.sleep(3.0)
 
-    async with hog, open_client(app, fake_time) as client:
+    policy = RetryPolicy(sleep=clock.sleep, clock=clock, random=lambda: 0.5)
+    async with (
+        hog,
+        LinkServiceClient(
+            BASE_URL,
+            DEFAULT_FULL_KEY,
+            transport=asgi_transport(app),
+            allow_insecure=True,
+            retry=policy,
+        ) as client,
+    ):
         slugs = [f"b-{i:02d}" for i in range(40)]
-        _, created = await asyncio.gather(
-            hog_bursts(),
+        _, created = await clock.run(
             asyncio.gather(
-                *(client.create_link({"slug": s, "url": f"https://example.com/{s}"}) for s in slugs)
-            ),
+                hog_bursts(),
+                asyncio.gather(
+                    *(
+                        client.create_link({"slug": s, "url": f"https://example.com/{s}"})
+                        for s in slugs
+                    )
+                ),
+            )
         )
         stats = client.stats
-        links = await client.list_links()
+        links = await clock.run(client.list_links())
     assert hog_answers[429] > 0  # the burst really hit the limit
     assert stats.rate_limited > 0  # and linksync saw 429s too, yet:
     assert [c.slug for c in created] == slugs

@@ -98,8 +98,8 @@ NO_FCNTL = textwrap.dedent(
     warnings.filterwarnings("ignore", message="only soft file lock")
     import importlib
     from linksync.cli import COMMANDS, cli
-    for target in COMMANDS.values():
-        importlib.import_module(target.split(":")[0])
+    for lazy in COMMANDS.values():
+        importlib.import_module(lazy.target.split(":")[0])
     assert "fcntl" not in sys.modules
     try:
         cli.main(["apply", "l.csv", "--yes", "--no-progress"], prog_name="linksync")

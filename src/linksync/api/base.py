@@ -2,7 +2,8 @@
 client, the shared rate limiter, the tenacity retry loop, error conversion, redaction,
 and the call events subscribers receive (``linksync.api.events``).
 
-This module and ``client.py`` are the only ones that import httpx.
+This module, ``client.py`` and ``transport.py`` (the network transport) are the only
+ones that import httpx.
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ import asyncio
 import ipaddress
 import json as jsonlib
 import logging
+import os
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Self, TypeVar
+from typing import Any, Generic, Self, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -25,6 +27,7 @@ from linksync.api.events import CallEvent, CallHook, CallHooks
 from linksync.api.failures import error_from_answer, request_id_of
 from linksync.api.limiter import RateLimiter
 from linksync.api.retry import RetryClass, RetryPolicy, classify
+from linksync.api.transport import Direct, LeanTransport
 from linksync.api.types import CallMeta, ClientStats
 from linksync.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
 from linksync.errors import ApiError, ConfigError, TransportError
@@ -86,6 +89,22 @@ class CallState:
     first_sent_at: float | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class _Attempt(Generic[T]):
+    """What every attempt of one call sends, and how its answer is read."""
+
+    method: str
+    path: str
+    kind: str
+    state: CallState
+    meta: CallMeta
+    params: Mapping[str, Any] | None
+    body: Any
+    parse: Callable[[Answer], Awaitable[T]]
+    confirm: Callable[[CallState], Awaitable[T | None]] | None
+    gone_ok: Callable[[ApiError], Awaitable[T]] | None
+
+
 class BaseClient:
     def __init__(
         self,
@@ -98,8 +117,15 @@ class BaseClient:
         allow_insecure: bool = False,
         retry: RetryPolicy | None = None,
     ) -> None:
-        if not api_key or any(c in api_key for c in "\r\n\t ") or not api_key.isprintable():
-            raise ConfigError("the API key is empty or holds whitespace or control characters")
+        if (
+            not api_key
+            or any(c in api_key for c in "\r\n\t ")
+            or not api_key.isprintable()
+            or not api_key.isascii()
+        ):
+            raise ConfigError(
+                "the API key is empty or holds whitespace, control or non-ASCII characters"
+            )
         if concurrency < 1:
             raise ConfigError("concurrency must be at least 1")
         self.base_url = check_base_url(base_url, allow_insecure=allow_insecure)
@@ -110,14 +136,24 @@ class BaseClient:
         self.limiter = RateLimiter(concurrency, sleep=self.retry.sleep, clock=self.retry.clock)
         self._secrets = (api_key,)
         self._hooks = CallHooks()
+        headers = {
+            "Authorization": f"Bearer {api_key}",
+            "Accept": "application/json",
+            "User-Agent": f"linksync/{__version__}",
+        }
+        # The network goes through the lean transport, straight (no httpx models) unless
+        # the environment names a proxy; given transports (in-process sandbox, test
+        # fakes) go through httpx.
+        self._direct: Direct | None = None
+        if transport is None:
+            lean = LeanTransport(max_connections=concurrency)
+            if not _proxy_in_environment():
+                self._direct = Direct(lean, self.base_url, headers, timeout=timeout)
+            transport = lean
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             transport=transport,
-            headers={
-                "Authorization": f"Bearer {api_key}",
-                "Accept": "application/json",
-                "User-Agent": f"linksync/{__version__}",
-            },
+            headers=headers,
             timeout=httpx.Timeout(timeout),
             limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
             follow_redirects=False,
@@ -140,6 +176,12 @@ class BaseClient:
         """Counters so far (the limiter's parking time included)."""
         self._stats.limiter_wait_seconds = self.limiter.waited
         return self._stats
+
+    def set_queued(self, n: int) -> None:
+        """How many more requests the caller holds back for later (a worker pool's
+        queue): when they fit in what the rate window has left, pacing does not spread
+        them. A hint only; the window's budget still holds."""
+        self.limiter.queued = n
 
     def redact(self, text: str) -> str:
         return redact(text, self._secrets)
@@ -170,9 +212,7 @@ class BaseClient:
             self._stats.requests_by_kind[kind] += 1
             try:
                 async with asyncio.timeout(self.timeout):
-                    resp = await self._http.request(
-                        method, path, params=_clean_params(params), json=body
-                    )
+                    status, headers, content = await self._exchange(method, path, params, body)
             except TimeoutError:
                 what = f"no answer within {self.timeout:g} s"
                 raise self._transport_error(kind, what, True, state) from None
@@ -180,9 +220,11 @@ class BaseClient:
                 raise self._transport_error(kind, _describe(exc), False, state) from None
             except (httpx.TransportError, OSError) as exc:
                 raise self._transport_error(kind, _describe(exc), True, state) from None
-            slot.observe(resp.status_code, resp.headers)
-        self._stats.responses_by_status[resp.status_code] += 1
-        text = resp.text
+            slot.observe(status, headers)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("%s %s -> HTTP %s", method, path, status)  # the path holds no secret
+        self._stats.responses_by_status[status] += 1
+        text = content.decode("utf-8", "replace")
         parsed: Any = None
         if text.strip():
             try:
@@ -190,21 +232,32 @@ class BaseClient:
             except ValueError:
                 parsed = None
         is_error_body = isinstance(parsed, Mapping) and isinstance(parsed.get("error"), Mapping)
-        if 200 <= resp.status_code < 300 and not is_error_body and (parsed is not None or not text):
-            return Answer(resp.status_code, resp.headers, parsed, request_id_of(resp.headers))
+        if 200 <= status < 300 and not is_error_body and (parsed is not None or not text):
+            return Answer(status, headers, parsed, request_id_of(headers))
         error = error_from_answer(
-            resp.status_code,
-            resp.headers,
+            status,
+            headers,
             parsed,
             text,
             secrets=self._secrets,
-            content_type=resp.headers.get("content-type"),
+            content_type=headers.get("content-type"),
             attempts=state.attempts,
         )
-        if resp.status_code == 429:
+        if 200 <= status < 300:
+            error.retryable = False
+        if status == 429:
             self._stats.rate_limited += 1
             self.limiter.pause(self.retry.retry_after(error))
         raise error
+
+    async def _exchange(
+        self, method: str, path: str, params: Mapping[str, Any] | None, body: Any
+    ) -> tuple[int, Mapping[str, str], bytes]:
+        """Status, headers and body of one request (direct, or through httpx)."""
+        if self._direct is not None:
+            return await self._direct.send(method, path, _clean_params(params), body)
+        resp = await self._http.request(method, path, params=_clean_params(params), json=body)
+        return resp.status_code, resp.headers, resp.content
 
     def _transport_error(
         self, kind: str, what: str, sent: bool, state: CallState
@@ -267,9 +320,45 @@ class BaseClient:
         """Send with retries. After an unknown outcome (a transport error once the request
         was sent) ``confirm`` reads the service and returns the result when the first
         send did take effect; ``gone_ok`` turns a 404 after an unknown outcome into the
-        result (a delete that did delete)."""
+        result (a delete that did delete).
+
+        The first attempt goes straight; only a failure the policy retries enters the
+        retry loop (tenacity), so a call that succeeds at once costs no retry machinery."""
         state = CallState()
-        policy = self.retry
+        attempt = _Attempt(method, path, kind, state, meta, params, body, parse, confirm, gone_ok)
+        try:
+            return await self._attempt(attempt)
+        except ApiError as exc:
+            first = self._failed(exc, state)
+            cls = classify(first)
+            if cls is None or state.failures[cls] > self.retry.budget(cls):
+                meta.status, meta.request_id = first.status, first.request_id
+                meta.attempts = first.attempts
+                if first is not exc:
+                    raise first from None
+                raise
+        delay = self.retry.delay(cls, first, state.failures[cls])
+        self._before_retry(kind, delay, first)
+        await self.retry.sleep(delay)
+        return await self._retry_loop(attempt)
+
+    def _failed(self, exc: ApiError, state: CallState) -> ApiError:
+        """Count a failed attempt against its retry budget; the error to raise (a copy
+        that counts every attempt of the call: a raised error is never changed)."""
+        counted = exc if exc.attempts >= state.attempts else exc.with_attempts(state.attempts)
+        cls = classify(counted)
+        if cls is not None:
+            state.failures[cls] += 1
+        return counted
+
+    def _before_retry(self, kind: str, delay: float, exc: BaseException | None) -> None:
+        self._stats.retries += 1
+        self._stats.wait_seconds += delay
+        log.info("retrying %s in %.2f s after %s", kind, delay, exc)
+
+    async def _retry_loop(self, attempt: _Attempt[T]) -> T:
+        """The attempts after the first failed one, within the policy's budgets."""
+        state, meta, policy = attempt.state, attempt.meta, self.retry
 
         def stop(rs: RetryCallState) -> bool:
             exc = rs.outcome.exception() if rs.outcome else None
@@ -284,11 +373,9 @@ class BaseClient:
             return policy.delay(kind_, exc, state.failures[kind_])
 
         def before_sleep(rs: RetryCallState) -> None:
-            self._stats.retries += 1
-            waited = rs.upcoming_sleep
-            self._stats.wait_seconds += waited
-            exc = rs.outcome.exception() if rs.outcome else None
-            log.info("retrying %s in %.2f s after %s", kind, waited, exc)
+            self._before_retry(
+                attempt.kind, rs.upcoming_sleep, rs.outcome.exception() if rs.outcome else None
+            )
 
         retrying = AsyncRetrying(
             sleep=policy.sleep,
@@ -299,19 +386,12 @@ class BaseClient:
             reraise=True,
         )
         try:
-            async for attempt in retrying:
-                with attempt:
+            async for round_ in retrying:
+                with round_:
                     try:
-                        return await self._attempt(
-                            method, path, kind, state, meta, params, body, parse, confirm, gone_ok
-                        )
+                        return await self._attempt(attempt)
                     except ApiError as exc:
-                        counted = exc
-                        if exc.attempts < state.attempts:
-                            counted = exc.with_attempts(state.attempts)
-                        cls = classify(counted)
-                        if cls is not None:
-                            state.failures[cls] += 1
+                        counted = self._failed(exc, state)
                         if counted is not exc:
                             raise counted from None
                         raise
@@ -320,44 +400,39 @@ class BaseClient:
             raise
         raise AssertionError("unreachable: tenacity ends with a result or an exception")
 
-    async def _attempt(
-        self,
-        method: str,
-        path: str,
-        kind: str,
-        state: CallState,
-        meta: CallMeta,
-        params: Mapping[str, Any] | None,
-        body: Any,
-        parse: Callable[[Answer], Awaitable[T]],
-        confirm: Callable[[CallState], Awaitable[T | None]] | None,
-        gone_ok: Callable[[ApiError], Awaitable[T]] | None,
-    ) -> T:
-        if state.unknown_outcome and confirm is not None:
-            found = await confirm(state)
+    async def _attempt(self, a: _Attempt[T]) -> T:
+        state, meta = a.state, a.meta
+        if state.unknown_outcome and a.confirm is not None:
+            found = await a.confirm(state)
             if found is not None:
                 self._stats.confirmations += 1
                 meta.confirmed, meta.attempts = True, state.attempts
                 return found
         try:
-            answer = await self._send(method, path, kind, state, params, body)
+            answer = await self._send(a.method, a.path, a.kind, state, a.params, a.body)
         except ApiError as exc:
-            if state.unknown_outcome and gone_ok is not None and exc.status == 404:
+            if state.unknown_outcome and a.gone_ok is not None and exc.status == 404:
                 self._stats.confirmations += 1
                 meta.status, meta.request_id = exc.status, exc.request_id
                 meta.attempts, meta.confirmed = state.attempts, True
-                return await gone_ok(exc)
+                return await a.gone_ok(exc)
             state.unknown_outcome = maybe_done(exc)
             raise
         meta.status, meta.request_id = answer.status, answer.request_id
         meta.attempts = state.attempts
-        return await parse(answer)
+        return await a.parse(answer)
 
 
 def maybe_done(exc: ApiError) -> bool:
     """Whether a failed request may still have taken effect: sent but unanswered, or a
     500 / 502 / 504 (the edge or a proxy may fail after the work was done)."""
     return exc.outcome_unknown
+
+
+def _proxy_in_environment() -> bool:
+    """Whether the environment names a proxy (httpx routes those through its own)."""
+    names = {"http_proxy", "https_proxy", "all_proxy"}
+    return any(k.lower() in names and v.strip() for k, v in os.environ.items())
 
 
 def _clean_params(params: Mapping[str, Any] | None) -> dict[str, Any] | None:

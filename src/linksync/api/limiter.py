@@ -1,21 +1,41 @@
-"""One shared rate limiter per client.
+"""One shared rate limiter per client, paced from the service's ``x-ratelimit-*`` headers.
 
-Three rules, all shared by every task that uses the client:
+Rules, shared by every task that uses the client:
 
 1. at most ``concurrency`` requests in flight (a semaphore);
-2. one ``resume_at`` instant parks every task: it is set from ``Retry-After`` on a 429
+2. until the first answer arrives, one request at a time: nothing is known of the limit;
+3. one ``resume_at`` instant parks every task: it is set from ``Retry-After`` on a 429
    and from ``x-ratelimit-reset`` when ``x-ratelimit-remaining`` reaches 0, so a 429
    pauses every worker, not only the one that got it;
-3. while the current window is known, a sender waits as long as ``remaining`` is not
-   larger than the requests already in flight (each of them will use one).
+4. the window's budget: a sender may go only while ``remaining`` (the smallest figure
+   the window's answers gave, or the whole limit when a new window starts) is larger
+   than the requests in flight, since each of them may still be counted in this window
+   (a request sent just before a window ends may be counted in the next one);
+5. pacing: the sends the window has left are spread evenly over the time it has left,
+   so workers do not burst at a window's start; but when everything that wants to go
+   (the senders waiting, and ``queued``: what callers announce they still hold) fits in
+   what the window has left, it goes without spacing, since holding it back could only
+   lose time (the end of a run, a single command).
 
-The clock is wall time (``x-ratelimit-reset`` is a Unix time); clock and sleep are
-injectable so tests run without real waiting.
+A window ends at its ``x-ratelimit-reset`` (a Unix time; values below 10^9 are read as
+seconds from now) plus the lag of the service's clock behind ours, learned when an
+answer is counted in a window that had already ended, by our clock, when the request
+was sent. The next window then starts with the whole limit (``x-ratelimit-limit``, or
+one more than the largest ``remaining`` seen) and ends one window length later (the
+shortest distance seen between two reset values; before two were seen, the longest time
+left that an answer announced) until its own answers tell. Any estimate is safe: every
+request sent is either answered, and its answer names its window, or still in flight,
+and counted against the next window too.
+
+Counting the requests in flight against every window is what makes a client alone on
+its key never receive a 429, whatever the latency. The clock is wall time (the reset is
+a Unix time); clock and sleep are injectable so tests run without real waiting.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -28,16 +48,26 @@ Clock = Callable[[], float]
 
 #: Values of x-ratelimit-reset below this are read as seconds from now, not Unix time.
 _RELATIVE_RESET_BELOW = 1_000_000_000.0
+#: Two reset values closer than this name the same window (Unix-time resets are exact;
+#: resets given as seconds from now drift by up to their rounding, one second).
+_SAME_WINDOW = 0.5
+_SAME_WINDOW_RELATIVE = 1.0
+#: Added to a learned lag of the service's clock (seconds).
+_LAG_MARGIN = 0.25
 
 
 def _number(headers: Mapping[str, str], name: str) -> float | None:
-    for k, v in headers.items():
-        if k.lower() == name:
-            try:
-                return float(v.strip())
-            except ValueError:
-                return None
-    return None
+    if isinstance(headers, dict):  # a plain mapping: compare names case-insensitively
+        value = next((v for k, v in headers.items() if k.lower() == name), None)
+    else:  # httpx.Headers and the like look names up case-insensitively themselves
+        value = headers.get(name)
+    if value is None:
+        return None
+    try:
+        number = float(value.strip())
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 @dataclass(slots=True)
@@ -48,6 +78,9 @@ class LimiterState:
     remaining: int | None
     reset_at: float | None
     resume_at: float
+    limit: int | None = None
+    window_s: float | None = None
+    lag_s: float = 0.0
 
 
 class RateLimiter:
@@ -69,16 +102,36 @@ class RateLimiter:
         self._clock = clock
         self._max_reset_wait = max_reset_wait
         self._semaphore = asyncio.Semaphore(concurrency)
-        self._changed = asyncio.Condition()
+        self._answer = asyncio.Event()  # replaced after each answer; waiters hold the old
         self._in_flight = 0
+        self._answered = False
+        self._limit: int | None = None
+        self._limit_given = False
         self._remaining: int | None = None
         self._reset_at: float | None = None
+        self._last_reset: float | None = None  # the last reset value an answer gave
+        self._window: float | None = None
+        self._window_floor = 0.0  # the window is at least this long (reset - answer time)
+        self._lag = 0.0
+        self._next_send = 0.0
         self._resume_at = 0.0
+        self._waiting = 0
+        #: Requests a caller still holds back for later (a pool's queue): a hint for
+        #: pacing, never a reason to exceed the window's budget.
+        self.queued = 0
         self.waited = 0.0
         self.pauses = 0
 
     def state(self) -> LimiterState:
-        return LimiterState(self._in_flight, self._remaining, self._reset_at, self._resume_at)
+        return LimiterState(
+            self._in_flight,
+            self._remaining,
+            self._reset_at,
+            self._resume_at,
+            self._limit,
+            self._window,
+            self._lag,
+        )
 
     def pause(self, seconds: float) -> None:
         """Park every task for ``seconds`` from now (a 429's Retry-After)."""
@@ -87,8 +140,10 @@ class RateLimiter:
             self._resume_at = until
             self.pauses += 1
 
-    async def _admit(self) -> None:
-        """Wait until this task may send, then count it in flight."""
+    # --- admission ------------------------------------------------------------------
+
+    async def _admit(self) -> float:
+        """Wait until this task may send, count it in flight; returns the send time."""
         while True:
             now = self._clock()
             if self._resume_at > now:
@@ -96,64 +151,132 @@ class RateLimiter:
                 self.waited += delay
                 await self._sleep(delay)
                 continue
-            if self._exhausted(now):
-                if self._in_flight == 0:
-                    # Nothing in flight will bring news: wait for the window to end.
-                    self._resume_at = max(self._resume_at, self._reset_at or now)
-                    continue
-                async with self._changed:
-                    if self._exhausted(self._clock()) and self._in_flight > 0:
-                        await self._changed.wait()
+            self._roll(now)
+            if not self._answered and self._in_flight > 0:
+                await self._next_answer()  # the first request goes alone
                 continue
+            budget = None if self._remaining is None else self._remaining - self._in_flight
+            if budget is not None and budget <= 0:
+                if self._in_flight > 0:
+                    await self._next_answer()  # it may free a request (see _observe)
+                elif self._reset_at is not None:
+                    self._resume_at = max(self._resume_at, self._reset_at + self._lag)
+                else:  # nothing left and no known end: ask once, the answer will tell
+                    self._remaining, self._answered = None, False
+                continue
+            if self._next_send > now and not self._fits(budget):
+                await self._sleep(self._next_send - now)
+                continue
+            self._next_send = now + self._spacing(now, budget)
             self._in_flight += 1
+            return now
+
+    def _fits(self, budget: int | None) -> bool:
+        """Everything that wants to go fits in what the window has left."""
+        return budget is not None and self._waiting + max(0, self.queued) <= budget
+
+    def _spacing(self, now: float, budget: int | None) -> float:
+        """Time to the next send: the window's time left over its sends left."""
+        if budget is None or self._reset_at is None or self._fits(budget):
+            return 0.0
+        left = self._reset_at + self._lag - now
+        return left / budget if left > 0 else 0.0
+
+    async def _next_answer(self) -> None:
+        await self._answer.wait()
+
+    def _roll(self, now: float) -> None:
+        """When the known window is over, start the next one with the whole limit."""
+        if self._reset_at is None or now < self._reset_at + self._lag:
             return
+        self._remaining = self._limit
+        window = self._window or self._window_floor
+        if window > 0:
+            passed = math.floor((now - self._lag - self._reset_at) / window) + 1
+            self._reset_at += passed * window
+        else:
+            self._reset_at = None
+        self._next_send = min(self._next_send, now)
 
-    def _exhausted(self, now: float) -> bool:
-        """The known window has no request left beyond those already in flight."""
-        return (
-            self._remaining is not None
-            and self._reset_at is not None
-            and now < self._reset_at
-            and self._remaining <= self._in_flight
-        )
+    # --- answers --------------------------------------------------------------------
 
-    async def _done(self, headers: Mapping[str, str] | None) -> None:
+    def _done(self, headers: Mapping[str, str] | None, sent_at: float) -> None:
         self._in_flight -= 1
         if headers is not None:
-            self._observe(headers)
-        async with self._changed:
-            self._changed.notify_all()
+            self._answered = True
+            self._observe(headers, sent_at)
+        wake, self._answer = self._answer, asyncio.Event()
+        wake.set()
 
-    def _observe(self, headers: Mapping[str, str]) -> None:
-        now = self._clock()
+    def _observe(self, headers: Mapping[str, str], sent_at: float) -> None:
         remaining = _number(headers, "x-ratelimit-remaining")
+        if remaining is None:
+            return
+        now = self._clock()
+        self._roll(now)
+        rem = max(0, int(remaining))
+        limit = _number(headers, "x-ratelimit-limit")
+        if limit is not None and limit >= 1:
+            self._limit, self._limit_given = int(limit), True
+        elif not self._limit_given:
+            self._limit = max(self._limit or 1, rem + 1)
         reset = _number(headers, "x-ratelimit-reset")
+        same = _SAME_WINDOW
         if reset is not None and reset < _RELATIVE_RESET_BELOW:
-            reset = now + reset
-        if reset is not None:
-            reset = min(reset, now + self._max_reset_wait)
-        if remaining is not None:
-            rem = max(0, int(remaining))
-            if reset is not None and (self._reset_at is None or reset > self._reset_at + 0.5):
-                # A new window: its figure replaces the old one.
-                self._remaining, self._reset_at = rem, reset
-            elif self._remaining is None or self._reset_at is None or now >= self._reset_at:
-                self._remaining, self._reset_at = rem, reset
-            else:
-                # Answers of one window arrive out of order: the smallest figure is newest.
-                self._remaining = min(self._remaining, rem)
-            if self._remaining == 0 and self._reset_at is not None:
-                self._resume_at = max(self._resume_at, self._reset_at)
+            reset, same = now + reset, _SAME_WINDOW_RELATIVE
+        if reset is None:
+            self._take(rem)
+            return
+        reset = min(reset, now + self._max_reset_wait)
+        if reset <= sent_at - self._lag:
+            # Counted in a window that had ended, by our clock, before it was sent: the
+            # service's clock is behind ours by at least that much (and a little more:
+            # ending our windows late is safe, their answers tell the service's window).
+            lag = min(sent_at - reset + _LAG_MARGIN, self._max_reset_wait)
+            self._lag = max(self._lag, lag)
+        if reset + self._lag <= now:
+            return  # an answer of a window that is over
+        self._learn_window(reset, same)
+        self._window_floor = max(self._window_floor, reset - now)
+        current = self._reset_at
+        if current is None or reset < current - same:
+            # The first figure of the running window, or its end is sooner than estimated.
+            self._reset_at = reset
+            self._take(rem)
+        elif reset > current + same:
+            # The service has moved on to a later window: its figure replaces ours.
+            self._reset_at, self._remaining = reset, rem
+        else:
+            self._reset_at = max(current, reset)  # the later end is the safe one
+            self._take(rem)
+        if self._remaining == 0:
+            self._resume_at = max(self._resume_at, self._reset_at + self._lag)
+
+    def _take(self, rem: int) -> None:
+        """Answers of one window arrive out of order: the smallest figure is the newest."""
+        self._remaining = rem if self._remaining is None else min(self._remaining, rem)
+
+    def _learn_window(self, reset: float, same: float) -> None:
+        last = self._last_reset
+        if last is not None and reset > last + same:
+            step = reset - last
+            self._window = step if self._window is None else min(self._window, step)
+        if last is None or reset > last + same:
+            self._last_reset = reset
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[Slot]:
         async with self._semaphore:
-            await self._admit()
+            self._waiting += 1
+            try:
+                sent_at = await self._admit()
+            finally:
+                self._waiting -= 1
             slot = Slot()
             try:
                 yield slot
             finally:
-                await self._done(slot.headers)
+                self._done(slot.headers, sent_at)
 
 
 class Slot:

@@ -8,6 +8,7 @@ does not know are kept in ``extra``; a ``password`` value is never kept.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -22,8 +23,10 @@ LIST_KEYS: tuple[str, ...] = ("links", "items", "data", "results", "records", "r
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 
 
+@functools.lru_cache(maxsize=4096)
 def snake(name: str) -> str:
-    """``shortUrl`` -> ``short_url``; snake_case passes through."""
+    """``shortUrl`` -> ``short_url``; snake_case passes through (cached: the same few
+    keys come back in every record of a listing)."""
     return _CAMEL.sub("_", name).lower().replace("-", "_")
 
 
@@ -61,7 +64,8 @@ def _int(v: Any, default: int | None = None) -> int | None:
 
 
 def _extra(raw: Mapping[str, Any], known: Iterable[str]) -> dict[str, Any]:
-    skip = set(known) | {"password"}
+    """Fields not in ``known`` (a frozenset holds "password" already; it is never kept)."""
+    skip = known if isinstance(known, frozenset) else frozenset((*known, "password"))
     return {k: v for k, v in raw.items() if snake(str(k)) not in skip}
 
 
@@ -87,6 +91,11 @@ _LINK_KEYS = (
     "expires_at",
     "created_at",
     "updated_at",
+)
+
+
+_LINK_KNOWN = frozenset(
+    (*_LINK_KEYS, "short_link", "link", "key", "destination", "long_url", "password")
 )
 
 
@@ -131,7 +140,7 @@ def parse_link(value: Any) -> RemoteLink:
         expires_at=_str(n.get("expires_at")),
         created_at=_str(n.get("created_at")),
         updated_at=_str(n.get("updated_at")),
-        extra=_extra(raw, (*_LINK_KEYS, "short_link", "link", "key", "destination", "long_url")),
+        extra=_extra(raw, _LINK_KNOWN),
     )
 
 

@@ -2,50 +2,113 @@
 library function, renders the result and converts errors (see ``common``).
 
 Commands are imported when they run, not when the CLI starts: ``linksync org`` need not
-load pandas, nor ``linksync validate`` the HTTP stack.
+load pandas, nor ``linksync validate`` the HTTP stack. ``linksync --help`` lists them
+from the table below without importing any (a test keeps the table's summaries equal
+to the commands' own).
 """
 
 from __future__ import annotations
 
+import atexit
+import gc
 import importlib
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
 from linksync import __version__
 
-#: Command name -> "module:attribute", in the order ``--help`` lists them.
-COMMANDS: dict[str, str] = {
-    "validate": "linksync.cli.sources:validate_command",
-    "plan": "linksync.cli.sync:plan_command",
-    "apply": "linksync.cli.apply:apply_command",
-    "export": "linksync.cli.ops:export_command",
-    "template": "linksync.cli.sources:template_command",
-    "schema": "linksync.cli.ops:schema_command",
-    "links": "linksync.cli.links:links_group",
-    "org": "linksync.cli.workspace:org_command",
-    "members": "linksync.cli.workspace:members_group",
-    "domains": "linksync.cli.workspace:domains_group",
-    "ai": "linksync.cli.workspace:ai_group",
-    "sandbox": "linksync.cli.sandbox:sandbox",
-    "ui": "linksync.cli.ui:ui_command",
+
+class Lazy(NamedTuple):
+    """Where a command lives ("module:attribute") and the summary ``--help`` shows."""
+
+    target: str
+    summary: str
+
+
+#: Command name -> where it lives and its summary, in the order ``--help`` lists them.
+COMMANDS: dict[str, Lazy] = {
+    "validate": Lazy(
+        "linksync.cli.sources:validate_command",
+        "Check SOURCE files (CSV, Excel, YAML or a directory of YAML) without any request.",
+    ),
+    "plan": Lazy(
+        "linksync.cli.sync:plan_command",
+        "Show what apply would do to make the workspace match SOURCE...",
+    ),
+    "apply": Lazy("linksync.cli.apply:apply_command", "Make the workspace match SOURCE..."),
+    "export": Lazy(
+        "linksync.cli.ops:export_command",
+        "Write the workspace's links to OUT as files that plan reads back unchanged.",
+    ),
+    "template": Lazy(
+        "linksync.cli.sources:template_command",
+        "Write a starter file OUT: the right headers, example rows, and for xlsx an "
+        "Instructions sheet.",
+    ),
+    "schema": Lazy(
+        "linksync.cli.ops:schema_command",
+        "Print the JSON Schema of the YAML link files (or write it to OUT).",
+    ),
+    "links": Lazy(
+        "linksync.cli.links:links_group", "Short links, one at a time (use plan/apply for many)."
+    ),
+    "org": Lazy(
+        "linksync.cli.workspace:org_command",
+        "Show the organization: plan, usage against each quota.",
+    ),
+    "members": Lazy(
+        "linksync.cli.workspace:members_group", "List and invite members of the organization."
+    ),
+    "domains": Lazy(
+        "linksync.cli.workspace:domains_group", "Custom domains: list, add, verify, remove."
+    ),
+    "ai": Lazy("linksync.cli.workspace:ai_group", "The service's AI helpers."),
+    "sandbox": Lazy(
+        "linksync.cli.sandbox:sandbox",
+        "Run the built-in sandbox of the link service as a real HTTP server, or clear its state.",
+    ),
+    "ui": Lazy(
+        "linksync.cli.ui:ui_command",
+        "Open the local web page: drop a campaign file, follow a run, download its files.",
+    ),
 }
 
 
 class LazyGroup(click.Group):
     """A group whose subcommands are imported on first use."""
 
-    def __init__(self, *args: Any, lazy: dict[str, str], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, lazy: dict[str, Lazy], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.lazy = lazy
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [*self.lazy, *sorted(set(super().list_commands(ctx)) - set(self.lazy))]
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from the table: ``--help`` imports no command module."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            lazy = self.lazy.get(name)
+            if lazy is not None:
+                stand_in = click.Command(name, help=lazy.summary)
+                rows.append((name, stand_in.get_short_help_str(limit)))
+                continue
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = self.lazy.get(cmd_name)
-        if target is None:
+        lazy = self.lazy.get(cmd_name)
+        if lazy is None:
             return super().get_command(ctx, cmd_name)
+        target = lazy.target
         module_name, attr = target.split(":")
         command = getattr(importlib.import_module(module_name), attr)
         if not isinstance(command, click.Command):
@@ -71,4 +134,8 @@ def cli() -> None:
 
 
 def main() -> None:
+    # At exit, freeze what is left instead of letting the interpreter's last garbage
+    # collection walk it (about 0.2 s once pandas is loaded). Every output the command
+    # writes is closed before it exits; atexit runs this last (registered first).
+    atexit.register(gc.freeze)
     cli()

@@ -8,8 +8,10 @@ events (httpx's ASGITransport does not run them).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -186,9 +188,11 @@ def create_app(
     db_path: str = ":memory:",
     *,
     clock: Clock | None = None,
+    sleep: Callable[[float], Awaitable[None]] | None = None,
 ) -> Starlette:
     """The whole sandbox as an ASGI app. ``db_path`` is a SQLite file or ``":memory:"``;
-    ``clock`` (Unix seconds) drives timestamps, expiry and rate windows."""
+    ``clock`` (Unix seconds) drives timestamps, expiry and rate windows, and ``sleep``
+    the injected latency (give both from one fake clock to test pacing in no time)."""
     settings = settings or SandboxSettings()
     now = clock or time.time
     backend = Backend(settings, Store(db_path), now)
@@ -200,6 +204,7 @@ def create_app(
                 settings=settings,
                 limiter=FixedWindowLimiter(settings.rate_limit, settings.rate_window_s, now),
                 faults=Faults(settings),
+                sleep=sleep or asyncio.sleep,
             )
         ],
         exception_handlers={

@@ -15,7 +15,7 @@ server disconnects without responding.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
@@ -63,8 +63,10 @@ class Gate:
         settings: SandboxSettings,
         limiter: FixedWindowLimiter,
         faults: Faults,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.app = app
+        self._sleep = sleep
         self.settings = settings
         self.limiter = limiter
         self.faults = faults
@@ -105,7 +107,7 @@ class Gate:
 
         plan = self.faults.draw()
         if plan.latency_s > 0:
-            await asyncio.sleep(plan.latency_s)
+            await self._sleep(plan.latency_s)
         if plan.drop:
             await _drop(scope)
             return

@@ -5,19 +5,41 @@ Plain Python, no HTTP. One connection guarded by a lock; every write runs in a
 processes sharing one file (two links with one slug on a domain are impossible: the
 check runs in the transaction and a unique index backs it). Slugs are unique per
 domain case-insensitively; host names are stored lower-case. Timestamps are ISO 8601
-UTC strings with milliseconds, so text order is time order.
+UTC strings with milliseconds, so text order is time order. Listing pages and counting
+links use the in-memory order of ``order.LinkOrder`` (any page in O(page) time).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from linksync.sandbox.order import ALL, LinkOrder
+from linksync.sandbox.rows import (
+    AlreadyExists,
+    DomainRow,
+    LinkRow,
+    MemberRow,
+    QuotaReached,
+    SlugTaken,
+)
+
+__all__ = [
+    "AlreadyExists",
+    "DomainRow",
+    "LinkRow",
+    "MemberRow",
+    "QuotaReached",
+    "SlugTaken",
+    "Store",
+    "remove_state",
+]
 
 SCHEMA_VERSION = 1
 
@@ -38,6 +60,7 @@ CREATE TABLE IF NOT EXISTS links (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS links_domain_slug ON links (domain, slug COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS links_order ON links (created_at, id);
+CREATE INDEX IF NOT EXISTS links_domain_order ON links (domain, created_at, id);
 CREATE TABLE IF NOT EXISTS domains (
     id TEXT PRIMARY KEY,
     domain TEXT NOT NULL UNIQUE,
@@ -67,55 +90,6 @@ _LINK_COLUMNS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class LinkRow:
-    id: str
-    domain: str
-    slug: str
-    url: str
-    description: str | None
-    tags: tuple[str, ...]
-    apple: str | None
-    google: str | None
-    password_hash: str | None
-    expires_at: str | None
-    created_at: str
-    updated_at: str
-
-
-@dataclass(frozen=True, slots=True)
-class DomainRow:
-    id: str
-    domain: str
-    status: str
-    ssl_status: str
-    root_redirect_url: str | None
-    not_found_redirect_url: str | None
-    created_at: str
-    verified_at: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class MemberRow:
-    id: str
-    email: str
-    role: str
-    status: str
-    created_at: str
-
-
-class SlugTaken(Exception):
-    """The slug exists on that domain (case-insensitively)."""
-
-
-class QuotaReached(Exception):
-    """Inserting would pass the given quota."""
-
-
-class AlreadyExists(Exception):
-    """A domain or member with that key exists."""
-
-
 def _link(row: sqlite3.Row) -> LinkRow:
     return LinkRow(
         id=row["id"],
@@ -131,6 +105,15 @@ def _link(row: sqlite3.Row) -> LinkRow:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
     )
+
+
+def _insert(db: sqlite3.Connection, table: str, row: Any) -> None:
+    """INSERT a row dataclass (its field names are the columns; tuples as JSON text)."""
+    names = [f.name for f in dataclasses.fields(row)]
+    values = [getattr(row, n) for n in names]
+    values = [json.dumps(list(v)) if isinstance(v, tuple) else v for v in values]
+    marks = ",".join("?" * len(names))
+    db.execute(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({marks})", values)
 
 
 def _domain(row: sqlite3.Row) -> DomainRow:
@@ -153,6 +136,7 @@ class Store:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.RLock()
+        self._order = LinkOrder()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.row_factory = sqlite3.Row
         self._db.create_function("casefold", 1, _casefold, deterministic=True)
@@ -190,36 +174,22 @@ class Store:
 
     def insert_link(self, link: LinkRow, *, link_quota: int) -> LinkRow:
         """Insert atomically; raises SlugTaken or QuotaReached (uniqueness first)."""
-        with self.transaction() as db:
-            taken = db.execute(
-                "SELECT 1 FROM links WHERE domain = ? AND slug = ? COLLATE NOCASE",
-                (link.domain, link.slug),
-            ).fetchone()
-            if taken:
-                raise SlugTaken(link.slug)
-            (count,) = db.execute("SELECT count(*) FROM links").fetchone()
-            if count >= link_quota:
-                raise QuotaReached(str(link_quota))
-            try:
-                db.execute(
-                    f"INSERT INTO links ({_LINK_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (
-                        link.id,
-                        link.domain,
-                        link.slug,
-                        link.url,
-                        link.description,
-                        json.dumps(list(link.tags)),
-                        link.apple,
-                        link.google,
-                        link.password_hash,
-                        link.expires_at,
-                        link.created_at,
-                        link.updated_at,
-                    ),
-                )
-            except sqlite3.IntegrityError:
-                raise SlugTaken(link.slug) from None
+        with self._lock:
+            with self.transaction() as db:
+                self._order.sync(db)
+                taken = db.execute(
+                    "SELECT 1 FROM links WHERE domain = ? AND slug = ? COLLATE NOCASE",
+                    (link.domain, link.slug),
+                ).fetchone()
+                if taken:
+                    raise SlugTaken(link.slug)
+                if self._order.count(db) >= link_quota:
+                    raise QuotaReached(str(link_quota))
+                try:
+                    _insert(db, "links", link)
+                except sqlite3.IntegrityError:
+                    raise SlugTaken(link.slug) from None
+            self._order.added(link.domain, (link.created_at, link.id))
         return link
 
     def get_link(self, domain: str, slug: str) -> LinkRow | None:
@@ -249,11 +219,21 @@ class Store:
             return _link(row.fetchone())
 
     def delete_link(self, link_id: str) -> bool:
-        with self.transaction() as db:
-            return db.execute("DELETE FROM links WHERE id = ?", (link_id,)).rowcount > 0
+        with self._lock:
+            with self.transaction() as db:
+                self._order.sync(db)
+                row = db.execute("SELECT domain, created_at FROM links WHERE id = ?", (link_id,))
+                found = row.fetchone()
+                if found is None:
+                    return False
+                db.execute("DELETE FROM links WHERE id = ?", (link_id,))
+            self._order.removed(found["domain"], (found["created_at"], link_id))
+            return True
 
     def count_links(self) -> int:
-        return int(self._read("SELECT count(*) FROM links")[0][0])
+        with self._lock:
+            self._order.sync(self._db)
+            return self._order.count(self._db)
 
     def list_links(
         self,
@@ -265,6 +245,8 @@ class Store:
         domain: str | None = None,
     ) -> tuple[list[LinkRow], int]:
         """One page ordered by (created_at, id), and the total matching."""
+        if not search and not tag:
+            return self._page(domain or ALL, offset, limit)
         where: list[str] = []
         args: list[Any] = []
         if search:
@@ -290,6 +272,20 @@ class Store:
             ).fetchall()
         return [_link(r) for r in rows], int(total)
 
+    def _page(self, domain: str | None, offset: int, limit: int) -> tuple[list[LinkRow], int]:
+        """A page of one domain (or of every link) from the in-memory list order."""
+        with self._lock:
+            self._order.sync(self._db)
+            keys = self._order.keys(self._db, domain)
+            ids = [key[1] for key in keys[offset : offset + limit]]
+            marks = ",".join("?" * len(ids))
+            rows = self._db.execute(
+                f"SELECT {_LINK_COLUMNS} FROM links WHERE id IN ({marks})", ids
+            ).fetchall()
+            total = len(keys)
+        by_id = {r["id"]: r for r in rows}
+        return [_link(by_id[i]) for i in ids if i in by_id], total
+
     # --- domains --------------------------------------------------------------------
 
     def insert_domain(self, row: DomainRow, *, quota: int) -> DomainRow:
@@ -300,20 +296,7 @@ class Store:
             (count,) = db.execute("SELECT count(*) FROM domains").fetchone()
             if count >= quota:
                 raise QuotaReached(str(quota))
-            db.execute(
-                "INSERT INTO domains (id, domain, status, ssl_status, root_redirect_url, "
-                "not_found_redirect_url, created_at, verified_at) VALUES (?,?,?,?,?,?,?,?)",
-                (
-                    row.id,
-                    row.domain,
-                    row.status,
-                    row.ssl_status,
-                    row.root_redirect_url,
-                    row.not_found_redirect_url,
-                    row.created_at,
-                    row.verified_at,
-                ),
-            )
+            _insert(db, "domains", row)
         return row
 
     def get_domain(self, domain_id: str) -> DomainRow | None:
@@ -347,6 +330,7 @@ class Store:
                 return None
             removed = db.execute("DELETE FROM links WHERE domain = ?", (row["domain"],)).rowcount
             db.execute("DELETE FROM domains WHERE id = ?", (domain_id,))
+            self._order.forget()
             return int(removed)
 
     # --- members --------------------------------------------------------------------
@@ -355,10 +339,7 @@ class Store:
         with self.transaction() as db:
             if db.execute("SELECT 1 FROM members WHERE email = ?", (row.email,)).fetchone():
                 raise AlreadyExists(row.email)
-            db.execute(
-                "INSERT INTO members (id, email, role, status, created_at) VALUES (?,?,?,?,?)",
-                (row.id, row.email, row.role, row.status, row.created_at),
-            )
+            _insert(db, "members", row)
         return row
 
     def list_members(self) -> list[MemberRow]:
@@ -387,6 +368,7 @@ class Store:
         with self.transaction() as db:
             for table in ("links", "domains", "members", "clicks"):
                 db.execute(f"DELETE FROM {table}")
+            self._order.forget()
 
 
 def remove_state(path: str | Path) -> list[Path]:

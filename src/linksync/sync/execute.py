@@ -130,7 +130,7 @@ class _Run:
             skipped = self.not_attempted(ch)
             self.done(pos, skipped if skipped is not None else await self.apply_one(ch))
 
-        await run_pool(items, one, self.client.concurrency)
+        await run_pool(items, one, self.client.concurrency, queued=self.client.set_queued)
 
     async def apply_one(self, ch: Change) -> RowResult:
         try:

@@ -16,16 +16,31 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
-async def run_pool(items: Iterable[T], fn: Callable[[T], Awaitable[None]], size: int) -> None:
-    """``fn(item)`` for every item, at most ``size`` at once (see module docstring)."""
+async def run_pool(
+    items: Iterable[T],
+    fn: Callable[[T], Awaitable[None]],
+    size: int,
+    *,
+    queued: Callable[[int], None] | None = None,
+) -> None:
+    """``fn(item)`` for every item, at most ``size`` at once (see module docstring).
+    ``queued`` is told how many items are still waiting each time one is taken (the
+    client's pacing hint, ``set_queued``), and 0 at the end."""
     queue = list(items)
     queue.reverse()
 
     async def worker() -> None:
         while queue:
-            await fn(queue.pop())
+            item = queue.pop()
+            if queued is not None:
+                queued(len(queue))
+            await fn(item)
 
-    await gather_or_cancel([worker() for _ in range(max(1, min(size, len(queue))))])
+    try:
+        await gather_or_cancel([worker() for _ in range(max(1, min(size, len(queue))))])
+    finally:
+        if queued is not None:
+            queued(0)
 
 
 async def gather_or_cancel(coros: Sequence[Coroutine[Any, Any, None]]) -> None:

@@ -15,6 +15,10 @@ Otherwise the organization's count bounds it: if even that bound lists cheaper t
 reading, list; if there are at most two slugs, read; else fetch the first page
 (limit 100, which is also page 1 of a listing) and decide with its pagination total,
 counting the desired slugs the page already answered.
+
+When the system domain is not known (a remote target does not announce it), page 1 of
+the unfiltered list names it (one request); with no custom domain that page is also
+page 1 of the system domain's listing, which then goes on unfiltered.
 """
 
 from __future__ import annotations
@@ -50,6 +54,9 @@ class _Acc:
     read_keys: set[LinkKey] = field(default_factory=set)
     fetches: list[DomainFetch] = field(default_factory=list)
     requests: int = 0
+    #: Page 1 of the unfiltered list, read to learn the system domain when the
+    #: workspace has no custom domain: then it is page 1 of the system domain too.
+    first_of_all: LinkPage | None = None
 
 
 def needs(
@@ -117,6 +124,8 @@ async def _discover_system_domain(
 ) -> str:
     page = await client.list_links_page(page=1, limit=PAGE)
     acc.requests += 1
+    if not custom:
+        acc.first_of_all = page
     for link in page.links:
         if link.domain.lower() not in custom:
             return str(link.domain)
@@ -143,7 +152,10 @@ async def _fetch_domain(
         return
     bound = max(1, math.ceil(link_count / PAGE))
     if need.must_list or bound <= n:
-        await _list_rest(client, domain, acc, first=None, total=link_count if only_domain else None)
+        first = acc.first_of_all if only_domain else None
+        await _list_rest(
+            client, domain, acc, first=first, total=link_count if only_domain else None
+        )
         return
     if only_domain or n <= 2:
         await _read_slugs(
@@ -174,31 +186,74 @@ def _keep(acc: _Acc, links: Iterable[RemoteLink]) -> None:
         acc.links[link.key] = link
 
 
+async def _all_pages(
+    client: LinkClient,
+    first: LinkPage | None,
+    *,
+    domain: str | None = None,
+    tag: str | None = None,
+) -> tuple[list[LinkPage], int]:
+    """Every page of a listing (of a domain or a tag), in page order, and the number
+    of requests sent (``first``, when given, was page 1, already fetched).
+
+    Once page 1 gives the total, the other pages are fetched concurrently, through the
+    client's shared limiter. Without a total, or when links were added meanwhile, pages
+    are read one after another until the last; a page that brings no link not seen
+    before also ends the listing (a service that ignores ``page`` must not loop)."""
+    sent = 0
+    if first is None:
+        first = await client.list_links_page(page=1, limit=PAGE, tag=tag, domain=domain)
+        sent += 1
+    pages: dict[int, LinkPage] = {1: first}
+    last = _page_count(first)
+    if not first.is_last and first.links and last is not None and last > 1:
+
+        async def fetch(n: int) -> None:
+            pages[n] = await client.list_links_page(page=n, limit=PAGE, tag=tag, domain=domain)
+
+        await run_pool(range(2, last + 1), fetch, client.concurrency, queued=client.set_queued)
+        sent += last - 1
+    seen = {link.key for page in pages.values() for link in page.links}
+    n = max(pages)
+    while not pages[n].is_last and len(pages[n].links) >= PAGE:
+        page = await client.list_links_page(page=n + 1, limit=PAGE, tag=tag, domain=domain)
+        sent += 1
+        fresh = {link.key for link in page.links} - seen
+        n += 1
+        pages[n] = page
+        if not fresh:
+            break
+        seen |= fresh
+    return [pages[k] for k in sorted(pages)], sent
+
+
+def _page_count(page: LinkPage) -> int | None:
+    """How many pages the listing has, from page 1's pagination block (None: unknown)."""
+    if page.total_pages is not None:
+        return int(page.total_pages)
+    if page.total is not None:
+        return math.ceil(int(page.total) / PAGE)
+    return None
+
+
 async def _list_rest(
     client: LinkClient, domain: str, acc: _Acc, *, first: LinkPage | None, total: int | None
 ) -> None:
-    """List every link of ``domain`` (continuing after ``first`` when given)."""
-    spent, count = 0, 0
-    page_no = 1
-    page = first
-    if page is None:
-        page = await client.list_links_page(page=1, limit=PAGE, domain=domain)
-    spent += 1
-    while True:
+    """List every link of ``domain`` (continuing after ``first`` when given; the first
+    page of the unfiltered list goes on unfiltered: the workspace has only this domain)."""
+    unfiltered = first is not None and first is acc.first_of_all
+    pages, sent = await _all_pages(client, first, domain=None if unfiltered else domain)
+    count = 0
+    for page in pages:
         for link in page.links:
             acc.links[link.key] = link
             count += 1
         if total is None and page.total is not None:
             total = int(page.total)
-        if page.is_last or not page.links:
-            break
-        page_no += 1
-        page = await client.list_links_page(page=page_no, limit=PAGE, domain=domain)
-        spent += 1
-    acc.requests += spent - (1 if first is not None else 0)
+    acc.requests += sent
     acc.listed.add(domain)
-    spent_total = spent
-    acc.fetches.append(DomainFetch(domain, "list", spent_total, total, count))
+    spent = len(pages) if first is not None else sent
+    acc.fetches.append(DomainFetch(domain, "list", spent, total, count))
 
 
 async def _read_slugs(
@@ -221,7 +276,7 @@ async def _read_slugs(
             if exc.status not in (400, 404):
                 raise
 
-    await run_pool(slugs, read, client.concurrency)
+    await run_pool(slugs, read, client.concurrency, queued=client.set_queued)
     _keep(acc, found)
     acc.read_keys.update(LinkKey.of(domain, s) for s in slugs)
     acc.requests += len(slugs)
@@ -230,16 +285,11 @@ async def _read_slugs(
 
 async def _fetch_owned(client: LinkClient, owner_tag: str, acc: _Acc) -> None:
     """Mirror scoped by owner tag alone: every link carrying the tag, on any domain."""
-    count, spent = 0, 0
-    page_no = 1
-    while True:
-        page = await client.list_links_page(page=page_no, limit=PAGE, tag=owner_tag)
-        spent += 1
+    pages, spent = await _all_pages(client, None, tag=owner_tag)
+    count = 0
+    for page in pages:
         for link in page.links:
             acc.links.setdefault(link.key, link)
             count += 1
-        if page.is_last or not page.links:
-            break
-        page_no += 1
     acc.requests += spent
     acc.fetches.append(DomainFetch(f"tag:{owner_tag}", "list", spent, None, count))
