@@ -1,19 +1,27 @@
-"""linksync: keep a link-shortening workspace in step with a declared list of links."""
+"""linksync: keep a link-shortening workspace in step with a declared list of links.
+
+``linksync.plan`` and ``linksync.apply`` are the run as a library call (see
+``linksync.pipeline``); they are imported on first use, so ``import linksync`` stays
+light.
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-__version__ = "0.1.0"
+from linksync._version import __version__
 
-__all__ = ["__version__", "apply", "plan"]
+__all__ = ["__version__", "apply", "apply_async", "plan", "plan_async"]
+
+# A library leaves logging to the application: without a handler configured, the
+# run's structured events (a failed row is a warning) are not printed on stderr.
+logging.getLogger("linksync").addHandler(logging.NullHandler())
 
 
 def __getattr__(name: str) -> Any:
-    """``linksync.plan`` and ``linksync.apply`` (the sync engine's Python API), imported
-    on first use so ``import linksync`` stays light."""
-    if name in ("plan", "apply"):
-        from linksync.sync import run
+    if name in ("plan", "apply", "plan_async", "apply_async"):
+        from linksync import pipeline
 
-        return getattr(run, name)
+        return getattr(pipeline, name)
     raise AttributeError(f"module 'linksync' has no attribute {name!r}")

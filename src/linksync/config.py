@@ -41,68 +41,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
+from linksync.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, MAX_CONCURRENCY
 from linksync.errors import ConfigError
+from linksync.profiles import ENV_PROFILE, Profile, load_profile, read_key_file
 from linksync.urlcheck import check_url
 
 if TYPE_CHECKING:
     from linksync.api import LinkServiceClient, RetryPolicy
+    from linksync.sandbox.settings import SandboxSettings
 
 ENV_BASE_URL = "LINKSYNC_BASE_URL"
 ENV_API_KEY = "LINKSYNC_API_KEY"
-ENV_PROFILE = "LINKSYNC_PROFILE"
 DEFAULT_CONFIG = "linksync.yaml"
 DEFAULT_SANDBOX_DB = ".linksync/sandbox.db"
 SANDBOX_BASE_URL = "http://sandbox.local"
-DEFAULT_CONCURRENCY = 32  # at most; pacing keeps requests in flight near rate x latency
-MAX_CONCURRENCY = 64
-
-PROFILE_KEYS = frozenset(
-    {
-        "base_url",
-        "api_key_env",
-        "api_key_file",
-        "insecure",
-        "default_domain",
-        "system_domain",
-        "concurrency",
-        "columns",
-        "owner_tag",
-        "limits",
-        "sandbox_db",
-        "sandbox_config",
-        "timeout",
-        "retry",
-        "strict",
-        "encoding",
-        "date_format",
-        "empty_values",
-    }
-)
-
-#: Profile ``retry:`` keys (RetryPolicy fields), e.g. ``{rate_limited_retries: 0}`` to fail
-#: fast in CI instead of waiting out a 429.
-RETRY_KEYS = frozenset(
-    {
-        "rate_limited_retries",
-        "server_error_retries",
-        "unavailable_retries",
-        "transport_retries",
-        "default_retry_after",
-        "max_retry_after",
-        "jitter",
-        "backoff_base",
-        "backoff_max",
-        "unavailable_delay",
-        "transport_delay",
-    }
-)
 
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """Where requests go. ``repr`` never shows the key."""
+    """Where requests go. ``repr`` never shows the key. For the built-in sandbox,
+    ``sandbox`` holds its settings, read once (from ``sandbox_config`` when given)."""
 
     base_url: str
     api_key: str = field(repr=False)
@@ -111,6 +69,7 @@ class Target:
     insecure: bool = False
     sandbox_db: str | None = None
     sandbox_config: str | None = None
+    sandbox: SandboxSettings | None = field(default=None, compare=False)
 
     def __repr__(self) -> str:
         return (
@@ -121,31 +80,6 @@ class Target:
     def describe(self) -> str:
         """The one line every command prints on stderr."""
         return f"target: {self.label or self.base_url}"
-
-
-@dataclass(frozen=True, slots=True)
-class Profile:
-    """One named profile of the config file (every field optional)."""
-
-    name: str | None = None
-    base_url: str | None = None
-    api_key_env: str | None = None
-    api_key_file: str | None = None
-    insecure: bool = False
-    default_domain: str | None = None
-    system_domain: str | None = None
-    concurrency: int | None = None
-    columns: Mapping[str, Any] = field(default_factory=dict)
-    owner_tag: str | None = None
-    limits: Mapping[str, Any] = field(default_factory=dict)
-    sandbox_db: str | None = None
-    sandbox_config: str | None = None
-    timeout: float | None = None
-    retry: Mapping[str, float] = field(default_factory=dict)
-    strict: bool = False
-    encoding: str | None = None
-    date_format: str | None = None
-    empty_values: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,9 +108,12 @@ class Settings:
 
     @property
     def system_domain(self) -> str | None:
-        """The service's own domain when the profile names it (a real target does not
-        announce it; the built-in sandbox's settings do)."""
-        return self.profile.system_domain
+        """The service's own domain when the profile names it, or the built-in
+        sandbox's (a real target does not announce it: the remote fetch learns it)."""
+        if self.profile.system_domain:
+            return self.profile.system_domain
+        sandbox = self.target.sandbox
+        return sandbox.system_domain if sandbox is not None else None
 
     @property
     def columns(self) -> Mapping[str, Any]:
@@ -205,149 +142,6 @@ class Settings:
             timeout=self.timeout,
             retry=retry or self.retry_policy(),
         )
-
-
-def _opt_str(data: Mapping[str, Any], key: str, where: str) -> str | None:
-    v = data.get(key)
-    if v is None:
-        return None
-    if not isinstance(v, str) or not v.strip():
-        raise ConfigError(f"{where}: {key} must be a non-empty string")
-    return v.strip()
-
-
-def _mapping(data: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
-    v = data.get(key)
-    if v is None:
-        return {}
-    if not isinstance(v, Mapping):
-        raise ConfigError(f"{where}: {key} must be a mapping")
-    return dict(v)
-
-
-def _relative(path: str | None, base: Path | None) -> str | None:
-    if path is None or base is None or Path(path).is_absolute():
-        return path
-    return str(base / path)
-
-
-def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) -> Profile:
-    where = f"profile {name!r}" if name else "config"
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{where} must be a mapping")
-    unknown = sorted(set(map(str, data)) - PROFILE_KEYS)
-    if unknown:
-        raise ConfigError(
-            f"{where}: unknown key(s) {', '.join(unknown)}; "
-            f"known: {', '.join(sorted(PROFILE_KEYS))}"
-        )
-    if "api_key" in data:
-        raise ConfigError(f"{where}: put the key in api_key_env or api_key_file")
-    concurrency = data.get("concurrency")
-    if concurrency is not None and (
-        isinstance(concurrency, bool)
-        or not isinstance(concurrency, int)
-        or not 1 <= concurrency <= MAX_CONCURRENCY
-    ):
-        raise ConfigError(f"{where}: concurrency must be an integer 1..{MAX_CONCURRENCY}")
-    timeout = data.get("timeout")
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
-    ):
-        raise ConfigError(f"{where}: timeout must be a positive number of seconds")
-    retry = _mapping(data, "retry", where)
-    bad = sorted(
-        str(k)
-        for k, v in retry.items()
-        if k not in RETRY_KEYS or isinstance(v, bool) or not isinstance(v, int | float) or v < 0
-    )
-    if bad:
-        raise ConfigError(
-            f"{where}: retry.{', retry.'.join(bad)}: unknown or not a number >= 0; "
-            f"known: {', '.join(sorted(RETRY_KEYS))}"
-        )
-    insecure = data.get("insecure", False)
-    if not isinstance(insecure, bool):
-        raise ConfigError(f"{where}: insecure must be true or false")
-    strict = data.get("strict", False)
-    if not isinstance(strict, bool):
-        raise ConfigError(f"{where}: strict must be true or false")
-    empties = data.get("empty_values") or []
-    if not isinstance(empties, list) or not all(isinstance(v, str) for v in empties):
-        raise ConfigError(f'{where}: empty_values must be a list of text, e.g. [N/A, "-"]')
-    return Profile(
-        name=name,
-        base_url=_opt_str(data, "base_url", where),
-        api_key_env=_opt_str(data, "api_key_env", where),
-        api_key_file=_relative(_opt_str(data, "api_key_file", where), base_dir),
-        insecure=insecure,
-        default_domain=_opt_str(data, "default_domain", where),
-        system_domain=_opt_str(data, "system_domain", where),
-        concurrency=concurrency,
-        columns=_mapping(data, "columns", where),
-        owner_tag=_opt_str(data, "owner_tag", where),
-        limits=_mapping(data, "limits", where),
-        sandbox_db=_relative(_opt_str(data, "sandbox_db", where), base_dir),
-        sandbox_config=_relative(_opt_str(data, "sandbox_config", where), base_dir),
-        timeout=float(timeout) if timeout is not None else None,
-        retry=retry,
-        strict=strict,
-        encoding=_opt_str(data, "encoding", where),
-        date_format=_opt_str(data, "date_format", where),
-        empty_values=tuple(empties),
-    )
-
-
-def load_profile(path: Path, name: str | None) -> Profile:
-    """The named profile of a config file (the file's ``default_profile`` when no name;
-    a file without ``profiles`` is itself one profile)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"config {path} is not valid YAML: {exc}") from None
-    data = {} if data is None else data
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"config {path} must be a mapping")
-    base_dir = path.parent
-    if "profiles" not in data:
-        if name is not None:
-            raise ConfigError(f"config {path} has no profiles; cannot select {name!r}")
-        return parse_profile(None, data, base_dir=base_dir)
-    extra = sorted(set(map(str, data)) - {"profiles", "default_profile"})
-    if extra:
-        raise ConfigError(f"config {path}: unknown top-level key(s) {', '.join(extra)}")
-    profiles = data["profiles"]
-    if not isinstance(profiles, Mapping) or not profiles:
-        raise ConfigError(f"config {path}: profiles must be a non-empty mapping")
-    chosen = name or data.get("default_profile")
-    if chosen is None:
-        if len(profiles) != 1:
-            raise ConfigError(
-                f"config {path}: choose a profile with --profile or {ENV_PROFILE} "
-                f"(or set default_profile): {', '.join(sorted(map(str, profiles)))}"
-            )
-        chosen = next(iter(profiles))
-    chosen = str(chosen)
-    if chosen not in profiles:
-        raise ConfigError(
-            f"config {path}: no profile {chosen!r}; "
-            f"profiles: {', '.join(sorted(map(str, profiles)))}"
-        )
-    return parse_profile(chosen, profiles[chosen] or {}, base_dir=base_dir)
-
-
-def read_key_file(path: str) -> str:
-    try:
-        key = Path(path).read_text(encoding="utf-8").strip()
-    except OSError as exc:
-        raise ConfigError(f"cannot read API key file {path}: {exc.strerror}") from None
-    if not key or any(c.isspace() for c in key):
-        raise ConfigError(f"API key file {path} must hold exactly one key on one line")
-    return key
 
 
 def resolve(
@@ -386,7 +180,7 @@ def resolve(
     n = concurrency if concurrency is not None else (prof.concurrency or DEFAULT_CONCURRENCY)
     if not 1 <= n <= MAX_CONCURRENCY:
         raise ConfigError(f"concurrency must be 1..{MAX_CONCURRENCY}")
-    timeout = prof.timeout or 30.0
+    timeout = prof.timeout or DEFAULT_TIMEOUT
     where = f" (profile {prof.name})" if prof.name else ""
     if url:
         url = check_url(url)
@@ -429,33 +223,29 @@ def _resolve_key(flag_file: str | None, env: Mapping[str, str], prof: Profile) -
 
 def sandbox_target(here: Path, prof: Profile, key: str | None) -> Target:
     """The built-in sandbox: in-process, its state in ``.linksync/sandbox.db``."""
-    from linksync.sandbox import SandboxSettings
+    from linksync.sandbox.settings import SandboxSettings
 
     db = prof.sandbox_db or DEFAULT_SANDBOX_DB
     settings = SandboxSettings.load(prof.sandbox_config) if prof.sandbox_config else None
-    full_key = (settings or SandboxSettings()).full_key
+    settings = settings or SandboxSettings()
     db_path = db if db == ":memory:" or Path(db).is_absolute() else str(here / db)
     return Target(
         base_url=SANDBOX_BASE_URL,
-        api_key=key or full_key,
+        api_key=key or settings.full_key,
         is_sandbox=True,
         label=f"built-in sandbox ({db})",
         insecure=True,
         sandbox_db=db_path,
         sandbox_config=prof.sandbox_config,
+        sandbox=settings,
     )
-
-
-def resolve_target(**kwargs: Any) -> Target:
-    """Just the target of :func:`resolve` (same keyword arguments)."""
-    return resolve(**kwargs).target
 
 
 def open_client(
     target: Target,
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
-    timeout: float = 30.0,
+    timeout: float = DEFAULT_TIMEOUT,
     retry: RetryPolicy | None = None,
 ) -> LinkServiceClient:
     """The one way commands get a client: the in-process sandbox for a sandbox target,
@@ -473,9 +263,13 @@ def open_client(
         )
     from linksync.sandbox import SandboxSettings, create_app
 
-    settings = (
-        SandboxSettings.load(target.sandbox_config) if target.sandbox_config else SandboxSettings()
-    )
+    settings = target.sandbox  # read once, by ``sandbox_target``
+    if settings is None:  # a Target built by hand
+        settings = (
+            SandboxSettings.load(target.sandbox_config)
+            if target.sandbox_config
+            else SandboxSettings()
+        )
     db = target.sandbox_db or DEFAULT_SANDBOX_DB
     if db != ":memory:":
         Path(db).parent.mkdir(parents=True, exist_ok=True)

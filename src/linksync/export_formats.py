@@ -17,6 +17,7 @@ import yaml
 
 from linksync import __version__
 from linksync.model import RemoteLink
+from linksync.timestamps import parse_iso
 
 DEFAULT_SCHEMA_REF = "links.schema.json"
 
@@ -70,13 +71,9 @@ _ExportDumper.add_representer(str, _represent_str)
 
 
 def is_past(expires_at: str, now: datetime) -> bool:
-    try:
-        when = datetime.fromisoformat(expires_at.replace("Z", "+00:00"))
-    except ValueError:
-        return False
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return when <= now
+    """Whether an expiry is not after ``now`` (an unreadable one is not past)."""
+    when = parse_iso(expires_at.strip(), assume_utc=True)
+    return when is not None and when <= now
 
 
 def _link_fields(link: RemoteLink, *, now: datetime) -> dict[str, Any]:

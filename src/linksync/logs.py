@@ -13,9 +13,9 @@ With ``json``, stderr carries JSON lines only: the command line's own messages (
 target, the plan, warnings, errors, where the journal is) go through ``console_line``,
 which writes them as ``{"event": "message" | "error", "message": ...}`` lines then.
 
-Every line passes through a redaction step: any registered secret (the API key, via
-``register_secret``) is replaced by ``***`` wherever it appears, in fields, messages and
-tracebacks alike.
+Every line passes through a redaction step: each secret of the ``Secrets`` the handler
+was given (the API key: the command adds it as soon as it is known) is replaced by
+``***`` wherever it appears, in fields, messages and tracebacks alike.
 """
 
 from __future__ import annotations
@@ -23,69 +23,21 @@ from __future__ import annotations
 import json
 import logging
 import sys
-import threading
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
 
 from linksync.model import RowResult
+from linksync.secrets import Secrets
 
 LogFormat = Literal["text", "json", "off"]
 
 LOGGER_NAME = "linksync"
-REDACTED = "***"
 
 #: Events the sync engine emits (the ``event`` key of a JSON line).
 EVENTS: tuple[str, ...] = ("run_start", "plan_counts", "row_failed", "run_end")
 
 _RESERVED_RECORD_KEYS = frozenset({"ts", "level", "event", "logger", "message"})
-
-
-class SecretRegistry:
-    """Values that must never appear in a log line (API keys)."""
-
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self._lock = threading.Lock()
-        self._secrets: tuple[str, ...] = ()
-        for s in secrets:
-            self.add(s)
-
-    def add(self, secret: str | None) -> None:
-        if not secret:
-            return
-        with self._lock:
-            if secret not in self._secrets:
-                # Longest first, so a key that contains another key is replaced whole.
-                self._secrets = tuple(sorted((*self._secrets, secret), key=len, reverse=True))
-
-    def redact(self, text: str) -> str:
-        for secret in self._secrets:
-            if secret in text:
-                text = text.replace(secret, REDACTED)
-        return text
-
-    def redact_value(self, value: Any) -> Any:
-        """``value`` with every secret replaced, walking dicts, lists and tuples."""
-        if isinstance(value, str):
-            return self.redact(value)
-        if isinstance(value, Mapping):
-            return {self.redact(str(k)): self.redact_value(v) for k, v in value.items()}
-        if isinstance(value, list | tuple | set | frozenset):
-            return [self.redact_value(v) for v in value]
-        return value
-
-    def __len__(self) -> int:
-        return len(self._secrets)
-
-
-#: The registry ``setup_logging`` uses unless given another one.
-SECRETS = SecretRegistry()
-
-
-def register_secret(*secrets: str | None) -> None:
-    """Never log these values (call with the API key as soon as it is known)."""
-    for s in secrets:
-        SECRETS.add(s)
 
 
 def _jsonable(value: Any) -> Any:
@@ -166,12 +118,12 @@ class RedactingHandler(logging.Handler):
         self,
         stream: TextIO | None = None,
         *,
-        secrets: SecretRegistry | None = None,
+        secrets: Secrets | None = None,
         level: int = logging.NOTSET,
     ) -> None:
         super().__init__(level)
         self._stream = stream
-        self.secrets = secrets if secrets is not None else SECRETS
+        self.secrets = secrets if secrets is not None else Secrets()
 
     @property
     def stream(self) -> TextIO:
@@ -213,7 +165,7 @@ def setup_logging(
     level: int | str = logging.INFO,
     stream: TextIO | None = None,
     *,
-    secrets: SecretRegistry | None = None,
+    secrets: Secrets | None = None,
 ) -> logging.Logger:
     """Configure the ``linksync`` logger and return it.
 

@@ -10,12 +10,15 @@ Exit code 2 promises that the workspace was not changed. ``RemoteWrites`` counts
 writes the service accepted while a run goes (and the writes whose outcome is unknown:
 sent, never answered), so every way a run can end (401/403 in the middle, a report
 that cannot be written, any error after some links were created) is turned into a code
-and a sentence that say what happened: ``exit_code_after_error``, ``stop_sentence``.
+and a sentence that say what happened: ``run_exit_code``, ``stop_sentence`` (an error
+after a write is ``linksync.errors.StoppedAfterWrites``: exit 1, never 2).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from linksync.errors import ERRORS, Stop
 
 EXIT_OK = 0
 EXIT_ROWS_FAILED = 1
@@ -31,18 +34,11 @@ EXIT_MEANINGS: dict[int, str] = {
     EXIT_INTERRUPTED: "interrupted",
 }
 
-#: Request kinds that change the workspace -> the word for one done.
+#: Calls that change the workspace (``CallEvent.kind``) -> the word for one done.
 _WRITE_OPS: dict[str, str] = {
     "POST /links": "created",
-    "PATCH /links": "updated",
+    "PATCH /links/:slug": "updated",
     "DELETE /links/:slug": "deleted",
-}
-
-#: Stop reasons (``Results.stopped_by``) -> what they mean for the rest of the run.
-STOPS: dict[str, str] = {
-    "UNAUTHORIZED": "the API key was refused (401 UNAUTHORIZED)",
-    "FORBIDDEN": "the API key may not write (403 FORBIDDEN)",
-    "INTERRUPTED": "the run was interrupted",
 }
 
 
@@ -53,10 +49,10 @@ class RemoteWrites:
     done: dict[str, int] = field(default_factory=dict)
     unknown: int = 0
 
-    def record(self, op: str, *, answered: bool = True) -> None:
-        """Count one write request: ``answered`` when the service accepted it, else its
-        outcome is unknown (sent, no answer)."""
-        word = _WRITE_OPS.get(op)
+    def record(self, kind: str, *, answered: bool = True) -> None:
+        """Count one call of ``kind`` (reads are not counted): ``answered`` when the
+        service accepted it, else its outcome is unknown (sent, no answer)."""
+        word = _WRITE_OPS.get(kind)
         if word is None:
             return
         if answered:
@@ -91,19 +87,12 @@ def run_exit_code(
     """The exit code of a finished apply."""
     if interrupted:
         return EXIT_INTERRUPTED
-    if stopped_by in ("UNAUTHORIZED", "FORBIDDEN") and not writes.any:
+    stops = ERRORS[stopped_by].stops if stopped_by in ERRORS else None
+    if stops in (Stop.RUN, Stop.WRITES) and not writes.any:
         return EXIT_USAGE
     if failed or stopped_by is not None:
         return EXIT_ROWS_FAILED
     return EXIT_OK
-
-
-def exit_code_after_error(code: int, writes: RemoteWrites) -> int:
-    """The exit code of a run that ended in an error whose own code is ``code``: never 2
-    (nothing done) once something was written."""
-    if code == EXIT_USAGE and writes.any:
-        return EXIT_ROWS_FAILED
-    return code
 
 
 def stop_sentence(
@@ -113,7 +102,8 @@ def stop_sentence(
     attempted.' (None when the run was not stopped)."""
     if stopped_by is None:
         return None
-    why = STOPS.get(stopped_by, stopped_by)
+    known = ERRORS.get(stopped_by)
+    why = (known.stop_reason if known is not None else None) or stopped_by
     done = writes.describe() if writes.any else "nothing written"
     rows = f"; {not_attempted} row(s) not attempted" if not_attempted else ""
     return f"Stopped: {why}, after {done}{rows}."

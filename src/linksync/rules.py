@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import UTC, datetime
+from datetime import datetime
 from urllib.parse import urlsplit
+
+from linksync.timestamps import parse_iso
 
 #: The interface's slug pattern ``/^[a-z0-9]+(?:-[a-z0-9]+)*$/i``. ASCII only: Python's
 #: IGNORECASE alone would let ``[a-z]`` match the Kelvin sign or the long s. Use
@@ -242,52 +244,13 @@ def check_description(text: str) -> str | None:
     return None
 
 
-_ISO_RE = re.compile(
-    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?",
-    re.IGNORECASE | re.ASCII,
-)
-
-
-def parse_iso(s: str, *, assume_utc: bool = False) -> datetime | None:
-    """An ISO 8601 date-time as an aware UTC datetime, or ``None`` when malformed.
-
-    A designator (``Z`` or ``+hh:mm``) is required unless ``assume_utc``; a bare date
-    is not a date-time. More than 6 fractional digits are truncated.
-    """
-    if not isinstance(s, str) or _ISO_RE.fullmatch(s) is None:
-        return None
-    text = s[:10] + "T" + s[11:]
-    text = text.replace(",", ".")
-    if text[-1] in "zZ":
-        text = text[:-1] + "+00:00"
-    frac = re.search(r"\.(\d+)", text)
-    if frac and len(frac.group(1)) > 6:
-        text = text[: frac.start(1) + 6] + text[frac.end(1) :]
-    try:
-        dt = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    if dt.tzinfo is None:
-        if not assume_utc:
-            return None
-        dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC)
-
-
 def parse_expiry(s: str, now: datetime, *, assume_utc: bool = False) -> datetime | str:
     """The expiry instant in UTC, or ``"INVALID_EXPIRY"`` when malformed or not after
     ``now`` (an aware datetime)."""
-    dt = parse_iso(s, assume_utc=assume_utc)
+    dt = parse_iso(s, assume_utc=assume_utc)  # the one parser (linksync.timestamps)
     if dt is None or dt <= now:
         return "INVALID_EXPIRY"
     return dt
-
-
-def format_ts(dt: datetime) -> str:
-    """ISO 8601 UTC with milliseconds, as the service writes timestamps:
-    ``2026-01-02T03:04:05.678Z``."""
-    dt = dt.astimezone(UTC)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 
 _HOST_LABEL_RE = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)", re.IGNORECASE | re.ASCII)

@@ -43,8 +43,3 @@ def printable(text: str) -> str:
     if _ASCII_SAFE.fullmatch(text):
         return text
     return "".join(_escape(ch) if _is_unsafe(ch) else ch for ch in text)
-
-
-def has_unsafe(text: str) -> bool:
-    """Whether ``printable`` would change ``text``."""
-    return printable(text) != text

@@ -83,20 +83,31 @@ async def test_unknown_constant_is_kept_and_known_code_is_mapped() -> None:
     assert errors[2].message == "teapot" and errors[2].request_id == "hdr-rid"
 
 
-async def test_meta_carries_status_request_id_and_attempts() -> None:
-    from linksync.api import CallMeta
+async def test_call_events_carry_status_request_id_and_attempts() -> None:
+    from linksync.api import CallEvent, call_scope
+    from linksync.errors import SlugExists
 
     calls = iter([error(503, "EDGE_UNAVAILABLE", 50301), ok({"slug": "nice-slug"})])
     app = FakeService(lambda s: next(calls))
-    meta = CallMeta()
     clock = FakeClock()
+    heard: list[CallEvent] = []
     async with fake_client(app, clock=clock, retry=fast_policy(clock)) as client:
-        assert await client.ai_slug("https://e.com", meta=meta) == "nice-slug"
-    assert (meta.status, meta.attempts) == (200, 2)
+        client.subscribe(heard.append)
+        with call_scope(row=7) as scope:
+            assert await client.ai_slug("https://e.com") == "nice-slug"
+    event = scope.last
+    assert (event.kind, event.status, event.attempts, event.ok) == (
+        "POST /tools/ai-slug",
+        200,
+        2,
+        True,
+    )
+    assert heard == [event] and event.labels == {"row": 7}
 
-    failing = CallMeta()
     app = FakeService(lambda s: error(409, "SLUG_EXISTS", 40901, rid="r-9"))
     async with fake_client(app) as client:
-        with pytest.raises(ApiError):
-            await client.create_link({"url": "https://e.com", "slug": "taken"}, meta=failing)
+        with call_scope() as scope, pytest.raises(SlugExists):
+            await client.create_link({"url": "https://e.com", "slug": "taken"})
+    failing = scope.last
     assert (failing.status, failing.request_id, failing.attempts) == (409, "r-9", 1)
+    assert isinstance(failing.error, SlugExists) and not failing.outcome_unknown

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from api_fakes import ClientFactory
 
-from linksync.api import CallMeta, LinkServiceClient
+from linksync.api import LinkServiceClient, call_scope
 from linksync.errors import ApiError
 from linksync.sandbox import DEFAULT_READ_KEY, SandboxSettings
 
@@ -60,20 +60,20 @@ async def test_domain_quota(client: LinkServiceClient) -> None:
 
 
 async def test_link_lifecycle(client: LinkServiceClient) -> None:
-    meta = CallMeta()
-    link = await client.create_link(
-        {
-            "url": "https://example.com/sale",
-            "slug": "spring-sale",
-            "description": "Spring sale",
-            "tags": ("sale", "spring"),
-            "password": "s3cret",
-            "expiresAt": "2030-01-01T00:00:00.000Z",
-            "apple": "https://apps.apple.com/app/id1",
-            "google": "https://play.google.com/store/apps/details?id=x",
-        },
-        meta=meta,
-    )
+    with call_scope() as scope:
+        link = await client.create_link(
+            {
+                "url": "https://example.com/sale",
+                "slug": "spring-sale",
+                "description": "Spring sale",
+                "tags": ("sale", "spring"),
+                "password": "s3cret",
+                "expiresAt": "2030-01-01T00:00:00.000Z",
+                "apple": "https://apps.apple.com/app/id1",
+                "google": "https://play.google.com/store/apps/details?id=x",
+            },
+        )
+    meta = scope.last
     assert (meta.status, meta.attempts) == (201, 1) and meta.request_id
     assert (link.domain, link.slug, link.url) == (
         "lnk.test",

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from api_fakes import ClientFactory, FakeClock, fast_policy
 
-from linksync.api import CallMeta
+from linksync.api import call_scope
 from linksync.errors import ApiError, TransportError
 from linksync.sandbox import SandboxSettings, create_app
 
@@ -44,10 +44,9 @@ async def test_after_three_retries_rate_limited(make_client: ClientFactory) -> N
     app = create_app(SandboxSettings(rate_limit=1, rate_window_s=60), ":memory:", clock=frozen)
     async with make_client(app) as client:
         await client.get_organization()
-        meta = CallMeta()
-        with pytest.raises(ApiError) as info:
-            await client.get_organization(meta=meta)
-    exc = info.value
+        with call_scope() as scope, pytest.raises(ApiError) as info:
+            await client.get_organization()
+    exc, meta = info.value, scope.last
     assert (exc.status, exc.constant, exc.code, exc.attempts) == (429, "RATE_LIMITED", 42901, 4)
     assert exc.request_id and meta.attempts == 4 and meta.status == 429
 
@@ -122,10 +121,11 @@ async def test_create_with_unknown_outcome_is_confirmed_not_duplicated(
 ) -> None:
     app = AfterWork(sandbox, mode)
     payload = {"url": "https://e.com/promo", "slug": slug}
-    meta = CallMeta()
     async with make_client(app, timeout=0.05) as client:
-        link = await client.create_link(payload, meta=meta)
+        with call_scope() as scope:
+            link = await client.create_link(payload)
         links = await client.list_links()
+    meta = scope.last
     assert [ln.url for ln in links] == ["https://e.com/promo"]
     assert link.slug == links[0].slug
     assert meta.confirmed and meta.attempts == 1
@@ -144,10 +144,11 @@ async def test_create_whose_first_send_failed_is_sent_again(
                 raise httpx.RemoteProtocolError("dropped before the work")
             await sandbox(scope, receive, send)
 
-    meta = CallMeta()
     async with make_client(LoseRequest()) as client:
-        link = await client.create_link({"url": "https://e.com/x", "slug": "x"}, meta=meta)
+        with call_scope() as scope:
+            link = await client.create_link({"url": "https://e.com/x", "slug": "x"})
         assert [ln.slug for ln in await client.list_links()] == ["x"]
+    meta = scope.last
     assert link.slug == "x" and meta.attempts == 2 and not meta.confirmed
 
 
@@ -157,9 +158,10 @@ async def test_delete_with_unknown_outcome_counts_as_done(
     async with make_client(sandbox) as setup:
         await setup.create_link({"url": "https://e.com/x", "slug": "x"})
     async with make_client(AfterWork(sandbox, "drop", method="DELETE")) as client:
-        meta = CallMeta()
-        await client.delete_link("x", meta=meta)
+        with call_scope() as scope:
+            await client.delete_link("x")
         assert await client.list_links() == []
+    meta = scope.last
     assert meta.confirmed and meta.attempts == 2
 
 

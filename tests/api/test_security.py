@@ -10,8 +10,8 @@ import pytest
 from api_fakes import KEY, FakeClock, FakeService, Reply, Seen, fake_client, fast_policy
 
 from linksync.api import LinkServiceClient, RetryPolicy
-from linksync.api.failures import redact
 from linksync.errors import ApiError, ConfigError, TransportError
+from linksync.secrets import redact
 
 
 def echo(seen: Seen) -> Reply:

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from linksync.logs import (
-    SecretRegistry,
     get_logger,
     log_event,
     log_plan_counts,
@@ -21,13 +20,14 @@ from linksync.logs import (
     setup_logging,
 )
 from linksync.model import Action, RowResult, Status
+from linksync.secrets import Secrets
 
 KEY = "lsk_live_9f8e7d6c5b4a"
 
 
 @pytest.fixture
-def secrets() -> SecretRegistry:
-    return SecretRegistry([KEY])
+def secrets() -> Secrets:
+    return Secrets([KEY])
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ def _lines(stream: io.StringIO) -> list[dict[str, Any]]:
     return [json.loads(line) for line in stream.getvalue().splitlines()]
 
 
-def test_json_run_events_one_object_per_line(stream: io.StringIO, secrets: SecretRegistry) -> None:
+def test_json_run_events_one_object_per_line(stream: io.StringIO, secrets: Secrets) -> None:
     logger = setup_logging("json", "info", stream, secrets=secrets)
     log_run_start(logger, target="sandbox", mode="upsert", dry_run=False, sources=["a.yaml"])
     log_plan_counts(logger, {"update": 2, "create": 3, "unchanged": 5})
@@ -94,9 +94,7 @@ def test_json_run_events_one_object_per_line(stream: io.StringIO, secrets: Secre
 
 
 @pytest.mark.parametrize("fmt", ["json", "text"])
-def test_secret_is_redacted_everywhere(
-    fmt: str, stream: io.StringIO, secrets: SecretRegistry
-) -> None:
+def test_secret_is_redacted_everywhere(fmt: str, stream: io.StringIO, secrets: Secrets) -> None:
     logger = setup_logging(fmt, "debug", stream, secrets=secrets)  # type: ignore[arg-type]
     log_event(logger, "request", headers={"Authorization": f"Bearer {KEY}"}, key=KEY)
     logger.info("using key %s", KEY)
@@ -112,7 +110,7 @@ def test_secret_is_redacted_everywhere(
 
 def test_secret_with_characters_json_escapes_is_redacted(stream: io.StringIO) -> None:
     odd = 'k"ey\\with/quote'
-    logger = setup_logging("json", "info", stream, secrets=SecretRegistry([odd]))
+    logger = setup_logging("json", "info", stream, secrets=Secrets([odd]))
     log_event(logger, "x", value=f"prefix {odd} suffix", nested=[{"deep": odd}])
     line = _lines(stream)[0]
     assert line["value"] == "prefix *** suffix"
@@ -122,12 +120,12 @@ def test_secret_with_characters_json_escapes_is_redacted(stream: io.StringIO) ->
 
 
 def test_registry_replaces_longest_secret_first() -> None:
-    reg = SecretRegistry(["abc", "abcdef", ""])
+    reg = Secrets(["abc", "abcdef", ""])
     assert len(reg) == 2
     assert reg.redact("x abcdef y abc") == "x *** y ***"
 
 
-def test_plain_log_calls_and_child_loggers(stream: io.StringIO, secrets: SecretRegistry) -> None:
+def test_plain_log_calls_and_child_loggers(stream: io.StringIO, secrets: Secrets) -> None:
     setup_logging("json", logging.INFO, stream, secrets=secrets)
     child = get_logger("sync")
     child.info("hello %s", "world")
@@ -138,7 +136,7 @@ def test_plain_log_calls_and_child_loggers(stream: io.StringIO, secrets: SecretR
     assert line["logger"] == "linksync.sync"
 
 
-def test_text_format_is_key_value(stream: io.StringIO, secrets: SecretRegistry) -> None:
+def test_text_format_is_key_value(stream: io.StringIO, secrets: Secrets) -> None:
     logger = setup_logging("text", "INFO", stream, secrets=secrets)
     log_run_end(logger, counts={"ok": 2}, duration_s=0.5, exit_code=0)
     line = stream.getvalue().strip()
@@ -147,14 +145,14 @@ def test_text_format_is_key_value(stream: io.StringIO, secrets: SecretRegistry) 
     assert "duration_s=0.5" in line and "exit_code=0" in line
 
 
-def test_setup_twice_does_not_duplicate_lines(stream: io.StringIO, secrets: SecretRegistry) -> None:
+def test_setup_twice_does_not_duplicate_lines(stream: io.StringIO, secrets: Secrets) -> None:
     setup_logging("json", "info", io.StringIO(), secrets=secrets)
     logger = setup_logging("json", "info", stream, secrets=secrets)
     log_event(logger, "once")
     assert len(_lines(stream)) == 1
 
 
-def test_fields_never_overwrite_the_envelope(stream: io.StringIO, secrets: SecretRegistry) -> None:
+def test_fields_never_overwrite_the_envelope(stream: io.StringIO, secrets: Secrets) -> None:
     logger = setup_logging("json", "info", stream, secrets=secrets)
     log_event(logger, "real", level=logging.ERROR, ts="fake", event_count=1, level_name="x")
     [line] = _lines(stream)
@@ -168,7 +166,7 @@ def test_unknown_format_is_refused() -> None:
 
 
 def test_off_writes_nothing_and_can_be_switched_back(
-    stream: io.StringIO, secrets: SecretRegistry, capsys: pytest.CaptureFixture[str]
+    stream: io.StringIO, secrets: Secrets, capsys: pytest.CaptureFixture[str]
 ) -> None:
     logger = setup_logging("off")
     log_event(logger, "row_failed", level=logging.WARNING, slug="x")

@@ -95,11 +95,17 @@ def test_build_context_holds_what_the_dockerfile_copies() -> None:
         if word == "COPY" and not rest.startswith("--from")
         for part in rest.split()[:-1]
     ]
-    assert copied == ["pyproject.toml", "README.md", "src"]
+    assert copied == ["pyproject.toml", "README.md", "LICENSE", "src"]
     for name in copied:
         assert (ROOT / name).exists()
     ignore = (ROOT / ".dockerignore").read_text().split()
-    assert ignore[ignore.index("*") :][:4] == ["*", "!pyproject.toml", "!README.md", "!src/"]
+    assert ignore[ignore.index("*") :][:5] == [
+        "*",
+        "!pyproject.toml",
+        "!README.md",
+        "!LICENSE",
+        "!src/",
+    ]
 
 
 def docker_engine() -> str | None:

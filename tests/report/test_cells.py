@@ -7,10 +7,10 @@ from linksync.report.cells import (
     FORMULA_PREFIXES,
     is_formula_like,
     neutralize,
-    redact,
     report_row,
     xml_text,
 )
+from linksync.secrets import redact
 
 
 @pytest.mark.parametrize("prefix", FORMULA_PREFIXES)

@@ -9,7 +9,7 @@ import pytest
 from linksync.errors import ConfigError
 from linksync.model import Action, LinkSpec, Problem, Provenance, RemoteLink, Severity
 from linksync.sync import DomainInfo, Mode, OrgInfo, RemoteState, SyncOptions, diff
-from linksync.sync.diff import compare, same_instant
+from linksync.sync.compare import compare
 
 SYS = "lnk.test"
 
@@ -435,21 +435,6 @@ def test_quota_marks_excess_creates() -> None:
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("a", "b", "same"),
-    [
-        ("2030-01-01T00:00:00Z", "2030-01-01T00:00:00.000Z", True),
-        ("2030-01-01T02:00:00+02:00", "2030-01-01T00:00:00Z", True),
-        ("2030-01-01T00:00:01Z", "2030-01-01T00:00:00Z", False),
-        (None, "", True),
-        (None, "2030-01-01T00:00:00Z", False),
-        ("garbage", "garbage", True),
-    ],
-)
-def test_same_instant(a: str | None, b: str | None, same: bool) -> None:
-    assert same_instant(a, b) is same
 
 
 def test_compare_ignores_unmanaged_fields() -> None:

@@ -204,10 +204,11 @@ async def test_unknown_system_domain_on_an_empty_workspace(sandbox: Sandbox) -> 
 
 
 async def test_rows_that_failed_last_run_are_sent_first(sandbox: Sandbox, tmp_path: Path) -> None:
-    from linksync.sync.history import LastRun, row_key
+    from linksync.model import LinkKey
+    from linksync.sync.history import LastRun
 
     desired = rows(6)
-    last = LastRun("previous", frozenset({row_key("lnk.test", "s4", None, None, None)}))
+    last = LastRun("previous", frozenset({LinkKey.of("lnk.test", "s4")}))
     with Journal(tmp_path / "run.jsonl", "run-2") as journal:
         result = await run(sandbox, desired, journal=journal, last=last)
     assert statuses(result) == {"create:ok": 6}

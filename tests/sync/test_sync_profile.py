@@ -8,7 +8,7 @@ import pytest
 
 from linksync.config import resolve
 from linksync.errors import ConfigError
-from linksync.sync.run import options_from
+from linksync.pipeline.inputs import options_from
 
 
 def _settings(tmp_path: Path, body: str):  # type: ignore[no-untyped-def]

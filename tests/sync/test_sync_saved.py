@@ -8,10 +8,10 @@ from collections import Counter
 from sync_helpers import Sandbox, row, rows
 
 from linksync.model import Action, RowResult, Status
+from linksync.report.progress import PlainProgress
 from linksync.sync import Plan, SyncOptions, diff
 from linksync.sync.enrich import enrich
 from linksync.sync.execute import execute
-from linksync.sync.progress import PlainProgress
 from linksync.sync.remote import fetch_remote
 from linksync.sync.stale import mark_stale, plan_specs
 
@@ -73,8 +73,8 @@ async def test_ai_slug_and_og_fill_only_what_is_needed(sandbox: Sandbox) -> None
 def test_plain_progress_lines() -> None:
     out = io.StringIO()
     ticks = iter([0.0, 1.0, 6.0, 7.0, 8.0])
-    progress = PlainProgress(lambda: 2.0, out, every=5.0, clock=lambda: next(ticks))
-    progress.start(4)
+    progress = PlainProgress(out, every=5.0, clock=lambda: next(ticks))
+    progress.start(4, lambda: 2.0)  # the rate limiter holds requests 2 s more
     ok = RowResult(Action.CREATE, Status.OK)
     bad = RowResult(Action.CREATE, Status.FAILED)
     progress.advance(ok)

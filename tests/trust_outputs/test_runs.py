@@ -22,13 +22,14 @@ from linksync.api import LinkServiceClient, asgi_transport
 from linksync.config import Target, resolve
 from linksync.lock import default_lock_path, state_dir
 from linksync.model import Action, LinkSpec, Provenance, Status
-from linksync.outcome import RemoteWrites, exit_code_after_error, run_exit_code
+from linksync.outcome import RemoteWrites, run_exit_code
+from linksync.pipeline.planning import make_plan
 from linksync.report import ReportSet
+from linksync.report.progress import PlainProgress
 from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings, create_app
-from linksync.sync.journal import read_journal
+from linksync.sync.execute import execute
+from linksync.sync.journal import Journal, read_journal
 from linksync.sync.options import SyncOptions
-from linksync.sync.progress import PlainProgress
-from linksync.sync.run import apply_plan, make_plan
 from linksync.validate import validate
 
 BASE = "http://sandbox.local"
@@ -159,10 +160,10 @@ async def test_slugless_create_rechecks_the_url_when_another_writer_may_be_activ
     async with _client(app) as client:
         specs = _specs(2, slugs=False)
         planned = await make_plan(client, validate(specs), SyncOptions())
-        assert [c.action for c in planned.plan.changes] == [Action.CREATE, Action.CREATE]
+        assert [c.action for c in planned.changes] == [Action.CREATE, Action.CREATE]
         # Another writer (a job on another machine) creates the first URL meanwhile.
         await client.create_link({"url": "https://example.com/r0", "slug": "theirs"})
-        results = await apply_plan(client, planned.plan, journal=False, recheck_urls=True)
+        results = await execute(planned, client, recheck_urls=True)
         first, second = results.rows
         assert (first.action, first.status, first.slug) == (Action.UNCHANGED, Status.OK, "theirs")
         assert "created by another writer meanwhile" in (first.message or "")
@@ -210,10 +211,9 @@ async def test_progress_after_ctrl_c_shows_what_was_applied() -> None:
 
         writes = RemoteWrites()
         task = asyncio.ensure_future(
-            apply_plan(
+            execute(
+                planned,
                 client,
-                planned.plan,
-                journal=False,
                 progress=progress,
                 on_result=on_result,
                 writes=writes,
@@ -237,10 +237,9 @@ async def test_reports_follow_source_order_whatever_order_requests_finish(
         planned = await make_plan(client, validate(_specs(24)), SyncOptions())
         journal = tmp_path / "run.jsonl"
         with ReportSet([tmp_path / "r.csv"]) as reports:
-            results = await apply_plan(
-                client, planned.plan, journal=journal, on_result=reports.write
-            )
-            reports.close(results.run_info("sandbox"))
+            with Journal(journal, "run") as jr:
+                results = await execute(planned, client, journal=jr, on_result=reports.write)
+            reports.close(results.info)
     finished = [e["row"] for e in read_journal(journal) if e["event"] == "result"]
     assert finished != sorted(finished)  # the requests did finish out of order
     with open(tmp_path / "r.csv", encoding="utf-8-sig", newline="") as f:
@@ -249,13 +248,16 @@ async def test_reports_follow_source_order_whatever_order_requests_finish(
 
 
 @pytest.mark.parametrize(
-    ("done", "unknown", "code", "expected"),
-    [({}, 0, 2, 2), ({"created": 1}, 0, 2, 1), ({}, 1, 2, 1), ({"deleted": 2}, 0, 1, 1)],
+    ("done", "unknown"), [({}, 0), ({"created": 1}, 0), ({}, 1), ({"deleted": 2}, 0)]
 )
 def test_an_error_never_claims_nothing_was_done_after_a_write(
-    done: dict[str, int], unknown: int, code: int, expected: int
+    done: dict[str, int], unknown: int
 ) -> None:
+    from linksync.cli.common import exit_code_for
+    from linksync.errors import StoppedAfterWrites
+
     writes = RemoteWrites(dict(done), unknown)
-    assert exit_code_after_error(code, writes) == expected
+    after = StoppedAfterWrites("a report could not be written", written=writes.describe())
+    assert exit_code_for(after) == 1  # raised only after a write: never 2
     stopped = run_exit_code(writes, failed=True, interrupted=False, stopped_by="FORBIDDEN")
     assert stopped == (2 if not writes.any else 1)

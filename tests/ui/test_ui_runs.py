@@ -5,23 +5,13 @@ from __future__ import annotations
 
 import json
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pytest
-from ui_support import ScriptedRun, failed_row, ok_row
+from ui_support import ScriptedRun, eventually, failed_row, ok_row
 
 from linksync.ui import RunBusy, RunFeed, RunOutcome, RunRegistry, RunState, UiState
-
-
-def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.01)
 
 
 class Clock:
@@ -36,7 +26,8 @@ def test_feed_counts_rate_eta_and_the_rate_limit_wait() -> None:
     clock = Clock()
     feed = RunFeed(clock=clock)
     assert feed.snapshot().done == 0 and feed.snapshot().rate is None
-    feed.start(10)
+    wait = [0.0]  # what the client's rate limiter says: seconds still to wait
+    feed.start(10, lambda: wait[0])
     clock.now += 2
     for n in range(3):
         feed.advance(ok_row(n))
@@ -44,12 +35,12 @@ def test_feed_counts_rate_eta_and_the_rate_limit_wait() -> None:
     snap = feed.snapshot()
     assert (snap.done, snap.total, snap.failed, snap.state) == (4, 10, 1, RunState.RUNNING)
     assert snap.rate == pytest.approx(2.0) and snap.eta_s == pytest.approx(3.0)
-    feed.set_wait(lambda: 4.5)
+    wait[0] = 4.5
     waiting = feed.snapshot()
     assert waiting.state is RunState.WAITING and waiting.wait_s == 4.5
     assert feed.snapshot(RunState.CANCELLING).state is RunState.CANCELLING
     assert feed.snapshot(RunState.FINISHED).wait_s == 0.0
-    feed.set_wait(lambda: 0.0)
+    wait[0] = 0.0
     assert feed.snapshot().state is RunState.RUNNING
 
 

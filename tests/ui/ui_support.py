@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -17,6 +19,14 @@ from linksync.ui.security import page_hosts
 PORT = 8765
 ORIGIN = f"http://127.0.0.1:{PORT}"
 TOKEN = "test-session-token"
+
+
+def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.01)
 
 
 def ok_row(n: int) -> RowResult:
@@ -38,12 +48,13 @@ class ScriptedRun:
         self.total = total
         self.commands: queue.Queue[tuple[str, float]] = queue.Queue()
         self.done = threading.Event()
+        self.wait_s = 0.0  # the rate limiter's wait, as the engine's ``wait`` reports it
 
     def send(self, command: str, value: float = 0.0) -> None:
         self.commands.put((command, value))
 
     def run(self, feed: RunFeed, cancel: threading.Event, folder: Path) -> RunOutcome:
-        feed.start(self.total)
+        feed.start(self.total, lambda: self.wait_s)
         rows = 0
         try:
             while not cancel.is_set():
@@ -58,9 +69,9 @@ class ScriptedRun:
                     rows += 1
                     feed.advance(failed_row(rows))
                 elif command == "wait":
-                    feed.set_wait(lambda seconds=value: seconds)
+                    self.wait_s = value
                 elif command == "resume":
-                    feed.set_wait(lambda: 0.0)
+                    self.wait_s = 0.0
                 elif command == "boom":
                     raise RuntimeError("the test run broke")
                 elif command == "end":

@@ -6,16 +6,19 @@
             ...
 
 Failures raise :class:`linksync.errors.ApiError` (``TransportError`` when no answer came).
+Each call that ends is told to the hooks given to ``client.subscribe`` as a
+``CallEvent``; ``LinkClient`` is the protocol the sync engine talks to.
 """
 
 from __future__ import annotations
 
 from linksync.api.client import MAX_PAGE_SIZE, LinkServiceClient, asgi_transport
+from linksync.api.events import WRITE_KINDS, CallEvent, CallHook, CallScope, call_scope
 from linksync.api.limiter import RateLimiter
+from linksync.api.protocol import LinkClient
 from linksync.api.retry import RetryClass, RetryPolicy
 from linksync.api.types import (
     ROLES,
-    CallMeta,
     ClientStats,
     Domain,
     Invitation,
@@ -29,10 +32,14 @@ from linksync.api.types import (
 __all__ = [
     "MAX_PAGE_SIZE",
     "ROLES",
-    "CallMeta",
+    "WRITE_KINDS",
+    "CallEvent",
+    "CallHook",
+    "CallScope",
     "ClientStats",
     "Domain",
     "Invitation",
+    "LinkClient",
     "LinkPage",
     "LinkServiceClient",
     "Member",
@@ -43,4 +50,5 @@ __all__ = [
     "RetryClass",
     "RetryPolicy",
     "asgi_transport",
+    "call_scope",
 ]

@@ -1,5 +1,6 @@
 """The request machinery under :class:`~linksync.api.client.LinkServiceClient`: one httpx
-client, the shared rate limiter, the tenacity retry loop, error conversion, redaction.
+client, the shared rate limiter, the tenacity retry loop, error conversion, redaction,
+and the call events subscribers receive (``linksync.api.events``).
 
 This module, ``client.py`` and ``transport.py`` (the network transport) are the only
 ones that import httpx.
@@ -22,12 +23,15 @@ import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
 from linksync import __version__
-from linksync.api.failures import error_from_answer, redact, request_id_of
+from linksync.api.events import CallEvent, CallHook, CallHooks
+from linksync.api.failures import error_from_answer, request_id_of
 from linksync.api.limiter import RateLimiter
 from linksync.api.retry import RetryClass, RetryPolicy, classify
 from linksync.api.transport import Direct, LeanTransport
 from linksync.api.types import CallMeta, ClientStats
+from linksync.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
 from linksync.errors import ApiError, ConfigError, TransportError
+from linksync.secrets import redact
 
 log = logging.getLogger("linksync.api")
 
@@ -108,8 +112,8 @@ class BaseClient:
         api_key: str,
         *,
         transport: httpx.AsyncBaseTransport | None = None,
-        concurrency: int = 32,
-        timeout: float = 30.0,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        timeout: float = DEFAULT_TIMEOUT,
         allow_insecure: bool = False,
         retry: RetryPolicy | None = None,
     ) -> None:
@@ -131,6 +135,7 @@ class BaseClient:
         self._stats = ClientStats()
         self.limiter = RateLimiter(concurrency, sleep=self.retry.sleep, clock=self.retry.clock)
         self._secrets = (api_key,)
+        self._hooks = CallHooks()
         headers = {
             "Authorization": f"Bearer {api_key}",
             "Accept": "application/json",
@@ -181,6 +186,14 @@ class BaseClient:
     def redact(self, text: str) -> str:
         return redact(text, self._secrets)
 
+    def subscribe(self, hook: CallHook) -> Callable[[], None]:
+        """Hand ``hook`` a ``CallEvent`` each time a call ends; returns the unsubscribe."""
+        return self._hooks.subscribe(hook)
+
+    def rate_limit_wait(self) -> float:
+        """Seconds the shared limiter will still hold every request (0 when none)."""
+        return max(0.0, self.limiter.state().resume_at - self.retry.clock())
+
     # --- one request --------------------------------------------------------------------
 
     async def _send(
@@ -202,11 +215,11 @@ class BaseClient:
                     status, headers, content = await self._exchange(method, path, params, body)
             except TimeoutError:
                 what = f"no answer within {self.timeout:g} s"
-                raise self._transport_error(kind, what, True) from None
+                raise self._transport_error(kind, what, True, state) from None
             except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
-                raise self._transport_error(kind, _describe(exc), False) from None
+                raise self._transport_error(kind, _describe(exc), False, state) from None
             except (httpx.TransportError, OSError) as exc:
-                raise self._transport_error(kind, _describe(exc), True) from None
+                raise self._transport_error(kind, _describe(exc), True, state) from None
             slot.observe(status, headers)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("%s %s -> HTTP %s", method, path, status)  # the path holds no secret
@@ -228,6 +241,7 @@ class BaseClient:
             text,
             secrets=self._secrets,
             content_type=headers.get("content-type"),
+            attempts=state.attempts,
         )
         if 200 <= status < 300:
             error.retryable = False
@@ -245,12 +259,15 @@ class BaseClient:
         resp = await self._http.request(method, path, params=_clean_params(params), json=body)
         return resp.status_code, resp.headers, resp.content
 
-    def _transport_error(self, kind: str, what: str, sent: bool) -> TransportError:
+    def _transport_error(
+        self, kind: str, what: str, sent: bool, state: CallState
+    ) -> TransportError:
         self._stats.transport_errors += 1
         stage = "after sending, outcome unknown" if sent else "before sending"
-        return TransportError(self.redact(f"{kind}: {what} ({stage})"), sent=sent)
+        message = self.redact(f"{kind}: {what} ({stage})")
+        return TransportError(message, sent=sent, attempts=state.attempts)
 
-    # --- one call: attempts under the retry policy --------------------------------------
+    # --- one call: attempts under the retry policy, then its event ---------------------
 
     async def _call(
         self,
@@ -261,9 +278,44 @@ class BaseClient:
         parse: Callable[[Answer], Awaitable[T]],
         params: Mapping[str, Any] | None = None,
         body: Any = None,
-        meta: CallMeta | None = None,
         confirm: Callable[[CallState], Awaitable[T | None]] | None = None,
         gone_ok: Callable[[ApiError], Awaitable[T]] | None = None,
+    ) -> T:
+        """One call (see ``_attempts``); when it ends, its ``CallEvent`` goes to the
+        caller's ``call_scope`` and to every subscribed hook (not for the calls a call
+        makes for itself)."""
+        meta = CallMeta()
+        with self._hooks.call() as outermost:
+            try:
+                value = await self._attempts(
+                    method, path, kind=kind, parse=parse, params=params, body=body,
+                    meta=meta, confirm=confirm, gone_ok=gone_ok,
+                )  # fmt: skip
+            except ApiError as exc:
+                if outermost:
+                    self._hooks.emit(
+                        CallEvent(kind, exc.status, exc.request_id, exc.attempts, error=exc)
+                    )
+                raise
+        if outermost:
+            event = CallEvent(
+                kind, meta.status, meta.request_id, meta.attempts, meta.confirmed, result=value
+            )
+            self._hooks.emit(event)
+        return value
+
+    async def _attempts(
+        self,
+        method: str,
+        path: str,
+        *,
+        kind: str,
+        parse: Callable[[Answer], Awaitable[T]],
+        params: Mapping[str, Any] | None,
+        body: Any,
+        meta: CallMeta,
+        confirm: Callable[[CallState], Awaitable[T | None]] | None,
+        gone_ok: Callable[[ApiError], Awaitable[T]] | None,
     ) -> T:
         """Send with retries. After an unknown outcome (a transport error once the request
         was sent) ``confirm`` reads the service and returns the result when the first
@@ -273,7 +325,6 @@ class BaseClient:
         The first attempt goes straight; only a failure the policy retries enters the
         retry loop (tenacity), so a call that succeeds at once costs no retry machinery."""
         state = CallState()
-        meta = meta if meta is not None else CallMeta()
         attempt = _Attempt(method, path, kind, state, meta, params, body, parse, confirm, gone_ok)
         try:
             return await self._attempt(attempt)
@@ -281,11 +332,10 @@ class BaseClient:
             first = self._failed(exc, state)
             cls = classify(first)
             if cls is None or state.failures[cls] > self.retry.budget(cls):
-                meta.status, meta.request_id, meta.attempts = (
-                    exc.status,
-                    exc.request_id,
-                    exc.attempts,
-                )
+                meta.status, meta.request_id = first.status, first.request_id
+                meta.attempts = first.attempts
+                if first is not exc:
+                    raise first from None
                 raise
         delay = self.retry.delay(cls, first, state.failures[cls])
         self._before_retry(kind, delay, first)
@@ -293,12 +343,13 @@ class BaseClient:
         return await self._retry_loop(attempt)
 
     def _failed(self, exc: ApiError, state: CallState) -> ApiError:
-        """Count a failed attempt against its retry budget."""
-        exc.attempts = max(exc.attempts, state.attempts)
-        cls = classify(exc)
+        """Count a failed attempt against its retry budget; the error to raise (a copy
+        that counts every attempt of the call: a raised error is never changed)."""
+        counted = exc if exc.attempts >= state.attempts else exc.with_attempts(state.attempts)
+        cls = classify(counted)
         if cls is not None:
             state.failures[cls] += 1
-        return exc
+        return counted
 
     def _before_retry(self, kind: str, delay: float, exc: BaseException | None) -> None:
         self._stats.retries += 1
@@ -340,7 +391,9 @@ class BaseClient:
                     try:
                         return await self._attempt(attempt)
                     except ApiError as exc:
-                        self._failed(exc, state)
+                        counted = self._failed(exc, state)
+                        if counted is not exc:
+                            raise counted from None
                         raise
         except ApiError as exc:
             meta.status, meta.request_id, meta.attempts = exc.status, exc.request_id, exc.attempts
@@ -373,9 +426,7 @@ class BaseClient:
 def maybe_done(exc: ApiError) -> bool:
     """Whether a failed request may still have taken effect: sent but unanswered, or a
     500 / 502 / 504 (the edge or a proxy may fail after the work was done)."""
-    if isinstance(exc, TransportError):
-        return exc.sent
-    return exc.status in (500, 502, 504)
+    return exc.outcome_unknown
 
 
 def _proxy_in_environment() -> bool:

@@ -1,14 +1,15 @@
 """``LinkServiceClient``: one async method per endpoint of the service interface.
 
-Every method takes an optional ``meta: CallMeta`` that is filled with the final HTTP
-status, the requestId and the number of attempts; failures raise
-:class:`~linksync.errors.ApiError` carrying the same facts.
+When a call ends, its ``CallEvent`` (final HTTP status, requestId, number of attempts)
+goes to the caller's ``call_scope`` and to every hook given to ``subscribe`` (see
+``linksync.api.events``); failures raise :class:`~linksync.errors.ApiError` (of the
+class the error table names) carrying the same facts.
 
 Unknown outcomes. A request that was sent but never answered (read timeout, connection
 dropped), or answered 500/502/504, may or may not have taken effect. Before re-sending:
 
 - ``create_link`` with a slug reads ``GET /links/:slug``: when the link exists with the
-  same URL the create is taken as done (``meta.confirmed``); otherwise it is re-sent
+  same URL the create is taken as done (the event says ``confirmed``); otherwise it is re-sent
   (a link with another URL then answers 409 SLUG_EXISTS, which is the truth).
 - ``create_link`` without a slug searches the list for a link with exactly this URL (on
   this domain, when given) created no earlier than the first send minus
@@ -24,7 +25,6 @@ dropped), or answered 500/502/504, may or may not have taken effect. Before re-s
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -33,7 +33,6 @@ import httpx
 from linksync.api import parse as p
 from linksync.api.base import Answer, BaseClient, CallState
 from linksync.api.types import (
-    CallMeta,
     Domain,
     Invitation,
     LinkPage,
@@ -41,8 +40,9 @@ from linksync.api.types import (
     OgSuggestion,
     Organization,
 )
-from linksync.errors import ApiError, TransportError
+from linksync.errors import LinkNotFound, TransportError
 from linksync.model import RemoteLink
+from linksync.timestamps import parse_iso
 
 MAX_PAGE_SIZE = 100
 
@@ -57,12 +57,9 @@ def _seg(value: str) -> str:
 
 
 def _instant(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
+    """A record's timestamp as Unix time (a time without a zone is UTC), or None."""
+    when = parse_iso(value.strip(), assume_utc=True) if value else None
+    return when.timestamp() if when is not None else None
 
 
 class LinkServiceClient(BaseClient):
@@ -74,26 +71,28 @@ class LinkServiceClient(BaseClient):
 
     # --- organization -------------------------------------------------------------------
 
-    async def get_organization(self, *, meta: CallMeta | None = None) -> Organization:
+    async def get_organization(self) -> Organization:
         async def parse(a: Answer) -> Organization:
             return p.parse_organization(a.body)
 
         return await self._call(
             "GET", "/api/v1/organizations/current", kind="GET /organizations/current",
-            parse=parse, meta=meta,
+            parse=parse,
         )  # fmt: skip
 
-    async def list_members(self, *, meta: CallMeta | None = None) -> tuple[Member, ...]:
+    async def list_members(self) -> tuple[Member, ...]:
         async def parse(a: Answer) -> tuple[Member, ...]:
             return p.parse_members(a.body)
 
         return await self._call(
             "GET", "/api/v1/organizations/members", kind="GET /organizations/members",
-            parse=parse, meta=meta,
+            parse=parse,
         )  # fmt: skip
 
     async def invite_member(
-        self, email: str, role: str, *, meta: CallMeta | None = None
+        self,
+        email: str,
+        role: str,
     ) -> Invitation:
         async def parse(a: Answer) -> Invitation:
             return p.parse_invitation(a.body, email=email, role=role)
@@ -101,18 +100,16 @@ class LinkServiceClient(BaseClient):
         return await self._call(
             "POST", "/api/v1/organizations/members/invite",
             kind="POST /organizations/members/invite",
-            parse=parse, body={"email": email, "role": role}, meta=meta,
+            parse=parse, body={"email": email, "role": role},
         )  # fmt: skip
 
     # --- domains ------------------------------------------------------------------------
 
-    async def list_domains(self, *, meta: CallMeta | None = None) -> tuple[Domain, ...]:
+    async def list_domains(self) -> tuple[Domain, ...]:
         async def parse(a: Answer) -> tuple[Domain, ...]:
             return p.parse_domains(a.body)
 
-        return await self._call(
-            "GET", "/api/v1/domains", kind="GET /domains", parse=parse, meta=meta
-        )
+        return await self._call("GET", "/api/v1/domains", kind="GET /domains", parse=parse)
 
     async def _find_domain(
         self, *, name: str | None = None, ident: str | None = None
@@ -127,8 +124,6 @@ class LinkServiceClient(BaseClient):
         domain: str,
         root_redirect_url: str | None = None,
         not_found_redirect_url: str | None = None,
-        *,
-        meta: CallMeta | None = None,
     ) -> Domain:
         body: dict[str, Any] = {"domain": domain}
         if root_redirect_url is not None:
@@ -147,10 +142,10 @@ class LinkServiceClient(BaseClient):
 
         return await self._call(
             "POST", "/api/v1/domains", kind="POST /domains",
-            parse=parse, body=body, meta=meta, confirm=confirm,
+            parse=parse, body=body, confirm=confirm,
         )  # fmt: skip
 
-    async def verify_domain(self, domain_id: str, *, meta: CallMeta | None = None) -> Domain:
+    async def verify_domain(self, domain_id: str) -> Domain:
         async def parse(a: Answer) -> Domain:
             found = p.parse_domain_answer(a.body) or await self._find_domain(ident=domain_id)
             if found is None:
@@ -159,16 +154,16 @@ class LinkServiceClient(BaseClient):
 
         return await self._call(
             "POST", f"/api/v1/domains/{_seg(domain_id)}/verify", kind="POST /domains/:id/verify",
-            parse=parse, meta=meta,
+            parse=parse,
         )  # fmt: skip
 
-    async def delete_domain(self, domain_id: str, *, meta: CallMeta | None = None) -> None:
+    async def delete_domain(self, domain_id: str) -> None:
         async def done(_: Any) -> None:
             return None
 
         return await self._call(
             "DELETE", f"/api/v1/domains/{_seg(domain_id)}", kind="DELETE /domains/:id",
-            parse=done, meta=meta, gone_ok=done,
+            parse=done, gone_ok=done,
         )  # fmt: skip
 
     # --- links --------------------------------------------------------------------------
@@ -184,7 +179,8 @@ class LinkServiceClient(BaseClient):
         raise p.unexpected(f"HTTP {a.status} answer holds no link record", status=a.status)
 
     async def create_link(
-        self, payload: Mapping[str, Any], *, meta: CallMeta | None = None
+        self,
+        payload: Mapping[str, Any],
     ) -> RemoteLink:
         """Create one link. ``payload`` uses the wire names (``expiresAt``); None values
         are left out. See the module docstring for how an unknown outcome is settled."""
@@ -201,16 +197,14 @@ class LinkServiceClient(BaseClient):
             if slug:
                 try:
                     existing = await self.get_link(slug, domain)
-                except ApiError as exc:
-                    if exc.constant == "LINK_NOT_FOUND":
-                        return None
-                    raise
+                except LinkNotFound:
+                    return None
                 return existing if existing.url == url else None
             return await self._find_created(url, domain, state)
 
         return await self._call(
             "POST", "/api/v1/links", kind="POST /links",
-            parse=parse, body=body, meta=meta, confirm=confirm,
+            parse=parse, body=body, confirm=confirm,
         )  # fmt: skip
 
     async def _find_created(
@@ -223,15 +217,14 @@ class LinkServiceClient(BaseClient):
                 continue
             created = _instant(link.created_at)
             if created is None:
-                undecided = TransportError(
+                raise TransportError(
                     "POST /links: outcome unknown and the service's records carry no "
                     f"createdAt, so a link with url {url} may or may not be new; "
                     "not re-sent to avoid a duplicate",
                     sent=True,
                     attempts=state.attempts,
+                    retryable=False,
                 )
-                undecided.retryable = False
-                raise undecided
             if created >= since and (best is None or created > best[0]):
                 best = (created, link)
         return best[1] if best else None
@@ -243,8 +236,6 @@ class LinkServiceClient(BaseClient):
         search: str | None = None,
         tag: str | None = None,
         domain: str | None = None,
-        *,
-        meta: CallMeta | None = None,
     ) -> LinkPage:
         if page < 1 or not 1 <= limit <= MAX_PAGE_SIZE:
             raise ValueError(f"page must be >= 1 and limit within 1..{MAX_PAGE_SIZE}")
@@ -254,7 +245,7 @@ class LinkServiceClient(BaseClient):
             return p.parse_link_page(a.body, page=page, limit=limit)
 
         return await self._call(
-            "GET", "/api/v1/links", kind="GET /links", parse=parse, params=params, meta=meta
+            "GET", "/api/v1/links", kind="GET /links", parse=parse, params=params
         )
 
     async def iter_links(
@@ -298,23 +289,20 @@ class LinkServiceClient(BaseClient):
         return await self._find_domain(ident=domain_id)
 
     async def get_link(
-        self, slug: str, domain: str | None = None, *, meta: CallMeta | None = None
+        self,
+        slug: str,
+        domain: str | None = None,
     ) -> RemoteLink:
         async def parse(a: Answer) -> RemoteLink:
             return p.parse_link(p.unwrap(a.body))
 
         return await self._call(
             "GET", f"/api/v1/links/{_seg(slug)}", kind="GET /links/:slug",
-            parse=parse, params={"domain": domain}, meta=meta,
+            parse=parse, params={"domain": domain},
         )  # fmt: skip
 
     async def update_link(
-        self,
-        slug: str,
-        changes: Mapping[str, Any],
-        domain: str | None = None,
-        *,
-        meta: CallMeta | None = None,
+        self, slug: str, changes: Mapping[str, Any], domain: str | None = None
     ) -> RemoteLink:
         """PATCH the given fields (wire names). A None value is sent as null (clears it)."""
         body = {k: (list(v) if isinstance(v, tuple) else v) for k, v in changes.items()}
@@ -324,36 +312,38 @@ class LinkServiceClient(BaseClient):
 
         return await self._call(
             "PATCH", f"/api/v1/links/{_seg(slug)}", kind="PATCH /links/:slug",
-            parse=parse, params={"domain": domain}, body=body, meta=meta,
+            parse=parse, params={"domain": domain}, body=body,
         )  # fmt: skip
 
     async def delete_link(
-        self, slug: str, domain: str | None = None, *, meta: CallMeta | None = None
+        self,
+        slug: str,
+        domain: str | None = None,
     ) -> None:
         async def done(_: Any) -> None:
             return None
 
         return await self._call(
             "DELETE", f"/api/v1/links/{_seg(slug)}", kind="DELETE /links/:slug",
-            parse=done, params={"domain": domain}, meta=meta, gone_ok=done,
+            parse=done, params={"domain": domain}, gone_ok=done,
         )  # fmt: skip
 
     # --- AI tools -----------------------------------------------------------------------
 
-    async def ai_slug(self, url: str, *, meta: CallMeta | None = None) -> str:
+    async def ai_slug(self, url: str) -> str:
         async def parse(a: Answer) -> str:
             return p.parse_ai_slug(a.body)
 
         return await self._call(
             "POST", "/api/v1/tools/ai-slug", kind="POST /tools/ai-slug",
-            parse=parse, body={"url": url}, meta=meta,
+            parse=parse, body={"url": url},
         )  # fmt: skip
 
-    async def ai_og(self, url: str, *, meta: CallMeta | None = None) -> OgSuggestion:
+    async def ai_og(self, url: str) -> OgSuggestion:
         async def parse(a: Answer) -> OgSuggestion:
             return p.parse_og(a.body)
 
         return await self._call(
             "POST", "/api/v1/tools/ai-og", kind="POST /tools/ai-og",
-            parse=parse, body={"url": url}, meta=meta,
+            parse=parse, body={"url": url},
         )  # fmt: skip

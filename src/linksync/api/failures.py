@@ -19,8 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from linksync.errors import BY_CODE, ERRORS, ApiError, is_retryable_status
-
-REDACTED = "***"
+from linksync.secrets import redact
 
 #: Statuses that name exactly one constant of the interface's table.
 STATUS_CONSTANTS: dict[int, str] = {
@@ -32,16 +31,7 @@ STATUS_CONSTANTS: dict[int, str] = {
 _CONSTANT_SHAPE = re.compile(r"^[A-Z][A-Z0-9_]{2,63}$")
 _TAGS = re.compile(r"<[^>]+>")
 _SPACE = re.compile(r"\s+")
-_BEARER = re.compile(r"(?i)(bearer\s+)[^\s\"',;]+")
 MAX_SNIPPET = 200
-
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    """Remove every secret (and anything after ``Bearer``) from a message."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, REDACTED)
-    return _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
 
 
 def snippet(text: str) -> str:
@@ -105,9 +95,11 @@ def error_from_answer(
     *,
     secrets: Iterable[str],
     content_type: str | None = None,
+    attempts: int = 1,
 ) -> ApiError:
-    """The ApiError for an answer that is not a success. ``body`` is the parsed JSON (None
-    when the body was not JSON), ``text`` the raw body text."""
+    """The ApiError for an answer that is not a success (of the class the error table
+    names for its constant). ``body`` is the parsed JSON (None when the body was not
+    JSON), ``text`` the raw body text, ``attempts`` the requests the call sent."""
     secrets = tuple(secrets)
     retry_after = parse_retry_after(_header(headers, "retry-after"))
     rid = request_id_of(headers, body)
@@ -129,7 +121,7 @@ def error_from_answer(
             message = f"HTTP {status} with a non-JSON body ({kind}): {snippet(text)}"
         else:
             message = f"HTTP {status} with a JSON body that is not an error object: {snippet(text)}"
-    return ApiError(
+    return ApiError.of(
         status,
         constant,
         redact(message, secrets),
@@ -137,4 +129,5 @@ def error_from_answer(
         request_id=redact(rid, secrets) if rid else None,
         retryable=is_retryable_status(status),
         retry_after=retry_after,
+        attempts=attempts,
     )

@@ -41,6 +41,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+from linksync.defaults import DEFAULT_CONCURRENCY
+
 Sleep = Callable[[float], Awaitable[None]]
 Clock = Callable[[], float]
 
@@ -87,7 +89,7 @@ class RateLimiter:
 
     def __init__(
         self,
-        concurrency: int = 8,
+        concurrency: int = DEFAULT_CONCURRENCY,
         *,
         sleep: Sleep = asyncio.sleep,
         clock: Clock = time.time,

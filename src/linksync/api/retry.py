@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from linksync.errors import ApiError, TransportError
+from linksync.errors import ApiError, RateLimited, TransportError
 
 
 class RetryClass(StrEnum):
@@ -37,7 +37,7 @@ def classify(exc: BaseException) -> RetryClass | None:
         return None
     if isinstance(exc, TransportError):
         return RetryClass.TRANSPORT
-    if exc.status == 429 or exc.constant == "RATE_LIMITED":
+    if exc.status == 429 or isinstance(exc, RateLimited):
         return RetryClass.RATE_LIMITED
     if exc.status == 500:
         return RetryClass.SERVER_ERROR

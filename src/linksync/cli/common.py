@@ -19,12 +19,16 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from linksync.errors import (
-    ApiError,
+    AccessError,
     ConfigError,
+    FileProblems,
+    InterruptedAfterWrites,
     LinksyncError,
     LockError,
     SourceError,
+    StoppedAfterWrites,
     UnsafePlanError,
+    describe,
 )
 from linksync.logs import console_line, json_active
 from linksync.outcome import (
@@ -73,19 +77,15 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
 
 
 def exit_code_for(exc: LinksyncError) -> int:
-    if isinstance(exc, ConfigError | LockError | UnsafePlanError | SourceError):
-        return EXIT_USAGE
-    if isinstance(exc, ApiError) and exc.constant in ("UNAUTHORIZED", "FORBIDDEN"):
+    """The exit code of DESIGN.md for an error, by its type: 2 only when nothing was
+    written (a usage, config or auth error, a lock held, an unsafe plan)."""
+    if isinstance(exc, InterruptedAfterWrites):
+        return EXIT_INTERRUPTED
+    if isinstance(exc, StoppedAfterWrites | FileProblems):
+        return EXIT_ROWS_FAILED
+    if isinstance(exc, ConfigError | LockError | UnsafePlanError | SourceError | AccessError):
         return EXIT_USAGE
     return EXIT_ROWS_FAILED
-
-
-def describe(exc: LinksyncError) -> str:
-    if isinstance(exc, ApiError):
-        rid = f" (requestId {exc.request_id})" if exc.request_id else ""
-        status = f"HTTP {exc.status}, " if exc.status is not None else ""
-        return f"{exc.constant}: {exc.message} [{status}code {exc.code}]{rid}"
-    return str(exc)
 
 
 def handle_errors(fn: F) -> F:
@@ -121,11 +121,13 @@ def _logging_restored() -> Iterator[None]:
 def _run(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     try:
         return fn(*args, **kwargs)
+    except InterruptedAfterWrites as exc:
+        err(str(exc))
+        sys.exit(EXIT_INTERRUPTED)
     except LinksyncError as exc:
         fail(describe(exc), exit_code_for(exc))
     except OSError as exc:
-        where = f" {exc.filename}" if exc.filename else ""
-        fail(f"cannot use{where}: {exc.strerror or exc}", EXIT_USAGE)
+        fail(describe(exc), EXIT_USAGE)
     except KeyboardInterrupt:
         err("Interrupted.")
         sys.exit(EXIT_INTERRUPTED)

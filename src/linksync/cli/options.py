@@ -26,6 +26,7 @@ import click
 
 from linksync import config as cfg
 from linksync.cli.common import err
+from linksync.defaults import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 
 if TYPE_CHECKING:
     from linksync.api import LinkServiceClient
@@ -101,8 +102,8 @@ _OPTIONS: tuple[Callable[[F], F], ...] = (
     ),
     click.option(
         "--concurrency",
-        type=click.IntRange(1, cfg.MAX_CONCURRENCY),
-        help=f"Requests in flight at most (default {cfg.DEFAULT_CONCURRENCY}).",
+        type=click.IntRange(1, MAX_CONCURRENCY),
+        help=f"Requests in flight at most (default {DEFAULT_CONCURRENCY}).",
     ),
 )
 

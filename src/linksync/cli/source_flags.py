@@ -76,8 +76,8 @@ def parse_maps(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 def pop_source_flags(kw: dict[str, Any]) -> dict[str, Any]:
-    """Take the flags out of a command's keyword arguments, as ``source_options``
-    (``linksync.sync.reading``) takes them."""
+    """Take the flags out of a command's keyword arguments, as ``linksync.plan`` and
+    ``linksync.apply`` take them."""
     return {
         "mapping": parse_maps(tuple(kw.pop("maps", ()) or ())),
         "encoding": kw.pop("encoding", None),

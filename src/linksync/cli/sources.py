@@ -13,12 +13,13 @@ from linksync.cli.common import EXIT_OK, EXIT_ROWS_FAILED, echo, handle_errors
 from linksync.cli.source_flags import pop_source_flags, source_flags
 from linksync.errors import ConfigError
 from linksync.model import Severity
+from linksync.profiles import Profile, load_profile
 from linksync.sources import ReadOptions, SourceBatch, read_sources
 from linksync.sources.template import FORMATS, write_template
 from linksync.validate import Validation, validate
 
 
-def _profile(config: str | None, profile: str | None) -> cfg.Profile | None:
+def _profile(config: str | None, profile: str | None) -> Profile | None:
     path = Path(config) if config else Path(cfg.DEFAULT_CONFIG)
     if config and not path.is_file():
         raise ConfigError(f"config file {config} does not exist")
@@ -26,7 +27,7 @@ def _profile(config: str | None, profile: str | None) -> cfg.Profile | None:
         if profile:
             raise ConfigError(f"profile {profile!r} asked for, but there is no {path}")
         return None
-    return cfg.load_profile(path, profile)
+    return load_profile(path, profile)
 
 
 def render_text(batch: SourceBatch, result: Validation) -> str:
@@ -116,7 +117,7 @@ def validate_command(
     unless --strict), 1 when any row is invalid or a file has nothing to read, 2 when a
     file cannot be read at all (or is refused: past a size limit, a bomb).
     """
-    prof = _profile(config_path, profile) or cfg.Profile()
+    prof = _profile(config_path, profile) or Profile()
     given = pop_source_flags(flags)
     mapping = {str(k): str(v) for k, v in prof.columns.items()}
     mapping.update(given["mapping"])

@@ -1,49 +1,30 @@
-"""``linksync plan``, and the options plan and apply share (``sync_options``): parse
-flags, call the sync engine, render. ``linksync apply`` is in ``cli.apply``."""
+"""``linksync plan``, and what plan and apply share: their options (``sync_options``),
+how a command starts (``start``: logging, the target) and what the command line shows
+while a run goes (``CliEvents``). ``linksync apply`` is in ``cli.apply``; both call
+``linksync.plan`` / ``linksync.apply`` (``linksync.pipeline``) and render the result."""
 
 from __future__ import annotations
 
 import logging
 import sys
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from linksync.cli.common import (
-    EXIT_CHANGES_PENDING,
-    EXIT_OK,
-    EXIT_ROWS_FAILED,
-    echo,
-    err,
-    handle_errors,
-)
-from linksync.cli.options import TargetOptions, run_async, target_options
+from linksync.cli.common import echo, err, fail, handle_errors
+from linksync.cli.options import TargetOptions, target_options
 from linksync.cli.source_flags import pop_source_flags, source_flags
 from linksync.config import Settings
-from linksync.logs import (
-    log_plan_counts,
-    log_row_failed,
-    log_run_end,
-    log_run_start,
-    register_secret,
-    setup_logging,
-)
-from linksync.outputs import write_text_atomic
-from linksync.sync.options import MODES, SyncOptions
-from linksync.sync.preflight import preflight, run_paths
-from linksync.sync.render import plan_rows, render_plan_markdown, render_plan_text
-from linksync.sync.run import (
-    Planned,
-    load_specs,
-    make_plan,
-    options_from,
-    source_options,
-)
+from linksync.logs import setup_logging
+from linksync.model import Problem
+from linksync.pipeline.events import RunEvents
+from linksync.secrets import Secrets
+from linksync.sync.options import MODES
 
 if TYPE_CHECKING:
-    from linksync.validate import Validation
+    from linksync.lock import LockHolder
+    from linksync.sync.plan import Plan
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -88,47 +69,65 @@ def sync_options(fn: F) -> F:
     return decorated  # type: ignore[no-any-return]
 
 
-def _options(settings: Settings, kw: dict[str, Any]) -> SyncOptions:
-    return options_from(
-        settings,
-        None,
-        mode=kw["mode"],
-        scope_domains=tuple(kw["domains"]) or None,
-        owner_tag=kw["owner_tag"],
-        allow_replace=kw["allow_replace"] or None,
-        allow_takeover=kw["allow_takeover"] or None,
-        reset_passwords=kw["reset_passwords"] or None,
-        max_deletes=kw["max_deletes"],
-        force=kw["force"] or None,
-    )
+def run_keywords(kw: dict[str, Any]) -> dict[str, Any]:
+    """The flags of ``sync_options`` as the keywords of ``linksync.plan``/``apply``
+    (a flag not given is None: the profile's setting holds)."""
+    return {
+        **pop_source_flags(kw),
+        "sheets": list(kw["sheets"]) or None,
+        "fix_invisible": kw["fix_invisible"],
+        "ai_slug": kw["ai_slug"],
+        "ai_og": kw["ai_og"],
+        "mode": kw["mode"],
+        "scope_domains": tuple(kw["domains"]) or None,
+        "owner_tag": kw["owner_tag"],
+        "allow_replace": kw["allow_replace"] or None,
+        "allow_takeover": kw["allow_takeover"] or None,
+        "reset_passwords": kw["reset_passwords"] or None,
+        "max_deletes": kw["max_deletes"],
+        "force": kw["force"] or None,
+    }
 
 
-def _validation(sources: tuple[str, ...], settings: Settings, opts: SyncOptions, kw: Any) -> Any:
-    validation = load_specs(
-        list(sources),
-        sheets=list(kw["sheets"]) or None,
-        fix_invisible=kw["fix_invisible"],
-        default_domain=opts.default_domain,
-        **source_options(settings, **pop_source_flags(kw)),
-    )
-    for p in validation.file_problems:
-        err(f"{p.severity.value}: {p.where()}: {p.constant}: {p.message}")
-    return validation
+def start(target: TargetOptions, log_format: str) -> tuple[Settings, logging.Logger]:
+    """Logging first (so even a bad target is reported as JSON with --log-format json),
+    then the target, announced on stderr once its key is a secret of the log."""
+    secrets = Secrets()
+    logger = setup_logging(log_format, secrets=secrets)  # type: ignore[arg-type]
+    settings = target.resolve(announce=False)
+    secrets.add(settings.target.api_key)
+    err(settings.target.describe())
+    return settings, logger
 
 
-def _planned(settings: Settings, validation: Validation, opts: SyncOptions, kw: Any) -> Planned:
-    async def go() -> Planned:
-        async with settings.open_client() as client:
-            return await make_plan(
-                client, validation, opts, ai_slug=kw["ai_slug"], ai_og=kw["ai_og"],
-                target=settings.target.label,
-            )  # fmt: skip
+class CliEvents(RunEvents):
+    """What a run shows on stderr; the confirmation on a terminal (``yes``: none)."""
 
-    return run_async(go())
+    def __init__(self, *, yes: bool = True) -> None:
+        self.yes = yes
 
+    def problems(self, problems: Sequence[Problem]) -> None:
+        for p in problems:
+            err(f"{p.severity.value}: {p.where()}: {p.constant}: {p.message}")
 
-def _has_file_errors(validation: Validation) -> bool:
-    return validation.has_file_errors
+    def lock_wait(self, holder: LockHolder | None, seconds: float) -> None:
+        who = holder.describe() if holder else "another run"
+        err(f"waiting up to {seconds:g} s for the lock held by {who}")
+
+    def planned(self, plan: Plan) -> None:
+        from linksync.report import render_plan_text
+
+        err(render_plan_text(plan))
+
+    def confirm(self, plan: Plan) -> bool:
+        if self.yes:
+            return True
+        if not sys.stdin.isatty():
+            fail("no terminal to confirm on: pass --yes to apply without asking")
+        return click.confirm(f"Apply {len(plan.writes)} changes?", default=False, err=True)
+
+    def warning(self, text: str) -> None:
+        err(f"Warning: {text}")
 
 
 @click.command("plan")
@@ -154,44 +153,20 @@ def plan_command(
     **kw: Any,
 ) -> None:
     """Show what apply would do to make the workspace match SOURCE... (no writes)."""
-    settings, logger = _start(target, kw)
-    opts = _options(settings, kw)
-    if out:
-        paths = run_paths(settings, journal=False, lock=False, plan_out=out)
-        preflight(settings, sources, paths)
-    log_run_start(
-        logger, target=settings.target.label, mode=opts.mode.value, dry_run=True, sources=sources
-    )
-    started = time.monotonic()
-    validation = _validation(sources, settings, opts, kw)
-    plan = _planned(settings, validation, opts, kw).plan
-    log_plan_counts(logger, plan.counts)
-    if out:
-        write_text_atomic(out, plan.to_json() + "\n")
-        err(f"plan saved to {out}")
+    from linksync.pipeline import plan
+    from linksync.report import render_plan_markdown, render_plan_text
+
+    settings, logger = start(target, kw.pop("log_format"))
+    planned = plan(
+        list(sources), settings=settings, out=out, detailed_exitcode=detailed_exitcode,
+        events=CliEvents(), logger=logger, **run_keywords(kw),
+    )  # fmt: skip
+    if planned.saved_to is not None:
+        err(f"plan saved to {planned.saved_to}")
     if fmt == "json":
-        echo(plan.to_json())
+        echo(planned.plan.to_json())
     elif fmt == "markdown":
-        echo(render_plan_markdown(plan), nl=False)
+        echo(render_plan_markdown(planned.plan), nl=False)
     else:
-        echo(render_plan_text(plan))
-    code = EXIT_OK
-    if plan.invalid or _has_file_errors(validation):
-        code = EXIT_ROWS_FAILED
-    elif detailed_exitcode and plan.has_changes:
-        code = EXIT_CHANGES_PENDING
-    for row in plan_rows(plan):
-        if row.failed:
-            log_row_failed(logger, row)
-    log_run_end(logger, counts=plan.counts, duration_s=time.monotonic() - started, exit_code=code)
-    sys.exit(code)
-
-
-def _start(target: TargetOptions, kw: dict[str, Any]) -> tuple[Settings, logging.Logger]:
-    """Logging first (so even a bad target is reported as JSON with --log-format json),
-    then the target, announced on stderr once its key is registered as a secret."""
-    logger = setup_logging(kw.pop("log_format"))
-    settings = target.resolve(announce=False)
-    register_secret(settings.target.api_key)
-    err(settings.target.describe())
-    return settings, logger
+        echo(render_plan_text(planned.plan))
+    sys.exit(planned.exit_code)

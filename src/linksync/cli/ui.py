@@ -7,7 +7,6 @@ import click
 from linksync.cli.common import echo, err, handle_errors
 from linksync.cli.options import TargetOptions, target_options
 from linksync.errors import ConfigError
-from linksync.logs import register_secret
 
 
 @click.command("ui")
@@ -39,7 +38,6 @@ def ui_command(target: TargetOptions, port: int, no_browser: bool, max_upload_mb
     from linksync.ui import serve_ui  # the web stack loads only for this command
 
     settings = target.resolve()
-    register_secret(settings.target.api_key)
 
     def ready(url: str) -> None:
         echo(f"linksync page: {url}  (Ctrl-C to stop)")

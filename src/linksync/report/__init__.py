@@ -1,5 +1,6 @@
 """Results reports: csv, xlsx, json, jsonl, markdown and JUnit XML writers, the annotated
-copy of a source spreadsheet, and the end-of-run terminal summary.
+copy of a source spreadsheet, the end-of-run terminal summary, and plans for people
+(``render_plan_text``, ``render_plan_markdown``).
 
     with ReportSet(["out.xlsx", "out.jsonl"]) as reports:
         for result in results:
@@ -13,6 +14,7 @@ from __future__ import annotations
 from linksync.report.annotate import ANNOTATION_HEADERS, default_annotated_path, write_annotated
 from linksync.report.base import Closing, ReportOptions, ResultWriter
 from linksync.report.cells import FORMULA_PREFIXES, is_formula_like, neutralize, report_row
+from linksync.report.plans import plan_rows, render_plan_markdown, render_plan_text
 from linksync.report.summary import Counts, ErrorCount, Tally, count_results, render_summary
 from linksync.report.writers import WRITERS, ReportSet, open_writer, report_format, write_reports
 
@@ -32,6 +34,9 @@ __all__ = [
     "is_formula_like",
     "neutralize",
     "open_writer",
+    "plan_rows",
+    "render_plan_markdown",
+    "render_plan_text",
     "render_summary",
     "report_format",
     "report_row",

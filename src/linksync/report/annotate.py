@@ -21,6 +21,7 @@ import copy
 import csv
 import io
 from collections.abc import Iterable, Sequence
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -111,7 +112,7 @@ def annotate_output(source: Path, out: Path) -> Output:
 
 
 def annotation_pairs(
-    sources: Sequence[str | Path], outs: Sequence[str | Path]
+    sources: Sequence[str | PathLike[str]], outs: Sequence[str | PathLike[str]]
 ) -> list[tuple[Path, Path]]:
     """Each annotated copy with the source it copies: the first ``--annotate`` goes with
     the first spreadsheet source (.xlsx .xlsm .csv), the second with the second..."""

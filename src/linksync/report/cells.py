@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from linksync.model import RowResult
+from linksync.secrets import redact
 
 #: First characters that make a spreadsheet treat a cell as a formula.
 FORMULA_PREFIXES: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r")
 
 #: What replaces a secret found in a report value.
-REDACTED = "***"
 
 #: Characters XML 1.0 does not allow, even escaped.
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -40,14 +40,6 @@ def is_formula_like(text: str) -> bool:
 def neutralize(text: str) -> str:
     """``text`` made inert for a spreadsheet: formula-like text gets a leading ``'``."""
     return "'" + text if text[:1] in _FORMULA_FIRST else text
-
-
-def redact(text: str, secrets: Sequence[str]) -> str:
-    """``text`` with every occurrence of each secret replaced by ``***``."""
-    for secret in secrets:
-        if secret and secret in text:
-            text = text.replace(secret, REDACTED)
-    return text
 
 
 def xml_text(text: str) -> str:

@@ -16,8 +16,9 @@ from linksync.report.base import (
     Spool,
     write_assembled,
 )
-from linksync.report.cells import redact, report_row
+from linksync.report.cells import report_row
 from linksync.report.summary import Tally, safe_target
+from linksync.secrets import redact
 
 
 class JsonWriter:

@@ -16,8 +16,9 @@ from linksync.report.base import (
     Spool,
     write_assembled,
 )
-from linksync.report.cells import error_text, link_label, redact, report_row, xml_text
+from linksync.report.cells import error_text, link_label, report_row, xml_text
 from linksync.report.summary import Tally, run_title, safe_target
+from linksync.secrets import redact
 
 _DETAIL_FIELDS = (
     "action",

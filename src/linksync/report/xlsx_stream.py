@@ -22,178 +22,46 @@ import shutil
 import tempfile
 import zipfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from linksync.report.cells import XLSX_MAX_CELL_CHARS, fit_cell
+from linksync.report.xlsx_xml import (
+    CT_NS,
+    CT_SHEET,
+    CT_STYLES,
+    CT_WORKBOOK,
+    MAIN_NS,
+    MAX_COLS,
+    MAX_ROWS,
+    PKG_REL_NS,
+    REL_NS,
+    XML_DECL,
+    CellStyle,
+    column_letter,
+    column_width,
+    escape_attr,
+    escape_text,
+    escape_url,
+    styles_xml,
+)
 
-_MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
-_REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
-_PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
-_CT_NS = "http://schemas.openxmlformats.org/package/2006/content-types"
-_CT_SHEET = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
-_CT_WORKBOOK = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"
-_CT_STYLES = "application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"
-_XML_DECL = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-
-#: Excel's limits: rows and columns of a sheet, characters of a sheet name.
-MAX_ROWS = 1_048_576
-MAX_COLS = 16_384
+__all__ = [
+    "MAX_COLS",
+    "MAX_ROWS",
+    "Cell",
+    "CellStyle",
+    "SheetStream",
+    "StreamingWorkbook",
+    "column_letter",
+    "escape_text",
+    "escape_url",
+]
 
 Cell = str | int | float | None
 
 #: Part size (bytes) above which a zip entry is written with Zip64 headers.
 _ZIP64_OVER = 1 << 31
-
-#: Anything in a text that needs more than copying: XML specials, control characters,
-#: a literal ``_xHHHH_``, lone surrogates and the two non-characters.
-_NEEDS_ESCAPE = re.compile("[&<>\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]|_x[0-9a-fA-F]{4}_")
-_ODD = re.compile("[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]|_x[0-9a-fA-F]{4}_")
-_LITERAL_ESCAPE = re.compile("(_x[0-9a-fA-F]{4}_)")
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\ufffe\uffff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_ATTR_SPECIAL = re.compile('[&<>"\x00-\x1f\ud800-\udfff\ufffe\uffff]')
-_URL_ENCODED = re.compile("%[0-9a-fA-F]{2}")
-_URL_UNSAFE = re.compile('[%" <>\\[\\]^`{}]')
-
-
-def escape_text(text: str) -> str:
-    """``text`` as the content of an xlsx ``<t>`` element."""
-    if not _NEEDS_ESCAPE.search(text):
-        return text
-    if "&" in text:
-        text = text.replace("&", "&amp;")
-    if "<" in text:
-        text = text.replace("<", "&lt;")
-    if ">" in text:
-        text = text.replace(">", "&gt;")
-    if _ODD.search(text):
-        text = _LITERAL_ESCAPE.sub(r"_x005F\1", text)
-        text = _CONTROL.sub(lambda m: f"_x{ord(m.group()):04X}_", text)
-        text = _SURROGATE.sub("\ufffd", text)
-    return text
-
-
-def escape_attr(text: str) -> str:
-    """``text`` as an XML attribute value in double quotes, or as plain element text
-    (characters XML cannot carry become U+FFFD)."""
-    if not _ATTR_SPECIAL.search(text):
-        return text
-    text = _SURROGATE.sub("\ufffd", _CONTROL.sub("\ufffd", text))
-    return (
-        text.replace("&", "&amp;")
-        .replace('"', "&quot;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("\t", "&#9;")
-        .replace("\n", "&#10;")
-        .replace("\r", "&#13;")
-    )
-
-
-def escape_url(url: str) -> str:
-    """``url`` with the characters Excel wants percent-encoded in a link target."""
-    if not _URL_UNSAFE.search(url) or _URL_ENCODED.search(url):
-        return url  # nothing to encode, or already encoded
-    for ch, code in (
-        ("%", "%25"),
-        ('"', "%22"),
-        (" ", "%20"),
-        ("<", "%3c"),
-        (">", "%3e"),
-        ("[", "%5b"),
-        ("]", "%5d"),
-        ("^", "%5e"),
-        ("`", "%60"),
-        ("{", "%7b"),
-        ("}", "%7d"),
-    ):
-        url = url.replace(ch, code)
-    return url
-
-
-def column_letter(col: int) -> str:
-    """'A' for column 0, 'Z' for 25, 'AA' for 26."""
-    letters = ""
-    n = col + 1
-    while n:
-        n, rem = divmod(n - 1, 26)
-        letters = chr(65 + rem) + letters
-    return letters
-
-
-def column_width(chars: float) -> float:
-    """Excel's stored width for a column ``chars`` characters wide (Calibri 11)."""
-    pixels = int(chars * 7 + 0.5) + 5
-    return (pixels * 256 // 7) / 256
-
-
-@dataclass(frozen=True, slots=True)
-class CellStyle:
-    """The formatting of a cell. Colours are 'RRGGBB' with or without a leading '#'."""
-
-    bold: bool = False
-    size: float = 11
-    font_color: str | None = None
-    fill: str | None = None
-    underline: bool = False
-    bottom_border: bool = False
-
-
-def _argb(color: str) -> str:
-    return "FF" + color.lstrip("#").upper()
-
-
-def styles_xml(styles: Sequence[CellStyle]) -> str:
-    """``xl/styles.xml`` with the default style (index 0) and ``styles`` as 1, 2, ..."""
-    fonts = ['<font><sz val="11"/><name val="Calibri"/><family val="2"/></font>']
-    fills = [
-        '<fill><patternFill patternType="none"/></fill>',
-        '<fill><patternFill patternType="gray125"/></fill>',
-    ]
-    borders = [
-        "<border><left/><right/><top/><bottom/><diagonal/></border>",
-        '<border><left/><right/><top/><bottom style="thin"><color auto="1"/></bottom>'
-        "<diagonal/></border>",
-    ]
-    xfs = ['<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>']
-    for s in styles:
-        font = (
-            "<font>"
-            + ("<b/>" if s.bold else "")
-            + ("<u/>" if s.underline else "")
-            + f'<sz val="{s.size:g}"/>'
-            + (f'<color rgb="{_argb(s.font_color)}"/>' if s.font_color else "")
-            + '<name val="Calibri"/><family val="2"/></font>'
-        )
-        fonts.append(font)
-        fill_id = 0
-        if s.fill:
-            fills.append(
-                '<fill><patternFill patternType="solid">'
-                f'<fgColor rgb="{_argb(s.fill)}"/><bgColor indexed="64"/></patternFill></fill>'
-            )
-            fill_id = len(fills) - 1
-        border_id = 1 if s.bottom_border else 0
-        xfs.append(
-            f'<xf numFmtId="0" fontId="{len(fonts) - 1}" fillId="{fill_id}" '
-            f'borderId="{border_id}" xfId="0" applyFont="1"'
-            + (' applyFill="1"' if fill_id else "")
-            + (' applyBorder="1"' if border_id else "")
-            + "/>"
-        )
-    return (
-        f'{_XML_DECL}<styleSheet xmlns="{_MAIN_NS}">'
-        f'<fonts count="{len(fonts)}">{"".join(fonts)}</fonts>'
-        f'<fills count="{len(fills)}">{"".join(fills)}</fills>'
-        f'<borders count="{len(borders)}">{"".join(borders)}</borders>'
-        '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/>'
-        f'</cellStyleXfs><cellXfs count="{len(xfs)}">{"".join(xfs)}</cellXfs>'
-        '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>'
-        '<dxfs count="0"/><tableStyles count="0" defaultTableStyle="TableStyleMedium9" '
-        'defaultPivotStyle="PivotStyleLight16"/></styleSheet>'
-    )
 
 
 def _spool() -> IO[str]:
@@ -308,7 +176,7 @@ class SheetStream:
         rid = f"rId{self.links}"
         self._links.write(f'<hyperlink ref="{self._ref(col)}{row}" r:id="{rid}"/>')
         self._rels.write(
-            f'<Relationship Id="{rid}" Type="{_REL_NS}/hyperlink" '
+            f'<Relationship Id="{rid}" Type="{REL_NS}/hyperlink" '
             f'Target="{escape_attr(escape_url(url))}" TargetMode="External"/>'
         )
 
@@ -344,7 +212,7 @@ class SheetStream:
             for c, w in sorted(self.widths.items())
         )
         head = (
-            f'{_XML_DECL}<worksheet xmlns="{_MAIN_NS}" xmlns:r="{_REL_NS}">'
+            f'{XML_DECL}<worksheet xmlns="{MAIN_NS}" xmlns:r="{REL_NS}">'
             f'<dimension ref="{dim}"/><sheetViews>{view}</sheetViews>'
             '<sheetFormatPr defaultRowHeight="15"/>'
             + (f"<cols>{cols}</cols>" if cols else "")
@@ -371,7 +239,7 @@ class SheetStream:
         if self._rels is not None:
             rels = f"xl/worksheets/_rels/sheet{self.index}.xml.rels"
             with z.open(rels, "w", force_zip64=_size(self._rels) > _ZIP64_OVER) as out:
-                out.write(f'{_XML_DECL}<Relationships xmlns="{_PKG_REL_NS}">'.encode())
+                out.write(f'{XML_DECL}<Relationships xmlns="{PKG_REL_NS}">'.encode())
                 _copy(self._rels, out)
                 out.write(b"</Relationships>")
 
@@ -410,20 +278,20 @@ class StreamingWorkbook:
             z.writestr("[Content_Types].xml", self._content_types())
             z.writestr(
                 "_rels/.rels",
-                f'{_XML_DECL}<Relationships xmlns="{_PKG_REL_NS}">'
-                f'<Relationship Id="rId1" Type="{_REL_NS}/officeDocument" '
+                f'{XML_DECL}<Relationships xmlns="{PKG_REL_NS}">'
+                f'<Relationship Id="rId1" Type="{REL_NS}/officeDocument" '
                 'Target="xl/workbook.xml"/></Relationships>',
             )
             z.writestr("xl/workbook.xml", self._workbook_xml())
             rels = "".join(
-                f'<Relationship Id="rId{s.index}" Type="{_REL_NS}/worksheet" '
+                f'<Relationship Id="rId{s.index}" Type="{REL_NS}/worksheet" '
                 f'Target="worksheets/sheet{s.index}.xml"/>'
                 for s in self.sheets
             )
             z.writestr(
                 "xl/_rels/workbook.xml.rels",
-                f'{_XML_DECL}<Relationships xmlns="{_PKG_REL_NS}">{rels}'
-                f'<Relationship Id="rId{n + 1}" Type="{_REL_NS}/styles" Target="styles.xml"/>'
+                f'{XML_DECL}<Relationships xmlns="{PKG_REL_NS}">{rels}'
+                f'<Relationship Id="rId{n + 1}" Type="{REL_NS}/styles" Target="styles.xml"/>'
                 "</Relationships>",
             )
             z.writestr("xl/styles.xml", styles_xml(self.styles))
@@ -432,16 +300,16 @@ class StreamingWorkbook:
 
     def _content_types(self) -> str:
         sheets = "".join(
-            f'<Override PartName="/xl/worksheets/sheet{s.index}.xml" ContentType="{_CT_SHEET}"/>'
+            f'<Override PartName="/xl/worksheets/sheet{s.index}.xml" ContentType="{CT_SHEET}"/>'
             for s in self.sheets
         )
         return (
-            f'{_XML_DECL}<Types xmlns="{_CT_NS}">'
+            f'{XML_DECL}<Types xmlns="{CT_NS}">'
             '<Default Extension="rels" '
             'ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
             '<Default Extension="xml" ContentType="application/xml"/>'
-            f'<Override PartName="/xl/workbook.xml" ContentType="{_CT_WORKBOOK}"/>'
-            f'<Override PartName="/xl/styles.xml" ContentType="{_CT_STYLES}"/>'
+            f'<Override PartName="/xl/workbook.xml" ContentType="{CT_WORKBOOK}"/>'
+            f'<Override PartName="/xl/styles.xml" ContentType="{CT_STYLES}"/>'
             f"{sheets}</Types>"
         )
 
@@ -457,7 +325,7 @@ class StreamingWorkbook:
             if (ref := s.filter_range()) is not None
         )
         return (
-            f'{_XML_DECL}<workbook xmlns="{_MAIN_NS}" xmlns:r="{_REL_NS}">'
+            f'{XML_DECL}<workbook xmlns="{MAIN_NS}" xmlns:r="{REL_NS}">'
             f'<bookViews><workbookView activeTab="{self.active}"/></bookViews>'
             f"<sheets>{sheets}</sheets>"
             + (f"<definedNames>{names}</definedNames>" if names else "")

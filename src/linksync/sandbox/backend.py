@@ -35,6 +35,7 @@ from linksync.sandbox.store import (
     SlugTaken,
     Store,
 )
+from linksync.timestamps import format_ts
 
 Clock = Callable[[], float]
 _SLUG_ALPHABET = string.ascii_lowercase + string.digits
@@ -97,7 +98,7 @@ class Backend:
         return f"{prefix}_{ms:012x}{seq:04x}{secrets.token_hex(3)}"
 
     def _ts(self) -> str:
-        return rules.format_ts(self.now())
+        return format_ts(self.now())
 
     def _month(self) -> str:
         return self.now().strftime("%Y-%m")
@@ -259,7 +260,7 @@ class Backend:
                 apple=spec.apple,
                 google=spec.google,
                 password_hash=hash_password(spec.password) if spec.password else None,
-                expires_at=rules.format_ts(spec.expires_at) if spec.expires_at else None,
+                expires_at=format_ts(spec.expires_at) if spec.expires_at else None,
                 created_at=ts,
                 updated_at=ts,
             )

@@ -16,7 +16,7 @@ from urllib.parse import quote_plus, unquote_plus
 import numpy as np
 import pandas as pd
 
-from linksync.rules import format_ts, parse_iso
+from linksync.timestamps import format_ts, parse_iso
 
 if TYPE_CHECKING:
     from linksync.sources.options import DateFormat

@@ -1,12 +1,15 @@
 """The sync engine: remote state -> diff -> Plan -> executor -> Results.
 
-``diff`` is pure; ``fetch_remote`` reads what the diff needs through the client;
-``execute`` applies a plan within the client's rate limit and journals every request.
+``diff`` is pure; ``fetch_remote`` (``sync.remote``) reads what the diff needs through
+the client; ``execute`` (``sync.execute``) applies a plan within the client's rate
+limit. The whole run around them (lock, outputs, reports, journal) is
+``linksync.pipeline``: ``linksync.plan`` and ``linksync.apply``.
 """
 
 from __future__ import annotations
 
-from linksync.sync.diff import compare, create_payload, diff
+from linksync.sync.compare import compare, create_payload
+from linksync.sync.diff import diff
 from linksync.sync.options import MODES, Mode, SyncOptions
 from linksync.sync.plan import Change, DomainFetch, FieldChange, Plan, QuotaNote, Safety
 from linksync.sync.state import DomainInfo, OrgInfo, RemoteState

@@ -13,16 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from linksync.model import API_NAMES, LinkSpec, RemoteLink
 from linksync.sync.options import SyncOptions
 from linksync.sync.ownership import other_owners, taken_over
 from linksync.sync.plan import FieldChange
-
-#: Fields compared on an existing link (password separately: it is write-only).
-COMPARED_FIELDS: tuple[str, ...] = ("url", "description", "tags", "apple", "google")
+from linksync.timestamps import same_instant
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,24 +46,6 @@ def desired_tags(spec: LinkSpec, options: SyncOptions) -> tuple[str, ...]:
     if options.owner_tag is not None:
         tags.append(options.owner_tag)
     return tuple(dict.fromkeys(t for t in tags if t))
-
-
-def same_instant(a: str | None, b: str | None) -> bool:
-    """Timestamps compare as instants; unparseable values compare as text."""
-    if not a or not b:
-        return not a and not b
-    pa, pb = _instant(a), _instant(b)
-    if pa is None or pb is None:
-        return a.strip() == b.strip()
-    return pa == pb
-
-
-def _instant(value: str) -> datetime | None:
-    try:
-        dt = datetime.fromisoformat(value.strip().replace("z", "Z"))
-    except ValueError:
-        return None
-    return dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
 
 
 def _text(value: str | None) -> str | None:

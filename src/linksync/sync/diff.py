@@ -24,38 +24,15 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
-from linksync.model import Action, LinkSpec, Problem, RemoteLink, Severity
-from linksync.sync.compare import (
-    COMPARED_FIELDS,
-    Comparison,
-    compare,
-    create_payload,
-    desired_tags,
-    row_domain,
-    same_instant,
-)
+from linksync.model import Action, LinkKey, LinkSpec, Place, Problem, RemoteLink, Severity
+from linksync.sync.compare import compare, create_payload, row_domain
 from linksync.sync.options import Mode, SyncOptions
 from linksync.sync.ownership import other_owners, takeover_note, takeover_refused
 from linksync.sync.plan import Change, FieldChange, Plan, QuotaNote, Unmanaged, sort_changes
 from linksync.sync.safety import judge_safety, mark_quota
-from linksync.sync.state import Key, RemoteState
+from linksync.sync.state import RemoteState
 
-__all__ = [  # the comparison helpers live in sync.compare; kept importable from here
-    "COMPARED_FIELDS",
-    "Comparison",
-    "compare",
-    "create_payload",
-    "desired_tags",
-    "diff",
-    "judge_safety",
-    "row_domain",
-    "same_instant",
-]
-
-
-def _place(spec: LinkSpec) -> tuple[str, str | None, int | None] | None:
-    p = spec.provenance
-    return (p.source, p.sheet, p.row) if p is not None else None
+__all__ = ["diff"]
 
 
 def _problem(constant: str, message: str, spec: LinkSpec | None, field: str | None) -> Problem:
@@ -75,12 +52,11 @@ class _Differ:
         self.remote = remote
         self.invalid = frozenset(invalid)
         self.options = options
-        self.by_place: dict[tuple[str, str | None, int | None], list[Problem]] = {}
+        self.by_place: dict[Place, list[Problem]] = {}
         for p in problems:
             if p.provenance is not None and p.provenance.row is not None:
-                place = (p.provenance.source, p.provenance.sheet, p.provenance.row)
-                self.by_place.setdefault(place, []).append(p)
-        self.claimed: dict[Key, int] = {}
+                self.by_place.setdefault(p.provenance.place, []).append(p)
+        self.claimed: dict[LinkKey, int] = {}
         self.claimed_urls: dict[tuple[str, str], int] = {}
         self.protected_urls: set[tuple[str, str]] = set()
         self.rows: dict[int, LinkSpec] = {}
@@ -88,8 +64,8 @@ class _Differ:
     def row_change(self, index: int, spec: LinkSpec) -> Change:
         self.rows[index] = spec
         domain = row_domain(spec, self.options, self.remote.system_domain)
-        place = _place(spec)
-        found = list(self.by_place.get(place, ())) if place is not None else []
+        prov = spec.provenance
+        found = list(self.by_place.get(prov.place, ())) if prov is not None else []
         if index in self.invalid or any(p.severity is Severity.ERROR for p in found):
             self._protect(spec, domain, index)
             return Change(Action.INVALID, domain, spec.slug, index, spec, problems=tuple(found))
@@ -118,7 +94,7 @@ class _Differ:
 
     def _protect(self, spec: LinkSpec, domain: str, index: int) -> None:
         if spec.slug:
-            self.claimed.setdefault((domain, spec.slug.lower()), index)
+            self.claimed.setdefault(LinkKey.of(domain, spec.slug), index)
         elif spec.url:
             self.protected_urls.add((domain, spec.url.strip()))
 
@@ -152,7 +128,7 @@ class _Differ:
     ) -> tuple[RemoteLink | None, Problem | None]:
         """The remote link a row refers to, or a problem (duplicate, ambiguous)."""
         if spec.slug:
-            key = (domain, spec.slug.lower())
+            key = LinkKey.of(domain, spec.slug)
             link = self.remote.get(domain, spec.slug)
         else:
             url = (spec.url or "").strip()
@@ -280,32 +256,34 @@ class _Differ:
         for key, link in sorted(self.remote.links.items()):
             if not self.in_scope(link) or key in self.claimed:
                 continue
-            if (key[0], link.url.strip()) in self.protected_urls:
+            if (key.domain, link.url.strip()) in self.protected_urls:
                 continue
             if not other_owners(link.tags, self.options):
-                out.append(Change(Action.DELETE, key[0], link.slug, start, None, link))
+                out.append(Change(Action.DELETE, key.domain, link.slug, start, None, link))
             elif self.options.allow_takeover:
                 note = (takeover_note(link, None, self.options),)
                 out.append(
-                    Change(Action.DELETE, key[0], link.slug, start, None, link, problems=note)
+                    Change(Action.DELETE, key.domain, link.slug, start, None, link, problems=note)
                 )
             else:
                 refused = (takeover_refused(link, None, self.options, "delete"),)
                 out.append(
-                    Change(Action.INVALID, key[0], link.slug, start, None, link, problems=refused)
+                    Change(
+                        Action.INVALID, key.domain, link.slug, start, None, link, problems=refused
+                    )
                 )
         return out
 
-    def unmanaged(self) -> tuple[Key, ...]:
+    def unmanaged(self) -> tuple[LinkKey, ...]:
         """Links of fully listed domains in no row and outside the scope (every link
         when there is no scope), by domain and slug."""
         opts = self.options
         scoped = bool(opts.scope_domains) or opts.owner_tag is not None
-        out: list[Key] = []
+        out: list[LinkKey] = []
         for key, link in sorted(self.remote.links.items()):
-            if key in self.claimed or key[0] not in self.remote.listed_domains:
+            if key in self.claimed or key.domain not in self.remote.listed_domains:
                 continue
-            if (key[0], link.url.strip()) in self.protected_urls:
+            if (key.domain, link.url.strip()) in self.protected_urls:
                 continue
             if not (scoped and self.in_scope(link)):
                 out.append(key)

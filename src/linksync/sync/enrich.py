@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from linksync.api import LinkServiceClient
-from linksync.model import LinkSpec
-from linksync.sync.diff import row_domain
+from linksync.api import LinkClient
+from linksync.model import LinkKey, LinkSpec
+from linksync.sync.compare import row_domain
 from linksync.sync.options import SyncOptions
-from linksync.sync.remote import gather_or_cancel
+from linksync.sync.pool import run_pool
 from linksync.sync.state import RemoteState
 
 
@@ -25,9 +25,9 @@ def _matches_remote(spec: LinkSpec, domain: str, remote: RemoteState) -> bool:
     return any(x.url.strip() == url for x in remote.on_domain(domain))
 
 
-def _free_slug(base: str, domain: str, remote: RemoteState, taken: set[tuple[str, str]]) -> str:
+def _free_slug(base: str, domain: str, remote: RemoteState, taken: set[LinkKey]) -> str:
     candidate, n = base, 1
-    while (domain, candidate.lower()) in taken or remote.get(domain, candidate) is not None:
+    while LinkKey.of(domain, candidate) in taken or remote.get(domain, candidate) is not None:
         n += 1
         candidate = f"{base}-{n}"
     return candidate
@@ -36,7 +36,7 @@ def _free_slug(base: str, domain: str, remote: RemoteState, taken: set[tuple[str
 async def enrich(
     specs: Sequence[LinkSpec],
     remote: RemoteState,
-    client: LinkServiceClient,
+    client: LinkClient,
     options: SyncOptions,
     *,
     ai_slug: bool = False,
@@ -61,29 +61,24 @@ async def enrich(
     suggestions: dict[int, str] = {}
     descriptions: dict[int, str] = {}
 
-    async def slug_worker(queue: list[int]) -> None:
-        while queue:
-            i = queue.pop()
-            suggestions[i] = await client.ai_slug((out[i].url or "").strip())
+    async def ask(job: tuple[str, int]) -> None:
+        what, i = job
+        url = (out[i].url or "").strip()
+        if what == "slug":
+            suggestions[i] = await client.ai_slug(url)
+            return
+        og = await client.ai_og(url)
+        text = og.title or og.description
+        if text:
+            descriptions[i] = text
 
-    async def og_worker(queue: list[int]) -> None:
-        while queue:
-            i = queue.pop()
-            og = await client.ai_og((out[i].url or "").strip())
-            text = og.title or og.description
-            if text:
-                descriptions[i] = text
-
-    size = max(1, client.concurrency)
-    squeue, oqueue = list(reversed(slug_jobs)), list(reversed(og_jobs))
-    await gather_or_cancel(
-        [slug_worker(squeue) for _ in range(size)] + [og_worker(oqueue) for _ in range(size)]
-    )
-    taken = {(row_domain(s, options, system), s.slug.lower()) for s in out if s.slug is not None}
+    jobs = [("slug", i) for i in slug_jobs] + [("og", i) for i in og_jobs]
+    await run_pool(jobs, ask, client.concurrency)
+    taken = {LinkKey.of(row_domain(s, options, system), s.slug) for s in out if s.slug is not None}
     for i in sorted(suggestions):
         domain = row_domain(out[i], options, system)
         slug = _free_slug(suggestions[i], domain, remote, taken)
-        taken.add((domain, slug.lower()))
+        taken.add(LinkKey.of(domain, slug))
         out[i] = replace(out[i], slug=slug)
     for i, text in descriptions.items():
         spec = out[i]

@@ -1,25 +1,28 @@
 """The executor: apply a Plan through the client, one result per row.
 
-Scheduling: a pool of ``client.concurrency`` workers takes the writes in plan order
-(creates, updates and replaces first, deletes once those are done); the client's shared
-limiter keeps the pool within the rate limit and retries transient failures, so the run
-goes as fast as the limit allows and no faster.
+Scheduling: one pool (``sync.pool.run_pool``) of ``client.concurrency`` workers takes
+the writes in plan order (creates, updates and replaces first, rows that failed in the
+last run before the others; deletes once those are done); the client's shared limiter
+keeps the pool within the rate limit and retries transient failures, so the run goes
+as fast as the limit allows and no faster.
 
-Rules while running (DESIGN.md):
+Rules while running (DESIGN.md), read from the error table (``ErrorDef.stops``):
 
 - 409 SLUG_EXISTS on create: another writer got there; read the link and update it.
 - 401 UNAUTHORIZED stops everything; 403 FORBIDDEN stops every write.
 - 403 QUOTA_EXCEEDED on create stops further creates (and replaces); updates go on.
 - A replace is a delete then a create.
 - Rows not attempted are ``skipped`` with NOT_ATTEMPTED and the reason.
-- Cancellation (Ctrl-C): stop taking rows, wait for the requests in flight, and return
-  the results with ``interrupted`` set (rows never started are skipped).
+- Cancellation (Ctrl-C cancels the task; ``cancel`` is set from any thread): stop
+  taking rows, wait for the requests in flight, and return the results with
+  ``interrupted`` set (rows never started are skipped, stopped by INTERRUPTED).
 - A create without slug, when another writer may be active (``recheck_urls``), first
   looks its URL up and adopts a link made meanwhile instead of creating a second one.
 
-Every completed call is appended to the journal as it completes, and every accepted
-write is counted (``linksync.outcome.RemoteWrites``), so the exit code can tell "nothing
-done" from "stopped after writing". The results themselves are in ``sync.results``.
+While it runs, the journal and the write count (``linksync.outcome.RemoteWrites``) are
+subscribed to the client's call events, so every completed request is journaled and
+every accepted write counted as it happens: the exit code can tell "nothing done" from
+"stopped after writing". The results themselves are in ``sync.results``.
 """
 
 from __future__ import annotations
@@ -27,26 +30,36 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import replace
 
-from linksync.errors import ApiError, UnsafePlanError
-from linksync.model import Action, RowResult, Status
+from linksync.api import CallEvent, LinkClient
+from linksync.errors import ERRORS, ApiError, LinkNotFound, SlugExists, Stop, UnsafePlanError
+from linksync.model import Action, RowResult, RunInfo, Status
 from linksync.outcome import RemoteWrites
 from linksync.sync.calls import RowCalls
 from linksync.sync.history import LastRun, failed_first
-from linksync.sync.journal import Journal, new_run_id, utc_now
+from linksync.sync.journal import Journal, new_run_id
 from linksync.sync.plan import Change, Plan
-from linksync.sync.remote import LinkClient, gather_or_cancel
-from linksync.sync.results import (
-    ProgressSink,
-    Results,
-    ok_result,
-    row_result,
-    static_result,
-    with_changes,
-)
+from linksync.sync.pool import run_pool
+from linksync.sync.results import CancelSignal, ProgressSink, Results, ok_result, static_result
+from linksync.timestamps import utc_now
 
 __all__ = ["ProgressSink", "Results", "execute", "static_result"]
+
+INTERRUPTED = "INTERRUPTED"
+
+
+def count_writes(writes: RemoteWrites) -> Callable[[CallEvent], None]:
+    """A call-event hook counting the writes the service accepted (and those of
+    unknown outcome: sent, never answered)."""
+
+    def on_call(event: CallEvent) -> None:
+        if event.ok:
+            writes.record(event.kind)
+        elif event.outcome_unknown:
+            writes.record(event.kind, answered=False)
+
+    return on_call
 
 
 class _Run:
@@ -56,28 +69,30 @@ class _Run:
         client: LinkClient,
         journal: Journal | None,
         progress: ProgressSink | None,
-        on_result: Callable[[RowResult], None] | None = None,
+        on_result: Callable[[RowResult], None] | None,
+        cancel: CancelSignal | None,
         *,
-        writes: RemoteWrites | None = None,
         recheck_urls: bool = False,
     ) -> None:
         self.plan = plan
-        self.on_result = on_result
         self.client = client
-        self.writes = writes if writes is not None else RemoteWrites()
-        self.calls = RowCalls(client, journal, self.writes)
+        self.calls = RowCalls(client)
         self.journal = journal
         self.progress = progress
+        self.on_result = on_result
+        self.cancel = cancel
         self.recheck_urls = recheck_urls
         self.results: dict[int, RowResult] = {}
         self._emitted = 0
         self.stopped_by: str | None = None
-        self.stop_reason: str | None = None
-        self.creates_stopped = False
+        self.creates_stopped: str | None = None
+        self.interrupted = False
 
-    def stop(self, constant: str, reason: str) -> None:
+    def stop(self, constant: str) -> None:
+        if constant == INTERRUPTED:
+            self.interrupted = True
         if self.stopped_by is None:
-            self.stopped_by, self.stop_reason = constant, reason
+            self.stopped_by = constant
 
     def done(self, pos: int, result: RowResult) -> None:
         self.results[pos] = result
@@ -97,68 +112,49 @@ class _Run:
             self._emitted += 1
 
     def not_attempted(self, ch: Change) -> RowResult | None:
-        if self.stopped_by is not None:
-            why = self.stop_reason or self.stopped_by
-            return row_result(ch, Status.SKIPPED, constant="NOT_ATTEMPTED", message=why)
-        if self.creates_stopped and ch.action in (Action.CREATE, Action.REPLACE):
-            return row_result(
-                ch,
-                Status.SKIPPED,
-                constant="NOT_ATTEMPTED",
-                message="not attempted: QUOTA_EXCEEDED stopped further creates",
-            )
-        return None
+        if self.cancel is not None and self.cancel.is_set():
+            self.stop(INTERRUPTED)
+        stop = self.stopped_by
+        if stop is None and ch.action in (Action.CREATE, Action.REPLACE):
+            stop = self.creates_stopped
+        if stop is None:
+            return None
+        why = f"not attempted: {ERRORS[stop].stop_reason}"
+        if stop == self.creates_stopped and stop != self.stopped_by:
+            why += ": no more creates"
+        return RowResult.from_change(ch, Status.SKIPPED, constant="NOT_ATTEMPTED", message=why)
 
     async def phase(self, items: Sequence[tuple[int, Change]]) -> None:
-        queue = list(reversed(items))
-        hint = getattr(self.client, "set_queued", None)  # pacing: what is still to come
+        async def one(item: tuple[int, Change]) -> None:
+            pos, ch = item
+            skipped = self.not_attempted(ch)
+            self.done(pos, skipped if skipped is not None else await self.apply_one(ch))
 
-        async def worker() -> None:
-            while queue:
-                pos, ch = queue.pop()
-                if hint is not None:
-                    hint(len(queue))
-                skipped = self.not_attempted(ch)
-                if skipped is not None:
-                    self.done(pos, skipped)
-                    continue
-                self.done(pos, await self.apply_one(ch))
-
-        size = max(1, min(len(queue), int(getattr(self.client, "concurrency", 8))))
-        try:
-            await gather_or_cancel([worker() for _ in range(size)])
-        finally:
-            if hint is not None:
-                hint(0)
+        await run_pool(items, one, self.client.concurrency, queued=self.client.set_queued)
 
     async def apply_one(self, ch: Change) -> RowResult:
         try:
             if ch.action is Action.CREATE:
                 return await self.create(ch)
             if ch.action is Action.UPDATE:
-                link, meta = await self.calls.call(
-                    ch,
-                    "PATCH /links",
-                    self.client.update_link,
-                    ch.slug,
-                    dict(ch.payload),
-                    domain=ch.domain,
+                assert ch.slug is not None
+                _, event = await self.calls.call(
+                    ch, self.client.update_link, ch.slug, dict(ch.payload), domain=ch.domain
                 )
-                return ok_result(ch, link, meta)
+                return ok_result(ch, event)
             if ch.action is Action.DELETE:
                 return await self.delete(ch)
             return await self.replace(ch)
         except ApiError as exc:
             self.react(exc, ch)
-            return row_result(ch, Status.FAILED, exc=exc, attempts=exc.attempts)
+            return RowResult.from_change(ch, Status.FAILED, error=exc, attempts=exc.attempts)
 
     def react(self, exc: ApiError, ch: Change) -> None:
-        if exc.constant == "UNAUTHORIZED":
-            self.stop("UNAUTHORIZED", "not attempted: UNAUTHORIZED stopped the run")
-        elif exc.constant == "FORBIDDEN":
-            self.stop("FORBIDDEN", "not attempted: FORBIDDEN (key lacks write permission)")
-        elif exc.constant == "QUOTA_EXCEEDED" and ch.action in (Action.CREATE, Action.REPLACE):
-            self.creates_stopped = True
+        """What a failure stops for the rest of the run (the error table says)."""
+        if exc.stops in (Stop.RUN, Stop.WRITES):
+            self.stop(exc.constant)
+        elif exc.stops is Stop.CREATES and ch.action in (Action.CREATE, Action.REPLACE):
+            self.creates_stopped = exc.constant
 
     async def create(self, ch: Change) -> RowResult:
         if self.recheck_urls and not ch.slug and ch.spec is not None:
@@ -166,50 +162,40 @@ class _Run:
             if found is not None:
                 return found
         try:
-            link, meta = await self.calls.call(
-                ch, "POST /links", self.client.create_link, dict(ch.payload)
-            )
-        except ApiError as exc:
-            if exc.constant != "SLUG_EXISTS" or not ch.slug or ch.spec is None:
+            _, event = await self.calls.call(ch, self.client.create_link, dict(ch.payload))
+        except SlugExists as exc:
+            if not ch.slug or ch.spec is None:
                 raise
             return await self.calls.adopt(ch, exc.attempts, self.plan.options)
-        return ok_result(ch, link, meta)
+        return ok_result(ch, event)
 
     async def delete(self, ch: Change) -> RowResult:
         assert ch.slug is not None
         try:
-            _, meta = await self.calls.call(
-                ch, "DELETE /links/:slug", self.client.delete_link, ch.slug, domain=ch.domain
-            )
-        except ApiError as exc:
-            if exc.constant != "LINK_NOT_FOUND":
-                raise
-            done = row_result(ch, Status.OK, exc=exc, attempts=exc.attempts)
-            return with_changes(
-                done, error_constant=None, error_code=None, message="already deleted"
-            )
-        return ok_result(ch, ch.remote, meta)
+            _, event = await self.calls.call(ch, self.client.delete_link, ch.slug, domain=ch.domain)
+        except LinkNotFound as exc:
+            done = RowResult.from_change(
+                ch, Status.OK, http_status=exc.status, request_id=exc.request_id,
+                attempts=exc.attempts,
+            )  # fmt: skip
+            return replace(done, message="already deleted")
+        return ok_result(ch, event, link=ch.remote)
 
     async def replace(self, ch: Change) -> RowResult:
         assert ch.slug is not None
-        _, dmeta = await self.calls.call(
-            ch, "DELETE /links/:slug", self.client.delete_link, ch.slug, domain=ch.domain
-        )
+        _, deleted = await self.calls.call(ch, self.client.delete_link, ch.slug, domain=ch.domain)
         try:
-            link, meta = await self.calls.call(
-                ch, "POST /links", self.client.create_link, dict(ch.payload)
-            )
+            _, event = await self.calls.call(ch, self.client.create_link, dict(ch.payload))
         except ApiError as exc:
             self.react(exc, ch)
-            return row_result(
+            return RowResult.from_change(
                 ch,
                 Status.FAILED,
-                exc=exc,
+                error=exc,
                 message=f"deleted, but re-creating failed: {exc.message}",
-                attempts=dmeta.attempts + exc.attempts,
+                attempts=deleted.attempts + exc.attempts,
             )
-        done = ok_result(ch, link, meta)
-        return with_changes(done, attempts=dmeta.attempts + meta.attempts)
+        return ok_result(ch, event, attempts=deleted.attempts + event.attempts)
 
 
 async def execute(
@@ -223,6 +209,7 @@ async def execute(
     last: LastRun | None = None,
     writes: RemoteWrites | None = None,
     recheck_urls: bool = False,
+    cancel: CancelSignal | None = None,
 ) -> Results:
     """Apply ``plan``; one result per change, in plan order.
 
@@ -238,14 +225,16 @@ async def execute(
     lock not keyed on the target), so each create without slug first looks its URL up.
 
     Raises ``UnsafePlanError`` when the plan crosses a safety threshold without force.
-    Cancelling the task running this coroutine stops it taking rows; it then waits for
-    the requests in flight and returns the results with ``interrupted`` set.
+    Cancelling the task running this coroutine, or setting ``cancel``, stops it taking
+    rows; it then waits for the requests in flight and returns the results with
+    ``interrupted`` set.
     """
     if plan.refused:
         raise UnsafePlanError(f"plan refused: {plan.safety.reason}; use --force to apply it")
     run_id = run_id or (journal.run_id if journal is not None else new_run_id())
+    writes = writes if writes is not None else RemoteWrites()
     started_at, t0 = utc_now(), time.monotonic()
-    run = _Run(plan, client, journal, progress, on_result, writes=writes, recheck_urls=recheck_urls)
+    run = _Run(plan, client, journal, progress, on_result, cancel, recheck_urls=recheck_urls)
     todo: list[tuple[int, Change]] = []
     deletes: list[tuple[int, Change]] = []
     for pos, ch in enumerate(plan.changes):
@@ -256,7 +245,9 @@ async def execute(
             deletes.append((pos, ch))
         else:
             todo.append((pos, ch))
+    hooks = [client.subscribe(count_writes(writes))]
     if journal is not None:
+        hooks.append(client.subscribe(journal.on_call))
         journal.write(
             "start",
             target=plan.target,
@@ -266,69 +257,70 @@ async def execute(
         )
         for pos in sorted(run.results):
             journal.write("result", **run.results[pos].to_dict())
-    run.emit_ready()
-    if progress is not None:
-        progress.start(len(todo) + len(deletes))
-
-    todo = failed_first(todo, last)
-
-    async def phases() -> None:
-        await run.phase(todo)
-        await run.phase(deletes)
-
-    interrupted = False
-    work = asyncio.ensure_future(phases())
     try:
-        try:
-            await asyncio.shield(work)
-        except asyncio.CancelledError:
-            interrupted = True
-            run.stop("INTERRUPTED", "not attempted: the run was interrupted")
-            task = asyncio.current_task()
-            if task is not None:
-                task.uncancel()
-            await work
-        for pos, ch in enumerate(plan.changes):
-            if pos not in run.results:
-                run.done(
-                    pos,
-                    row_result(
-                        ch,
-                        Status.SKIPPED,
-                        constant="NOT_ATTEMPTED",
-                        message="not attempted: the run was interrupted",
-                    ),
-                )
+        run.emit_ready()
+        if progress is not None:
+            progress.start(len(todo) + len(deletes), client.rate_limit_wait)
+        await _phases(run, failed_first(todo, last), deletes)
     finally:
+        for unsubscribe in hooks:
+            unsubscribe()
         if progress is not None:
             progress.finish()
-    stopped = run.stopped_by
+    stats = client.stats
     results = Results(
         rows=tuple(run.results[pos] for pos in range(len(plan.changes))),
         plan=plan,
-        run_id=run_id,
-        started_at=started_at,
-        duration_s=time.monotonic() - t0,
-        journal=str(journal.path) if journal is not None else None,
-        interrupted=interrupted,
-        stopped_by=stopped,
-        stats=_stats(client),
-        writes=run.writes,
+        info=RunInfo(
+            target=plan.target or "",
+            mode=plan.options.mode.value,
+            started_at=started_at,
+            duration_s=time.monotonic() - t0,
+            requests=stats.requests,
+            requests_by_kind=dict(stats.requests_by_kind),
+            rate_limit_waits=stats.rate_limited,
+            run_id=run_id,
+        ),
+        journal=journal.path if journal is not None else None,
+        interrupted=run.interrupted,
+        stopped_by=run.stopped_by,
+        writes=writes,
     )
     if journal is not None:
         journal.write(
             "end",
             counts=results.counts,
             duration_s=round(results.duration_s, 3),
-            interrupted=interrupted,
-            stopped_by=stopped,
-            writes=run.writes.to_dict(),
+            interrupted=results.interrupted,
+            stopped_by=results.stopped_by,
+            writes=writes.to_dict(),
         )
         journal.sync()
     return results
 
 
-def _stats(client: Any) -> dict[str, Any]:
-    stats = getattr(client, "stats", None)
-    to_dict = getattr(stats, "to_dict", None)
-    return dict(to_dict()) if callable(to_dict) else {}
+async def _phases(
+    run: _Run, todo: Sequence[tuple[int, Change]], deletes: Sequence[tuple[int, Change]]
+) -> None:
+    """The writes, then the deletes; on cancellation of this task (Ctrl-C), the rows
+    in flight finish and the others are not attempted."""
+
+    async def phases() -> None:
+        await run.phase(todo)
+        await run.phase(deletes)
+
+    work = asyncio.ensure_future(phases())
+    try:
+        await asyncio.shield(work)
+    except asyncio.CancelledError:
+        run.stop(INTERRUPTED)
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        await work
+    for pos, ch in enumerate(run.plan.changes):
+        if pos not in run.results:  # only an interrupted run leaves rows behind
+            run.stop(INTERRUPTED)
+            skipped = run.not_attempted(ch)
+            if skipped is not None:
+                run.done(pos, skipped)

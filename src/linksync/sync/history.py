@@ -11,55 +11,33 @@ came from (source, sheet, row).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from linksync.model import RowResult
+from linksync.model import LinkKey, Place, RowResult
 from linksync.outputs import is_journal_file
 from linksync.sync.journal import DEFAULT_RUNS_DIR, read_journal
 from linksync.sync.plan import Change
 
-RowKey = tuple[str | None, ...]
+#: A row's identity across runs: its link, else where it came from.
+RowKey = LinkKey | Place
 
 _FAILED = ("failed", "invalid")
 
 
-def row_key(
-    domain: str | None,
-    slug: str | None,
-    source: str | None,
-    sheet: str | None,
-    row: int | None,
-) -> RowKey:
-    if slug:
-        return ("link", (domain or "").lower(), slug.lower())
-    return ("row", source, sheet, str(row) if row is not None else None)
+def row_key(domain: str | None, slug: str | None, place: Place) -> RowKey:
+    """The link (domain, slug) when the row names a slug, else its place in the sources."""
+    return LinkKey.of(domain, slug) if slug else place
 
 
-def result_key(result: RowResult | Mapping[str, Any]) -> RowKey:
-    if isinstance(result, RowResult):
-        return row_key(result.domain, result.slug, result.source, result.sheet, result.row)
-    row = result.get("row")
-    return row_key(
-        result.get("domain"),
-        result.get("slug"),
-        result.get("source"),
-        result.get("sheet"),
-        int(row) if isinstance(row, int) else None,
-    )
+def result_key(result: RowResult) -> RowKey:
+    return row_key(result.domain, result.slug, (result.source or "", result.sheet, result.row))
 
 
 def change_key(change: Change) -> RowKey:
     p = change.provenance
-    return row_key(
-        change.domain,
-        change.slug,
-        p.source if p else None,
-        p.sheet if p else None,
-        p.row if p else None,
-    )
+    return row_key(change.domain, change.slug, p.place if p is not None else ("", None, None))
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +75,7 @@ def last_run(
         if start is None or start.get("target") != target:
             continue
         failed = frozenset(
-            result_key(r)
+            result_key(RowResult.from_dict(r))
             for r in records
             if r.get("event") == "result" and r.get("status") in _FAILED
         )

@@ -6,7 +6,8 @@ run simply plans again and converges. Events:
 
 - ``start``: run id, target, mode, plan counts;
 - ``request``: one completed call (all its retries): op, action, domain, slug, row,
-  HTTP status, constant, requestId, attempts, short URL;
+  HTTP status, constant, requestId, attempts, short URL (``on_call``, a hook of the
+  client's call events: ``linksync.api.events``);
 - ``result``: the final result of one row (the report row);
 - ``end``: counts by status, duration, interrupted, what stopped the run.
 
@@ -25,10 +26,14 @@ import os
 import secrets
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from linksync.errors import ConfigError
 from linksync.outputs import is_journal_file
+from linksync.timestamps import utc_now
+
+if TYPE_CHECKING:
+    from linksync.api import CallEvent
 
 #: Where journals go unless ``--journal FILE`` says otherwise (relative to the cwd).
 DEFAULT_RUNS_DIR = Path(".linksync") / "runs"
@@ -42,10 +47,6 @@ def new_run_id(now: datetime | None = None) -> str:
 
 def default_journal_path(run_id: str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Path:
     return Path(runs_dir) / f"{run_id}.jsonl"
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class Journal:
@@ -67,6 +68,25 @@ class Journal:
         record = {"ts": utc_now(), "run": self.run_id, "event": event, **fields}
         self._file.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
         self._file.flush()
+
+    def on_call(self, event: CallEvent) -> None:
+        """One finished call as a ``request`` record (subscribe it to the client)."""
+        labels, link, error = event.labels, event.link, event.error
+        self.write(
+            "request",
+            op=event.kind,
+            action=labels.get("action"),
+            domain=labels.get("domain"),
+            slug=(link.slug if link is not None else None) or labels.get("slug"),
+            source=labels.get("source"),
+            sheet=labels.get("sheet"),
+            row=labels.get("row"),
+            status=event.status,
+            constant=error.constant if error is not None else None,
+            request_id=event.request_id,
+            attempts=event.attempts,
+            short_url=link.short_url if link is not None else None,
+        )
 
     def sync(self) -> None:
         """Force the journal to disk (called at the end of a run)."""

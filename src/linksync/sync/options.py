@@ -89,10 +89,6 @@ class SyncOptions:
     def deletes(self) -> bool:
         return self.mode is Mode.MIRROR
 
-    def home_domain(self) -> str | None:
-        """Domain of a row that names none."""
-        return self.default_domain or self.system_domain
-
     def with_system_domain(self, system_domain: str) -> SyncOptions:
         return replace(self, system_domain=system_domain.strip().lower())
 

@@ -19,24 +19,24 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from linksync.model import Action, LinkSpec, Problem, Provenance, RemoteLink, Severity
-from linksync.sync.codec import (
-    REDACTED,
+from linksync.model import (
+    Action,
+    LinkKey,
+    LinkSpec,
+    Place,
+    Problem,
+    Provenance,
+    RemoteLink,
+    Severity,
     plain,
-    problem_from_dict,
-    problem_to_dict,
-    remote_from_dict,
-    spec_from_dict,
-    spec_to_dict,
-    tuple_if_list,
 )
+from linksync.secrets import REDACTED
 from linksync.sync.options import SyncOptions
 from linksync.sync.safety import QuotaNote, Safety
 
 PLAN_FORMAT = 1
 
 __all__ = [
-    "REDACTED",
     "WRITE_ACTIONS",
     "Change",
     "DomainFetch",
@@ -45,7 +45,6 @@ __all__ = [
     "QuotaNote",
     "Safety",
     "Unmanaged",
-    "remote_from_dict",
     "restore_passwords",
     "sort_changes",
 ]
@@ -72,7 +71,11 @@ class FieldChange:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FieldChange:
         old, new = data.get("old"), data.get("new")
-        return cls(str(data["field"]), tuple_if_list(old), tuple_if_list(new))
+        return cls(str(data["field"]), _tuple_if_list(old), _tuple_if_list(new))
+
+
+def _tuple_if_list(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +102,9 @@ class Change:
     blocked_by: str | None = None
 
     @property
-    def key(self) -> tuple[str, str | None]:
-        return (self.domain, self.slug.lower() if self.slug else None)
+    def key(self) -> LinkKey | None:
+        """The link's identity (None for a create the service names)."""
+        return LinkKey.of(self.domain, self.slug) if self.slug else None
 
     @property
     def is_write(self) -> bool:
@@ -132,11 +136,11 @@ class Change:
             "domain": self.domain,
             "slug": self.slug,
             "index": self.index,
-            "spec": spec_to_dict(self.spec) if self.spec is not None else None,
+            "spec": self.spec.to_dict() if self.spec is not None else None,
             "remote": self.remote.to_dict() if self.remote is not None else None,
             "fields": [f.to_dict() for f in self.fields],
             "payload": plain(payload),
-            "problems": [problem_to_dict(p) for p in self.problems],
+            "problems": [p.to_dict() for p in self.problems],
             "reason": self.reason,
             "blocked_by": self.blocked_by,
         }
@@ -148,11 +152,11 @@ class Change:
             domain=str(data["domain"]),
             slug=data.get("slug"),
             index=int(data["index"]),
-            spec=spec_from_dict(data["spec"]) if data.get("spec") else None,
-            remote=remote_from_dict(data["remote"]) if data.get("remote") else None,
+            spec=LinkSpec.from_dict(data["spec"]) if data.get("spec") else None,
+            remote=RemoteLink.from_dict(data["remote"]) if data.get("remote") else None,
             fields=tuple(FieldChange.from_dict(f) for f in data.get("fields") or ()),
             payload=dict(data.get("payload") or {}),
-            problems=tuple(problem_from_dict(p) for p in data.get("problems") or ()),
+            problems=tuple(Problem.from_dict(p) for p in data.get("problems") or ()),
             reason=data.get("reason"),
             blocked_by=data.get("blocked_by"),
         )
@@ -311,15 +315,15 @@ def restore_passwords(plan: Plan, specs: Iterable[LinkSpec]) -> Plan:
     Rows are matched by provenance (source, sheet, row). A row whose password cannot be
     found keeps ``"***"`` and the executor refuses it rather than send that.
     """
-    by_place: dict[tuple[str, str | None, int | None], str] = {}
+    by_place: dict[Place, str] = {}
     for given in specs:
         if given.password is not None and given.provenance is not None:
-            by_place[_place(given.provenance)] = given.password
+            by_place[given.provenance.place] = given.password
     changes: list[Change] = []
     for ch in plan.changes:
         prov = ch.provenance
         if ch.payload.get("password") == REDACTED and prov is not None:
-            secret = by_place.get(_place(prov))
+            secret = by_place.get(prov.place)
             if secret is not None:
                 payload = dict(ch.payload)
                 payload["password"] = secret
@@ -327,10 +331,6 @@ def restore_passwords(plan: Plan, specs: Iterable[LinkSpec]) -> Plan:
                 ch = replace(ch, payload=payload, spec=restored)
         changes.append(ch)
     return replace(plan, changes=tuple(changes))
-
-
-def _place(p: Provenance) -> tuple[str, str | None, int | None]:
-    return (p.source, p.sheet, p.row)
 
 
 def sort_changes(changes: Sequence[Change]) -> tuple[Change, ...]:

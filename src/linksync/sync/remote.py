@@ -23,26 +23,20 @@ page 1 of the system domain's listing, which then goes on unfiltered.
 
 from __future__ import annotations
 
-import asyncio
 import math
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
-from linksync.api import LinkPage, LinkServiceClient
+from linksync.api import LinkClient, LinkPage
 from linksync.errors import ApiError, ConfigError
-from linksync.model import LinkSpec, RemoteLink
-from linksync.sync.diff import row_domain
+from linksync.model import LinkKey, LinkSpec, RemoteLink
+from linksync.sync.compare import row_domain
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import DomainFetch
-from linksync.sync.state import DomainInfo, Key, OrgInfo, RemoteState
+from linksync.sync.pool import run_pool
+from linksync.sync.state import DomainInfo, OrgInfo, RemoteState
 
 PAGE = 100
-T = TypeVar("T")
-
-
-LinkClient = LinkServiceClient
-"""The client the sync engine talks through (``linksync.api``)."""
 
 
 @dataclass(slots=True)
@@ -55,9 +49,9 @@ class _Need:
 
 @dataclass(slots=True)
 class _Acc:
-    links: dict[Key, RemoteLink] = field(default_factory=dict)
+    links: dict[LinkKey, RemoteLink] = field(default_factory=dict)
     listed: set[str] = field(default_factory=set)
-    read_keys: set[Key] = field(default_factory=set)
+    read_keys: set[LinkKey] = field(default_factory=set)
     fetches: list[DomainFetch] = field(default_factory=list)
     requests: int = 0
     #: Page 1 of the unfiltered list, read to learn the system domain when the
@@ -95,13 +89,9 @@ async def fetch_remote(
     org = await client.get_organization()
     domains = list(await client.list_domains())
     acc.requests += 2
-    custom = {
-        d.domain.lower(): DomainInfo(d.domain.lower(), d.status, d.id)
-        for d in domains
-        if getattr(d, "domain", None)
-    }
-    link_count = int(getattr(org, "link_count", 0) or 0)
-    quota = getattr(org, "link_quota", None)
+    custom = {d.domain.lower(): DomainInfo(d.domain.lower(), d.status) for d in domains if d.domain}
+    link_count = org.link_count
+    quota = org.link_quota
     system = system_domain or options.system_domain
     if system is None:
         system = await _discover_system_domain(client, custom, acc)
@@ -175,7 +165,7 @@ async def _fetch_domain(
     first = await client.list_links_page(page=1, limit=PAGE, domain=domain)
     acc.requests += 1
     total = first.total if first.total is not None else None
-    found = {link.key[1] for link in first.links}
+    found = {link.key.slug for link in first.links}
     if first.is_last:
         _keep(acc, first.links)
         acc.listed.add(domain)
@@ -186,8 +176,8 @@ async def _fetch_domain(
     if pages_left is not None and pages_left <= len(missing):
         await _list_rest(client, domain, acc, first=first, total=total)
     else:
-        _keep(acc, [link for link in first.links if link.key[1] in need.slugs])
-        acc.read_keys.update((domain, s) for s in need.slugs & found)
+        _keep(acc, [link for link in first.links if link.key.slug in need.slugs])
+        acc.read_keys.update(LinkKey.of(domain, s) for s in need.slugs & found)
         await _read_slugs(client, domain, missing, acc, total=total, spent=1)
 
 
@@ -221,8 +211,7 @@ async def _all_pages(
         async def fetch(n: int) -> None:
             pages[n] = await client.list_links_page(page=n, limit=PAGE, tag=tag, domain=domain)
 
-        size = max(1, int(getattr(client, "concurrency", 8)))
-        await _pool(range(2, last + 1), fetch, size, queued=_queued_hint(client))
+        await run_pool(range(2, last + 1), fetch, client.concurrency, queued=client.set_queued)
         sent += last - 1
     seen = {link.key for page in pages.values() for link in page.links}
     n = max(pages)
@@ -287,57 +276,11 @@ async def _read_slugs(
             if exc.status not in (400, 404):
                 raise
 
-    size = int(getattr(client, "concurrency", 8))
-    await _pool(slugs, read, size, queued=_queued_hint(client))
+    await run_pool(slugs, read, client.concurrency, queued=client.set_queued)
     _keep(acc, found)
-    acc.read_keys.update((domain, s) for s in slugs)
+    acc.read_keys.update(LinkKey.of(domain, s) for s in slugs)
     acc.requests += len(slugs)
     acc.fetches.append(DomainFetch(domain, "read", spent + len(slugs), total, len(found)))
-
-
-async def _pool(
-    items: Iterable[T],
-    fn: Callable[[T], Awaitable[None]],
-    size: int,
-    *,
-    queued: Callable[[int], None] | None = None,
-) -> None:
-    """``fn`` on every item, at most ``size`` at once, items taken in order; the first
-    failure cancels the rest and is raised. ``queued`` is told how many items are left
-    each time one is taken (the client's pacing hint)."""
-    queue = list(items)
-    queue.reverse()
-
-    async def worker() -> None:
-        while queue:
-            item = queue.pop()
-            if queued is not None:
-                queued(len(queue))
-            await fn(item)
-
-    try:
-        await gather_or_cancel([worker() for _ in range(max(1, min(size, len(queue))))])
-    finally:
-        if queued is not None:
-            queued(0)
-
-
-def _queued_hint(client: LinkClient) -> Callable[[int], None] | None:
-    hint = getattr(client, "set_queued", None)
-    return hint if callable(hint) else None
-
-
-async def gather_or_cancel(coros: Sequence[Coroutine[Any, Any, None]]) -> None:
-    """Run ``coros`` together; on the first failure cancel the others, wait for them,
-    and raise that failure (a plain exception, not a group)."""
-    tasks = [asyncio.ensure_future(c) for c in coros]
-    try:
-        await asyncio.gather(*tasks)
-    except BaseException:
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
 
 
 async def _fetch_owned(client: LinkClient, owner_tag: str, acc: _Acc) -> None:

@@ -1,51 +1,74 @@
-"""What an apply returns: one ``RowResult`` per plan change, and the ``Results`` of the
-run; how each kind of change turns into a result (``static_result`` for the changes
-that send nothing, ``row_result`` for the others)."""
+"""What an apply returns: one ``RowResult`` per plan change and the facts of the run
+(``Results``), and how the changes that send nothing turn into results
+(``static_result``). Every row is built by ``RowResult.from_change``."""
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
-from linksync.errors import ApiError, code_of
-from linksync.model import (
-    Action,
-    LinkSpec,
-    Provenance,
-    RemoteLink,
-    RowResult,
-    RunInfo,
-    Status,
-)
-from linksync.outcome import RemoteWrites
-from linksync.sync.plan import REDACTED, Change, Plan
+from linksync.api import CallEvent
+from linksync.model import Action, RemoteLink, RowResult, RunInfo, Status
+from linksync.outcome import RemoteWrites, run_exit_code, stop_sentence
+from linksync.secrets import REDACTED
+from linksync.sync.plan import Change, Plan
+
+#: Seconds the client's shared rate limiter will still hold every request.
+WaitFn = Callable[[], float]
 
 
 class ProgressSink(Protocol):
-    """Told about the run as it goes (see ``sync.progress``)."""
+    """Told about a run as it goes: ``start`` with the number of writes to send and how
+    to ask the rate limiter's wait (seconds every request is still held, 0 when none),
+    ``advance`` once per row result the moment it is final, ``finish`` at the end
+    (``linksync.report.progress`` has the terminal ones, ``linksync.ui`` the page's)."""
 
-    def start(self, total: int) -> None: ...
+    def start(self, total: int, wait: WaitFn) -> None: ...
 
     def advance(self, result: RowResult) -> None: ...
 
     def finish(self) -> None: ...
 
 
+class CancelSignal(Protocol):
+    """Asks a run to stop from any thread (a ``threading.Event`` is one): no new
+    requests, those in flight finish, the results and reports are kept."""
+
+    def is_set(self) -> bool: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Results:
-    """What an apply did: one RowResult per plan change, in plan order."""
+    """What an apply did: one RowResult per plan change, in plan order; the run facts
+    (``info``); what it wrote to the workspace (``writes``) and why it stopped early
+    (``stopped_by``: a constant of the error table; ``interrupted`` after Ctrl-C or a
+    cancel). The pipeline adds the files it wrote (``files``), the failed rows that
+    also failed in the last run (``repeats``, of ``last_run_id``) and its warnings;
+    ``confirmed`` is False when the plan was declined (nothing applied, no rows)."""
 
     rows: tuple[RowResult, ...]
     plan: Plan
-    run_id: str
-    started_at: str
-    duration_s: float
-    journal: str | None = None
+    info: RunInfo
+    journal: Path | None = None
     interrupted: bool = False
     stopped_by: str | None = None
-    stats: dict[str, Any] = field(default_factory=dict)
     writes: RemoteWrites = field(default_factory=RemoteWrites)
+    files: tuple[Path, ...] = ()
+    repeats: tuple[RowResult, ...] = ()
+    last_run_id: str | None = None
+    warnings: tuple[str, ...] = ()
+    confirmed: bool = True
+
+    @property
+    def run_id(self) -> str:
+        return self.info.run_id or ""
+
+    @property
+    def duration_s(self) -> float:
+        return self.info.duration_s
 
     @property
     def counts(self) -> dict[str, int]:
@@ -63,100 +86,67 @@ class Results:
     @property
     def not_attempted(self) -> int:
         """Rows the run never sent (it was stopped or interrupted first)."""
-        return sum(1 for r in self.rows if r.error_constant == "NOT_ATTEMPTED")
+        return sum(1 for r in self.rows if r.not_attempted)
 
-    def run_info(self, target: str) -> RunInfo:
-        """The run facts the reports and the summary show."""
-        stats = self.stats
-        return RunInfo(
-            target=target,
-            mode=self.plan.options.mode.value,
-            started_at=self.started_at,
-            duration_s=self.duration_s,
-            requests=int(stats.get("requests", 0)),
-            requests_by_kind=dict(stats.get("requests_by_kind", {})),
-            rate_limit_waits=int(stats.get("rate_limited", 0)),
-            run_id=self.run_id,
+    @property
+    def exit_code(self) -> int:
+        """The exit code a command line gives this run (``linksync.outcome``)."""
+        return run_exit_code(
+            self.writes,
+            failed=bool(self.failed),
+            interrupted=self.interrupted,
+            stopped_by=self.stopped_by,
+        )
+
+    @property
+    def stop_sentence(self) -> str | None:
+        """'Stopped: the API key may not write (403 FORBIDDEN), after 10 created; ...'."""
+        return stop_sentence(
+            self.writes, stopped_by=self.stopped_by, not_attempted=self.not_attempted
         )
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "run_id": self.run_id,
-            "started_at": self.started_at,
-            "duration_s": round(self.duration_s, 3),
-            "journal": self.journal,
+            "info": self.info.to_dict(),
+            "journal": str(self.journal) if self.journal is not None else None,
             "interrupted": self.interrupted,
             "stopped_by": self.stopped_by,
             "writes": self.writes.to_dict(),
             "counts": self.counts,
             "plan_counts": self.plan.counts,
-            "stats": self.stats,
+            "exit_code": self.exit_code,
+            "files": [str(f) for f in self.files],
             "rows": [r.to_dict() for r in self.rows],
         }
-
-
-#: The field a service error is about, so the row can name its column as validate does.
-ERROR_FIELDS: dict[str, str] = {
-    "INVALID_URL": "url",
-    "INVALID_SLUG": "slug",
-    "RESERVED_SLUG": "slug",
-    "SLUG_EXISTS": "slug",
-    "INVALID_EXPIRY": "expires_at",
-}
-
-
-def in_column(
-    message: str | None,
-    field_name: str | None,
-    prov: Provenance | None,
-    column: str | None = None,
-) -> str | None:
-    """``message`` prefixed with the column it is about: 'column "Destination URL": ...'
-    (``column``: a column no field names, e.g. a value beyond the header)."""
-    if not message or not (field_name or column) or prov is None:
-        return message
-    name = column or prov.column_of(field_name or "") or field_name
-    prefix = f'column "{name}": '
-    return message if message.startswith(prefix) else prefix + message
-
-
-def error_field(constant: str | None, spec: LinkSpec | None) -> str | None:
-    """The field a service error constant names, when it can only be that one (an
-    INVALID_URL of a row that also sets iOS/Android URLs could be any of them)."""
-    name = ERROR_FIELDS.get(constant or "")
-    if name == "url" and spec is not None and {"apple", "google"} & set(spec.managed):
-        return None
-    return name
 
 
 def static_result(ch: Change) -> RowResult | None:
     """The result of a change that sends nothing (unchanged, invalid, skip, blocked)."""
     if ch.blocked_by is not None:
         problem = next((p for p in ch.problems if p.constant == ch.blocked_by), None)
-        return row_result(
+        return RowResult.from_change(
             ch,
             Status.FAILED,
             constant=ch.blocked_by,
-            message=_msg(problem),
+            message=problem.message if problem is not None else None,
             field_name=problem.field if problem is not None else None,
         )
     if ch.action is Action.UNCHANGED:
-        return row_result(ch, Status.OK, link=ch.remote)
+        return RowResult.from_change(ch, Status.OK)
     if ch.action is Action.INVALID:
         err = ch.error
-        return row_result(
+        return RowResult.from_change(
             ch,
             Status.INVALID,
             constant=err.constant if err else None,
             message=err.message if err else None,
             field_name=err.field if err else None,
             column=err.column if err else None,
-            link=ch.remote,
         )
     if ch.action is Action.SKIP:
-        return row_result(ch, Status.SKIPPED, message=ch.reason, link=ch.remote)
+        return RowResult.from_change(ch, Status.SKIPPED, message=ch.reason)
     if ch.payload.get("password") == REDACTED:
-        return row_result(
+        return RowResult.from_change(
             ch,
             Status.FAILED,
             constant="INVALID_FIELD",
@@ -166,81 +156,21 @@ def static_result(ch: Change) -> RowResult | None:
     return None
 
 
-def _msg(problem: Any) -> str | None:
-    return problem.message if problem is not None else None
-
-
-def row_result(
-    ch: Change,
-    status: Status,
-    *,
-    action: Action | None = None,
-    link: RemoteLink | None = None,
-    constant: str | None = None,
-    message: str | None = None,
-    exc: ApiError | None = None,
-    http_status: int | None = None,
-    request_id: str | None = None,
-    attempts: int = 0,
-    field_name: str | None = None,
-    column: str | None = None,
-) -> RowResult:
-    """The result of change ``ch``; a problem's message names its column (``field_name``,
-    or the field the error constant is about)."""
-    prov = ch.provenance
-    if exc is not None:
-        constant = constant or exc.constant
-        message = message or exc.message
-        http_status = exc.status
-        request_id = exc.request_id
-        field_name = field_name or error_field(constant, ch.spec)
-    message = in_column(message, field_name, prov, column)
-    url = None
-    if ch.spec is not None and ch.spec.url:
-        url = ch.spec.url.strip()
-    elif link is not None:
-        url = link.url
-    elif ch.remote is not None:
-        url = ch.remote.url
-    return RowResult(
-        action=action or ch.action,
-        status=status,
-        source=prov.source if prov else None,
-        sheet=prov.sheet if prov else None,
-        row=prov.row if prov else None,
-        domain=link.domain if link is not None else ch.domain,
-        slug=link.slug if link is not None else ch.slug,
-        short_url=link.short_url if link is not None else None,
-        url=url,
-        changed_fields=ch.changed_fields,
-        http_status=http_status,
-        error_constant=constant,
-        error_code=(exc.code if exc is not None else None)
-        or (code_of(constant) if constant else None),
-        message=message,
-        request_id=request_id,
-        attempts=attempts,
-    )
-
-
 def ok_result(
     ch: Change,
-    link: RemoteLink | None,
-    meta: Any,
+    event: CallEvent,
     *,
+    link: RemoteLink | None = None,
     action: Action | None = None,
     attempts: int | None = None,
 ) -> RowResult:
-    return row_result(
+    """The result of a change whose call (``event``) succeeded."""
+    return RowResult.from_change(
         ch,
         Status.OK,
         action=action,
-        link=link if isinstance(link, RemoteLink) else ch.remote,
-        http_status=meta.status,
-        request_id=meta.request_id,
-        attempts=meta.attempts if attempts is None else attempts,
+        link=link if link is not None else event.link,
+        http_status=event.status,
+        request_id=event.request_id,
+        attempts=event.attempts if attempts is None else attempts,
     )
-
-
-def with_changes(result: RowResult, **changes: Any) -> RowResult:
-    return replace(result, **changes)

@@ -11,10 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from linksync.model import RemoteLink
+from linksync.model import LinkKey, RemoteLink
 from linksync.sync.plan import DomainFetch
-
-Key = tuple[str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +21,6 @@ class DomainInfo:
 
     domain: str
     status: str | None = None
-    id: str | None = None
 
     @property
     def active(self) -> bool:
@@ -41,16 +38,16 @@ class OrgInfo:
 @dataclass(frozen=True, slots=True)
 class RemoteState:
     system_domain: str
-    links: Mapping[Key, RemoteLink] = field(default_factory=dict)
+    links: Mapping[LinkKey, RemoteLink] = field(default_factory=dict)
     listed_domains: frozenset[str] = frozenset()
-    read_keys: frozenset[Key] = frozenset()
+    read_keys: frozenset[LinkKey] = frozenset()
     custom_domains: Mapping[str, DomainInfo] = field(default_factory=dict)
     org: OrgInfo | None = None
     fetches: tuple[DomainFetch, ...] = ()
     requests: int = 0
 
     def get(self, domain: str, slug: str) -> RemoteLink | None:
-        return self.links.get((domain.lower(), slug.lower()))
+        return self.links.get(LinkKey.of(domain, slug))
 
     def on_domain(self, domain: str) -> list[RemoteLink]:
         d = domain.lower()
@@ -69,7 +66,7 @@ class RemoteState:
         links: Iterable[RemoteLink],
         *,
         listed_domains: Iterable[str] | None = None,
-        read_keys: Iterable[Key] = (),
+        read_keys: Iterable[LinkKey] = (),
         custom_domains: Iterable[DomainInfo] = (),
         org: OrgInfo | None = None,
         fetches: Iterable[DomainFetch] = (),
@@ -88,7 +85,7 @@ class RemoteState:
             system_domain=system_domain.lower(),
             links={link.key: link for link in link_list},
             listed_domains=frozenset(listed),
-            read_keys=frozenset((d.lower(), s.lower()) for d, s in read_keys),
+            read_keys=frozenset(LinkKey.of(d, s) for d, s in read_keys),
             custom_domains={d.domain.lower(): d for d in doms},
             org=org,
             fetches=tuple(fetches),

@@ -3,14 +3,16 @@
 A run the page starts is a ``RunSource``: something that does its work in a worker
 thread, tells a ``RunFeed`` how far it got, watches a cancel event, writes its files
 into the folder it is given, and returns a ``RunOutcome``. The apply of the library
-(``linksync.apply`` with ``on_progress=feed``) is the source the page's Apply button
-will start; ``RunFeed`` is a progress sink of the kind the sync engine already feeds
-(``start(total)`` / ``advance(result)`` / ``finish()``, see ``sync.progress``).
+is such a source: its ``run`` calls ``linksync.apply(files, reports=[folder / ...],
+reads=uploads, on_progress=feed, cancel=cancel)``, after ``linksync.plan`` showed the
+plan on the page (``apply(plan=planned.plan)`` then applies exactly that plan).
+``RunFeed`` is a progress sink of the sync engine (``ProgressSink``:
+``start(total, wait)`` / ``advance(result)`` / ``finish()``).
 
 The page reads ``ProgressSnapshot`` values: done/total, failed, not attempted, the
 rate, an estimate of the time left, and the seconds of a rate-limit pause still to
-wait (``set_wait`` gives the feed the client's limiter, ``sync.progress.limiter_wait``),
-which the page shows as its own "waiting for the rate limit" state.
+wait (the ``wait`` the engine hands ``start``: the client's shared limiter), which the
+page shows as its own "waiting for the rate limit" state.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
 
-from linksync.sync.progress import PlainProgress, WaitFn
+from linksync.report.progress import PlainProgress
+from linksync.sync.results import WaitFn
 
 
 class RunState(StrEnum):
@@ -97,23 +100,18 @@ class RunFeed(PlainProgress):
     server's; ``version`` changes with every change a page should see."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        super().__init__(_no_wait, every=0.0, clock=clock)
+        super().__init__(every=0.0, clock=clock)
         self.version = 0
         self.message: str | None = None
         self._started = False
-
-    def set_wait(self, wait: WaitFn) -> None:
-        """Where the seconds of a rate-limit pause come from (the client's limiter)."""
-        self._wait = wait
-        self.version += 1
 
     def note(self, message: str | None) -> None:
         """Say what the run is doing ("planning", "writing the reports")."""
         self.message = message
         self.version += 1
 
-    def start(self, total: int) -> None:
-        super().start(total)
+    def start(self, total: int, wait: WaitFn = _no_wait) -> None:
+        super().start(total, wait)
         self._started = True
         self.version += 1
 

@@ -28,39 +28,20 @@ from rich.text import Text
 
 from linksync.logs import get_logger, log_event
 from linksync.model import RowResult, Status
-
-WaitFn = Callable[[], float]
+from linksync.sync.results import WaitFn
 
 
 def _no_wait() -> float:
     return 0.0
 
 
-def not_attempted(result: RowResult) -> bool:
-    """A row the run never sent (it was stopped or interrupted first)."""
-    return result.status is Status.SKIPPED and result.error_constant == "NOT_ATTEMPTED"
-
-
-def limiter_wait(client: Any) -> WaitFn:
-    """Seconds the client's shared limiter will still hold requests (0 when none)."""
-    limiter = getattr(client, "limiter", None)
-    clock = getattr(getattr(client, "retry", None), "clock", time.time)
-    if limiter is None:
-        return _no_wait
-
-    def wait() -> float:
-        return max(0.0, float(limiter.state().resume_at) - float(clock()))
-
-    return wait
-
-
 class _WaitColumn(ProgressColumn):
-    def __init__(self, wait: WaitFn) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self._wait = wait
+        self.wait: WaitFn = _no_wait
 
     def render(self, task: Task) -> Text:
-        w = self._wait()
+        w = self.wait()
         return Text(f"rate-limit wait {w:.1f}s" if w > 0.05 else "", style="yellow")
 
 
@@ -73,7 +54,8 @@ class _RateColumn(ProgressColumn):
 class RichProgress:
     """A live bar on a terminal (stderr)."""
 
-    def __init__(self, wait: WaitFn = _no_wait, console: Console | None = None) -> None:
+    def __init__(self, console: Console | None = None) -> None:
+        self._wait_column = _WaitColumn()
         self._progress = Progress(
             TextColumn("applying"),
             BarColumn(),
@@ -82,7 +64,7 @@ class RichProgress:
             _RateColumn(),
             TimeRemainingColumn(),
             TextColumn("{task.fields[failed]} failed{task.fields[skipped]}"),
-            _WaitColumn(wait),
+            self._wait_column,
             console=console or Console(stderr=True),
             transient=False,
         )
@@ -90,19 +72,20 @@ class RichProgress:
         self._failed = 0
         self._skipped = 0
 
-    def start(self, total: int) -> None:
+    def start(self, total: int, wait: WaitFn = _no_wait) -> None:
+        self._wait_column.wait = wait
         self._progress.start()
         self._task = self._progress.add_task("apply", total=total, failed=0, skipped="")
 
     def advance(self, result: RowResult) -> None:
-        if not_attempted(result):
+        if result.not_attempted:
             self._skipped += 1
         elif result.status is Status.FAILED:
             self._failed += 1
         if self._task is not None:
             self._progress.update(
                 self._task,
-                advance=0 if not_attempted(result) else 1,
+                advance=0 if result.not_attempted else 1,
                 failed=self._failed,
                 skipped=f", {self._skipped} not attempted" if self._skipped else "",
             )
@@ -116,12 +99,11 @@ class PlainProgress:
 
     def __init__(
         self,
-        wait: WaitFn = _no_wait,
         out: IO[str] | None = None,
         every: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._wait = wait
+        self._wait: WaitFn = _no_wait
         self._out = out
         self._every = every
         self._clock = clock
@@ -132,12 +114,13 @@ class PlainProgress:
         self._t0 = 0.0
         self._last = 0.0
 
-    def start(self, total: int) -> None:
+    def start(self, total: int, wait: WaitFn = _no_wait) -> None:
         self.total = total
+        self._wait = wait
         self._t0 = self._last = self._clock()
 
     def advance(self, result: RowResult) -> None:
-        if not_attempted(result):
+        if result.not_attempted:
             self.skipped += 1
             return
         self.done += 1
@@ -186,16 +169,10 @@ class LogProgress(PlainProgress):
         )
 
 
-def progress_for(
-    client: Any, *, enabled: bool = True, json_log: bool = False
-) -> RichProgress | PlainProgress | None:
-    """A bar on a terminal, plain lines otherwise, JSON events with ``json_log``,
-    nothing when disabled."""
-    if not enabled:
-        return None
-    wait = limiter_wait(client)
+def progress_for(*, json_log: bool = False) -> RichProgress | PlainProgress:
+    """A bar on a terminal, plain lines otherwise, JSON events with ``json_log``."""
     if json_log:
-        return LogProgress(wait)
+        return LogProgress()
     if sys.stderr.isatty():
-        return RichProgress(wait)
-    return PlainProgress(wait)
+        return RichProgress()
+    return PlainProgress()

@@ -2,7 +2,7 @@
 
 Each ``fast_*_ok`` returns, per value, True only when the scalar rule of
 ``linksync.rules`` would accept the value too (a sound subset: the tests in
-``tests/sources/test_checks.py`` compare both on tricky and random inputs). Values the
+``tests/validate/test_filters.py`` compare both on tricky and random inputs). Values the
 filter does not pass go to the scalar rule, which decides and words the message.
 
 Why not one full regex per value: Python's ``re`` spends about 2 us matching a 50

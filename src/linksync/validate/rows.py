@@ -1,6 +1,6 @@
 """The column checks of ``linksync.validate``, one frame at a time.
 
-Each check works on a whole column: a cheap filter (``linksync.sources.checks``) passes
+Each check works on a whole column: a cheap filter (``linksync.validate.filters``) passes
 the values the scalar rule of ``linksync.rules`` would pass too, and only the rest go
 through the rule, which decides and words the message. Besides the service's rules
 (URL, slug, expiry, tags, description) the checks name what a spreadsheet holds for
@@ -23,7 +23,11 @@ import pandas as pd
 
 from linksync import rules
 from linksync.model import Problem, Provenance, Severity
-from linksync.sources.checks import (
+from linksync.sources.frame import SpecFrame
+from linksync.sources.normalize import map_distinct
+from linksync.sources.options import EXCEL_ERRORS, PLACEHOLDER_VARIANTS, looks_like_local_date
+from linksync.timestamps import format_ts, parse_iso
+from linksync.validate.filters import (
     EXPIRY_FIELDS_RE,
     describe_value,
     fast_slug_ok,
@@ -33,9 +37,6 @@ from linksync.sources.checks import (
     slug_message,
     url_message,
 )
-from linksync.sources.frame import SpecFrame
-from linksync.sources.normalize import map_distinct
-from linksync.sources.options import EXCEL_ERRORS, PLACEHOLDER_VARIANTS, looks_like_local_date
 
 _URL_FIELDS = ("url", "apple", "google")
 _FIXABLE = ("url", "apple", "google", "slug", "domain")
@@ -268,7 +269,7 @@ class FrameChecker:
         idx, vals = self._present("expires_at")
         if not vals:
             return
-        now_text = rules.format_ts(self.now)
+        now_text = format_ts(self.now)
 
         def after_now(batch: Sequence[Any]) -> list[bool]:
             return [
@@ -283,7 +284,7 @@ class FrameChecker:
             result = rules.parse_expiry(text, self.now)
             if isinstance(result, datetime):
                 continue  # a non-normalised but valid form (specs built in Python)
-            dt = rules.parse_iso(text)
+            dt = parse_iso(text)
             if dt is not None:
                 message = f"{describe_value(text)} is in the past (now {now_text})"
             elif looks_like_local_date(text):

@@ -22,7 +22,7 @@ With ``fix_invisible`` the invisible characters are stripped and each fix is rep
 as a warning; the fixed values are in ``Validation.frames`` / ``specs``.
 
 The checks run over columns, not rows. Each column first goes through a cheap filter
-(``linksync.sources.checks``: whole-column character tests, one prefix regex over the
+(``linksync.validate.filters``: whole-column character tests, one prefix regex over the
 joined column) that passes only values the scalar rule would pass too; the values it
 does not pass, usually a handful, go through the scalar rule of ``linksync.rules``,
 which decides and words the message. So results are those of the scalar rules by construction.
@@ -37,9 +37,9 @@ from functools import cached_property
 from typing import Any
 
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Severity
-from linksync.row_checks import FrameChecker, duplicates, offsets
 from linksync.sources import SourceBatch
 from linksync.sources.frame import SpecFrame
+from linksync.validate.rows import FrameChecker, duplicates, offsets
 
 _FIELD_ORDER = {f: i for i, f in enumerate(LINK_FIELDS)}
 STRICT_NOTE = " (an error under --strict)"
@@ -74,11 +74,6 @@ class Validation:
         return tuple(p for p in self.problems if p.severity is Severity.WARNING)
 
     @property
-    def has_file_errors(self) -> bool:
-        """An error that belongs to no row: apply refuses such sources."""
-        return any(p.severity is Severity.ERROR for p in self.file_problems)
-
-    @property
     def ok(self) -> bool:
         """No error at all (warnings allowed)."""
         return not self.errors
@@ -96,9 +91,6 @@ class Validation:
         for i, spec in enumerate(self.iter_specs()):
             if i not in self.invalid:
                 yield spec
-
-    def is_invalid(self, index: int) -> bool:
-        return index in self.invalid
 
     @cached_property
     def invalid_rows(self) -> frozenset[tuple[str, str | None, int | None]]:

@@ -7,12 +7,11 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from linksync.model import Action, RowResult, RunInfo, Status
+from linksync.model import Action, RowResult, RunInfo, Status, in_column
 from linksync.report.base import DEFAULT_MD_ROWS, Closing, ReportOptions
 from linksync.report.cells import field_change_text
 from linksync.report.markdown import MarkdownWriter
 from linksync.sync.plan import Change, Plan
-from linksync.sync.results import in_column
 
 MAX_SHOWN = 200
 
@@ -25,24 +24,14 @@ def plan_row(ch: Change) -> RowResult:
     elif ch.action is Action.SKIP:
         status = Status.SKIPPED
     err = ch.error
-    prov = ch.provenance
-    link = ch.remote
-    url = ch.spec.url.strip() if ch.spec is not None and ch.spec.url else None
-    return RowResult(
-        action=ch.action,
-        status=status,
-        source=prov.source if prov else None,
-        sheet=prov.sheet if prov else None,
-        row=prov.row if prov else None,
-        domain=ch.domain,
-        slug=ch.slug,
-        short_url=link.short_url if link is not None else None,
-        url=url or (link.url if link is not None else None),
-        changed_fields=ch.changed_fields,
+    return RowResult.from_change(
+        ch,
+        status,
+        constant=err.constant if err else None,
+        message=err.message if err else _notes(ch),
+        field_name=err.field if err else None,
+        column=err.column if err else None,
         field_changes=tuple((f.field, f.old, f.new) for f in ch.fields),
-        error_constant=err.constant if err else None,
-        error_code=None,
-        message=in_column(err.message, err.field, prov, err.column) if err else _notes(ch),
     )
 
 

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from linksync import rules
-from linksync.sources.checks import (
+from linksync.validate.filters import (
     URL_PREFIX_RE,
     fast_slug_ok,
     fast_url_ok,

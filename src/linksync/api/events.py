@@ -1,0 +1,150 @@
+"""Call events: what a client tells its subscribers each time a call ends.
+
+A call is one method of the client with all its attempts (retries, the read that
+settles an unknown outcome). When it ends, in success or failure, the client hands one
+``CallEvent`` to every hook subscribed with ``client.subscribe(hook)``: the run's
+journal writes it, the run counts the writes the service accepted. Calls a call makes
+for itself (the read that confirms a create) are part of it, not events of their own.
+
+A caller says what its calls are for with ``call_scope(**labels)``: the labels ride on
+each event of the calls made inside the block (in this task), and the block's
+``CallScope`` keeps those events, so the caller learns the final status, requestId and
+attempts of its call without an out-parameter::
+
+    with call_scope(row=7, slug="spring") as scope:
+        link = await client.update_link("spring", {"url": url})
+    scope.last.status, scope.last.request_id, scope.last.attempts
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from linksync.errors import ApiError
+from linksync.model import RemoteLink
+
+#: Calls that change the workspace (the kinds of ``CallEvent.kind``).
+WRITE_KINDS: frozenset[str] = frozenset(
+    {"POST /links", "PATCH /links/:slug", "DELETE /links/:slug"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CallEvent:
+    """One finished call. ``kind`` is the endpoint ("POST /links"), ``status`` the final
+    HTTP status (None when no answer came), ``attempts`` the requests it sent,
+    ``confirmed`` when an unknown outcome was settled by reading the service; ``error``
+    when it failed, else ``result`` is what it returned; ``labels`` what the caller's
+    ``call_scope`` said the call is for."""
+
+    kind: str
+    status: int | None
+    request_id: str | None
+    attempts: int
+    confirmed: bool = False
+    error: ApiError | None = None
+    result: object = None
+    labels: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def is_write(self) -> bool:
+        return self.kind in WRITE_KINDS
+
+    @property
+    def link(self) -> RemoteLink | None:
+        """The link the call returned, if it returned one."""
+        return self.result if isinstance(self.result, RemoteLink) else None
+
+    @property
+    def outcome_unknown(self) -> bool:
+        """A failed call that may have taken effect anyway (see ``ApiError``)."""
+        return self.error is not None and self.error.outcome_unknown
+
+
+CallHook = Callable[[CallEvent], None]
+
+
+@dataclass(slots=True)
+class CallScope:
+    """The labels of the calls made inside one ``call_scope`` block, and their events."""
+
+    labels: Mapping[str, Any]
+    events: list[CallEvent] = field(default_factory=list)
+
+    @property
+    def last(self) -> CallEvent:
+        """The event of the latest call of the block (a call must have ended in it)."""
+        if not self.events:
+            raise LookupError("no call ended in this scope")
+        return self.events[-1]
+
+
+_SCOPE: ContextVar[CallScope | None] = ContextVar("linksync_call_scope", default=None)
+_DEPTH: ContextVar[int] = ContextVar("linksync_call_depth", default=0)
+
+
+@contextmanager
+def call_scope(**labels: Any) -> Iterator[CallScope]:
+    """Label the calls made inside the block (in this task) and keep their events."""
+    outer = _SCOPE.get()
+    merged = {**(outer.labels if outer is not None else {}), **labels}
+    scope = CallScope(merged)
+    token = _SCOPE.set(scope)
+    try:
+        yield scope
+    finally:
+        _SCOPE.reset(token)
+
+
+class CallHooks:
+    """The hooks of one client, and how a call ends: ``outermost`` tells a call from
+    the calls it makes for itself; ``emit`` hands the event to the scope and hooks."""
+
+    def __init__(self) -> None:
+        self._hooks: list[CallHook] = []
+
+    def subscribe(self, hook: CallHook) -> Callable[[], None]:
+        """Call ``hook`` with every call event from now on; returns the unsubscribe."""
+        self._hooks.append(hook)
+
+        def unsubscribe() -> None:
+            if hook in self._hooks:
+                self._hooks.remove(hook)
+
+        return unsubscribe
+
+    @contextmanager
+    def call(self) -> Iterator[bool]:
+        """Around one call: yields whether it is an outermost call (one to emit)."""
+        depth = _DEPTH.get()
+        token = _DEPTH.set(depth + 1)
+        try:
+            yield depth == 0
+        finally:
+            _DEPTH.reset(token)
+
+    def emit(self, event: CallEvent) -> CallEvent:
+        scope = _SCOPE.get()
+        if scope is not None:
+            event = CallEvent(
+                event.kind,
+                event.status,
+                event.request_id,
+                event.attempts,
+                event.confirmed,
+                event.error,
+                event.result,
+                scope.labels,
+            )
+            scope.events.append(event)
+        for hook in tuple(self._hooks):
+            hook(event)
+        return event

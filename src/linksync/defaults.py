@@ -1,0 +1,10 @@
+"""Defaults several packages share (the client, the config, the command line)."""
+
+from __future__ import annotations
+
+#: Requests in flight at most, unless a profile or ``--concurrency`` says otherwise.
+DEFAULT_CONCURRENCY = 32
+#: The most ``--concurrency`` (or a profile) may ask for.
+MAX_CONCURRENCY = 64
+#: Seconds a request may take before it counts as unanswered.
+DEFAULT_TIMEOUT = 30.0

@@ -1,0 +1,56 @@
+"""The run, as a library: ``linksync.plan`` and ``linksync.apply``.
+
+A run is the same wherever it starts (the command line, the web page, the GitHub
+Action through the command line, a scheduler's Python code): every output path checked
+before the first request, the run lock, the plan, rows that failed in the last run
+first, the journal, reports streamed in source order, annotated copies, QR codes, run
+facts and an exit code that says what happened. Front ends parse their input, call one
+of these, and render what comes back::
+
+    import linksync
+
+    planned = linksync.plan(["links/"])            # Planned: .plan, .exit_code
+    results = linksync.apply(["links/"], reports=["out.csv"])   # Results: .rows, .exit_code
+
+``events`` (a ``RunEvents``) tells a front end what happens as it happens and lets it
+confirm the plan; ``on_progress`` (a ``ProgressSink``) follows the rows; ``cancel``
+stops the run from another thread. See ``entry`` for the keywords.
+"""
+
+from __future__ import annotations
+
+from linksync.pipeline.applying import ApplyRun
+from linksync.pipeline.entry import (
+    ApplyOptions,
+    PlanOptions,
+    RunOptions,
+    apply,
+    apply_async,
+    plan,
+    plan_async,
+    prepare_apply,
+)
+from linksync.pipeline.events import RunEvents
+from linksync.pipeline.inputs import Reading, Sources
+from linksync.pipeline.planning import Planned
+from linksync.sync.results import CancelSignal, ProgressSink, Results, WaitFn
+
+__all__ = [
+    "ApplyOptions",
+    "ApplyRun",
+    "CancelSignal",
+    "PlanOptions",
+    "Planned",
+    "ProgressSink",
+    "Reading",
+    "Results",
+    "RunEvents",
+    "RunOptions",
+    "Sources",
+    "WaitFn",
+    "apply",
+    "apply_async",
+    "plan",
+    "plan_async",
+    "prepare_apply",
+]

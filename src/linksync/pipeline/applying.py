@@ -1,0 +1,296 @@
+"""One apply, start to end: what ``linksync.apply`` (and ``linksync apply``) does.
+
+1. Every output path is checked before the first request (``preflight``): reports,
+   annotated copies, the QR zip, the journal, the lock and its holder record, against
+   every file the run reads. A problem is a ``ConfigError``: nothing was done.
+2. The sources are read and validated; an error that belongs to no row refuses the run
+   (``FileProblems``) unless a saved plan is applied.
+3. The run lock is taken (keyed on the target by default); then the reports are opened
+   and the last run against the target is read from the journals.
+4. The plan (fresh, or the saved one refreshed: stale rows blocked) is shown to the
+   front end (``RunEvents.planned``), refused above the safety thresholds without
+   force, and confirmed (``RunEvents.confirm``) when it has writes.
+5. The executor applies it: rows that failed last time first, the journal and the
+   write count fed from the client's call events, the reports streamed in source order,
+   the progress sink told of each row, the cancel signal watched.
+6. The reports are closed, the annotated copies and the QR zip written.
+
+An error after something was written never claims nothing was done: it is raised as
+``StoppedAfterWrites`` (``InterruptedAfterWrites`` for a second Ctrl-C), saying what was
+written and where the journal is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field, replace
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+from linksync.config import Settings
+from linksync.errors import LinksyncError, StoppedAfterWrites, UnsafePlanError, describe
+from linksync.lock import LockHolder, acquire_lock
+from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
+from linksync.model import RowResult, RunInfo
+from linksync.outcome import RemoteWrites
+from linksync.pipeline.events import RunEvents
+from linksync.pipeline.inputs import (
+    Reading,
+    Sources,
+    load_specs,
+    refuse_file_errors,
+    source_paths,
+)
+from linksync.pipeline.planning import plan_to_apply
+from linksync.pipeline.preflight import RunPaths, preflight, run_paths
+from linksync.report import ReportOptions, ReportSet
+from linksync.report.annotate import annotation_pairs, write_annotated
+from linksync.report.qr import QrCodes, write_results_qr
+from linksync.secrets import Secrets
+from linksync.sync.execute import execute
+from linksync.sync.history import LastRun, last_run, repeats
+from linksync.sync.journal import DEFAULT_RUNS_DIR, Journal, new_run_id
+from linksync.sync.options import SyncOptions
+from linksync.sync.plan import Plan
+from linksync.sync.results import CancelSignal, ProgressSink, Results
+from linksync.sync.stale import read_saved_plan
+
+PathArg = str | PathLike[str]
+
+
+@dataclass(frozen=True)
+class ApplyRequest:
+    """Everything one apply is asked (see ``linksync.apply`` for each field)."""
+
+    settings: Settings
+    options: SyncOptions
+    sources: Sources = ()
+    saved: Plan | None = None
+    saved_path: PathArg | None = None
+    reading: Reading = field(default_factory=Reading)
+    ai_slug: bool = False
+    ai_og: bool = False
+    reports: Sequence[PathArg] = ()
+    annotate: Sequence[PathArg] = ()
+    qr: PathArg | None = None
+    lock: PathArg | bool | None = None
+    lock_wait: float = 0.0
+    journal: PathArg | bool | None = None
+    reads: Sequence[PathArg] = ()
+
+
+class ApplyRun:
+    """One apply (see module docstring): ``await ApplyRun(...).go()``. ``writes`` and
+    ``journal`` are readable while it goes and after it fails."""
+
+    def __init__(
+        self,
+        request: ApplyRequest,
+        *,
+        events: RunEvents | None = None,
+        on_progress: ProgressSink | None = None,
+        cancel: CancelSignal | None = None,
+        logger: logging.Logger | None = None,
+    ) -> None:
+        self.request = request
+        self.events = events or RunEvents()
+        self.on_progress = on_progress
+        self.cancel = cancel
+        self.log = logger or logging.getLogger("linksync")
+        self.secrets = Secrets([request.settings.target.api_key])
+        self.writes = RemoteWrites()
+        self.run_id = new_run_id()
+        self.journal: Path | None = None
+        self.warnings: list[str] = []
+
+    @property
+    def label(self) -> str:
+        return self.request.settings.target.label
+
+    async def go(self) -> Results:
+        req = self.request
+        paths = self._preflight()
+        self.journal = paths.journal
+        saved = req.saved
+        if saved is None and req.saved_path is not None:
+            saved = read_saved_plan(req.saved_path)
+        log_run_start(
+            self.log,
+            target=self.label,
+            mode=req.options.mode.value,
+            dry_run=False,
+            sources=[str(s) for s in source_paths(req.sources)] or [str(req.saved_path or "")],
+            run_id=self.run_id,
+        )
+        validation = None
+        if req.sources:
+            validation = load_specs(
+                req.sources, req.reading, default_domain=req.options.default_domain
+            )
+            self.events.problems(validation.file_problems)
+            if saved is None:
+                refuse_file_errors(validation)
+        try:
+            results = await self._locked(paths, validation, saved)
+        except (LinksyncError, OSError) as exc:
+            if not self.writes.any or isinstance(exc, StoppedAfterWrites):
+                raise
+            raise StoppedAfterWrites(
+                f"{describe(exc)}. Before this error the run wrote to the workspace: "
+                f"{self.writes.describe()}; the journal {paths.journal} holds every result",
+                written=self.writes.describe(),
+                journal=str(paths.journal) if paths.journal else None,
+            ) from exc
+        log_run_end(
+            self.log,
+            counts=results.counts,
+            duration_s=results.duration_s,
+            exit_code=results.exit_code,
+            requests=results.info.requests,
+            run_id=results.run_id,
+        )
+        return results
+
+    def _preflight(self) -> RunPaths:
+        req = self.request
+        pairs = annotation_pairs(source_paths(req.sources), req.annotate)
+        paths = run_paths(
+            req.settings,
+            reports=req.reports,
+            annotate=pairs,
+            journal=req.journal,
+            lock=req.lock,
+            run_id=self.run_id,
+            qr=req.qr,
+        )
+        reads = [*source_paths(req.sources), *req.reads]
+        preflight(req.settings, reads, paths, saved_plan=req.saved_path)
+        return paths
+
+    def _lock(self, paths: RunPaths) -> AbstractContextManager[LockHolder | None]:
+        if paths.lock is None:
+            return nullcontext()
+        wait = self.request.lock_wait
+
+        def waiting(holder: LockHolder | None) -> None:
+            self.events.lock_wait(holder, wait)
+
+        return acquire_lock(paths.lock, target=self.label, wait=wait, on_wait=waiting)
+
+    async def _locked(self, paths: RunPaths, validation: Any, saved: Plan | None) -> Results:
+        """Steps 3 to 6 (see module docstring). The reports are opened once the lock
+        is held (nothing is left behind when another run holds it), and the last run
+        is read then (it may have just ended)."""
+        options = ReportOptions(secrets=tuple(self.secrets))
+        with self._lock(paths), ReportSet(paths.reports, options) as reports:
+            runs_dir = paths.journal.parent if paths.journal is not None else DEFAULT_RUNS_DIR
+            last = last_run(self.label, runs_dir)
+            on_result = self._reporter(reports, last)
+            results = await self._apply(paths, validation, saved, last, on_result)
+            if not results.confirmed:
+                return results  # nothing applied, no report written
+            files = reports.close(results.info)
+        files += self._copies(paths, results)
+        again = tuple(repeats(results.rows, last))
+        return replace(
+            results,
+            files=tuple(files),
+            repeats=again,
+            last_run_id=last.run_id if last is not None else None,
+            warnings=tuple(self.warnings),
+        )
+
+    def _reporter(self, reports: ReportSet, last: LastRun | None) -> Callable[[RowResult], None]:
+        """What each row's result goes to: the reports, and the log when it failed."""
+
+        def on_result(row: RowResult) -> None:
+            reports.write(row)
+            if row.failed:
+                repeat = last is not None and last.is_repeat(row)
+                log_row_failed(self.log, row, repeat=repeat)
+
+        return on_result
+
+    async def _apply(
+        self,
+        paths: RunPaths,
+        validation: Any,
+        saved: Plan | None,
+        last: LastRun | None,
+        on_result: Callable[[RowResult], None],
+    ) -> Results:
+        req = self.request
+        async with req.settings.open_client() as client:
+            plan = await plan_to_apply(
+                client,
+                req.options,
+                validation=validation,
+                saved=saved,
+                target=self.label,
+                ai_slug=req.ai_slug,
+                ai_og=req.ai_og,
+            )
+            log_plan_counts(self.log, plan.counts)
+            self.events.planned(plan)
+            if plan.refused:
+                raise UnsafePlanError(f"plan refused: {plan.safety.reason}; pass --force to apply")
+            if plan.has_changes and not self.events.confirm(plan):
+                info = RunInfo(self.label, run_id=self.run_id)
+                return Results(rows=(), plan=plan, info=info, confirmed=False)
+            journal = Journal(paths.journal, self.run_id) if paths.journal is not None else None
+            try:
+                results = await execute(
+                    plan,
+                    client,
+                    journal=journal,
+                    progress=self.on_progress if plan.has_changes else None,
+                    run_id=self.run_id,
+                    on_result=on_result,
+                    last=last,
+                    writes=self.writes,
+                    recheck_urls=saved is not None or not paths.lock_is_default,
+                    cancel=self.cancel,
+                )
+            finally:
+                if journal is not None:
+                    journal.close()
+        return replace(results, info=replace(results.info, target=self.label))
+
+    def warn(self, text: str) -> None:
+        self.warnings.append(text)
+        self.events.warning(text)
+
+    def _copies(self, paths: RunPaths, results: Results) -> list[Path]:
+        """The annotated copies and the QR zip; a link without a short URL is a warning."""
+        written: list[Path] = []
+        codes = QrCodes() if paths.qr is not None else None
+        for source, copy in paths.annotate:
+            written.append(write_annotated(source, results.rows, copy, qr=codes))
+        if paths.qr is not None:
+            drawn = write_results_qr(results.rows, paths.qr, codes=codes)
+            written.append(drawn.path)
+            for why in drawn.left_out:
+                self.warn(f"no QR code for {why}")
+        return written
+
+
+def run_apply(run: ApplyRun) -> Results:
+    """Run ``run`` in a new event loop (``linksync.apply``). A Ctrl-C while the requests
+    in flight finish, after the run wrote, is ``InterruptedAfterWrites``."""
+    from linksync.errors import InterruptedAfterWrites
+
+    try:
+        return asyncio.run(run.go())
+    except KeyboardInterrupt:
+        if not run.writes.any:
+            raise
+        raise InterruptedAfterWrites(
+            f"Interrupted after writing to the workspace: {run.writes.describe()}; "
+            f"the journal {run.journal} holds every result",
+            written=run.writes.describe(),
+            journal=str(run.journal) if run.journal else None,
+        ) from None

@@ -1,0 +1,38 @@
+"""What a front end is told while a run goes, and how it confirms the plan.
+
+``RunEvents`` does nothing (and confirms every plan): a scheduler passes none. A front
+end subclasses it and overrides what it shows: the command line prints the sources'
+file-level problems, the plan and the warnings on stderr and asks on a terminal; the
+web page keeps them for the page. The methods are called in the thread that runs the
+run, in this order: ``problems`` (after reading the sources), ``lock_wait`` (only when
+another run holds the lock and the run waits for it), ``planned`` (the plan about to
+be applied), ``confirm`` (only when the plan has writes), ``warning`` (any number).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from linksync.lock import LockHolder
+from linksync.model import Problem
+from linksync.sync.plan import Plan
+
+
+class RunEvents:
+    """The events of a run (see module docstring); every method does nothing here."""
+
+    def problems(self, problems: Sequence[Problem]) -> None:
+        """The problems of the sources that belong to no row (errors and warnings)."""
+
+    def lock_wait(self, holder: LockHolder | None, seconds: float) -> None:
+        """Another run holds the lock: this one waits up to ``seconds`` for it."""
+
+    def planned(self, plan: Plan) -> None:
+        """The plan the run is about to apply (nothing was written yet)."""
+
+    def confirm(self, plan: Plan) -> bool:
+        """Whether to apply ``plan`` (it has writes): False applies nothing."""
+        return True
+
+    def warning(self, text: str) -> None:
+        """Something the run could not do for one row or file, and went on."""

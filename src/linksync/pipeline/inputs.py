@@ -1,0 +1,128 @@
+"""What a run is asked: the sync options (the caller's over the profile's defaults) and
+the reading options of its sources; reading and validating the sources; refusing
+sources with an error that belongs to no row.
+
+The readers and validation bring pandas, so they are imported when a run reads its
+sources, not with this module (``linksync plan --help`` stays light).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from os import PathLike
+from typing import TYPE_CHECKING, Any
+
+from linksync.config import Settings
+from linksync.errors import ConfigError, FileProblems
+from linksync.model import LinkSpec, Severity
+from linksync.sync.options import SyncOptions
+
+if TYPE_CHECKING:
+    from linksync.validate import Validation
+
+#: Source files (CSV, Excel, YAML, a folder of YAML), or the desired links themselves.
+Sources = Sequence[str | PathLike[str] | LinkSpec]
+
+#: Keys of a profile's ``limits:`` block (safety thresholds of plan/apply).
+LIMIT_KEYS = frozenset({"max_deletes", "max_change_ratio", "min_existing"})
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """How the sources are read: ``--sheet``, ``--map HEADER=FIELD``, ``--encoding``,
+    ``--date-format``, ``--empty-value``, ``--strict``, ``--fix-invisible`` (None or
+    empty: the profile's setting, else the default)."""
+
+    sheets: Sequence[str] | None = None
+    mapping: Mapping[str, str] | None = None
+    encoding: str | None = None
+    date_format: str | None = None
+    empty_values: Iterable[str] = ()
+    strict: bool | None = None
+    fix_invisible: bool = False
+
+    def over(self, settings: Settings) -> Reading:
+        """These options over the profile's (``columns``, ``encoding``, ``date_format``,
+        ``empty_values``, ``strict``)."""
+        prof = settings.profile
+        columns = {**{str(k): str(v) for k, v in settings.columns.items()}, **(self.mapping or {})}
+        return replace(
+            self,
+            mapping=columns or None,
+            encoding=self.encoding or prof.encoding,
+            date_format=self.date_format or prof.date_format,
+            empty_values=tuple(self.empty_values) or prof.empty_values,
+            strict=prof.strict if self.strict is None else self.strict,
+        )
+
+
+def source_paths(sources: Sources) -> list[str | PathLike[str]]:
+    """The sources that are files (not LinkSpec objects)."""
+    return [s for s in sources if not isinstance(s, LinkSpec)]
+
+
+def load_specs(
+    sources: Sources, reading: Reading | None = None, *, default_domain: str | None = None
+) -> Validation:
+    """Read (paths) or take (LinkSpec objects) the desired links and validate them."""
+    from linksync.sources import ReadOptions, read_sources
+    from linksync.validate import validate
+
+    reading = reading or Reading()
+    items = list(sources)
+    strict = bool(reading.strict)
+    fix = reading.fix_invisible
+    if items and all(isinstance(s, LinkSpec) for s in items):
+        specs = [s for s in items if isinstance(s, LinkSpec)]
+        return validate(specs, fix_invisible=fix, default_domain=default_domain, strict=strict)
+    if any(isinstance(s, LinkSpec) for s in items):
+        raise ConfigError("give either source paths or LinkSpec objects, not both")
+    options = ReadOptions.build(
+        sheets=reading.sheets,
+        mapping=reading.mapping,
+        encoding=reading.encoding,
+        date_format=reading.date_format,
+        empty_values=reading.empty_values,
+    )
+    batch = read_sources(source_paths(items), options=options)
+    return validate(batch, fix_invisible=fix, default_domain=default_domain, strict=strict)
+
+
+def refuse_file_errors(validation: Validation) -> None:
+    """Raise ``FileProblems`` when the sources have an error that belongs to no row."""
+    errors = [p for p in validation.file_problems if p.severity is Severity.ERROR]
+    if errors:
+        first = errors[0]
+        raise FileProblems(
+            f"{first.where()}: {first.message} (the sources have file-level errors; "
+            "nothing applied)",
+            validation.file_problems,
+            path=first.provenance.source if first.provenance else None,
+        )
+
+
+def options_from(settings: Settings, options: SyncOptions | None, **given: Any) -> SyncOptions:
+    """Options: the caller's, else the profile's defaults (domain, owner tag, limits),
+    overridden by ``given`` values (``SyncOptions`` fields) that are not None."""
+    if options is not None:
+        base = options
+    else:
+        limits = settings.limits
+        unknown = sorted(set(map(str, limits)) - LIMIT_KEYS)
+        if unknown:
+            raise ConfigError(
+                f"profile limits: unknown key(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(LIMIT_KEYS))}"
+            )
+        base = SyncOptions(
+            default_domain=settings.default_domain,
+            owner_tag=settings.owner_tag,
+            max_deletes=limits.get("max_deletes"),
+            max_change_ratio=float(limits.get("max_change_ratio", 0.30)),
+            min_existing=int(limits.get("min_existing", 10)),
+        )
+    changes = {k: v for k, v in given.items() if v is not None}
+    if base.system_domain is None and settings.system_domain is not None:
+        changes.setdefault("system_domain", settings.system_domain)
+    return replace(base, **changes) if changes else base

@@ -1,0 +1,127 @@
+"""Making the plan of a run, and the plan an apply runs.
+
+``make_plan`` fetches what the plan needs, fills slugs and descriptions from the AI
+tools when asked, and diffs. ``plan_to_apply`` is the plan an apply runs: a saved plan
+refreshed against the workspace (rows changed since are blocked with STALE_PLAN, the
+passwords restored from the sources), or a fresh plan. ``Planned`` is what
+``linksync.plan`` returns: the plan, its validation and the exit code of
+``linksync plan``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from linksync.api import LinkClient
+from linksync.errors import ConfigError
+from linksync.model import LinkSpec, Problem, Severity
+from linksync.outcome import EXIT_CHANGES_PENDING, EXIT_OK, EXIT_ROWS_FAILED
+from linksync.sync.diff import diff
+from linksync.sync.enrich import enrich
+from linksync.sync.options import SyncOptions
+from linksync.sync.plan import Change, Plan, restore_passwords
+from linksync.sync.remote import fetch_remote
+from linksync.sync.stale import mark_stale, plan_specs
+
+if TYPE_CHECKING:
+    from linksync.validate import Validation
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """What ``linksync.plan`` returns: the plan, the file-level problems of its sources
+    (``file_problems``), where it was saved (``saved_to``) and the exit code
+    ``linksync plan`` gives it. ``counts``, ``changes``, ``has_changes`` and
+    ``to_json`` are the plan's."""
+
+    plan: Plan
+    file_problems: tuple[Problem, ...] = ()
+    exit_code: int = EXIT_OK
+    saved_to: Path | None = None
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return self.plan.counts
+
+    @property
+    def changes(self) -> tuple[Change, ...]:
+        return self.plan.changes
+
+    @property
+    def has_changes(self) -> bool:
+        return self.plan.has_changes
+
+    def to_json(self) -> str:
+        return self.plan.to_json()
+
+
+def plan_exit_code(plan: Plan, file_problems: Iterable[Problem], *, detailed: bool) -> int:
+    """1 when rows are invalid or the sources have file-level errors; else 3 when the
+    plan has changes and ``detailed`` (``--detailed-exitcode``); else 0."""
+    if plan.invalid or any(p.severity is Severity.ERROR for p in file_problems):
+        return EXIT_ROWS_FAILED
+    if detailed and plan.has_changes:
+        return EXIT_CHANGES_PENDING
+    return EXIT_OK
+
+
+async def make_plan(
+    client: LinkClient,
+    validation: Validation,
+    options: SyncOptions,
+    *,
+    ai_slug: bool = False,
+    ai_og: bool = False,
+    target: str | None = None,
+) -> Plan:
+    """Fetch what the plan needs, fill slugs/descriptions when asked, and diff."""
+    specs = list(validation.specs)
+    valid = [s for i, s in enumerate(specs) if i not in validation.invalid]
+    remote = await fetch_remote(client, valid, options)
+    if ai_slug or ai_og:
+        specs = await enrich(
+            specs, remote, client, options, ai_slug=ai_slug, ai_og=ai_og, skip=validation.invalid
+        )
+    return diff(
+        specs,
+        remote,
+        options,
+        problems=validation.problems,
+        invalid=validation.invalid,
+        target=target,
+    )
+
+
+async def refresh_saved(client: LinkClient, plan: Plan, specs: Iterable[LinkSpec] = ()) -> Plan:
+    """A saved plan ready to run: passwords restored from ``specs`` (the sources), and
+    every write whose remote record changed since blocked with STALE_PLAN."""
+    plan = restore_passwords(plan, specs)
+    fresh = await fetch_remote(client, plan_specs(plan), plan.options)
+    return mark_stale(plan, fresh)
+
+
+async def plan_to_apply(
+    client: LinkClient,
+    options: SyncOptions,
+    *,
+    validation: Validation | None,
+    saved: Plan | None = None,
+    target: str | None = None,
+    **enrichment: Any,
+) -> Plan:
+    """The plan an apply runs: a ``saved`` plan refreshed against the workspace (rows
+    changed since are blocked, passwords restored from the sources; ``options.force``
+    carried over), or a fresh plan of the validated sources (``enrichment``:
+    ``ai_slug``, ``ai_og``)."""
+    if saved is not None:
+        specs = validation.specs if validation is not None else ()
+        todo = await refresh_saved(client, saved, specs)
+        if options.force:
+            todo = replace(todo, options=replace(todo.options, force=True))
+        return todo
+    if validation is None:
+        raise ConfigError("give sources to plan from, or a saved plan")
+    return await make_plan(client, validation, options, target=target, **enrichment)

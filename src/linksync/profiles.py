@@ -1,0 +1,230 @@
+"""Profiles: the named blocks of a config file, read and checked.
+
+A config file holds one profile, or ``profiles:`` with a ``default_profile``; every key
+of a profile is optional (see ``linksync.config`` for how a profile is chosen and what
+takes precedence over it). Unknown keys, a key given in the file (``api_key``), values
+of the wrong type are a ``ConfigError`` naming the profile and the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from linksync.defaults import MAX_CONCURRENCY
+from linksync.errors import ConfigError
+
+ENV_PROFILE = "LINKSYNC_PROFILE"
+
+PROFILE_KEYS = frozenset(
+    {
+        "base_url",
+        "api_key_env",
+        "api_key_file",
+        "insecure",
+        "default_domain",
+        "system_domain",
+        "concurrency",
+        "columns",
+        "owner_tag",
+        "limits",
+        "sandbox_db",
+        "sandbox_config",
+        "timeout",
+        "retry",
+        "strict",
+        "encoding",
+        "date_format",
+        "empty_values",
+    }
+)
+
+#: Profile ``retry:`` keys (RetryPolicy fields), e.g. ``{rate_limited_retries: 0}`` to fail
+#: fast in CI instead of waiting out a 429.
+RETRY_KEYS = frozenset(
+    {
+        "rate_limited_retries",
+        "server_error_retries",
+        "unavailable_retries",
+        "transport_retries",
+        "default_retry_after",
+        "max_retry_after",
+        "jitter",
+        "backoff_base",
+        "backoff_max",
+        "unavailable_delay",
+        "transport_delay",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """One named profile of the config file (every field optional)."""
+
+    name: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    api_key_file: str | None = None
+    insecure: bool = False
+    default_domain: str | None = None
+    system_domain: str | None = None
+    concurrency: int | None = None
+    columns: Mapping[str, Any] = field(default_factory=dict)
+    owner_tag: str | None = None
+    limits: Mapping[str, Any] = field(default_factory=dict)
+    sandbox_db: str | None = None
+    sandbox_config: str | None = None
+    timeout: float | None = None
+    retry: Mapping[str, float] = field(default_factory=dict)
+    strict: bool = False
+    encoding: str | None = None
+    date_format: str | None = None
+    empty_values: tuple[str, ...] = ()
+
+
+def _opt_str(data: Mapping[str, Any], key: str, where: str) -> str | None:
+    v = data.get(key)
+    if v is None:
+        return None
+    if not isinstance(v, str) or not v.strip():
+        raise ConfigError(f"{where}: {key} must be a non-empty string")
+    return v.strip()
+
+
+def _mapping(data: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
+    v = data.get(key)
+    if v is None:
+        return {}
+    if not isinstance(v, Mapping):
+        raise ConfigError(f"{where}: {key} must be a mapping")
+    return dict(v)
+
+
+def _relative(path: str | None, base: Path | None) -> str | None:
+    if path is None or base is None or Path(path).is_absolute():
+        return path
+    return str(base / path)
+
+
+def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) -> Profile:
+    where = f"profile {name!r}" if name else "config"
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{where} must be a mapping")
+    unknown = sorted(set(map(str, data)) - PROFILE_KEYS)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key(s) {', '.join(unknown)}; "
+            f"known: {', '.join(sorted(PROFILE_KEYS))}"
+        )
+    if "api_key" in data:
+        raise ConfigError(f"{where}: put the key in api_key_env or api_key_file")
+    concurrency = data.get("concurrency")
+    if concurrency is not None and (
+        isinstance(concurrency, bool)
+        or not isinstance(concurrency, int)
+        or not 1 <= concurrency <= MAX_CONCURRENCY
+    ):
+        raise ConfigError(f"{where}: concurrency must be an integer 1..{MAX_CONCURRENCY}")
+    timeout = data.get("timeout")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+    ):
+        raise ConfigError(f"{where}: timeout must be a positive number of seconds")
+    retry = _mapping(data, "retry", where)
+    bad = sorted(
+        str(k)
+        for k, v in retry.items()
+        if k not in RETRY_KEYS or isinstance(v, bool) or not isinstance(v, int | float) or v < 0
+    )
+    if bad:
+        raise ConfigError(
+            f"{where}: retry.{', retry.'.join(bad)}: unknown or not a number >= 0; "
+            f"known: {', '.join(sorted(RETRY_KEYS))}"
+        )
+    insecure = data.get("insecure", False)
+    if not isinstance(insecure, bool):
+        raise ConfigError(f"{where}: insecure must be true or false")
+    strict = data.get("strict", False)
+    if not isinstance(strict, bool):
+        raise ConfigError(f"{where}: strict must be true or false")
+    empties = data.get("empty_values") or []
+    if not isinstance(empties, list) or not all(isinstance(v, str) for v in empties):
+        raise ConfigError(f'{where}: empty_values must be a list of text, e.g. [N/A, "-"]')
+    return Profile(
+        name=name,
+        base_url=_opt_str(data, "base_url", where),
+        api_key_env=_opt_str(data, "api_key_env", where),
+        api_key_file=_relative(_opt_str(data, "api_key_file", where), base_dir),
+        insecure=insecure,
+        default_domain=_opt_str(data, "default_domain", where),
+        system_domain=_opt_str(data, "system_domain", where),
+        concurrency=concurrency,
+        columns=_mapping(data, "columns", where),
+        owner_tag=_opt_str(data, "owner_tag", where),
+        limits=_mapping(data, "limits", where),
+        sandbox_db=_relative(_opt_str(data, "sandbox_db", where), base_dir),
+        sandbox_config=_relative(_opt_str(data, "sandbox_config", where), base_dir),
+        timeout=float(timeout) if timeout is not None else None,
+        retry=retry,
+        strict=strict,
+        encoding=_opt_str(data, "encoding", where),
+        date_format=_opt_str(data, "date_format", where),
+        empty_values=tuple(empties),
+    )
+
+
+def load_profile(path: Path, name: str | None) -> Profile:
+    """The named profile of a config file (the file's ``default_profile`` when no name;
+    a file without ``profiles`` is itself one profile)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config {path} is not valid YAML: {exc}") from None
+    data = {} if data is None else data
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"config {path} must be a mapping")
+    base_dir = path.parent
+    if "profiles" not in data:
+        if name is not None:
+            raise ConfigError(f"config {path} has no profiles; cannot select {name!r}")
+        return parse_profile(None, data, base_dir=base_dir)
+    extra = sorted(set(map(str, data)) - {"profiles", "default_profile"})
+    if extra:
+        raise ConfigError(f"config {path}: unknown top-level key(s) {', '.join(extra)}")
+    profiles = data["profiles"]
+    if not isinstance(profiles, Mapping) or not profiles:
+        raise ConfigError(f"config {path}: profiles must be a non-empty mapping")
+    chosen = name or data.get("default_profile")
+    if chosen is None:
+        if len(profiles) != 1:
+            raise ConfigError(
+                f"config {path}: choose a profile with --profile or {ENV_PROFILE} "
+                f"(or set default_profile): {', '.join(sorted(map(str, profiles)))}"
+            )
+        chosen = next(iter(profiles))
+    chosen = str(chosen)
+    if chosen not in profiles:
+        raise ConfigError(
+            f"config {path}: no profile {chosen!r}; "
+            f"profiles: {', '.join(sorted(map(str, profiles)))}"
+        )
+    return parse_profile(chosen, profiles[chosen] or {}, base_dir=base_dir)
+
+
+def read_key_file(path: str) -> str:
+    try:
+        key = Path(path).read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise ConfigError(f"cannot read API key file {path}: {exc.strerror}") from None
+    if not key or any(c.isspace() for c in key):
+        raise ConfigError(f"API key file {path} must hold exactly one key on one line")
+    return key

@@ -1,0 +1,101 @@
+"""The library's apply as a run of the page: what the page's Apply button will start
+(phase B). The page's feed follows the rows and the rate limiter's wait, the page's
+cancel stops it from the server's thread (no new requests, the report kept), the
+uploads are files the run reads, and the page applies exactly the plan it showed."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from ui_support import eventually
+
+import linksync
+from linksync.config import Settings, resolve
+from linksync.errors import ConfigError
+from linksync.sync.plan import Plan
+from linksync.ui import RunFeed, RunOutcome, RunRegistry, RunState
+
+
+class LibraryApply:
+    """``linksync.apply`` on uploaded files, as a ``RunSource`` of the page."""
+
+    kind = "apply"
+
+    def __init__(
+        self, settings: Settings, files: list[Path], uploads: list[Path], plan: Plan | None
+    ) -> None:
+        self.settings, self.files, self.uploads, self.plan = settings, files, uploads, plan
+
+    def run(self, feed: RunFeed, cancel: threading.Event, folder: Path) -> RunOutcome:
+        feed.note("applying")
+        results = linksync.apply(
+            self.files,
+            plan=self.plan,
+            settings=self.settings,
+            reports=[folder / "results.csv"],
+            journal=folder / "journal.jsonl",
+            reads=self.uploads,
+            on_progress=feed,
+            cancel=cancel,
+        )
+        ok = results.counts["ok"]
+        return RunOutcome(f"{ok} ok", results.exit_code, ("results.csv",), results.interrupted)
+
+
+def uploads(tmp_path: Path, rows: int) -> list[Path]:
+    folder = tmp_path / "uploads"
+    folder.mkdir()
+    campaign = folder / "campaign.csv"
+    lines = ["slug,url"] + [f"s{i},https://example.com/{i}" for i in range(rows)]
+    campaign.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    other = folder / "other.csv"
+    other.write_text("slug,url\nx,https://example.com/x\n", encoding="utf-8")
+    return [campaign, other]
+
+
+@pytest.fixture
+def slow_sandbox(tmp_path: Path) -> Settings:
+    (tmp_path / "edge.yaml").write_text("faults:\n  latency_ms: [15, 15]\n", encoding="utf-8")
+    (tmp_path / "linksync.yaml").write_text(
+        "sandbox_config: edge.yaml\nconcurrency: 1\n", encoding="utf-8"
+    )
+    return resolve(cwd=tmp_path, env={})
+
+
+def test_cancel_from_the_page_stops_sending_and_keeps_the_report(
+    slow_sandbox: Settings, tmp_path: Path
+) -> None:
+    files = uploads(tmp_path, 40)
+    registry = RunRegistry(tmp_path / "runs")
+    run = registry.start(LibraryApply(slow_sandbox, files[:1], files, None))
+    eventually(lambda: run.feed.done >= 3, timeout=30)
+    assert registry.cancel(run.record.run_id)  # the server's thread, not the run's
+    eventually(lambda: run.record.state.over, timeout=30)
+    record = run.record
+    assert record.state is RunState.CANCELLED and record.exit_code == 130
+    assert record.progress is not None and record.progress.not_attempted > 0
+    assert record.progress.done + record.progress.not_attempted == 40
+    report = (run.folder / "results.csv").read_text(encoding="utf-8-sig").splitlines()
+    assert len(report) == 41  # every row, the ones never sent as NOT_ATTEMPTED
+    assert sum("NOT_ATTEMPTED" in line for line in report) == record.progress.not_attempted
+
+
+def test_the_page_applies_the_plan_it_showed_and_never_writes_an_upload(
+    settings: Settings, tmp_path: Path
+) -> None:
+    files = uploads(tmp_path, 3)
+    planned = linksync.plan(files[:1], settings=settings)  # the page shows this plan
+    assert planned.counts["create"] == 3
+    with pytest.raises(ConfigError, match=r"other\.csv"):  # an upload: a file the run reads
+        linksync.apply(
+            files[:1], plan=planned.plan, settings=settings, reports=[files[1]], reads=files
+        )
+    registry = RunRegistry(tmp_path / "runs")
+    run = registry.start(LibraryApply(settings, files[:1], files, planned.plan))
+    eventually(lambda: run.record.state.over, timeout=30)
+    assert run.record.state is RunState.FINISHED, run.record.error
+    assert (run.record.summary, run.record.exit_code) == ("3 ok", 0)
+    assert run.record.progress is not None and run.record.progress.done == 3
+    assert not linksync.plan(files[:1], settings=settings).has_changes
