@@ -128,7 +128,7 @@ def test_expiry_column_matches_cell_by_cell_conversion() -> None:
     ]
     for date1904 in (False, True):
         for column in (cells, [c for c in cells if isinstance(c, date | str) or c is None]):
-            got = _expiry_column(column, date1904).tolist()
+            got = _expiry_column(column, date1904)
             for cell, text in zip(column, got, strict=True):
                 if isinstance(cell, str):
                     assert text == cell

@@ -15,13 +15,16 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 import numpy as np
-import pandas as pd
 
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Provenance
 
 
 def _none_array(n: int) -> np.ndarray:
     return np.full(n, None, dtype=object)
+
+
+def _none_mask(n: int) -> np.ndarray:
+    return np.zeros(n, dtype=bool)
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,17 +61,24 @@ class SpecFrame:
         values: Mapping[str, np.ndarray],
         columns: Mapping[str, str],
         row_problems: tuple[tuple[int, Problem], ...] = (),
+        *,
+        managed: Mapping[str, np.ndarray] | None = None,
     ) -> SpecFrame:
-        """A spreadsheet frame: a field is managed where its value is not None."""
+        """A spreadsheet frame: a field is managed where its value is not None
+        (``managed`` gives that mask for fields whose caller knows it already)."""
         n = len(rows)
         full = {f: values[f] if f in values else _none_array(n) for f in LINK_FIELDS}
-        managed = {f: _not_none(full[f]) for f in LINK_FIELDS}
+        known = managed or {}
+        masks = {
+            f: known[f] if f in known else (not_none(full[f]) if f in values else _none_mask(n))
+            for f in LINK_FIELDS
+        }
         return cls(
             source,
             sheet,
             np.asarray(rows, dtype=np.int64),
             full,
-            managed,
+            masks,
             MappingProxyType(dict(columns)),
             None,
             row_problems,
@@ -149,8 +159,11 @@ class SpecFrame:
         return replace(self, values=new_values)
 
 
-def _not_none(arr: np.ndarray) -> np.ndarray:
-    return np.asarray(pd.notna(arr), dtype=bool)
+def not_none(arr: np.ndarray) -> np.ndarray:
+    """Per value: not None, for the columns readers make (text, tuples or None):
+    faster than ``pd.notna``, which also looks for NaN in every value."""
+    out: np.ndarray = np.not_equal(arr, None)
+    return out
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,7 @@ import pandas as pd
 
 from linksync.model import LINK_FIELDS, Problem, Provenance, Severity
 from linksync.sources.columns import SHORT_URL, UTM_FIELDS, ColumnMatch
-from linksync.sources.frame import SpecFrame
+from linksync.sources.frame import SpecFrame, not_none
 from linksync.sources.normalize import (
     map_distinct,
     merge_utm_checked,
@@ -39,7 +40,6 @@ from linksync.sources.options import ReadOptions
 
 _ASCII_WS = " \t\r\n"
 _SEP = "\x1f"
-_EDGES = tuple(f"{w}{_SEP}" for w in _ASCII_WS) + tuple(f"{_SEP}{w}" for w in _ASCII_WS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,30 +55,44 @@ class CellIssue:
     column: str | None = None
 
 
+def _as_text(v: Any) -> str:
+    """A cell as text; missing cells (None, NaN, NA, NaT) as ""."""
+    if isinstance(v, str):
+        return v
+    return "" if v is None or bool(pd.isna(v)) else str(v)
+
+
 def clean_text(column: Any, empty_values: frozenset[str] = frozenset()) -> np.ndarray:
     """Object array of trimmed strings, None for empty or missing cells (and for cells
     holding one of ``empty_values``, compared case-insensitively).
 
     Only ASCII whitespace is trimmed: a no-break space or a zero-width space is left
-    in place for validation to name. The whole column is tested at once (one joined
-    string): values are stripped one by one only when some value needs it.
+    in place for validation to name. The column is joined into one string (which
+    also proves every cell is text): values are stripped only when it holds ASCII
+    whitespace at all, and placeholders are looked up in it casefolded first.
     """
-    arr = column.to_numpy(dtype=object) if isinstance(column, pd.Series) else column
-    out: np.ndarray = np.asarray(arr, dtype=object).copy()
-    missing = np.asarray(pd.isna(out), dtype=bool)
-    if missing.any():
-        out[missing] = ""
-    if set(map(type, out.tolist())) - {str}:
-        out[:] = [v if isinstance(v, str) else str(v) for v in out.tolist()]
-    vals: list[str] = out.tolist()
-    big = _SEP.join(vals)
-    at_ends = bool(big) and (big[0] in _ASCII_WS or big[-1] in _ASCII_WS)
-    if at_ends or any(edge in big for edge in _EDGES):
-        out[:] = [v.strip(_ASCII_WS) for v in vals]
-    if empty_values:
-        folded = pd.Series(out, dtype=object).str.casefold()
-        out[np.asarray(folded.isin(empty_values), dtype=bool)] = ""
-    out[out == ""] = None
+    if isinstance(column, list):
+        vals: list[Any] = column
+    else:
+        vals = column.tolist() if isinstance(column, pd.Series | np.ndarray) else list(column)
+    try:
+        big = _SEP.join(vals)
+    except TypeError:  # cells that are not text (None, NaN, numbers)
+        vals = [_as_text(v) for v in vals]
+        big = _SEP.join(vals)
+    n = len(vals)
+    if any(w in big for w in _ASCII_WS):
+        vals = list(map(str.strip, vals, repeat(_ASCII_WS)))
+        big = _SEP.join(vals)
+    if empty_values and n:
+        folded = big.casefold().split(_SEP)
+        if len(folded) != n:  # a value holds the separator itself
+            folded = [v.casefold() for v in vals]
+        if not empty_values.isdisjoint(folded):
+            vals = ["" if f in empty_values else v for v, f in zip(vals, folded, strict=True)]
+    out = np.fromiter(vals, dtype=object, count=n)
+    if "" in vals:
+        out[np.equal(out, "")] = None
     return out
 
 
@@ -111,8 +125,8 @@ class _Builder:
         merged = self.clean(fname, raws[0])
         for col, raw in zip(cols[1:], raws[1:], strict=False):
             extra = self.clean(fname, raw)
-            have = np.asarray(pd.notna(merged), dtype=bool)
-            more = np.asarray(pd.notna(extra), dtype=bool)
+            have = not_none(merged)
+            more = not_none(extra)
             both = np.flatnonzero(have & more)
             if fname == "tags":
                 if len(both):
@@ -202,25 +216,29 @@ def build_frame(
         n = beyond
     rows = np.arange(first_row, first_row + n, dtype=np.int64)
     keep = np.arange(n)
+    present = {f: not_none(a) for f, a in cleaned.items()}
     nonempty = np.zeros(n, dtype=bool)
-    for arr in cleaned.values():
-        nonempty |= np.asarray(pd.notna(arr), dtype=bool)
+    for mask in present.values():
+        nonempty |= mask
     for issue in found:
         if 0 <= issue.index < n:
             nonempty[issue.index] = True
     if not nonempty.all():
         keep = np.flatnonzero(nonempty)
         cleaned = {f: a[keep] for f, a in cleaned.items()}
+        present = {f: m[keep] for f, m in present.items()}
         rows = rows[keep]
         n = len(rows)
 
     values: dict[str, np.ndarray] = {f: cleaned[f] for f in LINK_FIELDS if f in cleaned}
     if "tags" in values:
-        values["tags"] = _tags(values["tags"])
+        values["tags"] = _tags(values["tags"])  # a cell of separators only: no tags
+        present["tags"] = not_none(values["tags"])
     if "domain" in values:
         values["domain"] = _lower(values["domain"])
     if SHORT_URL in cleaned:
         _split_short(cleaned[SHORT_URL], values, n)
+        present["slug"], present["domain"] = not_none(values["slug"]), not_none(values["domain"])
 
     late: list[tuple[int, CellIssue]] = []
     utm_cols = {f: cleaned[f] for f in UTM_FIELDS if f in cleaned}
@@ -231,9 +249,16 @@ def build_frame(
             message = f"the URL's {name}={old!r} was replaced by the column's value {new!r}"
             late.append((i, CellIssue(-1, "url", "INVALID_FIELD", message, Severity.WARNING, col)))
 
-    frame = SpecFrame.from_columns(source, sheet, rows, values, match.provenance_columns)
-    position = {int(k): i for i, k in enumerate(keep.tolist())}
-    attached = [(position[x.index], x) for x in found if x.index in position] + late
+    # Which values are set, known already for every field the steps above kept as is
+    # (lower-casing a domain, merging UTM parameters into a URL keep None as None).
+    managed = {f: present[f] for f in values if f in present}
+    frame = SpecFrame.from_columns(
+        source, sheet, rows, values, match.provenance_columns, managed=managed
+    )
+    at = np.searchsorted(keep, [x.index for x in found]).tolist()
+    attached = [
+        (k, x) for k, x in zip(at, found, strict=True) if k < n and keep[k] == x.index
+    ] + late
     attached.sort(key=lambda t: t[0])
     row_problems = tuple(
         (i, Problem(x.constant, x.message, frame.provenance(i), x.field, x.severity, x.column))
@@ -246,10 +271,9 @@ def build_frame(
 
 def _expiry(raw: Any, opts: ReadOptions) -> np.ndarray:
     norm = partial(normalize_expiry, date_format=opts.date_format)
-    s = pd.Series(raw, dtype=object)
-    is_text = s.map(lambda v: isinstance(v, str)) if s.dtype == object else None
-    if is_text is not None and bool(is_text.all()):
-        text = clean_text(s, opts.empty_values)
+    vals: list[Any] = raw.tolist() if isinstance(raw, pd.Series | np.ndarray) else list(raw)
+    if set(map(type, vals)) <= {str}:
+        text = clean_text(vals, opts.empty_values)
         return map_distinct(pd.Series(text, dtype=object), norm)
 
     def one(v: Any) -> Any:
@@ -260,8 +284,8 @@ def _expiry(raw: Any, opts: ReadOptions) -> np.ndarray:
             return norm(v) if v and not opts.is_empty_value(v) else None
         return norm(v)
 
-    out = np.empty(len(s), dtype=object)
-    out[:] = [one(v) for v in s.tolist()]
+    out = np.empty(len(vals), dtype=object)
+    out[:] = [one(v) for v in vals]
     return out
 
 

@@ -23,7 +23,7 @@ import pandas as pd
 
 from linksync import rules
 from linksync.model import Problem, Provenance, Severity
-from linksync.sources.frame import SpecFrame
+from linksync.sources.frame import SpecFrame, not_none
 from linksync.sources.normalize import map_distinct
 from linksync.sources.options import EXCEL_ERRORS, PLACEHOLDER_VARIANTS, looks_like_local_date
 from linksync.timestamps import format_ts, parse_iso
@@ -135,7 +135,7 @@ class FrameChecker:
         cached = self._cache.get(fname)
         if cached is None:
             col = self.frame.values[fname]
-            idx = np.flatnonzero(pd.notna(col))
+            idx = np.flatnonzero(not_none(col))
             cached = self._cache[fname] = (idx, col[idx].tolist())
         idx, vals = cached
         gone = self.dead | self.skip.get(fname, set())
