@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import re
 import zipfile
-from operator import itemgetter
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 

@@ -48,6 +48,8 @@ class SpecFrame:
     columns: Mapping[str, str] = field(default_factory=dict)
     provenances: Sequence[Provenance] | None = None
     row_problems: tuple[tuple[int, Problem], ...] = ()
+    #: ``managed[f]`` is exactly "``values[f]`` is not None" (spreadsheet frames).
+    managed_is_set: bool = False
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -82,6 +84,7 @@ class SpecFrame:
             MappingProxyType(dict(columns)),
             None,
             row_problems,
+            True,
         )
 
     @classmethod
@@ -156,13 +159,19 @@ class SpecFrame:
         """A copy with one field's values replaced (managed unchanged)."""
         new_values = dict(self.values)
         new_values[field_name] = values
-        return replace(self, values=new_values)
+        return replace(self, values=new_values, managed_is_set=False)
+
+    def is_set(self, field_name: str) -> np.ndarray:
+        """Per row: the field has a value (not None)."""
+        if self.managed_is_set:
+            return self.managed[field_name]
+        return not_none(self.values[field_name])
 
 
 def not_none(arr: np.ndarray) -> np.ndarray:
     """Per value: not None, for the columns readers make (text, tuples or None):
     faster than ``pd.notna``, which also looks for NaN in every value."""
-    out: np.ndarray = np.not_equal(arr, None)
+    out: np.ndarray = ~np.equal(arr, None)
     return out
 
 

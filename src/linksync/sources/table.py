@@ -82,8 +82,9 @@ def clean_text(column: Any, empty_values: frozenset[str] = frozenset()) -> np.nd
         big = _SEP.join(vals)
     n = len(vals)
     if any(w in big for w in _ASCII_WS):
-        vals = list(map(str.strip, vals, repeat(_ASCII_WS)))
-        big = _SEP.join(vals)
+        stripped = list(map(str.strip, vals, repeat(_ASCII_WS)))
+        if stripped != vals:  # a string stripped of nothing is the same object
+            vals, big = stripped, _SEP.join(stripped)
     if empty_values and n:
         folded = big.casefold().split(_SEP)
         if len(folded) != n:  # a value holds the separator itself
