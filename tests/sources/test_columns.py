@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+import random
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
 from linksync.errors import ConfigError
 from linksync.sources.columns import find_header_row, match_columns, normalize_header
 from linksync.sources.normalize import merge_utm, normalize_expiry, split_short_url, split_tags
+from linksync.timestamps import format_ts
 
 
 @pytest.mark.parametrize(
@@ -136,3 +138,19 @@ def test_split_short_url() -> None:
 )
 def test_normalize_expiry(value: object, expected: str) -> None:
     assert normalize_expiry(value) == expected
+
+
+def test_expiry_already_in_canonical_form_is_kept_as_the_full_parse_would() -> None:
+    """The shortcut for text already written as ``format_ts`` writes it gives what
+    parsing and formatting again gives, valid or not."""
+    rng = random.Random(5)
+    base = datetime(1000, 1, 1, tzinfo=UTC)
+    for _ in range(2000):
+        when = base + timedelta(milliseconds=rng.randrange(0, 9000 * 365 * 86_400_000))
+        text = format_ts(when)
+        assert normalize_expiry(text) == text
+    for text in ("2030-02-30T00:00:00.000Z", "2030-01-01T24:00:00.000Z"):
+        assert normalize_expiry(text) == text  # unreadable: kept as typed, as before
+    assert normalize_expiry("0999-01-01T00:00:00.000Z") == format_ts(
+        datetime(999, 1, 1, tzinfo=UTC)
+    )

@@ -171,7 +171,7 @@ class SpecFrame:
 def not_none(arr: np.ndarray) -> np.ndarray:
     """Per value: not None, for the columns readers make (text, tuples or None):
     faster than ``pd.notna``, which also looks for NaN in every value."""
-    out: np.ndarray = ~np.equal(arr, None)
+    out: np.ndarray = arr != None  # noqa: E711 (elementwise)
     return out
 
 

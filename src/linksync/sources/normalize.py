@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 #: Tag separators: comma, semicolon, bar, and line breaks (Alt+Enter in Excel).
 _TAG_SPLIT_RE = re.compile(r"[,;|\r\n\u2028\u2029]")
 _DATE_ONLY_RE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+#: ``format_ts``'s own form: 2030-12-31T23:59:59.000Z.
+_CANONICAL_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z", re.ASCII)
 _SHORT_URL_RE = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?([^/?#\s]+)/([^?#\s]*)", re.IGNORECASE)
 
 #: Excel's day 0 in the 1900 system (serial 60 is the phantom 1900-02-29, so serials
@@ -76,6 +78,15 @@ def normalize_expiry(value: Any, date_format: DateFormat | None = None) -> str:
     is returned as typed so validation reports INVALID_EXPIRY on that cell. The one
     rule for files and for ``links create --expires-at``.
     """
+    if type(value) is str and _CANONICAL_RE.fullmatch(value) and value[0] != "0":
+        # Already as written here (a second pass, a re-read export): a valid instant
+        # formats back to the same text, so only its validity is checked.
+        try:
+            datetime.fromisoformat(value[:23])
+        except ValueError:
+            pass
+        else:
+            return value
     if isinstance(value, datetime):
         return format_ts(to_utc(value))
     if isinstance(value, date):

@@ -171,11 +171,12 @@ def _prefix_by_authority(
     raw: bytes, codes: np.ndarray, first: np.ndarray, values: Sequence[str], which: np.ndarray
 ) -> np.ndarray:
     """Per value of visible ASCII starting at ``raw[first]`` (``codes``: its bytes):
-    the URL prefix regex matches it. The scheme is tested on every value at once; the authority (host and
-    port, up to the first ``/ ? #`` or the value's end) of one value is tested with
-    the regex, then compared with the others' at once, so a column with a few hosts
-    costs a few numpy passes; when the hosts are many, the rest go through the regex
-    one by one. ``codes`` ends with eight "\n" more than the last value's own."""
+    the URL prefix regex matches it. The scheme is tested on every value at once; the
+    authority (host and port, up to the first ``/ ? #`` or the value's end) of one
+    value is tested with the regex, then compared with the others' at once, so a
+    column with a few hosts costs a few numpy passes; when the hosts are many, the
+    rest go through the regex one by one. ``codes`` ends with eight "\n" more than
+    the last value's own."""
     k = len(first)
     out = np.zeros(k, dtype=bool)
     if not k:
