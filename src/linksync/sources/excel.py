@@ -44,7 +44,6 @@ from linksync.sources.options import MAX_WORKBOOK_BYTES, ReadOptions
 from linksync.sources.table import build_frame, unknown_column_problem
 from linksync.sources.xlsx_guard import Package, SheetNotes
 
-EXCEL_SUFFIXES: frozenset[str] = frozenset({".xlsx", ".xlsm", ".xlsb", ".xls", ".ods"})
 #: Zip packages whose parts are size-checked; OOXML ones are scanned sheet by sheet.
 _ZIPPED = frozenset({".xlsx", ".xlsm", ".ods"})
 _OOXML = frozenset({".xlsx", ".xlsm"})

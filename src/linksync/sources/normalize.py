@@ -1,20 +1,17 @@
 """Value normalisation shared by every reader: tags, expiry, UTM, short URLs.
 
 Scalar functions here are the reference; the table readers apply them once per
-distinct value of a column (``map_distinct``), which keeps a million-row CSV cheap
-when, as in real campaigns, a column holds few distinct values.
+distinct value of a column (``linksync.sources.table.map_distinct``), which keeps a
+million-row CSV cheap when, as in real campaigns, a column holds few distinct values.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus, unquote_plus
-
-import numpy as np
-import pandas as pd
 
 from linksync.timestamps import format_ts, parse_iso
 
@@ -177,15 +174,3 @@ def split_short_url(text: str) -> tuple[str, str] | None:
         return None
     host = m.group(1).rpartition("@")[2].lower()
     return host, m.group(2).rstrip("/")
-
-
-def map_distinct(series: pd.Series, fn: Callable[[Any], Any]) -> np.ndarray:
-    """``fn`` applied once per distinct non-missing value; missing stays None.
-
-    Returns an object array aligned with ``series``.
-    """
-    codes, uniques = pd.factorize(series, use_na_sentinel=True)
-    mapped = np.empty(len(uniques) + 1, dtype=object)
-    mapped[:-1] = [fn(u) for u in uniques]
-    mapped[-1] = None
-    return mapped[codes]

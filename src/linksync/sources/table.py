@@ -17,7 +17,7 @@ nothing else is left in it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from itertools import repeat
@@ -30,7 +30,6 @@ from linksync.model import LINK_FIELDS, Problem, Provenance, Severity
 from linksync.sources.columns import SHORT_URL, UTM_FIELDS, ColumnMatch
 from linksync.sources.frame import SpecFrame, not_none
 from linksync.sources.normalize import (
-    map_distinct,
     merge_utm_checked,
     normalize_expiry,
     split_short_url,
@@ -95,6 +94,18 @@ def clean_text(column: Any, empty_values: frozenset[str] = frozenset()) -> np.nd
     if "" in vals:
         out[np.equal(out, "")] = None
     return out
+
+
+def map_distinct(series: pd.Series, fn: Callable[[Any], Any]) -> np.ndarray:
+    """``fn`` applied once per distinct non-missing value; missing stays None.
+
+    Returns an object array aligned with ``series``.
+    """
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    mapped = np.empty(len(uniques) + 1, dtype=object)
+    mapped[:-1] = [fn(u) for u in uniques]
+    mapped[-1] = None
+    return mapped[codes]
 
 
 def _tags(values: np.ndarray) -> np.ndarray:
