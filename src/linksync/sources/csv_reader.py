@@ -17,8 +17,6 @@ import codecs
 import csv
 import io
 import re
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -216,33 +214,19 @@ class _CsvRead:
         last: int,
     ) -> None:
         width = len(header)
-
-        def structure_of(decoded: Decoded) -> Structure:
-            if decoded.fallback:
-                raw: Path | bytes = self._bytes()
-                scan_enc = "utf-8"
-            elif decoded.text is not None:
-                raw, scan_enc = decoded.text.encode("utf-8"), "utf-8"
-            else:
-                raw, scan_enc = self.path, decoded.encoding
-            return scan(
-                raw,
-                delim,
-                width,
-                first_data=skip,
-                encoding=scan_enc,
-                offsets=bool(decoded.fallback),
-            )
-
-        # The structural scan (numpy over the raw bytes, mostly outside the GIL) runs
-        # beside pandas' parser; it is run again if pandas had to decode differently.
-        before = (decoded.encoding, decoded.text, decoded.fallback)
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            scanned = pool.submit(structure_of, replace(decoded))
-            frame_df, unclosed = self._pandas(decoded, delim, skip, match.used, width)
-            structure = scanned.result()
-        if (decoded.encoding, decoded.text, decoded.fallback) != before:
-            structure = structure_of(decoded)
+        frame_df, unclosed = self._pandas(decoded, delim, skip, match.used, width)
+        # The scan runs after pandas, which may have had to decode the file another
+        # way. (Beside pandas in a thread it gains nothing: the C parser keeps the GIL.)
+        if decoded.fallback:
+            raw: Path | bytes = self._bytes()
+            scan_enc = "utf-8"
+        elif decoded.text is not None:
+            raw, scan_enc = decoded.text.encode("utf-8"), "utf-8"
+        else:
+            raw, scan_enc = self.path, decoded.encoding
+        structure = scan(
+            raw, delim, width, first_data=skip, encoding=scan_enc, offsets=bool(decoded.fallback)
+        )
         for r in structure.ragged:
             if unclosed is not None and r.record >= unclosed:
                 continue

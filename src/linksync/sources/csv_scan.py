@@ -3,7 +3,7 @@
 pandas, when it reads only the mapped columns (``usecols``), drops the values past the
 header's last column without a word (and without ``usecols`` it refuses the file). So
 the raw bytes are scanned for records with more delimiters than the header, at numpy
-speed (beside pandas, in a thread: numpy leaves the GIL to the parser):
+speed:
 
 - Chunks of the file (any ASCII-compatible encoding: the delimiter, the quote and the
   newline are single bytes that never occur inside a multi-byte character) are turned
