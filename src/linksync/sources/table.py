@@ -63,7 +63,14 @@ def _as_text(v: Any) -> str:
 
 def clean_text(column: Any, empty_values: frozenset[str] = frozenset()) -> np.ndarray:
     """Object array of trimmed strings, None for empty or missing cells (and for cells
-    holding one of ``empty_values``, compared case-insensitively).
+    holding one of ``empty_values``, compared case-insensitively)."""
+    return clean_column(column, empty_values)[0]
+
+
+def clean_column(
+    column: Any, empty_values: frozenset[str] = frozenset()
+) -> tuple[np.ndarray, np.ndarray]:
+    """``clean_text`` of the column, and per value whether it is set (not None).
 
     Only ASCII whitespace is trimmed: a no-break space or a zero-width space is left
     in place for validation to name. The column is joined into one string (which
@@ -92,8 +99,10 @@ def clean_text(column: Any, empty_values: frozenset[str] = frozenset()) -> np.nd
             vals = ["" if f in empty_values else v for v, f in zip(vals, folded, strict=True)]
     out = np.fromiter(vals, dtype=object, count=n)
     if "" in vals:
-        out[np.equal(out, "")] = None
-    return out
+        empty = np.equal(out, "")
+        out[empty] = None
+        return out, ~empty
+    return out, np.ones(n, dtype=bool)
 
 
 def map_distinct(series: pd.Series, fn: Callable[[Any], Any]) -> np.ndarray:
@@ -127,18 +136,18 @@ class _Builder:
         self.issues: list[CellIssue] = []
         self.problems: list[Problem] = []
 
-    def clean(self, fname: str, raw: Any) -> np.ndarray:
+    def clean(self, fname: str, raw: Any) -> tuple[np.ndarray, np.ndarray]:
         if fname == "expires_at":
-            return _expiry(raw, self.opts)
-        return clean_text(raw, self.opts.empty_values)
+            out = _expiry(raw, self.opts)
+            return out, not_none(out)
+        return clean_column(raw, self.opts.empty_values)
 
-    def merge(self, fname: str, raws: Sequence[Any]) -> np.ndarray:
+    def merge(self, fname: str, raws: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """The field's column (several merged) and which of its values are set."""
         cols = self.match.columns_of(fname)
-        merged = self.clean(fname, raws[0])
+        merged, have = self.clean(fname, raws[0])
         for col, raw in zip(cols[1:], raws[1:], strict=False):
-            extra = self.clean(fname, raw)
-            have = not_none(merged)
-            more = not_none(extra)
+            extra, more = self.clean(fname, raw)
             both = np.flatnonzero(have & more)
             if fname == "tags":
                 if len(both):
@@ -150,7 +159,8 @@ class _Builder:
             gaps = ~have & more
             if gaps.any():
                 merged[gaps] = extra[gaps]
-        return merged
+            have = have | more
+        return merged, have
 
     def _conflicts(
         self,
@@ -218,17 +228,19 @@ def build_frame(
     names them.
     """
     b = _Builder(source, sheet, match, options or ReadOptions())
-    cleaned = {fname: b.merge(fname, raws) for fname, raws in columns.items()}
+    merged = {fname: b.merge(fname, raws) for fname, raws in columns.items()}
+    cleaned = {f: a for f, (a, _) in merged.items()}
+    present = {f: m for f, (_, m) in merged.items()}
     found = [*issues, *b.issues]
     n = len(next(iter(cleaned.values()))) if cleaned else 0
     beyond = max((i.index + 1 for i in found), default=0)
     if beyond > n:  # a row the reader could not read (an unclosed quote): kept, empty
         pad = np.full(beyond - n, None, dtype=object)
         cleaned = {f: np.concatenate([a, pad]) for f, a in cleaned.items()}
+        present = {f: np.concatenate([m, np.zeros(beyond - n, bool)]) for f, m in present.items()}
         n = beyond
     rows = np.arange(first_row, first_row + n, dtype=np.int64)
     keep = np.arange(n)
-    present = {f: not_none(a) for f, a in cleaned.items()}
     nonempty = np.zeros(n, dtype=bool)
     for mask in present.values():
         nonempty |= mask

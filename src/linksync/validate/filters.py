@@ -138,11 +138,12 @@ def _fast_url_ok(values: Sequence[Any]) -> np.ndarray:
     if not n:
         return np.zeros(0, dtype=bool)
     # One ASCII string, every value between two "\n" and eight more at the end (so a
-    # window read past a value's end stays inside); a value outside ASCII is read as
-    # a DEL, which fails the character test as the value does.
+    # window read past a value's end stays inside). A value outside ASCII fails; it
+    # stands in the string as "!", so that the rest can pass the character test at once.
+    others = np.flatnonzero(~ascii_).tolist()
     text = list(values)
-    for i in np.flatnonzero(~ascii_).tolist():
-        text[i] = "\x7f"
+    for i in others:
+        text[i] = "!"
     raw = "\n".join(["", *text, "\n" * 8]).encode("ascii")
     codes = np.frombuffer(raw, dtype=np.uint8)
     breaks = np.flatnonzero(codes == 0x0A)
@@ -158,6 +159,7 @@ def _fast_url_ok(values: Sequence[Any]) -> np.ndarray:
         bad[breaks] = False
         ok = np.ones(n, dtype=bool)
         ok[np.searchsorted(starts, np.flatnonzero(bad), side="right") - 1] = False
+    ok[others] = False
     ok[ok] = _prefix_by_authority(raw, codes, starts[ok] + 1, values, np.flatnonzero(ok))
     return ok
 
