@@ -249,6 +249,13 @@ def test_placeholders_are_errors_unless_named_empty(
     validate(path, "--empty-value", placeholder.lower(), code=0, good_rows=[2, 3])
 
 
+@pytest.mark.parametrize("value,words", [("N/A", "placeholder"), ("#N/A", "Excel error")])
+def test_placeholder_in_the_url_column_is_named_once(workdir: Path, value: str, words: str) -> None:
+    path = _csv(workdir, "pu.csv", HEAD + GOOD_ROW + f"p,{value},d\n")
+    checked = validate(path, code=1, expect=[Expect(3, "url", words)], good_rows=[2])
+    assert [p["constant"] for p in checked.problems if p["row"] == 3] == ["INVALID_FIELD"]
+
+
 def test_excel_error_exported_as_text_is_not_a_slug(workdir: Path) -> None:
     path = _csv(workdir, "na.csv", HEAD + GOOD_ROW + "#N/A,https://e.com/n,d\n")
     checked = validate(path, code=1, expect=[Expect(3, "slug", "Excel error #N/A")], good_rows=[2])

@@ -156,3 +156,13 @@ def test_columns_with_several_hosts_agree_with_the_prefix_rule() -> None:
         for v, ok in zip(column, fast_url_ok(column).tolist(), strict=True):
             alone = v.isascii() and all(0x21 <= ord(ch) <= 0x7E for ch in v)
             assert ok is (alone and URL_PREFIX_RE.match(v) is not None), repr(v)
+
+
+def test_no_placeholder_passes_the_url_filter() -> None:
+    """Validation looks for N/A, TBD, #N/A... in URL columns only among the values the
+    URL filter does not pass."""
+    from linksync.sources.options import EXCEL_ERRORS, PLACEHOLDER_VARIANTS
+
+    words = sorted(PLACEHOLDER_VARIANTS | EXCEL_ERRORS)
+    assert not fast_url_ok(words).any()
+    assert not fast_url_ok([*words, *URLS[:6]])[: len(words)].any()

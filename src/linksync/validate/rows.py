@@ -106,9 +106,9 @@ class FrameChecker:
         if self.fix:
             for fname in _FIXABLE:
                 self._fix(fname)
-        # Field by field, so one field's values are held at a time. The URL's
-        # placeholders are found before a missing URL is reported.
-        self._nothing("url")
+        # Field by field, so one field's values are held at a time. A placeholder
+        # never passes the URL filter, so the URL fields look for them among the
+        # values the filter did not pass.
         self._missing_url()
         checks: dict[str, Callable[[], None]] = {
             "url": lambda: self._urls("url"),
@@ -122,7 +122,7 @@ class FrameChecker:
             "password": lambda: None,
         }
         for fname, check in checks.items():
-            if fname != "url" and fname in _TEXT_FIELDS:
+            if fname in _TEXT_FIELDS and fname not in _URL_FIELDS:
                 self._nothing(fname)
             check()
             self._cache.pop(fname, None)
@@ -240,7 +240,9 @@ class FrameChecker:
         ok = fast_url_ok(vals)
         for j in np.flatnonzero(~ok).tolist():
             v = vals[j]
-            if not isinstance(v, str):
+            if isinstance(v, str) and v in _NOTHING:
+                self.add(int(idx[j]), fname, "INVALID_FIELD", _nothing_message(v))
+            elif not isinstance(v, str):
                 self.add(
                     int(idx[j]), fname, "INVALID_FIELD", f"expected text, got {type(v).__name__}"
                 )
