@@ -28,7 +28,7 @@ from linksync.errors import SourceError
 from linksync.model import Action, Problem, Severity
 from linksync.pipeline.inputs import Reading, load_specs, options_from
 from linksync.pipeline.planning import Planned
-from linksync.report.cells import field_change_text
+from linksync.report.cells import field_change_text, show_value
 from linksync.sync.plan import Change
 from linksync.ui.choices import Choices
 from linksync.ui.columns import SheetView, preview
@@ -220,6 +220,20 @@ class ChangeRow:
         return out
 
 
+def _field_lines(ch: Change) -> tuple[str, ...]:
+    """Old -> new for each field an update changes; what a create sends (a password,
+    write-only, only as "set")."""
+    if ch.fields:
+        return tuple(visible(field_change_text(f.field, f.old, f.new)) for f in ch.fields)
+    if ch.action in (Action.CREATE, Action.REPLACE):
+        return tuple(
+            f"{key}: (set)" if key == "password" else visible(f"{key}: {show_value(value, 80)}")
+            for key, value in ch.payload.items()
+            if value is not None
+        )
+    return ()
+
+
 def _change_row(ch: Change, files: PageFiles) -> ChangeRow:
     prov = ch.provenance
     where = ""
@@ -242,7 +256,7 @@ def _change_row(ch: Change, files: PageFiles) -> ChangeRow:
         action=ch.action.value,
         link=ch.label(),
         where=where,
-        fields=tuple(visible(field_change_text(f.field, f.old, f.new)) for f in ch.fields),
+        fields=_field_lines(ch),
         constant=err.constant if err is not None else ch.blocked_by,
         message=message,
         fix=fix_for(err.constant if err is not None else ch.blocked_by),
