@@ -45,6 +45,7 @@ class Choices:
     mapping: Mapping[str, str] = field(default_factory=dict)
     mode: str = "upsert"
     default_domain: str | None = None
+    scope: tuple[str, ...] = ()  # mirror mode deletes only on these domains (--domain)
     fix_invisible: bool = False
     ai_slug: bool = False
     ai_og: bool = False
@@ -66,10 +67,12 @@ class Choices:
         if mode not in MODES:
             raise ConfigError(f"mode: {mode!r} is not one of {', '.join(MODES)}")
         domain = _text(data.get("default_domain") or "", "default domain").strip()
+        scope = _text(data.get("scope") or "", "mirror domains").replace(",", " ").split()
         return cls(
             mapping=mapping,
             mode=mode,
             default_domain=domain or None,
+            scope=tuple(scope),
             fix_invisible=_flag(data, "fix_invisible"),
             ai_slug=_flag(data, "ai_slug"),
             ai_og=_flag(data, "ai_og"),
@@ -86,6 +89,7 @@ class Choices:
             **self.reading(),
             "mode": self.mode,
             "default_domain": self.default_domain,
+            "scope_domains": self.scope or None,
             "ai_slug": self.ai_slug,
             "ai_og": self.ai_og,
         }
@@ -98,6 +102,8 @@ class Choices:
             words += ["--map", f"{header}={target}"]
         if self.mode != "upsert":
             words += ["--mode", self.mode]
+        for domain in self.scope:
+            words += ["--domain", domain]
         for name in annotated:
             words += ["--annotate", name]
         words += [

@@ -229,7 +229,7 @@ def _field_lines(ch: Change) -> tuple[str, ...]:
         return tuple(
             f"{key}: (set)" if key == "password" else visible(f"{key}: {show_value(value, 80)}")
             for key, value in ch.payload.items()
-            if value is not None
+            if value is not None and key not in ("domain", "slug")  # the short link says them
         )
     return ()
 

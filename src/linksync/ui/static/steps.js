@@ -15,6 +15,7 @@
       mapping: mapping,
       mode: $("opt-mode").value,
       default_domain: $("opt-domain").value,
+      scope: $("opt-scope").value,
       fix_invisible: $("opt-fix").checked,
       ai_slug: $("opt-ai-slug").checked,
       ai_og: $("opt-ai-og").checked,
