@@ -123,6 +123,7 @@ def test_drop_map_check_plan_apply_download_and_nothing_to_do(
     expect(page.locator(".unmapped-list")).to_have_count(0)
     expect(page.locator("#problems tbody tr")).to_have_count(4)
     expect(page.get_by_role("button", name="Undo my column choices")).to_be_visible()
+    page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=shots / "1-page.png")  # the top: the target, the file, the columns
 
     # Check: the 4 bad rows with their constants, the value and what to change.
