@@ -248,7 +248,8 @@ class Severity(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One finding about one row (or one file), named with a constant of the one table (``linksync.errors``).
+    """One finding about one row (or one file), named with a constant of the one error
+    table (``linksync.errors``).
 
     Warnings (e.g. an invisible character stripped by --fix-invisible) do not make
     the row invalid; errors do. ``column`` names the column (or YAML key) when it is
