@@ -21,9 +21,9 @@ sample: $(STAMP)
 		--annotate out/sample-annotated.xlsx; \
 	code=$$?; echo "linksync exit code: $$code"; test $$code -le 1
 
-## The tests (what CI runs after lint and type checks).
+## The tests (what CI runs after lint and type checks), one worker per core (pytest-xdist).
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks action
