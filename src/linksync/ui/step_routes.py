@@ -68,15 +68,24 @@ def check_fragments(ui: UiState, view: CheckView) -> dict[str, str]:
     }
 
 
-async def check_step(request: Request) -> JSONResponse:
-    ui = _state(request)
+async def _asked(request: Request) -> tuple[Choices, PageFiles] | JSONResponse:
+    """The choices sent and the files on the page, or the answer refusing them."""
     try:
         choices = Choices.from_json(await _body(request))
     except (ValueError, LinksyncError) as exc:
         return _error(400, str(exc))
-    files = _files(ui)
+    files = _files(_state(request))
     if not files.uploads:
         return _error(409, "drop or choose a file first")
+    return choices, files
+
+
+async def check_step(request: Request) -> JSONResponse:
+    ui = _state(request)
+    asked = await _asked(request)
+    if isinstance(asked, JSONResponse):
+        return asked
+    choices, files = asked
     try:
         view = await asyncio.to_thread(check, files, choices, ui.settings)
     except LinksyncError as exc:
@@ -86,13 +95,10 @@ async def check_step(request: Request) -> JSONResponse:
 
 async def plan_step(request: Request) -> JSONResponse:
     ui = _state(request)
-    try:
-        choices = Choices.from_json(await _body(request))
-    except (ValueError, LinksyncError) as exc:
-        return _error(400, str(exc))
-    files = _files(ui)
-    if not files.uploads:
-        return _error(409, "drop or choose a file first")
+    asked = await _asked(request)
+    if isinstance(asked, JSONResponse):
+        return asked
+    choices, files = asked
     ui.shown = None
     try:
         shown = await asyncio.to_thread(make_plan, files, choices, ui.settings)
