@@ -140,18 +140,19 @@ def load_workspaces(
     twice = sorted({n for n in chosen if chosen.count(n) > 1})
     if twice:
         raise ConfigError(f"target {', '.join(twice)} given more than once")
-    workspaces = tuple(_shown(every[n], here) for n in chosen)
+    workspaces = tuple(_shown(every[n]) for n in chosen)
     _refuse_shared_env(env, workspaces)
     return workspaces
 
 
-def _shown(ws: Workspace, here: Path) -> Workspace:
-    """Its files as a person would name them from ``here`` (reports show them): relative
-    when they are under ``here``, else absolute."""
+def _shown(ws: Workspace) -> Workspace:
+    """Its files as a person would name them from the current folder (reports show
+    them): relative when they are under it, else absolute."""
+    here = Path.cwd().resolve()
     files = []
     for f in ws.files:
         try:
-            files.append(str(Path(f).relative_to(here.resolve())))
+            files.append(str(Path(f).relative_to(here)))
         except ValueError:
             files.append(f)
     return replace(ws, files=tuple(files))
@@ -181,6 +182,8 @@ def parse_target(name: str, raw: Any, path: Path, data: Mapping[str, Any]) -> Wo
         )
     if not isinstance(raw, Mapping):
         raise ConfigError(f"{where} must be a mapping")
+    if "api_key" in raw:
+        raise ConfigError(f"{where}: put the key in api_key_env or api_key_file")
     unknown = sorted(set(map(str, raw)) - TARGET_KEYS)
     if unknown:
         raise ConfigError(

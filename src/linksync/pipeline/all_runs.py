@@ -56,7 +56,7 @@ class AllOptions(SharedOptions, total=False):
 
     config: str | PathLike[str] | None  # the config file (default: ./linksync.yaml)
     env: Mapping[str, str] | None  # the environment (default: os.environ)
-    cwd: str | PathLike[str] | None  # where relative paths start (default: here)
+    cwd: str | PathLike[str] | None  # where ./linksync.yaml and a sandbox's default state are
     insecure: bool  # --insecure, for every target
     concurrency: int | None  # --concurrency, for every target
     events: Callable[[str], RunEvents]  # the events of each target, by its name
