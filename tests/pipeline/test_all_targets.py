@@ -11,15 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from two_workspaces import (
-    A_SLUGS,
-    B_SLUGS,
-    good_env,
-    make_two,
-    remote_slugs,
-    report_rows,
-    settings_of,
-)
 
 import linksync
 from linksync.errors import ConfigError
@@ -32,6 +23,15 @@ from linksync.sandbox.server import serve_in_thread
 from linksync.sandbox.settings import DEFAULT_FULL_KEY
 from linksync.sync.plan import Plan
 from linksync.sync.results import WaitFn
+from two_workspaces import (
+    A_SLUGS,
+    B_SLUGS,
+    good_env,
+    make_two,
+    remote_slugs,
+    report_rows,
+    settings_of,
+)
 
 
 @pytest.fixture
@@ -171,8 +171,10 @@ def rate_limited_writes(app: Any) -> Any:
     Retry-After of 30 s; reads go through."""
 
     async def front(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and scope["method"] == "POST" and scope["path"].endswith(
-            "/links"
+        if (
+            scope["type"] == "http"
+            and scope["method"] == "POST"
+            and scope["path"].endswith("/links")
         ):
             body = json.dumps(
                 {"error": {"code": 42901, "constant": "RATE_LIMITED", "message": "slow down",
