@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import runpy
 import sys
 from pathlib import Path
@@ -67,3 +68,20 @@ def test_the_sample_as_a_script(
     assert exited.value.code == 0
     assert "brand-a ok  3 created" in capsys.readouterr().out
     assert Path("out/brand-a.csv").is_file() and not Path("out/brand-b.csv").exists()
+
+
+def docs_python_block() -> str:
+    docs = SAMPLE.parents[2] / "docs" / "links-as-code.md"
+    section = docs.read_text(encoding="utf-8").split("### From Python, and one target per job")[1]
+    return re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)[0]
+
+
+def test_the_python_block_of_the_docs_runs(
+    config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    namespace: dict[str, object] = {"__name__": "docs"}
+    exec(compile(docs_python_block(), "links-as-code.md", "exec"), namespace)
+    printed = capsys.readouterr().out
+    assert "brand-a ok None 3 created" in printed and "brand-b ok None 2 created" in printed
+    assert namespace["names"] == ["brand-a", "brand-b"]
+    assert Path("out/brand-a.csv").is_file() and Path("plans/brand-b.json").is_file()
