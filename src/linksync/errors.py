@@ -475,42 +475,15 @@ _TABLE: tuple[ErrorDef, ...] = (
         Origin.LOCAL,
     ),
     # --- what ended a whole target of a run over several (linksync.outcome) ------------
-    ErrorDef(
-        "CONFIG_ERROR",
-        None,
-        None,
-        "A profile, target, flag or environment value is wrong (a key variable not set, "
-        "an output that cannot be written): nothing was done",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "LOCK_HELD",
-        None,
-        None,
-        "Another linksync run holds the lock of this workspace: nothing was done",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "UNSAFE_PLAN",
-        None,
-        None,
-        "The plan crosses a safety threshold (too many updates or deletes): nothing was "
-        "done; --force to apply it",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "FILE_ERROR",
-        None,
-        None,
-        "A file the run reads or writes cannot be used (missing, unreadable, no permission)",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "UNEXPECTED_ERROR",
-        None,
-        None,
-        "linksync failed in a way it does not foresee (a bug: please report the message)",
-        Origin.LOCAL,
+    *(
+        ErrorDef(constant, None, None, meaning, Origin.LOCAL)
+        for constant, meaning in (
+            ("CONFIG_ERROR", "A profile, target, flag, variable or output is wrong: nothing done"),
+            ("LOCK_HELD", "Another linksync run holds the lock of this workspace: nothing done"),
+            ("UNSAFE_PLAN", "The plan crosses a safety threshold: nothing done; --force to apply"),
+            ("FILE_ERROR", "A file the run reads or writes cannot be used (missing, no access)"),
+            ("UNEXPECTED_ERROR", "linksync failed in a way it does not foresee (a bug)"),
+        )
     ),
 )
 
