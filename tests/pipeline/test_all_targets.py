@@ -111,6 +111,18 @@ def test_a_held_lock_fails_its_target_only(config: Path) -> None:
     assert remote_slugs(config, "brand-a") == []
 
 
+def test_a_cancel_stops_every_target_and_keeps_their_reports(config: Path) -> None:
+    cancel = threading.Event()
+    cancel.set()  # as Ctrl-C does, before the first write
+    every = linksync.apply_all(
+        config=config, env=good_env(), cancel=cancel, reports=["out/{target}.csv"]
+    )
+    assert every.exit_code == 130 and {t.status for t in every} == {"interrupted"}
+    rows = report_rows(Path("out/brand-b.csv"))
+    assert [r["error_constant"] for r in rows] == ["NOT_ATTEMPTED"] * len(B_SLUGS)
+    assert remote_slugs(config, "brand-a") == []
+
+
 def test_one_target_per_job(config: Path) -> None:
     every = linksync.apply_all(["brand-b"], config=config, env=good_env())
     assert [t.name for t in every] == ["brand-b"] and every.exit_code == 0
