@@ -18,18 +18,7 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
-from linksync.errors import (
-    AccessError,
-    ConfigError,
-    FileProblems,
-    InterruptedAfterWrites,
-    LinksyncError,
-    LockError,
-    SourceError,
-    StoppedAfterWrites,
-    UnsafePlanError,
-    describe,
-)
+from linksync.errors import InterruptedAfterWrites, LinksyncError, describe
 from linksync.logs import console_line, json_active
 from linksync.outcome import (
     EXIT_CHANGES_PENDING,
@@ -38,6 +27,7 @@ from linksync.outcome import (
     EXIT_OK,
     EXIT_ROWS_FAILED,
     EXIT_USAGE,
+    exit_code_for,
 )
 from linksync.terminal import printable
 
@@ -74,18 +64,6 @@ def err(message: str, *, error: bool = False) -> None:
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     err(f"Error: {message}", error=True)
     sys.exit(code)
-
-
-def exit_code_for(exc: LinksyncError) -> int:
-    """The exit code of DESIGN.md for an error, by its type: 2 only when nothing was
-    written (a usage, config or auth error, a lock held, an unsafe plan)."""
-    if isinstance(exc, InterruptedAfterWrites):
-        return EXIT_INTERRUPTED
-    if isinstance(exc, StoppedAfterWrites | FileProblems):
-        return EXIT_ROWS_FAILED
-    if isinstance(exc, ConfigError | LockError | UnsafePlanError | SourceError | AccessError):
-        return EXIT_USAGE
-    return EXIT_ROWS_FAILED
 
 
 def handle_errors(fn: F) -> F:

@@ -268,6 +268,17 @@ _TABLE: tuple[ErrorDef, ...] = (
         "The service answered something that is not its error shape (proxy page, empty body)",
         Origin.LOCAL,
     ),
+    # --- what ended a whole target of a run over several (linksync.outcome) ------------
+    *(
+        ErrorDef(constant, None, None, meaning, Origin.LOCAL)
+        for constant, meaning in (
+            ("CONFIG_ERROR", "A profile, target, flag, variable or output is wrong: nothing done"),
+            ("LOCK_HELD", "Another linksync run holds the lock of this workspace: nothing done"),
+            ("UNSAFE_PLAN", "The plan crosses a safety threshold: nothing done; --force to apply"),
+            ("FILE_ERROR", "A file the run reads or writes cannot be used (missing, no access)"),
+            ("UNEXPECTED_ERROR", "linksync failed in a way it does not foresee (a bug)"),
+        )
+    ),
 )
 
 ERRORS: dict[str, ErrorDef] = {e.constant: e for e in _TABLE}
