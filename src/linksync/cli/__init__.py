@@ -71,7 +71,7 @@ COMMANDS: dict[str, Lazy] = {
     ),
     "ui": Lazy(
         "linksync.cli.ui:ui_command",
-        "Open the local web page: drop a campaign file, follow a run, download its files.",
+        "Open the local web page: check, plan and apply a campaign file; take it back annotated.",
     ),
 }
 
