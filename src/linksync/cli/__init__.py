@@ -108,11 +108,13 @@ class LazyGroup(click.Group):
         except click.UsageError as exc:
             if not ctx.meta.get("linksync.json_logs"):
                 raise
+            from linksync.cli.common import logging_restored
             from linksync.logs import console_line, setup_logging
 
-            setup_logging("json")
             where = exc.ctx.command_path if exc.ctx is not None else "linksync"
-            console_line(f"Error: {where}: {exc.format_message()}", error=True)
+            with logging_restored():
+                setup_logging("json")
+                console_line(f"Error: {where}: {exc.format_message()}", error=True)
             sys.exit(exc.exit_code)
 
     def list_commands(self, ctx: click.Context) -> list[str]:

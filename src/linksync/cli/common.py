@@ -76,14 +76,14 @@ def handle_errors(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with _logging_restored():
+        with logging_restored():
             return _run(fn, *args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
 
 
 @contextlib.contextmanager
-def _logging_restored() -> Iterator[None]:
+def logging_restored() -> Iterator[None]:
     """The ``linksync`` logger as it was before the command (a command sets it up for
     itself; in one process running several commands, as tests do, none leaks into the
     next)."""
