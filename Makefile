@@ -21,9 +21,10 @@ sample: $(STAMP)
 		--annotate out/sample-annotated.xlsx; \
 	code=$$?; echo "linksync exit code: $$code"; test $$code -le 1
 
-## The tests (what CI runs after lint and type checks).
+## The tests (what CI runs after lint and type checks), one worker per core (pytest-xdist;
+## a test file stays on one worker, so a browser is launched once per browser module).
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks action

@@ -1,8 +1,10 @@
 """linksync: keep a link-shortening workspace in step with a declared list of links.
 
 ``linksync.plan`` and ``linksync.apply`` are the run as a library call (see
-``linksync.pipeline``); they are imported on first use, so ``import linksync`` stays
-light.
+``linksync.pipeline``), ``linksync.plan_all`` and ``linksync.apply_all`` the same over
+the targets (workspaces) of a config file, and ``linksync.load_workspaces`` reads those
+targets (``linksync.targets``); they are imported on first use, so ``import linksync``
+stays light.
 """
 
 from __future__ import annotations
@@ -12,7 +14,18 @@ from typing import Any
 
 from linksync._version import __version__
 
-__all__ = ["__version__", "apply", "apply_async", "plan", "plan_async"]
+__all__ = [
+    "__version__",
+    "apply",
+    "apply_all",
+    "apply_async",
+    "load_workspaces",
+    "plan",
+    "plan_all",
+    "plan_async",
+]
+
+_RUNS = ("plan", "apply", "plan_async", "apply_async", "plan_all", "apply_all")
 
 # A library leaves logging to the application: without a handler configured, the
 # run's structured events (a failed row is a warning) are not printed on stderr.
@@ -20,8 +33,12 @@ logging.getLogger("linksync").addHandler(logging.NullHandler())
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("plan", "apply", "plan_async", "apply_async"):
+    if name in _RUNS:
         from linksync import pipeline
 
         return getattr(pipeline, name)
+    if name == "load_workspaces":
+        from linksync.targets import load_workspaces
+
+        return load_workspaces
     raise AttributeError(f"module 'linksync' has no attribute {name!r}")

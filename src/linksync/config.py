@@ -158,15 +158,7 @@ def resolve(
     """Flags (the keyword arguments) > environment > config file > defaults."""
     env = os.environ if env is None else env
     here = Path(cwd) if cwd is not None else Path.cwd()
-    config_path: Path | None = None
-    if config is not None:
-        config_path = Path(config)
-        if not config_path.is_absolute():
-            config_path = here / config_path
-        if not config_path.is_file():
-            raise ConfigError(f"config file {config} does not exist")
-    elif (here / DEFAULT_CONFIG).is_file():
-        config_path = here / DEFAULT_CONFIG
+    config_path = find_config(config, here)
     profile_name = profile or env.get(ENV_PROFILE) or None
     if config_path is not None:
         prof = load_profile(config_path, profile_name)
@@ -174,14 +166,53 @@ def resolve(
         raise ConfigError(f"profile {profile_name!r} asked for, but there is no {DEFAULT_CONFIG}")
     else:
         prof = Profile()
+    return settings_for(
+        prof,
+        config_path=config_path,
+        here=here,
+        env=env,
+        base_url=base_url,
+        api_key_file=api_key_file,
+        insecure=insecure,
+        concurrency=concurrency,
+    )
 
+
+def find_config(config: str | os.PathLike[str] | None, here: Path) -> Path | None:
+    """The config file: ``config`` (relative to ``here``), else ``./linksync.yaml`` when
+    it exists, else None."""
+    if config is not None:
+        path = Path(config)
+        if not path.is_absolute():
+            path = here / path
+        if not path.is_file():
+            raise ConfigError(f"config file {config} does not exist")
+        return path
+    default = here / DEFAULT_CONFIG
+    return default if default.is_file() else None
+
+
+def settings_for(
+    prof: Profile,
+    *,
+    config_path: Path | None,
+    here: Path,
+    env: Mapping[str, str],
+    base_url: str | None = None,
+    api_key_file: str | None = None,
+    insecure: bool = False,
+    concurrency: int | None = None,
+    kind: str = "profile",
+) -> Settings:
+    """The settings of a profile already chosen (flags > environment > the profile >
+    defaults); ``kind`` names it in the target's label (``profile`` or ``target``)."""
     url = base_url or env.get(ENV_BASE_URL) or prof.base_url
     key = _resolve_key(api_key_file, env, prof)
     n = concurrency if concurrency is not None else (prof.concurrency or DEFAULT_CONCURRENCY)
     if not 1 <= n <= MAX_CONCURRENCY:
         raise ConfigError(f"concurrency must be 1..{MAX_CONCURRENCY}")
     timeout = prof.timeout or DEFAULT_TIMEOUT
-    where = f" (profile {prof.name})" if prof.name else ""
+    where = f" ({kind} {prof.name})" if prof.name else ""
     if url:
         url = check_url(url)
         if key is None:

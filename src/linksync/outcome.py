@@ -12,13 +12,34 @@ sent, never answered), so every way a run can end (401/403 in the middle, a repo
 that cannot be written, any error after some links were created) is turned into a code
 and a sentence that say what happened: ``run_exit_code``, ``stop_sentence`` (an error
 after a write is ``linksync.errors.StoppedAfterWrites``: exit 1, never 2).
+``exit_code_for`` is the code of an error that ended a run, by its type.
+
+A run over several targets (``linksync.apply_all``) exits with ``combined_exit_code``:
+the worst code of its targets, in the order 130 > 2 > 1 > 3 > 0, where 2 keeps its
+promise: it is the combined code only when no target wrote anything. A target that
+failed with 2 while another target wrote makes the run 1 (something failed, something
+was written). ``error_constant`` names the error that ended a target.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from linksync.errors import ERRORS, Stop
+from linksync.errors import (
+    ERRORS,
+    AccessError,
+    ApiError,
+    ConfigError,
+    FileProblems,
+    InterruptedAfterWrites,
+    LockError,
+    SourceError,
+    Stop,
+    StoppedAfterWrites,
+    UnsafePlanError,
+)
+from linksync.model import Severity
 
 EXIT_OK = 0
 EXIT_ROWS_FAILED = 1
@@ -107,3 +128,66 @@ def stop_sentence(
     done = writes.describe() if writes.any else "nothing written"
     rows = f"; {not_attempted} row(s) not attempted" if not_attempted else ""
     return f"Stopped: {why}, after {done}{rows}."
+
+
+def exit_code_for(exc: BaseException) -> int:
+    """The exit code of DESIGN.md for an error that ended a run, by its type: 2 only
+    when nothing was written (a usage, config or auth error, a lock held, an unsafe
+    plan, a file that cannot be used before any request)."""
+    if isinstance(exc, InterruptedAfterWrites):
+        return EXIT_INTERRUPTED
+    if isinstance(exc, StoppedAfterWrites | FileProblems):
+        return EXIT_ROWS_FAILED
+    if isinstance(exc, ConfigError | LockError | UnsafePlanError | SourceError | AccessError):
+        return EXIT_USAGE
+    if isinstance(exc, OSError):
+        return EXIT_USAGE
+    return EXIT_ROWS_FAILED
+
+
+def error_constant(exc: BaseException) -> str:
+    """The constant of the error table naming what ended a run: the service's constant
+    of an API error (also as the cause of ``StoppedAfterWrites``), the first file-level
+    error of ``FileProblems``, else the local constant of the error's type."""
+    if isinstance(exc, StoppedAfterWrites) and exc.__cause__ is not None:
+        return error_constant(exc.__cause__)
+    if isinstance(exc, ApiError):
+        return exc.constant
+    if isinstance(exc, FileProblems):
+        errors = [p for p in exc.problems if p.severity is Severity.ERROR]
+        return errors[0].constant if errors else "FILE_ERROR"
+    if isinstance(exc, ConfigError):
+        return "CONFIG_ERROR"
+    if isinstance(exc, LockError):
+        return "LOCK_HELD"
+    if isinstance(exc, UnsafePlanError):
+        return "UNSAFE_PLAN"
+    if isinstance(exc, SourceError | OSError):
+        return "FILE_ERROR"
+    if isinstance(exc, InterruptedAfterWrites):
+        return "INTERRUPTED"
+    return "UNEXPECTED_ERROR"
+
+
+def combined_exit_code(outcomes: Iterable[tuple[int, bool]]) -> int:
+    """The exit code of a run over several targets from each target's ``(exit code,
+    whether it wrote to its workspace)`` (see the module docstring)::
+
+        130  a target was interrupted
+        2    a target failed with 2 and no target wrote anything
+        1    a target failed (1, or 2 while another target wrote)
+        3    a target's plan has pending changes (--detailed-exitcode)
+        0    every target fine
+    """
+    items = list(outcomes)
+    codes = {code for code, _ in items}
+    wrote = any(w for _, w in items)
+    if EXIT_INTERRUPTED in codes:
+        return EXIT_INTERRUPTED
+    if EXIT_USAGE in codes and not wrote:
+        return EXIT_USAGE
+    if codes & {EXIT_USAGE, EXIT_ROWS_FAILED}:
+        return EXIT_ROWS_FAILED
+    if EXIT_CHANGES_PENDING in codes:
+        return EXIT_CHANGES_PENDING
+    return EXIT_OK

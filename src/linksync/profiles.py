@@ -19,6 +19,8 @@ from linksync.defaults import MAX_CONCURRENCY
 from linksync.errors import ConfigError
 
 ENV_PROFILE = "LINKSYNC_PROFILE"
+#: The config file's block of named targets (``linksync.targets``).
+TARGETS_KEY = "targets"
 
 PROFILE_KEYS = frozenset(
     {
@@ -178,9 +180,8 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
     )
 
 
-def load_profile(path: Path, name: str | None) -> Profile:
-    """The named profile of a config file (the file's ``default_profile`` when no name;
-    a file without ``profiles`` is itself one profile)."""
+def read_config(path: Path) -> Mapping[str, Any]:
+    """The config file as a mapping (empty for an empty file)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -192,12 +193,25 @@ def load_profile(path: Path, name: str | None) -> Profile:
     data = {} if data is None else data
     if not isinstance(data, Mapping):
         raise ConfigError(f"config {path} must be a mapping")
+    return data
+
+
+def load_profile(path: Path, name: str | None) -> Profile:
+    """The named profile of a config file (the file's ``default_profile`` when no name;
+    a file without ``profiles`` is itself one profile). A ``targets:`` block (the
+    workspaces of a run over several, ``linksync.targets``) is not a profile."""
+    data = {k: v for k, v in read_config(path).items() if k != TARGETS_KEY}
     base_dir = path.parent
     if "profiles" not in data:
         if name is not None:
             raise ConfigError(f"config {path} has no profiles; cannot select {name!r}")
         return parse_profile(None, data, base_dir=base_dir)
-    extra = sorted(set(map(str, data)) - {"profiles", "default_profile"})
+    return parse_profile(*profile_data(path, data, name), base_dir=base_dir)
+
+
+def profile_data(path: Path, data: Mapping[str, Any], name: str | None) -> tuple[str, Any]:
+    """The name and the raw mapping of the chosen profile of a file with ``profiles``."""
+    extra = sorted(set(map(str, data)) - {"profiles", "default_profile", TARGETS_KEY})
     if extra:
         raise ConfigError(f"config {path}: unknown top-level key(s) {', '.join(extra)}")
     profiles = data["profiles"]
@@ -217,7 +231,7 @@ def load_profile(path: Path, name: str | None) -> Profile:
             f"config {path}: no profile {chosen!r}; "
             f"profiles: {', '.join(sorted(map(str, profiles)))}"
         )
-    return parse_profile(chosen, profiles[chosen] or {}, base_dir=base_dir)
+    return chosen, profiles[chosen] or {}
 
 
 def read_key_file(path: str) -> str:

@@ -84,3 +84,20 @@ def test_template_xlsx_has_instructions(tmp_path: Path) -> None:
     assert wb.sheet_names == ["Links", "Instructions"]
     rows = wb.get_sheet_by_name("Instructions").to_python()
     assert any(r[0] == "Destination URL" for r in rows)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "xlsx", "yaml"])
+def test_template_force_replaces_a_symlink_and_never_writes_through_it(
+    tmp_path: Path, fmt: str
+) -> None:
+    # A symlink at the output path is replaced, the file it points at is left whole
+    # (the template is written beside it under a temporary name, then renamed).
+    mine = tmp_path / "my-campaign.csv"
+    mine.write_text("url\nhttps://example.com/mine\n", encoding="utf-8")
+    out = tmp_path / f"links.{fmt}"
+    out.symlink_to(mine)
+    res = CliRunner().invoke(cli, ["template", str(out), "--force"])
+    assert res.exit_code == 0, res.output
+    assert not out.is_symlink() and out.stat().st_size > 0
+    assert mine.read_text(encoding="utf-8") == "url\nhttps://example.com/mine\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []

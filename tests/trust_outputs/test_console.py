@@ -114,6 +114,28 @@ def test_json_log_format_keeps_stderr_json_even_for_errors(workdir: Path, source
     assert source.untouched()
 
 
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--bogus", "--log-format", "json"], "apply: No such option '--bogus'"),
+        (["--log-format=json", "--concurrency", "abc"], "Invalid value for '--concurrency'"),
+    ],
+)
+def test_json_log_format_keeps_stderr_json_for_a_usage_error(
+    args: list[str], expected: str, workdir: Path, source: Source
+) -> None:
+    # click finds these before the command runs; with --log-format json anywhere on the
+    # line, stderr is still one JSON line, and nothing is done (exit 2).
+    result = run(*APPLY, *args)
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    event = json.loads(line)
+    assert event["event"] == "error" and expected in event["message"]
+    assert source.untouched()
+    plain = run(*APPLY, "--bogus")
+    assert plain.exit_code == 2 and "Usage: " in plain.stderr  # text without the flag
+
+
 def test_text_from_files_reaches_the_terminal_escaped(workdir: Path) -> None:
     evil = "\x1b]0;pwned\x07\x1b[2J"
     (workdir / "links.csv").write_text(

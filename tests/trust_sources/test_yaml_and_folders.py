@@ -109,3 +109,8 @@ def test_strict_from_the_profile(workdir: Path) -> None:
     text = "links:\n" + GOOD_ENTRY + "  - slug: typo\n    url: https://e.com/t\n    colour: red\n"
     path = _yaml(workdir, "p.yaml", text)
     validate(path, code=1, expect=[Expect(4, "colour", "--strict")], good_rows=[2])
+    # --no-strict on the command line wins over the profile: the same file passes, the
+    # unknown key still named as a warning.
+    loose = validate(path, "--no-strict", code=0, good_rows=[2, 4])
+    (warning,) = [p for p in loose.doc["problems"] if p["column"] == "colour"]
+    assert warning["severity"] == "warning"

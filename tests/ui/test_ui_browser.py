@@ -2,16 +2,12 @@
 ``chromium``): the target banner, uploads accepted and refused, the live progress of a
 run fed by the test, cancel, downloads, and the last run shown again after a reload.
 
-One browser for the module, one page server for the module; each test opens a page.
-Skipped, saying what to install, where Playwright or Chromium is missing; with
-``LINKSYNC_BROWSER_TESTS=required`` (set by ``.ci/run`` once it installed them) a
-missing browser fails instead.
+One browser for the module (``conftest.browser_context``), one page server for the
+module; each test opens a page.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,60 +19,13 @@ from linksync.config import resolve
 from linksync.ui import RunState, UiServer, start_ui
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "campaign.xlsx"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 MAX_BYTES = 100_000
-TIMEOUT_MS = 10_000
-
-
-def _missing() -> str | None:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "Playwright is not installed: pip install -e '.[test]' (or pip install playwright)"
-    if not os.access(CHROMIUM, os.X_OK):
-        return "no Chromium: install the OS package (Debian/Ubuntu: apt-get install chromium)"
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    why = _missing()
-    if why is not None:
-        if os.environ.get("LINKSYNC_BROWSER_TESTS") == "required":
-            pytest.fail(f"browser tests required but cannot run: {why}")
-        pytest.skip(f"browser tests skipped: {why}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")),  # a fresh user-data-dir
-            executable_path=CHROMIUM,
-            headless=True,
-            args=FLAGS,
-            accept_downloads=True,
-            viewport={"width": 1280, "height": 800},
-        )
-        context.set_default_timeout(TIMEOUT_MS)
-        try:
-            yield context
-        finally:
-            context.close()
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
     work = tmp_path_factory.mktemp("ui-browser")
-    handle = start_ui(resolve(cwd=work, env={}), max_upload_bytes=MAX_BYTES, runs_dir=work / "runs")
+    handle = start_ui(resolve(cwd=work, env={}), max_upload_bytes=MAX_BYTES, runs_dir=work / "ui")
     try:
         yield handle
     finally:

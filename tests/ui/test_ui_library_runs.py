@@ -1,11 +1,10 @@
-"""The library's apply as a run of the page: what the page's Apply button will start
-(phase B). The page's feed follows the rows and the rate limiter's wait, the page's
-cancel stops it from the server's thread (no new requests, the report kept), the
-uploads are files the run reads, and the page applies exactly the plan it showed."""
+"""The page's Apply (``PageApply``: ``linksync.apply`` of the plan shown, as a run of
+the page) in-process: the page's feed follows the rows, the page's cancel stops it from
+the server's thread (no new requests, the report kept), the uploads are files the run
+reads, and the page applies exactly the plan it showed."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
@@ -14,34 +13,20 @@ from ui_support import eventually
 import linksync
 from linksync.config import Settings, resolve
 from linksync.errors import ConfigError
-from linksync.sync.plan import Plan
-from linksync.ui import RunFeed, RunOutcome, RunRegistry, RunState
+from linksync.ui import RunRegistry, RunState, Upload
+from linksync.ui.apply_run import PageApply
+from linksync.ui.choices import Choices
+from linksync.ui.steps import PageFiles, make_plan
 
 
-class LibraryApply:
-    """``linksync.apply`` on uploaded files, as a ``RunSource`` of the page."""
-
-    kind = "apply"
-
-    def __init__(
-        self, settings: Settings, files: list[Path], uploads: list[Path], plan: Plan | None
-    ) -> None:
-        self.settings, self.files, self.uploads, self.plan = settings, files, uploads, plan
-
-    def run(self, feed: RunFeed, cancel: threading.Event, folder: Path) -> RunOutcome:
-        feed.note("applying")
-        results = linksync.apply(
-            self.files,
-            plan=self.plan,
-            settings=self.settings,
-            reports=[folder / "results.csv"],
-            journal=folder / "journal.jsonl",
-            reads=self.uploads,
-            on_progress=feed,
-            cancel=cancel,
-        )
-        ok = results.counts["ok"]
-        return RunOutcome(f"{ok} ok", results.exit_code, ("results.csv",), results.interrupted)
+def page_apply(settings: Settings, paths: list[Path], tmp_path: Path) -> PageApply:
+    """The run the Apply button starts for ``paths`` as uploads, after Show the plan."""
+    uploads = tuple(
+        Upload(f"u{i}", p.name, p, p.stat().st_size, "CSV file", "") for i, p in enumerate(paths)
+    )
+    files = PageFiles(uploads)
+    shown = make_plan(files, Choices(qr=False), settings)
+    return PageApply(settings, files, shown, tmp_path / "journals")
 
 
 def uploads(tmp_path: Path, rows: int) -> list[Path]:
@@ -69,7 +54,7 @@ def test_cancel_from_the_page_stops_sending_and_keeps_the_report(
 ) -> None:
     files = uploads(tmp_path, 40)
     registry = RunRegistry(tmp_path / "runs")
-    run = registry.start(LibraryApply(slow_sandbox, files[:1], files, None))
+    run = registry.start(page_apply(slow_sandbox, files[:1], tmp_path))
     eventually(lambda: run.feed.done >= 3, timeout=30)
     assert registry.cancel(run.record.run_id)  # the server's thread, not the run's
     eventually(lambda: run.record.state.over, timeout=30)
@@ -80,6 +65,9 @@ def test_cancel_from_the_page_stops_sending_and_keeps_the_report(
     report = (run.folder / "results.csv").read_text(encoding="utf-8-sig").splitlines()
     assert len(report) == 41  # every row, the ones never sent as NOT_ATTEMPTED
     assert sum("NOT_ATTEMPTED" in line for line in report) == record.progress.not_attempted
+    assert record.summary is not None and record.summary.startswith(
+        f"{record.progress.done} created, {record.progress.not_attempted} not attempted."
+    )
 
 
 def test_the_page_applies_the_plan_it_showed_and_never_writes_an_upload(
@@ -93,9 +81,16 @@ def test_the_page_applies_the_plan_it_showed_and_never_writes_an_upload(
             files[:1], plan=planned.plan, settings=settings, reports=[files[1]], reads=files
         )
     registry = RunRegistry(tmp_path / "runs")
-    run = registry.start(LibraryApply(settings, files[:1], files, planned.plan))
+    source = page_apply(settings, files[:1], tmp_path)
+    assert source.shown.planned.counts["create"] == 3
+    before = files[0].read_bytes()
+    run = registry.start(source)
     eventually(lambda: run.record.state.over, timeout=30)
     assert run.record.state is RunState.FINISHED, run.record.error
-    assert (run.record.summary, run.record.exit_code) == ("3 ok", 0)
+    assert run.record.summary == "3 created. Exit code 0: all rows fine."
+    assert (
+        run.record.files[0] == "campaign-annotated.csv" and "qr-codes.zip" not in run.record.files
+    )
+    assert files[0].read_bytes() == before
     assert run.record.progress is not None and run.record.progress.done == 3
     assert not linksync.plan(files[:1], settings=settings).has_changes

@@ -87,11 +87,12 @@ class ScriptedRun:
 
 def make_state(settings: Settings, tmp: Path, *, max_bytes: int = 100_000) -> UiState:
     return UiState(
-        target=settings.target,
+        settings=settings,
         token=TOKEN,
         hosts=page_hosts(PORT),
         uploads=UploadStore(max_bytes),
-        runs=RunRegistry(tmp / "runs"),
+        runs=RunRegistry(tmp / "ui"),
+        journals=tmp / "journals",
     )
 
 

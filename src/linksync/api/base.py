@@ -9,15 +9,12 @@ ones that import httpx.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json as jsonlib
 import logging
-import os
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Self, TypeVar
-from urllib.parse import urlsplit
 
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
@@ -29,6 +26,12 @@ from linksync.api.limiter import RateLimiter
 from linksync.api.retry import RetryClass, RetryPolicy, classify
 from linksync.api.transport import Direct, LeanTransport
 from linksync.api.types import CallMeta, ClientStats
+from linksync.api.urls import (
+    check_base_url,
+    clean_params,
+    describe_exception,
+    proxy_in_environment,
+)
 from linksync.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
 from linksync.errors import ApiError, ConfigError, TransportError
 from linksync.secrets import redact
@@ -36,37 +39,6 @@ from linksync.secrets import redact
 log = logging.getLogger("linksync.api")
 
 T = TypeVar("T")
-API_PREFIX = "/api/v1"
-_LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
-
-
-def is_loopback(host: str) -> bool:
-    host = host.strip("[]").lower()
-    if host in _LOOPBACK_NAMES or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def check_base_url(base_url: str, *, allow_insecure: bool) -> str:
-    """The normalised base URL (no trailing slash, no ``/api/v1``). Plain http is refused
-    for hosts other than loopback unless ``allow_insecure``."""
-    parts = urlsplit(base_url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"base URL must be http(s)://host[:port][/path], got {base_url!r}")
-    if parts.username or parts.password:
-        raise ConfigError("base URL must not carry credentials; give the key separately")
-    if parts.scheme == "http" and not allow_insecure and not is_loopback(parts.hostname):
-        raise ConfigError(
-            f"refusing to send the API key over plain http to {parts.hostname}; "
-            "use https:// or pass --insecure (insecure: true in the profile)"
-        )
-    path = parts.path.rstrip("/")
-    if path.endswith(API_PREFIX):
-        path = path[: -len(API_PREFIX)]
-    return f"{parts.scheme}://{parts.netloc}{path}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +119,7 @@ class BaseClient:
         self._direct: Direct | None = None
         if transport is None:
             lean = LeanTransport(max_connections=concurrency)
-            if not _proxy_in_environment():
+            if not proxy_in_environment():
                 self._direct = Direct(lean, self.base_url, headers, timeout=timeout)
             transport = lean
         self._http = httpx.AsyncClient(
@@ -217,9 +189,9 @@ class BaseClient:
                 what = f"no answer within {self.timeout:g} s"
                 raise self._transport_error(kind, what, True, state) from None
             except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
-                raise self._transport_error(kind, _describe(exc), False, state) from None
+                raise self._transport_error(kind, describe_exception(exc), False, state) from None
             except (httpx.TransportError, OSError) as exc:
-                raise self._transport_error(kind, _describe(exc), True, state) from None
+                raise self._transport_error(kind, describe_exception(exc), True, state) from None
             slot.observe(status, headers)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("%s %s -> HTTP %s", method, path, status)  # the path holds no secret
@@ -255,8 +227,8 @@ class BaseClient:
     ) -> tuple[int, Mapping[str, str], bytes]:
         """Status, headers and body of one request (direct, or through httpx)."""
         if self._direct is not None:
-            return await self._direct.send(method, path, _clean_params(params), body)
-        resp = await self._http.request(method, path, params=_clean_params(params), json=body)
+            return await self._direct.send(method, path, clean_params(params), body)
+        resp = await self._http.request(method, path, params=clean_params(params), json=body)
         return resp.status_code, resp.headers, resp.content
 
     def _transport_error(
@@ -416,32 +388,9 @@ class BaseClient:
                 meta.status, meta.request_id = exc.status, exc.request_id
                 meta.attempts, meta.confirmed = state.attempts, True
                 return await a.gone_ok(exc)
-            state.unknown_outcome = maybe_done(exc)
+            # sent but unanswered, or a 500/502/504: it may still have taken effect
+            state.unknown_outcome = exc.outcome_unknown
             raise
         meta.status, meta.request_id = answer.status, answer.request_id
         meta.attempts = state.attempts
         return await a.parse(answer)
-
-
-def maybe_done(exc: ApiError) -> bool:
-    """Whether a failed request may still have taken effect: sent but unanswered, or a
-    500 / 502 / 504 (the edge or a proxy may fail after the work was done)."""
-    return exc.outcome_unknown
-
-
-def _proxy_in_environment() -> bool:
-    """Whether the environment names a proxy (httpx routes those through its own)."""
-    names = {"http_proxy", "https_proxy", "all_proxy"}
-    return any(k.lower() in names and v.strip() for k, v in os.environ.items())
-
-
-def _clean_params(params: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    if not params:
-        return None
-    return {k: v for k, v in params.items() if v is not None and v != ""}
-
-
-def _describe(exc: Exception) -> str:
-    name = type(exc).__name__
-    text = str(exc).strip()
-    return f"{name}: {text}" if text else name

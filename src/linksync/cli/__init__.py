@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import gc
 import importlib
+import sys
 from typing import Any, NamedTuple
 
 import click
@@ -70,9 +71,21 @@ COMMANDS: dict[str, Lazy] = {
     ),
     "ui": Lazy(
         "linksync.cli.ui:ui_command",
-        "Open the local web page: drop a campaign file, follow a run, download its files.",
+        "Open the local web page: check, plan and apply a campaign file; take it back annotated.",
     ),
 }
+
+
+def _asks_json_logs(args: list[str]) -> bool:
+    """Whether the command line holds ``--log-format json`` (or ``--log-format=json``)."""
+    for i, arg in enumerate(args):
+        if arg == "--":
+            return False
+        if arg == "--log-format=json" or (
+            arg == "--log-format" and i + 1 < len(args) and args[i + 1] == "json"
+        ):
+            return True
+    return False
 
 
 class LazyGroup(click.Group):
@@ -81,6 +94,28 @@ class LazyGroup(click.Group):
     def __init__(self, *args: Any, lazy: dict[str, Lazy], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.lazy = lazy
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["linksync.json_logs"] = _asks_json_logs(args)
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """A command's usage error (an unknown flag, a bad value) as one JSON line on
+        stderr when the command line asks for ``--log-format json``: a CI job parsing
+        stderr gets JSON only, whatever went wrong (exit 2 as ever)."""
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            if not ctx.meta.get("linksync.json_logs"):
+                raise
+            from linksync.cli.common import logging_restored
+            from linksync.logs import console_line, setup_logging
+
+            where = exc.ctx.command_path if exc.ctx is not None else "linksync"
+            with logging_restored():
+                setup_logging("json")
+                console_line(f"Error: {where}: {exc.format_message()}", error=True)
+            sys.exit(exc.exit_code)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [*self.lazy, *sorted(set(super().list_commands(ctx)) - set(self.lazy))]

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from linksync.cli.common import EXIT_MEANINGS, EXIT_OK, echo, err, handle_errors
-from linksync.cli.options import TargetOptions, target_options
+from linksync.cli.options import TargetOptions, refuse, selected, target_options, target_selection
 from linksync.cli.sync import CliEvents, run_keywords, start, sync_options
 from linksync.errors import ConfigError
 from linksync.logs import json_active
@@ -71,6 +71,8 @@ from linksync.report import count_results, render_summary
     help="Wait this long for another run's lock instead of exiting 2 at once.",
 )
 @click.option("--no-progress", is_flag=True, help="No progress bar or lines.")
+@click.option("--json", "as_json", is_flag=True, help="With --all/--target: the summary as JSON.")
+@target_selection
 @sync_options
 @target_options
 @handle_errors
@@ -86,15 +88,37 @@ def apply_command(
     lock_path: str | None,
     lock_wait: float,
     no_progress: bool,
+    as_json: bool,
     **kw: Any,
 ) -> None:  # fmt: skip
     """Make the workspace match SOURCE... (or a saved --plan), within the rate limit.
 
     Every output path is checked before the first request; exit 2 means nothing was
     written to the workspace.
+
+    With --all (or --target NAME) it applies the targets of the config file instead,
+    at once, each with its own files, key and rate limiter; --report names one file
+    per target (out/{target}.csv, or out/report.csv -> out/report-NAME.csv). It ends
+    with one summary row per target and exits with the worst code of the targets,
+    where 2 (nothing written) holds only when no target wrote anything: a target that
+    failed with 2 while another wrote makes the run 1.
     """
     from linksync.report.progress import progress_for
 
+    names = selected(kw)
+    if names is not None:
+        from linksync.cli.all_targets import apply_targets
+
+        refuse(
+            target, sources, **{"--plan": plan_file, "--annotate": annotate, "--qr": qr,
+            "--journal": journal, "--lock": lock_path},
+        )  # fmt: skip
+        apply_targets(
+            target, names, yes=yes, as_json=as_json, reports=reports, lock_wait=lock_wait,
+            kw={"log_format": kw.pop("log_format"), **run_keywords(kw)},
+        )  # fmt: skip
+    if as_json:
+        raise ConfigError("--json is the summary of a run over targets: use it with --all")
     if not sources and not plan_file:
         raise ConfigError("give SOURCE files, or --plan plan.json")
     settings, logger = start(target, kw.pop("log_format"))

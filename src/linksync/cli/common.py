@@ -18,18 +18,7 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
-from linksync.errors import (
-    AccessError,
-    ConfigError,
-    FileProblems,
-    InterruptedAfterWrites,
-    LinksyncError,
-    LockError,
-    SourceError,
-    StoppedAfterWrites,
-    UnsafePlanError,
-    describe,
-)
+from linksync.errors import InterruptedAfterWrites, LinksyncError, describe
 from linksync.logs import console_line, json_active
 from linksync.outcome import (
     EXIT_CHANGES_PENDING,
@@ -38,6 +27,7 @@ from linksync.outcome import (
     EXIT_OK,
     EXIT_ROWS_FAILED,
     EXIT_USAGE,
+    exit_code_for,
 )
 from linksync.terminal import printable
 
@@ -76,18 +66,6 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     sys.exit(code)
 
 
-def exit_code_for(exc: LinksyncError) -> int:
-    """The exit code of DESIGN.md for an error, by its type: 2 only when nothing was
-    written (a usage, config or auth error, a lock held, an unsafe plan)."""
-    if isinstance(exc, InterruptedAfterWrites):
-        return EXIT_INTERRUPTED
-    if isinstance(exc, StoppedAfterWrites | FileProblems):
-        return EXIT_ROWS_FAILED
-    if isinstance(exc, ConfigError | LockError | UnsafePlanError | SourceError | AccessError):
-        return EXIT_USAGE
-    return EXIT_ROWS_FAILED
-
-
 def handle_errors(fn: F) -> F:
     """Turn library errors into a clear message and the exit code of DESIGN.md.
 
@@ -98,14 +76,14 @@ def handle_errors(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with _logging_restored():
+        with logging_restored():
             return _run(fn, *args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
 
 
 @contextlib.contextmanager
-def _logging_restored() -> Iterator[None]:
+def logging_restored() -> Iterator[None]:
     """The ``linksync`` logger as it was before the command (a command sets it up for
     itself; in one process running several commands, as tests do, none leaks into the
     next)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -27,6 +27,7 @@ import click
 from linksync import config as cfg
 from linksync.cli.common import err
 from linksync.defaults import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
+from linksync.errors import ConfigError
 
 if TYPE_CHECKING:
     from linksync.api import LinkServiceClient
@@ -127,3 +128,55 @@ def target_options(fn: F) -> F:
     for option in reversed(_OPTIONS):
         decorated = option(decorated)
     return decorated  # type: ignore[no-any-return]
+
+
+_SELECT: tuple[Callable[[F], F], ...] = (
+    click.option(
+        "--all",
+        "all_targets",
+        is_flag=True,
+        help="Every target (workspace) of the config file's targets: block, at once, each "
+        "with its own files, key and rate limiter.",
+    ),
+    click.option(
+        "--target",
+        "target_names",
+        multiple=True,
+        metavar="NAME",
+        help="This target of the config file's targets: block (repeatable).",
+    ),
+)
+
+
+def target_selection(fn: F) -> F:
+    """Add ``--all`` and ``--target NAME``."""
+    decorated: Any = fn
+    for option in reversed(_SELECT):
+        decorated = option(decorated)
+    return decorated  # type: ignore[no-any-return]
+
+
+def selected(kw: dict[str, Any]) -> tuple[str, ...] | None:
+    """The names asked for (empty: every target), or None for a run of SOURCE files."""
+    every, names = kw.pop("all_targets"), tuple(kw.pop("target_names"))
+    if not every and not names:
+        return None
+    return () if every else names
+
+
+def refuse(target: TargetOptions, sources: Sequence[str], **given: Any) -> None:
+    """Flags that name one target, or outputs of one run, make no sense for several."""
+    if sources:
+        raise ConfigError("give SOURCE files or --all/--target, not both: targets name their files")
+    flags = {
+        "--profile": target.profile,
+        "--base-url": target.base_url,
+        "--api-key-file": target.api_key_file,
+        **given,
+    }
+    bad = [flag for flag, value in flags.items() if value]
+    if bad:
+        raise ConfigError(
+            f"{', '.join(bad)} cannot be used with --all/--target: each target names its "
+            "own base URL, key and files in the config file's targets: block"
+        )

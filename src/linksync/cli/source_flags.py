@@ -46,11 +46,11 @@ _FLAGS: tuple[Callable[[F], F], ...] = (
         "Without it such placeholders are errors naming the cell.",
     ),
     click.option(
-        "--strict",
-        is_flag=True,
+        "--strict/--no-strict",
         default=None,
         help="Every warning about the sources is an error (its row is not sent; a "
-        "file-level one stops apply): for CI.",
+        "file-level one stops apply): for CI. --no-strict overrides a profile's "
+        "strict: true.",
     ),
 )
 
@@ -83,5 +83,5 @@ def pop_source_flags(kw: dict[str, Any]) -> dict[str, Any]:
         "encoding": kw.pop("encoding", None),
         "date_format": kw.pop("date_format", None),
         "empty_values": tuple(kw.pop("empty_values", ()) or ()),
-        "strict": kw.pop("strict", None) or None,
+        "strict": kw.pop("strict", None),
     }

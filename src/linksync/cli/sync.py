@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from linksync.cli.common import echo, err, fail, handle_errors
-from linksync.cli.options import TargetOptions, target_options
+from linksync.cli.options import TargetOptions, refuse, selected, target_options, target_selection
 from linksync.cli.source_flags import pop_source_flags, source_flags
 from linksync.config import Settings
+from linksync.errors import ConfigError
 from linksync.logs import setup_logging
 from linksync.model import Problem
 from linksync.pipeline.events import RunEvents
@@ -131,8 +132,12 @@ class CliEvents(RunEvents):
 
 
 @click.command("plan")
-@click.argument("sources", nargs=-1, required=True)
-@click.option("--out", type=click.Path(), help="Save the plan as JSON (.json).")
+@click.argument("sources", nargs=-1)
+@click.option(
+    "--out",
+    type=click.Path(),
+    help="Save the plan as JSON (.json); with several targets one file each (plans/{target}.json).",
+)
 @click.option(
     "--format",
     "fmt",
@@ -141,6 +146,7 @@ class CliEvents(RunEvents):
     show_default=True,
 )
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 3 when there are changes.")
+@target_selection
 @sync_options
 @target_options
 @handle_errors
@@ -152,10 +158,26 @@ def plan_command(
     detailed_exitcode: bool,
     **kw: Any,
 ) -> None:
-    """Show what apply would do to make the workspace match SOURCE... (no writes)."""
+    """Show what apply would do to make the workspace match SOURCE... (no writes).
+
+    With --all (or --target NAME) it plans the targets of the config file instead,
+    at once, and ends with one summary row per target; the exit code is the worst
+    of theirs (see apply --help).
+    """
     from linksync.pipeline import plan
     from linksync.report import render_plan_markdown, render_plan_text
 
+    names = selected(kw)
+    if names is not None:
+        from linksync.cli.all_targets import plan_targets
+
+        refuse(target, sources)
+        plan_targets(
+            target, names, fmt=fmt, out=out, detailed_exitcode=detailed_exitcode,
+            kw={"log_format": kw.pop("log_format"), **run_keywords(kw)},
+        )  # fmt: skip
+    if not sources:
+        raise ConfigError("give SOURCE files, or --all / --target NAME for the config's targets")
     settings, logger = start(target, kw.pop("log_format"))
     planned = plan(
         list(sources), settings=settings, out=out, detailed_exitcode=detailed_exitcode,

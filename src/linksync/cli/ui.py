@@ -28,7 +28,12 @@ from linksync.errors import ConfigError
 @target_options
 @handle_errors
 def ui_command(target: TargetOptions, port: int, no_browser: bool, max_upload_mb: int) -> None:
-    """Open the local web page: drop a campaign file, follow a run, download its files.
+    """Open the local web page: check, plan and apply a campaign file; take it back annotated.
+
+    Drop a CSV, Excel or YAML file on the page: it shows each column's mapping, every row
+    problem and the plan, applies it with live progress, and offers the annotated
+    workbook (short link, status, error and QR code per row), the QR codes and the
+    reports for download.
 
     The page is served on 127.0.0.1 only and answers no other web page. It talks to
     the same target as the other commands (the built-in sandbox when nothing is

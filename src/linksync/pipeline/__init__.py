@@ -15,15 +15,31 @@ of these, and render what comes back::
 ``events`` (a ``RunEvents``) tells a front end what happens as it happens and lets it
 confirm the plan; ``on_progress`` (a ``ProgressSink``) follows the rows; ``cancel``
 stops the run from another thread. See ``entry`` for the keywords.
+
+``plan_all`` and ``apply_all`` run the targets (workspaces) a config file names, at
+once, each with its own client and rate limiter, and return one ``TargetResult`` per
+target and the combined exit code (``AllResults``; see ``all_runs``)::
+
+    every = linksync.apply_all(reports=["out/{target}.csv"])   # every target, at once
+    one = linksync.apply_all(["brand-a"])                      # one target per job
 """
 
 from __future__ import annotations
 
+from linksync.pipeline.all_results import AllResults, TargetResult, for_target
+from linksync.pipeline.all_runs import (
+    AllOptions,
+    ApplyAllOptions,
+    PlanAllOptions,
+    apply_all,
+    plan_all,
+)
 from linksync.pipeline.applying import ApplyRun
 from linksync.pipeline.entry import (
     ApplyOptions,
     PlanOptions,
     RunOptions,
+    SharedOptions,
     apply,
     apply_async,
     plan,
@@ -36,9 +52,13 @@ from linksync.pipeline.planning import Planned
 from linksync.sync.results import CancelSignal, ProgressSink, Results, WaitFn
 
 __all__ = [
+    "AllOptions",
+    "AllResults",
+    "ApplyAllOptions",
     "ApplyOptions",
     "ApplyRun",
     "CancelSignal",
+    "PlanAllOptions",
     "PlanOptions",
     "Planned",
     "ProgressSink",
@@ -46,11 +66,16 @@ __all__ = [
     "Results",
     "RunEvents",
     "RunOptions",
+    "SharedOptions",
     "Sources",
+    "TargetResult",
     "WaitFn",
     "apply",
+    "apply_all",
     "apply_async",
+    "for_target",
     "plan",
+    "plan_all",
     "plan_async",
     "prepare_apply",
 ]

@@ -46,7 +46,7 @@ from linksync.pipeline.inputs import (
     source_paths,
 )
 from linksync.pipeline.planning import plan_to_apply
-from linksync.pipeline.preflight import RunPaths, preflight, run_paths
+from linksync.pipeline.preflight import Checks, RunPaths, run_checks, run_paths
 from linksync.report import ReportOptions, ReportSet
 from linksync.report.annotate import annotation_pairs, write_annotated
 from linksync.report.qr import QrCodes, write_results_qr
@@ -155,10 +155,11 @@ class ApplyRun:
         )
         return results
 
-    def _preflight(self) -> RunPaths:
+    def paths(self) -> RunPaths:
+        """Where this run writes (reports, copies, QR zip, journal, lock)."""
         req = self.request
         pairs = annotation_pairs(source_paths(req.sources), req.annotate)
-        paths = run_paths(
+        return run_paths(
             req.settings,
             reports=req.reports,
             annotate=pairs,
@@ -167,8 +168,16 @@ class ApplyRun:
             run_id=self.run_id,
             qr=req.qr,
         )
+
+    def checks(self, paths: RunPaths | None = None) -> Checks:
+        """What the preflight checks: this run's outputs, and the files it reads."""
+        req = self.request
         reads = [*source_paths(req.sources), *req.reads]
-        preflight(req.settings, reads, paths, saved_plan=req.saved_path)
+        return run_checks(req.settings, reads, paths or self.paths(), saved_plan=req.saved_path)
+
+    def _preflight(self) -> RunPaths:
+        paths = self.paths()
+        self.checks(paths).check()
         return paths
 
     def _lock(self, paths: RunPaths) -> AbstractContextManager[LockHolder | None]:

@@ -35,11 +35,10 @@ from linksync.sync.plan import Plan
 from linksync.sync.results import CancelSignal, ProgressSink, Results
 
 
-class RunOptions(TypedDict, total=False):
-    """The keywords ``plan`` and ``apply`` share (every one optional)."""
+class SharedOptions(TypedDict, total=False):
+    """How sources are read and synced: keywords of ``plan``, ``apply`` and of the runs
+    over several targets (``plan_all``, ``apply_all``), every one optional."""
 
-    settings: Settings  # the target and profile (linksync.config.resolve)
-    options: SyncOptions  # instead of the profile's defaults
     sheets: Sequence[str] | None  # --sheet
     mapping: Mapping[str, str] | None  # --map HEADER=FIELD
     encoding: str | None  # --encoding
@@ -49,7 +48,6 @@ class RunOptions(TypedDict, total=False):
     fix_invisible: bool  # --fix-invisible
     ai_slug: bool  # --ai-slug
     ai_og: bool  # --ai-og
-    events: RunEvents  # what a front end is told; the confirmation
     logger: logging.Logger  # the run's structured events (default: "linksync")
     # SyncOptions fields, over the profile's (or ``options``'s); None: not given
     mode: Mode | str | None
@@ -64,6 +62,14 @@ class RunOptions(TypedDict, total=False):
     max_change_ratio: float | None
     min_existing: int | None
     force: bool | None
+
+
+class RunOptions(SharedOptions, total=False):
+    """The keywords ``plan`` and ``apply`` share (every one optional)."""
+
+    settings: Settings  # the target and profile (linksync.config.resolve)
+    options: SyncOptions  # instead of the profile's defaults
+    events: RunEvents  # what a front end is told; the confirmation
 
 
 class PlanOptions(RunOptions, total=False):
@@ -91,7 +97,7 @@ class ApplyOptions(RunOptions, total=False):
 _SYNC_FIELDS = frozenset(SyncOptions.__dataclass_fields__)
 
 
-def _reading(kw: RunOptions, settings: Settings) -> Reading:
+def _reading(kw: SharedOptions, settings: Settings) -> Reading:
     given = Reading(
         sheets=kw.get("sheets"),
         mapping=kw.get("mapping"),
@@ -104,7 +110,7 @@ def _reading(kw: RunOptions, settings: Settings) -> Reading:
     return given.over(settings)
 
 
-def _option_values(kw: RunOptions) -> dict[str, Any]:
+def _option_values(kw: SharedOptions) -> dict[str, Any]:
     return {k: v for k, v in kw.items() if k in _SYNC_FIELDS}
 
 

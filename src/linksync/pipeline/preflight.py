@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from linksync.config import Settings
@@ -27,6 +27,7 @@ from linksync.outputs import (
     JOURNAL_SUFFIXES,
     PLAN_SUFFIXES,
     Output,
+    Protected,
     check_outputs,
     protected_inputs,
 )
@@ -107,6 +108,43 @@ def run_paths(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Checks:
+    """What a preflight checks: the outputs of a run, and the files it reads (which no
+    output may touch). The checks of several runs add up (``+``) to be checked as one:
+    no two outputs on one path, none on a file any of them reads."""
+
+    outputs: tuple[Output, ...] = ()
+    reads: tuple[Protected, ...] = ()
+
+    def __add__(self, other: Checks) -> Checks:
+        return Checks(self.outputs + other.outputs, self.reads + other.reads)
+
+    def named(self, name: str) -> Checks:
+        """The same checks, each output's role naming ``name`` (a target)."""
+        return replace(
+            self, outputs=tuple(replace(o, role=f"{name}: {o.role}") for o in self.outputs)
+        )
+
+    def check(self) -> None:
+        """Raise ``ConfigError`` naming every problem (see ``preflight``)."""
+        check_outputs(self.outputs, self.reads)
+
+
+def run_checks(
+    settings: Settings,
+    sources: Sequence[PathLike],
+    paths: RunPaths,
+    *,
+    saved_plan: PathLike | None = None,
+) -> Checks:
+    """The outputs of ``paths`` and every file the run reads (see ``preflight``)."""
+    reads = dict(settings.read_files())
+    if saved_plan is not None:
+        reads["saved plan"] = str(saved_plan)
+    return Checks(tuple(paths.outputs()), tuple(protected_inputs(sources, reads)))
+
+
 def preflight(
     settings: Settings,
     sources: Sequence[PathLike],
@@ -116,7 +154,4 @@ def preflight(
 ) -> None:
     """Raise ``ConfigError`` naming every output of ``paths`` that cannot be written, or
     would touch a file the run reads; return when all of them can be written."""
-    reads = dict(settings.read_files())
-    if saved_plan is not None:
-        reads["saved plan"] = str(saved_plan)
-    check_outputs(paths.outputs(), protected_inputs(sources, reads))
+    run_checks(settings, sources, paths, saved_plan=saved_plan).check()

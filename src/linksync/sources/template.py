@@ -13,6 +13,7 @@ from pathlib import Path
 import xlsxwriter  # type: ignore[import-untyped]
 
 from linksync.errors import ConfigError
+from linksync.outputs import atomic_path
 
 FORMATS: tuple[str, ...] = ("xlsx", "csv", "yaml")
 
@@ -133,15 +134,16 @@ def format_for(path: str | Path, fmt: str | None) -> str:
 
 
 def write_template(path: str | Path, fmt: str | None = None) -> str:
-    """Write a starter file; returns the format written."""
+    """Write a starter file (atomically: a failure leaves what was at ``path``);
+    returns the format written."""
     fmt = format_for(path, fmt)
-    out = Path(path)
-    if fmt == "xlsx":
-        _write_xlsx(out)
-    elif fmt == "csv":
-        _write_csv(out)
-    else:
-        out.write_text(YAML_TEMPLATE, encoding="utf-8")
+    with atomic_path(path) as out:
+        if fmt == "xlsx":
+            _write_xlsx(out)
+        elif fmt == "csv":
+            _write_csv(out)
+        else:
+            out.write_text(YAML_TEMPLATE, encoding="utf-8")
     return fmt
 
 

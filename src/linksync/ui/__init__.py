@@ -2,10 +2,11 @@
 ``cli/``.
 
 Served by uvicorn on 127.0.0.1 only, guarded against other web pages (``security``),
-with uploads kept in a temporary folder (``uploads``) and runs that outlive a closed tab
-(``runs``), whose progress the page follows as server-sent events (``progress``
-defines what a run reports). What the page offers today, and what comes with the
-library's run entry point, is in ``docs/ui.md``.
+with uploads kept in a temporary folder (``uploads``). Its steps (``step_routes``)
+show the columns of each sheet (``columns``), check the rows (``steps.check``), plan
+with ``linksync.plan`` and apply that plan with ``linksync.apply`` (``apply_run``) as a
+run that outlives a closed tab (``runs``), whose progress the page follows as
+server-sent events (``progress``). A guide with screenshots is in ``docs/ui.md``.
 
     from linksync.config import resolve
     from linksync.ui import start_ui
@@ -17,6 +18,8 @@ library's run entry point, is in ``docs/ui.md``.
 from __future__ import annotations
 
 from linksync.ui.app import UiState, create_ui_app
+from linksync.ui.apply_run import PageApply
+from linksync.ui.choices import Choices
 from linksync.ui.progress import ProgressSnapshot, RunFeed, RunOutcome, RunSource, RunState
 from linksync.ui.runs import RunBusy, RunRecord, RunRegistry
 from linksync.ui.server import UiServer, serve_ui, start_ui
@@ -24,6 +27,8 @@ from linksync.ui.uploads import DEFAULT_MAX_BYTES, Upload, UploadRefused, Upload
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "Choices",
+    "PageApply",
     "ProgressSnapshot",
     "RunBusy",
     "RunFeed",

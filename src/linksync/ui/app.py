@@ -5,6 +5,7 @@
     GET    /api/state                       target, uploads, last run (JSON)
     POST   /api/uploads?name=NAME           the file as the request body (token)
     DELETE /api/uploads/{id}                remove an upload (token)
+    POST   /api/check, /api/plan, /api/apply   the steps (token; ``step_routes``)
     GET    /api/runs/latest                 the last run's record (404: none yet)
     GET    /api/runs/{id}/events            its progress as server-sent events
     POST   /api/runs/{id}/cancel            ask it to stop (token)
@@ -38,9 +39,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from linksync import __version__
-from linksync.config import Target
+from linksync.config import Settings, Target
 from linksync.ui.runs import Run, RunRegistry
 from linksync.ui.security import PageGuard
+from linksync.ui.step_routes import apply_step, check_step, page_options, plan_step
+from linksync.ui.steps import ShownPlan
 from linksync.ui.uploads import KINDS, UploadRefused, UploadStore, size_text
 
 HERE = Path(__file__).parent
@@ -52,13 +55,17 @@ EVENT_REFRESH_S = 1.0
 
 @dataclass
 class UiState:
-    """Everything the routes share, for one server."""
+    """Everything the routes share, for one server. ``journals``: the folder of the
+    runs' journals (the command line's ``.linksync/runs`` by default); ``shown``: the
+    plan the page showed last (what Apply runs)."""
 
-    target: Target
+    settings: Settings
     token: str
     hosts: frozenset[str]
     uploads: UploadStore
     runs: RunRegistry
+    journals: Path
+    shown: ShownPlan | None = None
     closing: bool = False
     templates: jinja2.Environment = field(
         default_factory=lambda: jinja2.Environment(
@@ -67,6 +74,10 @@ class UiState:
             undefined=jinja2.StrictUndefined,
         )
     )
+
+    @property
+    def target(self) -> Target:
+        return self.settings.target
 
     def target_view(self) -> dict[str, Any]:
         """What the banner shows: never the key."""
@@ -92,6 +103,8 @@ async def page(request: Request) -> HTMLResponse:
         max_text=size_text(ui.uploads.max_bytes),
         accept=",".join(KINDS),
         uploads=[u.to_dict() for u in ui.uploads.list()],
+        default_domain=ui.settings.default_domain or "",
+        **page_options(),
     )
     return HTMLResponse(html)
 
@@ -197,6 +210,9 @@ def create_ui_app(state: UiState) -> PageGuard:
             Route("/api/state", api_state),
             Route("/api/uploads", upload, methods=["POST"]),
             Route("/api/uploads/{upload_id}", remove_upload, methods=["DELETE"]),
+            Route("/api/check", check_step, methods=["POST"]),
+            Route("/api/plan", plan_step, methods=["POST"]),
+            Route("/api/apply", apply_step, methods=["POST"]),
             Route("/api/runs/latest", latest_run),
             Route("/api/runs/{run_id}/events", run_events),
             Route("/api/runs/{run_id}/cancel", cancel_run, methods=["POST"]),

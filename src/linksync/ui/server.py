@@ -29,7 +29,10 @@ from linksync.ui.uploads import DEFAULT_MAX_BYTES, UploadStore
 
 #: The only address the page's server listens on.
 LOOPBACK = "127.0.0.1"
-#: Where the page's runs keep their files, relative to the folder it started in.
+#: Where the page's runs keep their files, relative to the folder it started in. Their
+#: journals go beside the command line's, in the ``runs`` folder next to it (unless
+#: ``journal_dir`` says otherwise): the rows a page run left failing go first in the
+#: next run, from the page or the command line.
 DEFAULT_RUNS_DIR = Path(".linksync") / "ui"
 #: Seconds uvicorn gives open connections (an event stream) when it stops.
 _GRACE_S = 2
@@ -70,15 +73,17 @@ def _build(
     *,
     max_upload_bytes: int,
     runs_dir: Path,
+    journal_dir: Path | None,
 ) -> tuple[UiServer, socket.socket]:
     sock = bind(LOOPBACK, port)
     real_port = sock.getsockname()[1]
     state = UiState(
-        target=settings.target,
+        settings=settings,
         token=new_token(),
         hosts=page_hosts(real_port),
         uploads=UploadStore(max_upload_bytes),
         runs=RunRegistry(runs_dir),
+        journals=journal_dir if journal_dir is not None else Path(runs_dir).parent / "runs",
     )
     config = uvicorn.Config(
         create_ui_app(state),
@@ -96,10 +101,17 @@ def start_ui(
     port: int = 0,
     max_upload_bytes: int = DEFAULT_MAX_BYTES,
     runs_dir: Path = DEFAULT_RUNS_DIR,
+    journal_dir: Path | None = None,
     startup_timeout: float = 10.0,
 ) -> UiServer:
     """Serve the page in a daemon thread; returns once it listens."""
-    handle, sock = _build(settings, port, max_upload_bytes=max_upload_bytes, runs_dir=runs_dir)
+    handle, sock = _build(
+        settings,
+        port,
+        max_upload_bytes=max_upload_bytes,
+        runs_dir=runs_dir,
+        journal_dir=journal_dir,
+    )
     handle.thread = threading.Thread(
         target=handle.server.run, kwargs={"sockets": [sock]}, name="linksync-ui", daemon=True
     )
@@ -120,12 +132,19 @@ def serve_ui(
     open_browser: bool = True,
     max_upload_bytes: int = DEFAULT_MAX_BYTES,
     runs_dir: Path = DEFAULT_RUNS_DIR,
+    journal_dir: Path | None = None,
     on_ready: Callable[[str], None] = print,
 ) -> None:
     """Serve the page in the foreground until interrupted; ``on_ready(url)`` once the
     socket is bound, then the browser opens the page (unless ``open_browser`` is
     False)."""
-    handle, sock = _build(settings, port, max_upload_bytes=max_upload_bytes, runs_dir=runs_dir)
+    handle, sock = _build(
+        settings,
+        port,
+        max_upload_bytes=max_upload_bytes,
+        runs_dir=runs_dir,
+        journal_dir=journal_dir,
+    )
     try:
         on_ready(handle.url)
         if open_browser:

@@ -20,10 +20,10 @@
       " in a terminal, which has no size limit.";
   }
 
-  async function send(method, url, body) {
+  async function send(method, url, body, type) {
     const response = await fetch(url, {
       method: method,
-      headers: { "X-Linksync-Token": token, "Content-Type": "application/octet-stream" },
+      headers: { "X-Linksync-Token": token, "Content-Type": type || "application/octet-stream" },
       body: body,
     });
     let data = null;
@@ -76,12 +76,18 @@
       if (answer.ok) {
         addItem(answer.data);
         say(file.name + " received (" + answer.data.kind + ", " + answer.data.size_text + ").", false);
+        filesChanged();
       } else {
         say((answer.data && answer.data.error) || ("refused (HTTP " + answer.status + ")"), true);
       }
     } catch (e) {
       say(file.name + " could not be sent: is linksync ui still running?", true);
     }
+  }
+
+  // The steps (steps.js) listen for this: the files on the page changed.
+  function filesChanged() {
+    document.dispatchEvent(new CustomEvent("linksync:files", { detail: { count: list.children.length } }));
   }
 
   async function uploadAll(files) {
@@ -106,6 +112,7 @@
       const li = button.closest("li");
       say(li.querySelector(".name").textContent + " removed.", false);
       li.remove();
+      filesChanged();
     } else {
       say((answer.data && answer.data.error) || "could not remove the file", true);
     }
@@ -159,6 +166,16 @@
     showFiles(run);
   }
 
+  // What each download is, in words.
+  function fileWords(name) {
+    if (name.includes("-annotated.")) return "your file with a short link, status and error on each row" +
+      (name.endsWith(".csv") ? "" : " (and its QR code, when QR codes were asked for)");
+    if (name.endsWith(".zip")) return "a QR code per short link (PNG and SVG), named by slug";
+    const ext = name.slice(name.lastIndexOf(".") + 1);
+    const kinds = { csv: "CSV", xlsx: "Excel", json: "JSON", jsonl: "JSON lines", md: "Markdown", xml: "JUnit XML" };
+    return "results report, " + (kinds[ext] || ext) + ": every row with what happened";
+  }
+
   function showFiles(run) {
     const files = $("run-files");
     files.replaceChildren();
@@ -168,7 +185,10 @@
       a.href = "/runs/" + encodeURIComponent(run.run_id) + "/files/" + encodeURIComponent(name);
       a.setAttribute("download", name);
       a.textContent = name;
-      li.appendChild(a);
+      const words = document.createElement("span");
+      words.className = "muted";
+      words.textContent = " — " + fileWords(name);
+      li.append(a, words);
       files.appendChild(li);
     }
     $("run-downloads").hidden = !(run.files && run.files.length);
@@ -193,4 +213,7 @@
     if (response.ok) follow(await response.json());
   }
   loadLastRun();
+
+  // What steps.js uses.
+  window.linksync = { send: send, follow: follow, seconds: seconds };
 })();

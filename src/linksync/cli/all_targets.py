@@ -1,0 +1,195 @@
+"""``plan --all`` / ``apply --all`` (or ``--target NAME``, repeatable): the targets
+(workspaces) of the config file's ``targets:`` block, at once. The commands parse their
+flags, call ``linksync.plan_all`` / ``linksync.apply_all`` and render: each target's
+plan (stderr for apply, stdout for plan), then the summary on stdout, a table with one
+row per target and the sentence that explains the exit code (``--json``: the same as
+JSON), and exit with the combined code (``linksync.outcome.combined_exit_code``).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+
+from linksync.cli.common import echo, err
+from linksync.cli.options import TargetOptions
+from linksync.cli.sync import CliEvents
+from linksync.errors import ConfigError
+from linksync.logs import setup_logging
+from linksync.secrets import Secrets
+
+if TYPE_CHECKING:
+    import logging
+
+    from linksync.pipeline import AllResults, TargetResult
+    from linksync.sync.plan import Plan
+    from linksync.targets import Workspace
+
+
+def prepare(
+    target: TargetOptions, names: Sequence[str], log_format: str
+) -> tuple[tuple[Workspace, ...], logging.Logger]:
+    """Logging, the targets (each key a secret of the log), announced on stderr."""
+    from linksync.targets import load_workspaces
+
+    secrets = Secrets()
+    logger = setup_logging(log_format, secrets=secrets)  # type: ignore[arg-type]
+    workspaces = load_workspaces(target.config, names or None)
+    for ws in workspaces:
+        try:
+            settings = ws.settings(insecure=target.insecure, concurrency=target.concurrency)
+        except ConfigError:
+            continue  # the run reports it as this target's error
+        secrets.add(settings.target.api_key)
+    err(f"targets: {', '.join(ws.name for ws in workspaces)}")
+    return workspaces, logger
+
+
+class TargetEvents(CliEvents):
+    """``CliEvents`` of one target of several: messages name it; plans are confirmed
+    one target at a time (a lock), each shown right before its question."""
+
+    def __init__(self, name: str, asking: threading.Lock, *, yes: bool) -> None:
+        super().__init__(yes=yes)
+        self.name = name
+        self.asking = asking
+
+    def planned(self, plan: Plan) -> None:
+        if self.yes:
+            self._show(plan)
+
+    def _show(self, plan: Plan) -> None:
+        from linksync.report import render_plan_text
+
+        err(f"== {self.name} ==\n{render_plan_text(plan)}")  # one write: no interleaving
+
+    def confirm(self, plan: Plan) -> bool:
+        if self.yes:
+            return True
+        with self.asking:
+            self._show(plan)
+            return click.confirm(
+                f"Apply {len(plan.writes)} changes to {self.name}?", default=False, err=True
+            )
+
+    def lock_wait(self, holder: Any, seconds: float) -> None:
+        err(f"[{self.name}] waiting up to {seconds:g} s for the lock")
+
+    def warning(self, text: str) -> None:
+        err(f"[{self.name}] Warning: {text}")
+
+    def problems(self, problems: Sequence[Any]) -> None:
+        for p in problems:
+            err(f"[{self.name}] {p.severity.value}: {p.where()}: {p.constant}: {p.message}")
+
+
+def plan_targets(
+    target: TargetOptions, names: Sequence[str], *, fmt: str, kw: dict[str, Any], **more: Any
+) -> NoReturn:
+    from linksync.pipeline import plan_all
+
+    workspaces, logger = prepare(target, names, kw.pop("log_format"))
+    asking = threading.Lock()
+    every = plan_all(
+        workspaces, config=target.config, insecure=target.insecure,
+        concurrency=target.concurrency, logger=logger,
+        events=lambda name: TargetEvents(name, asking, yes=True),
+        **more, **kw,
+    )  # fmt: skip
+    if fmt == "json":
+        _json(every, plans=True)
+    elif fmt == "markdown":
+        echo(_markdown(every), nl=False)
+    else:
+        for t in every:
+            echo(f"== {t.name}: {t.label or '(not resolved)'} ==")
+            echo(_plan_text(t))
+        _table(every)
+    sys.exit(every.exit_code)
+
+
+def apply_targets(
+    target: TargetOptions,
+    names: Sequence[str],
+    *,
+    yes: bool,
+    as_json: bool,
+    kw: dict[str, Any],
+    **more: Any,
+) -> NoReturn:
+    from linksync.pipeline import apply_all
+
+    if not yes and not sys.stdin.isatty():
+        raise ConfigError("no terminal to confirm on: pass --yes to apply without asking")
+    workspaces, logger = prepare(target, names, kw.pop("log_format"))
+    asking = threading.Lock()
+    every = apply_all(
+        workspaces, config=target.config, insecure=target.insecure,
+        concurrency=target.concurrency, logger=logger,
+        events=lambda name: TargetEvents(name, asking, yes=yes), **more, **kw,
+    )  # fmt: skip
+    if as_json:
+        _json(every)
+    else:
+        _table(every)
+    sys.exit(every.exit_code)
+
+
+def _plan_text(t: TargetResult) -> str:
+    from linksync.report import render_plan_text
+
+    if t.planned is None:
+        return f"Error: {t.error}"
+    return render_plan_text(t.planned.plan)
+
+
+def _markdown(every: AllResults) -> str:
+    from linksync.report import render_plan_markdown
+
+    out: list[str] = []
+    for t in every:
+        if t.planned is not None:
+            out.append(render_plan_markdown(t.planned.plan, title=f"linksync plan: {t.name}"))
+        else:
+            out.append(f"## linksync plan: {t.name}\n\n**Error** `{t.error_constant}`: {t.error}\n")
+    out.append(f"**{every.verdict()}**\n")
+    return "\n".join(out)
+
+
+def _json(every: AllResults, *, plans: bool = False) -> None:
+    from linksync.cli.workspace_render import emit_json
+
+    data = every.to_dict()
+    if plans:
+        for item, t in zip(data["targets"], every.targets, strict=True):
+            item["plan"] = t.planned.plan.to_dict() if t.planned is not None else None
+    emit_json(data)
+
+
+_PLANNED = ("create", "update", "replace", "delete", "invalid")
+
+
+def _table(every: AllResults) -> None:
+    from linksync.cli.workspace_render import console, table
+
+    if every.command == "apply":
+        columns = ["target", "status", "exit", "created", "updated", "deleted", "failed"]
+    else:
+        columns = ["target", "status", "exit", *_PLANNED]
+    rows = []
+    for t in every:
+        if every.command == "apply":
+            done = t.writes.to_dict()
+            numbers = [done["created"], done["updated"], done["deleted"], t.counts.get("failed")]
+        else:
+            numbers = [
+                t.counts.get(k) for k in ("create", "update", "replace", "delete", "invalid")
+            ]
+        note = t.error or ", ".join(str(f) for f in t.files)
+        rows.append([t.name, t.status, t.exit_code, *numbers, note])
+    console().print(table(f"{len(every)} target(s)", [*columns, "error / files"], rows))
+    echo(every.verdict())

@@ -1,0 +1,306 @@
+"""The one table of error constants (see ``linksync.errors``): for each constant its
+HTTP status and code, meaning, origin, whether it is retried, what it stops for the rest
+of a run and the exception class an answer carrying it raises.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from linksync.errors.tree import (
+    ApiError,
+    Forbidden,
+    LinkNotFound,
+    LinksyncError,
+    QuotaExceeded,
+    RateLimited,
+    SlugExists,
+    TransportError,
+    Unauthorized,
+)
+
+
+class Origin(StrEnum):
+    """Where a constant comes from."""
+
+    SERVICE = "service"  # in the service interface's error table
+    DESIGN = "design"  # decided in DESIGN.md where the interface says "not shown"
+    LOCAL = "local"  # found by linksync itself, never sent by the service
+
+
+class Stop(StrEnum):
+    """What a failure stops for the rest of a run (the executor reads it)."""
+
+    RUN = "run"  # nothing more is sent
+    WRITES = "writes"  # no write can succeed: the run stops too
+    CREATES = "creates"  # no more creates or replaces; updates and deletes go on
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorDef:
+    """One constant: HTTP status and code (service constants), what it means, where it
+    comes from, whether it is retried, what it stops for the rest of a run (``stops``,
+    with ``stop_reason``: the words of the summary), and the exception class an answer
+    carrying it raises (``error``)."""
+
+    constant: str
+    http_status: int | None
+    code: int | None
+    meaning: str
+    origin: Origin
+    retryable: bool = False
+    stops: Stop | None = None
+    stop_reason: str | None = None
+    error: type[ApiError] = ApiError
+
+
+_TABLE: tuple[ErrorDef, ...] = (
+    # --- the service interface's table -------------------------------------------------
+    ErrorDef(
+        "INVALID_URL",
+        400,
+        40001,
+        "Destination URL malformed or without http:// or https://",
+        Origin.SERVICE,
+    ),
+    ErrorDef(
+        "INVALID_SLUG",
+        400,
+        40002,
+        "Invalid characters or longer than 2,048 bytes",
+        Origin.SERVICE,
+    ),
+    ErrorDef("RESERVED_SLUG", 400, 40003, "Slug reserved for system use", Origin.SERVICE),
+    ErrorDef(
+        "INVALID_EXPIRY",
+        400,
+        40004,
+        "Expiry in the past or not valid ISO 8601",
+        Origin.SERVICE,
+    ),
+    ErrorDef(
+        "UNAUTHORIZED",
+        401,
+        40101,
+        "Missing or invalid bearer credential",
+        Origin.SERVICE,
+        stops=Stop.RUN,
+        stop_reason="the API key was refused (401 UNAUTHORIZED)",
+        error=Unauthorized,
+    ),
+    ErrorDef(
+        "FORBIDDEN",
+        403,
+        40301,
+        "Key lacks write permission",
+        Origin.SERVICE,
+        stops=Stop.WRITES,
+        stop_reason="the API key may not write (403 FORBIDDEN)",
+        error=Forbidden,
+    ),
+    ErrorDef(
+        "QUOTA_EXCEEDED",
+        403,
+        40302,
+        "Plan's link limit or custom domain allocation exceeded",
+        Origin.SERVICE,
+        stops=Stop.CREATES,
+        stop_reason="the link quota is used up (403 QUOTA_EXCEEDED)",
+        error=QuotaExceeded,
+    ),
+    ErrorDef(
+        "LINK_NOT_FOUND",
+        404,
+        40401,
+        "Slug not present on the specified domain",
+        Origin.SERVICE,
+        error=LinkNotFound,
+    ),
+    ErrorDef(
+        "DOMAIN_NOT_FOUND",
+        404,
+        40402,
+        "Custom domain not registered in this workspace",
+        Origin.SERVICE,
+    ),
+    ErrorDef(
+        "SLUG_EXISTS",
+        409,
+        40901,
+        "Slug already used on the chosen domain",
+        Origin.SERVICE,
+        error=SlugExists,
+    ),
+    ErrorDef(
+        "RATE_LIMITED",
+        429,
+        42901,
+        "Request rate above the plan's limit",
+        Origin.SERVICE,
+        retryable=True,
+        error=RateLimited,
+    ),
+    ErrorDef(
+        "INTERNAL_ERROR",
+        500,
+        50001,
+        "Unexpected edge error; retry with exponential backoff",
+        Origin.SERVICE,
+        retryable=True,
+    ),
+    ErrorDef(
+        "EDGE_UNAVAILABLE",
+        503,
+        50301,
+        "Transient edge fault; retry after a short delay",
+        Origin.SERVICE,
+        retryable=True,
+    ),
+    # --- decided in DESIGN.md where the interface says "not shown" ---------------------
+    ErrorDef(
+        "INVALID_REQUEST",
+        400,
+        40000,
+        "Bad JSON, wrong types, invalid role or host name, or a field that cannot change",
+        Origin.DESIGN,
+    ),
+    ErrorDef("NOT_FOUND", 404, 40400, "Unknown route", Origin.DESIGN),
+    ErrorDef("DOMAIN_EXISTS", 409, 40902, "Custom domain already registered", Origin.DESIGN),
+    ErrorDef("MEMBER_EXISTS", 409, 40903, "Member or invitation already exists", Origin.DESIGN),
+    # --- local: linksync's own findings; never sent by the service ---------------------
+    ErrorDef("MISSING_URL", None, None, "Row has no destination URL", Origin.LOCAL),
+    ErrorDef(
+        "EMPTY_SOURCE",
+        None,
+        None,
+        "A source holds nothing to read (an empty file or sheet, a header without rows, "
+        "a folder without link files) or files a folder source does not read",
+        Origin.LOCAL,
+    ),
+    ErrorDef(
+        "DUPLICATE_IN_SOURCE",
+        None,
+        None,
+        "Same domain and slug declared twice in the sources",
+        Origin.LOCAL,
+    ),
+    ErrorDef(
+        "INVALID_FIELD",
+        None,
+        None,
+        "A value has the wrong type or shape (tags, description, password, ...)",
+        Origin.LOCAL,
+    ),
+    ErrorDef(
+        "AMBIGUOUS_MATCH",
+        None,
+        None,
+        "A row without slug matches several links with the same URL",
+        Origin.LOCAL,
+    ),
+    ErrorDef(
+        "DOMAIN_NOT_ACTIVE",
+        None,
+        None,
+        "Custom domain is registered but not active yet",
+        Origin.LOCAL,
+    ),
+    ErrorDef(
+        "REPLACE_REQUIRED",
+        None,
+        None,
+        "expiresAt differs and cannot be patched; run with --allow-replace",
+        Origin.LOCAL,
+    ),
+    ErrorDef(
+        "OWNED_BY_OTHER",
+        None,
+        None,
+        "The link is marked by another owner's tag; the write would take it over "
+        "(--allow-takeover)",
+        Origin.LOCAL,
+    ),
+    ErrorDef(
+        "STALE_PLAN",
+        None,
+        None,
+        "The remote link changed since the saved plan was made",
+        Origin.LOCAL,
+    ),
+    ErrorDef(
+        "QUOTA_WOULD_EXCEED",
+        None,
+        None,
+        "Creating this row would pass the plan's link quota",
+        Origin.LOCAL,
+    ),
+    ErrorDef(
+        "NOT_ATTEMPTED",
+        None,
+        None,
+        "Row not attempted: an earlier failure stopped the run or this kind of write",
+        Origin.LOCAL,
+    ),
+    ErrorDef(
+        "INTERRUPTED",
+        None,
+        None,
+        "The run was interrupted (Ctrl-C, or cancelled from the page): no new requests, "
+        "those in flight finished",
+        Origin.LOCAL,
+        stops=Stop.RUN,
+        stop_reason="the run was interrupted",
+    ),
+    ErrorDef(
+        "TRANSPORT_ERROR",
+        None,
+        None,
+        "No HTTP response: connection refused, reset or timed out",
+        Origin.LOCAL,
+        retryable=True,
+        error=TransportError,
+    ),
+    ErrorDef(
+        "UNEXPECTED_RESPONSE",
+        None,
+        None,
+        "The service answered something that is not its error shape (proxy page, empty body)",
+        Origin.LOCAL,
+    ),
+    # --- what ended a whole target of a run over several (linksync.outcome) ------------
+    *(
+        ErrorDef(constant, None, None, meaning, Origin.LOCAL)
+        for constant, meaning in (
+            ("CONFIG_ERROR", "A profile, target, flag, variable or output is wrong: nothing done"),
+            ("LOCK_HELD", "Another linksync run holds the lock of this workspace: nothing done"),
+            ("UNSAFE_PLAN", "The plan crosses a safety threshold: nothing done; --force to apply"),
+            ("FILE_ERROR", "A file the run reads or writes cannot be used (missing, no access)"),
+            ("UNEXPECTED_ERROR", "linksync failed in a way it does not foresee (a bug)"),
+        )
+    ),
+)
+
+ERRORS: dict[str, ErrorDef] = {e.constant: e for e in _TABLE}
+"""Every constant, keyed by name."""
+
+BY_CODE: dict[int, ErrorDef] = {e.code: e for e in _TABLE if e.code is not None}
+"""Service and design constants, keyed by five-digit code."""
+
+
+def code_of(constant: str) -> int | None:
+    e = ERRORS.get(constant)
+    return e.code if e else None
+
+
+def describe(exc: BaseException) -> str:
+    """One line for a person: an API error with its constant, status, code and
+    requestId; a file that cannot be used with its name and the system's reason."""
+    if isinstance(exc, ApiError):
+        rid = f" (requestId {exc.request_id})" if exc.request_id else ""
+        status = f"HTTP {exc.status}, " if exc.status is not None else ""
+        return f"{exc.constant}: {exc.message} [{status}code {exc.code}]{rid}"
+    if isinstance(exc, OSError) and not isinstance(exc, LinksyncError):
+        where = f" {exc.filename}" if exc.filename else ""
+        return f"cannot use{where}: {exc.strerror or exc}"
+    return str(exc)

@@ -1,0 +1,202 @@
+"""The exception tree (see ``linksync.errors``). An error looks its constant up in the
+one table (``linksync.errors.table``) for its code, whether it is retried and what it
+stops; the table names, for each constant, the class of this tree an answer raises.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from linksync.errors.table import ErrorDef, Stop
+    from linksync.model import Problem
+
+
+def _known(constant: str) -> ErrorDef | None:
+    """The table's entry for ``constant`` (the table imports this module, so it is
+    looked up when an error is built, not when this module loads)."""
+    from linksync.errors.table import ERRORS
+
+    return ERRORS.get(constant)
+
+
+class LinksyncError(Exception):
+    """Base of every exception linksync raises on purpose."""
+
+
+class ConfigError(LinksyncError):
+    """A profile, flag or environment value is wrong. Nothing was done."""
+
+
+class SourceError(LinksyncError):
+    """A source file cannot be read at all (missing, unreadable, wrong format)."""
+
+    def __init__(self, message: str, *, path: str | None = None, sheet: str | None = None):
+        super().__init__(message)
+        self.path = path
+        self.sheet = sheet
+
+
+class FileProblems(SourceError):
+    """The sources have an error that belongs to no row (a wrong YAML structure, a
+    sheet that cannot be read): nothing was applied. ``problems`` are all of them."""
+
+    def __init__(
+        self, message: str, problems: Sequence[Problem], *, path: str | None = None
+    ) -> None:
+        super().__init__(message, path=path)
+        self.problems = tuple(problems)
+
+
+def is_retryable_status(status: int) -> bool:
+    """Statuses the interface tells clients to retry (429, 500, 503), plus 502/504 from proxies."""
+    return status in (429, 500, 502, 503, 504)
+
+
+class ApiError(LinksyncError):
+    """The service answered with an error (or, for TransportError, did not answer).
+
+    Never carries the API key: messages are built from the response body, which the
+    client redacts before raising. ``ApiError.of`` builds the class the table names
+    for the constant (``Unauthorized`` for UNAUTHORIZED...).
+    """
+
+    def __init__(
+        self,
+        status: int | None,
+        constant: str,
+        message: str,
+        *,
+        code: int | None = None,
+        request_id: str | None = None,
+        retryable: bool | None = None,
+        retry_after: float | None = None,
+        attempts: int = 1,
+    ):
+        self.status = status
+        self.constant = constant
+        self.message = message
+        known = _known(constant)
+        self.code = code if code is not None else (known.code if known else None)
+        self.request_id = request_id
+        if retryable is None:
+            retryable = (known.retryable if known else False) or (
+                status is not None and is_retryable_status(status)
+            )
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.attempts = attempts
+        super().__init__(str(self))
+
+    @classmethod
+    def of(cls, status: int | None, constant: str, message: str, **kw: Any) -> ApiError:
+        """The error of the class the table names for ``constant``."""
+        known = _known(constant)
+        error_class = known.error if known is not None else ApiError
+        return error_class(status, constant, message, **kw)
+
+    @property
+    def outcome_unknown(self) -> bool:
+        """Whether the failed request may still have taken effect: sent but unanswered
+        (a ``TransportError`` after sending), or a 500 / 502 / 504 (the edge or a proxy
+        may fail after the work was done)."""
+        return self.status in (500, 502, 504)
+
+    @property
+    def stops(self) -> Stop | None:
+        """What this failure stops for the rest of a run (from the table)."""
+        known = _known(self.constant)
+        return known.stops if known is not None else None
+
+    def with_attempts(self, attempts: int) -> ApiError:
+        """A copy of this error that counts ``attempts`` requests (the original is
+        never changed once raised)."""
+        twin = copy.copy(self)
+        twin.attempts = attempts
+        return twin
+
+    def __copy__(self) -> ApiError:
+        twin = self.__class__.__new__(self.__class__)
+        twin.__dict__.update(self.__dict__)
+        twin.args = self.args
+        return twin
+
+    def __str__(self) -> str:
+        where = f"HTTP {self.status} " if self.status is not None else ""
+        rid = f" (requestId {self.request_id})" if self.request_id else ""
+        return f"{where}{self.constant}: {self.message}{rid}"
+
+
+class AccessError(ApiError):
+    """The key may not do this (401, or 403 FORBIDDEN): nothing after it can succeed,
+    so a run stops, and a run that wrote nothing ends with exit 2."""
+
+
+class Unauthorized(AccessError):
+    """401 UNAUTHORIZED: the key is missing or refused."""
+
+
+class Forbidden(AccessError):
+    """403 FORBIDDEN: the key may read but not write."""
+
+
+class QuotaExceeded(ApiError):
+    """403 QUOTA_EXCEEDED: the plan's link (or domain) allocation is used up."""
+
+
+class LinkNotFound(ApiError):
+    """404 LINK_NOT_FOUND."""
+
+
+class SlugExists(ApiError):
+    """409 SLUG_EXISTS: another writer created the slug first."""
+
+
+class RateLimited(ApiError):
+    """429 RATE_LIMITED: retried after Retry-After."""
+
+
+class TransportError(ApiError):
+    """No HTTP response at all. ``sent`` tells whether the request may have reached the
+    service (a read timeout after sending) so a create can be confirmed before a retry."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        sent: bool = False,
+        attempts: int = 1,
+        retryable: bool = True,
+    ):
+        super().__init__(None, "TRANSPORT_ERROR", message, retryable=retryable, attempts=attempts)
+        self.sent = sent
+
+    @property
+    def outcome_unknown(self) -> bool:
+        return self.sent
+
+
+class UnsafePlanError(LinksyncError):
+    """The plan crosses a safety threshold (too many updates or deletes). Use --force."""
+
+
+class LockError(LinksyncError):
+    """Another linksync run holds the lock for this target."""
+
+
+class StoppedAfterWrites(LinksyncError):
+    """An error ended a run after it had written to the workspace. The message says
+    what was written (``written``) and where the journal is; ``__cause__`` is the
+    error itself. Never exit 2: the workspace changed."""
+
+    def __init__(self, message: str, *, written: str, journal: str | None = None):
+        super().__init__(message)
+        self.written = written
+        self.journal = journal
+
+
+class InterruptedAfterWrites(StoppedAfterWrites):
+    """Interrupted a second time (Ctrl-C while the run finished its requests in
+    flight) after writing: exit 130, the message says what was written."""

@@ -1,0 +1,59 @@
+"""Plain values passed between stages: desired links, remote links, per-row results.
+
+Stages: sources -> LinkSpec (with Provenance) -> validate -> remote state (RemoteLink)
+-> Plan -> executor -> RowResult -> report writers.
+
+Field names are snake_case in Python and camelCase on the wire; ``API_NAMES`` maps one
+to the other. A link's identity is a ``LinkKey`` (domain and slug, folded to lower
+case); a row's origin is its ``Provenance`` (``place``: source, sheet, row). Each value
+has one ``to_dict`` (plain JSON types) and one ``from_dict`` that reads it back; a
+desired link's password is written as ``"***"``, never in clear.
+"""
+
+from linksync.model.links import (
+    API_NAMES,
+    FIELD_FROM_API,
+    LINK_FIELDS,
+    LinkKey,
+    LinkSpec,
+    Place,
+    Problem,
+    Provenance,
+    RemoteLink,
+    Severity,
+    plain,
+)
+from linksync.model.results import (
+    ERROR_FIELDS,
+    RESULT_COLUMNS,
+    Action,
+    PlannedRow,
+    RowResult,
+    RunInfo,
+    Status,
+    error_field,
+    in_column,
+)
+
+__all__ = [
+    "API_NAMES",
+    "ERROR_FIELDS",
+    "FIELD_FROM_API",
+    "LINK_FIELDS",
+    "RESULT_COLUMNS",
+    "Action",
+    "LinkKey",
+    "LinkSpec",
+    "Place",
+    "PlannedRow",
+    "Problem",
+    "Provenance",
+    "RemoteLink",
+    "RowResult",
+    "RunInfo",
+    "Severity",
+    "Status",
+    "error_field",
+    "in_column",
+    "plain",
+]

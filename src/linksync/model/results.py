@@ -1,0 +1,286 @@
+"""What a run does and did: ``Action`` and ``Status``, one ``RowResult`` per row (the
+reports' columns), which column an error constant points at, and ``RunInfo``, the facts
+of a whole run (see ``linksync.model``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol
+
+from linksync.errors import ApiError, code_of
+from linksync.model.links import (
+    LinkSpec,
+    Provenance,
+    RemoteLink,
+)
+
+
+class Action(StrEnum):
+    CREATE = "create"
+    UPDATE = "update"
+    REPLACE = "replace"
+    DELETE = "delete"
+    UNCHANGED = "unchanged"
+    INVALID = "invalid"
+    SKIP = "skip"
+
+
+class Status(StrEnum):
+    PLANNED = "planned"  # in a plan, not applied
+    OK = "ok"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    INVALID = "invalid"
+
+
+#: Report columns, in order. Every report format writes these.
+RESULT_COLUMNS: tuple[str, ...] = (
+    "source",
+    "sheet",
+    "row",
+    "domain",
+    "slug",
+    "short_url",
+    "url",
+    "action",
+    "status",
+    "changed_fields",
+    "http_status",
+    "error_constant",
+    "error_code",
+    "message",
+    "request_id",
+    "attempts",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RowResult:
+    """What happened to one source row (or one delete). One per report row."""
+
+    action: Action
+    status: Status
+    source: str | None = None
+    sheet: str | None = None
+    row: int | None = None
+    domain: str | None = None
+    slug: str | None = None
+    short_url: str | None = None
+    url: str | None = None
+    changed_fields: tuple[str, ...] = ()
+    http_status: int | None = None
+    error_constant: str | None = None
+    error_code: int | None = None
+    message: str | None = None
+    request_id: str | None = None
+    attempts: int = 0
+    #: (field, old, new) of each changed field when known (a plan's rows), for readers
+    #: such as the markdown plan; not a report column.
+    field_changes: tuple[tuple[str, Any, Any], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Report row: the RESULT_COLUMNS, plain JSON types."""
+        return {
+            "source": self.source,
+            "sheet": self.sheet,
+            "row": self.row,
+            "domain": self.domain,
+            "slug": self.slug,
+            "short_url": self.short_url,
+            "url": self.url,
+            "action": self.action.value,
+            "status": self.status.value,
+            "changed_fields": ",".join(self.changed_fields),
+            "http_status": self.http_status,
+            "error_constant": self.error_constant,
+            "error_code": self.error_code,
+            "message": self.message,
+            "request_id": self.request_id,
+            "attempts": self.attempts,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> RowResult:
+        """A report row (or a journal ``result`` record) read back."""
+        changed = d.get("changed_fields") or ""
+        row = d.get("row")
+        return cls(
+            action=Action(d["action"]),
+            status=Status(d["status"]),
+            source=d.get("source"),
+            sheet=d.get("sheet"),
+            row=int(row) if row is not None and str(row).strip() != "" else None,
+            domain=d.get("domain"),
+            slug=d.get("slug"),
+            short_url=d.get("short_url"),
+            url=d.get("url"),
+            changed_fields=tuple(f for f in str(changed).split(",") if f),
+            http_status=d.get("http_status"),
+            error_constant=d.get("error_constant"),
+            error_code=d.get("error_code"),
+            message=d.get("message"),
+            request_id=d.get("request_id"),
+            attempts=int(d.get("attempts") or 0),
+        )
+
+    @classmethod
+    def from_change(
+        cls,
+        change: PlannedRow,
+        status: Status,
+        *,
+        action: Action | None = None,
+        link: RemoteLink | None = None,
+        constant: str | None = None,
+        message: str | None = None,
+        error: ApiError | None = None,
+        http_status: int | None = None,
+        request_id: str | None = None,
+        attempts: int = 0,
+        field_name: str | None = None,
+        column: str | None = None,
+        field_changes: tuple[tuple[str, Any, Any], ...] = (),
+    ) -> RowResult:
+        """The report row of one plan change (``linksync.sync.plan.Change``): planned,
+        applied or failed. ``link`` is the record the service returned (else the one
+        the change was planned against); ``error`` a service error (its constant,
+        message, status and requestId unless given). A problem's message names its
+        column (``field_name``, the field the constant is about, or ``column``)."""
+        spec, prov = change.spec, change.spec.provenance if change.spec else None
+        if error is not None:
+            constant = constant or error.constant
+            message = message or error.message
+            http_status, request_id = error.status, error.request_id
+            field_name = field_name or error_field(constant, spec)
+        shown = link if link is not None else change.remote
+        url = spec.url.strip() if spec is not None and spec.url else None
+        return cls(
+            action=action or change.action,
+            status=status,
+            source=prov.source if prov else None,
+            sheet=prov.sheet if prov else None,
+            row=prov.row if prov else None,
+            domain=link.domain if link is not None else change.domain,
+            slug=link.slug if link is not None else change.slug,
+            short_url=shown.short_url if shown is not None else None,
+            url=url or (shown.url if shown is not None else None),
+            changed_fields=change.changed_fields,
+            http_status=http_status,
+            error_constant=constant,
+            error_code=(error.code if error is not None else None)
+            or (code_of(constant) if constant else None),
+            message=in_column(message, field_name, prov, column),
+            request_id=request_id,
+            attempts=attempts,
+            field_changes=field_changes,
+        )
+
+    @property
+    def failed(self) -> bool:
+        return self.status in (Status.FAILED, Status.INVALID)
+
+    @property
+    def not_attempted(self) -> bool:
+        """A row the run never sent (it was stopped or interrupted first)."""
+        return self.status is Status.SKIPPED and self.error_constant == "NOT_ATTEMPTED"
+
+
+class PlannedRow(Protocol):
+    """What ``RowResult.from_change`` reads of a plan change."""
+
+    @property
+    def action(self) -> Action: ...
+
+    @property
+    def domain(self) -> str: ...
+
+    @property
+    def slug(self) -> str | None: ...
+
+    @property
+    def spec(self) -> LinkSpec | None: ...
+
+    @property
+    def remote(self) -> RemoteLink | None: ...
+
+    @property
+    def changed_fields(self) -> tuple[str, ...]: ...
+
+
+#: The field a service error is about, so the row can name its column as validate does.
+ERROR_FIELDS: dict[str, str] = {
+    "INVALID_URL": "url",
+    "INVALID_SLUG": "slug",
+    "RESERVED_SLUG": "slug",
+    "SLUG_EXISTS": "slug",
+    "INVALID_EXPIRY": "expires_at",
+}
+
+
+def error_field(constant: str | None, spec: LinkSpec | None) -> str | None:
+    """The field a service error constant names, when it can only be that one (an
+    INVALID_URL of a row that also sets iOS/Android URLs could be any of them)."""
+    name = ERROR_FIELDS.get(constant or "")
+    if name == "url" and spec is not None and {"apple", "google"} & set(spec.managed):
+        return None
+    return name
+
+
+def in_column(
+    message: str | None,
+    field_name: str | None,
+    prov: Provenance | None,
+    column: str | None = None,
+) -> str | None:
+    """``message`` prefixed with the column it is about: 'column "Destination URL": ...'
+    (``column``: a column no field names, e.g. a value beyond the header)."""
+    if not message or not (field_name or column) or prov is None:
+        return message
+    name = column or prov.column_of(field_name or "") or field_name
+    prefix = f'column "{name}": '
+    return message if message.startswith(prefix) else prefix + message
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    """Facts about one run, for report summaries."""
+
+    target: str
+    mode: str = "upsert"
+    dry_run: bool = False
+    started_at: str | None = None
+    duration_s: float = 0.0
+    requests: int = 0
+    requests_by_kind: Mapping[str, int] = field(default_factory=dict)
+    rate_limit_waits: int = 0
+    run_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "mode": self.mode,
+            "dry_run": self.dry_run,
+            "started_at": self.started_at,
+            "duration_s": round(self.duration_s, 3),
+            "requests": self.requests,
+            "requests_by_kind": dict(sorted(self.requests_by_kind.items())),
+            "rate_limit_waits": self.rate_limit_waits,
+            "run_id": self.run_id,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> RunInfo:
+        return cls(
+            target=str(d["target"]),
+            mode=str(d.get("mode") or "upsert"),
+            dry_run=bool(d.get("dry_run", False)),
+            started_at=d.get("started_at"),
+            duration_s=float(d.get("duration_s") or 0.0),
+            requests=int(d.get("requests") or 0),
+            requests_by_kind=dict(d.get("requests_by_kind") or {}),
+            rate_limit_waits=int(d.get("rate_limit_waits") or 0),
+            run_id=d.get("run_id"),
+        )

@@ -1,0 +1,288 @@
+"""Runs over several targets: ``linksync.plan_all`` and ``linksync.apply_all``.
+
+The targets (workspaces) are named in the config file's ``targets:`` block
+(``linksync.targets``). A run over them:
+
+1. reads the block (a wrong shape is a ``ConfigError``: nothing runs) and resolves each
+   target's settings; a target that cannot be resolved (its key variable not set, a bad
+   URL) fails alone, as ``CONFIG_ERROR``;
+2. checks every output of every target together before the first request: each
+   target's reports (a path given once names one file per target, see
+   ``for_target``), journals, run locks, saved plans; no two on one path, none on a
+   file any target reads, no two targets on one workspace (one lock). A problem is a
+   ``ConfigError`` for the whole run: nothing was done;
+3. runs the targets at once, each in a thread of its own with its own event loop and
+   its own client, so each key has its own rate limiter (a 429 on one key pauses that
+   target only), its own lock and journal. An error ends its target only, and is kept
+   in its ``TargetResult`` with the error's constant;
+4. returns ``AllResults``: one ``TargetResult`` per target, and the combined exit code
+   (``linksync.outcome.combined_exit_code``).
+
+A scheduler that runs one target per job passes one name: ``apply_all(["brand-a"])``.
+Ctrl-C (or ``cancel``) stops every target as it stops one run: no new requests, those
+in flight finish, the reports are written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_all
+from os import PathLike
+from pathlib import Path
+from typing import Any, Unpack
+
+from linksync.config import Settings
+from linksync.errors import ConfigError, LinksyncError, describe
+from linksync.lock import default_lock_path
+from linksync.outcome import EXIT_OK, RemoteWrites, error_constant, exit_code_for
+from linksync.pipeline.all_results import AllResults, TargetResult, for_target
+from linksync.pipeline.applying import ApplyRun, PathArg
+from linksync.pipeline.entry import SharedOptions, plan_async, prepare_apply
+from linksync.pipeline.events import RunEvents
+from linksync.pipeline.preflight import Checks, run_checks, run_paths
+from linksync.sync.results import CancelSignal, ProgressSink
+from linksync.targets import Workspace, load_workspaces
+
+Targets = Sequence[str | Workspace] | None
+
+
+class AllOptions(SharedOptions, total=False):
+    """The keywords ``plan_all`` and ``apply_all`` share. The reading and sync keywords
+    (``SharedOptions``) apply to every target, over its own settings."""
+
+    config: str | PathLike[str] | None  # the config file (default: ./linksync.yaml)
+    env: Mapping[str, str] | None  # the environment (default: os.environ)
+    cwd: str | PathLike[str] | None  # where ./linksync.yaml and a sandbox's default state are
+    insecure: bool  # --insecure, for every target
+    concurrency: int | None  # --concurrency, for every target
+    events: Callable[[str], RunEvents]  # the events of each target, by its name
+
+
+class PlanAllOptions(AllOptions, total=False):
+    out: PathArg | None  # one saved plan per target (see for_target)
+    detailed_exitcode: bool  # a target with changes exits 3
+
+
+class ApplyAllOptions(AllOptions, total=False):
+    reports: Sequence[PathArg]  # one report per target and path (see for_target)
+    lock_wait: float  # seconds each target waits for another run's lock
+    cancel: CancelSignal | None  # set from any thread: every target stops sending
+    progress: Callable[[str], ProgressSink | None]  # the progress sink of each target
+
+
+#: The keywords that are not passed on to each target's run as they are.
+_OWN = (
+    PlanAllOptions.__optional_keys__ | ApplyAllOptions.__optional_keys__
+) - SharedOptions.__optional_keys__
+
+
+def plan_all(targets: Targets = None, **kw: Unpack[PlanAllOptions]) -> AllResults:
+    """Plan every target of the config (or the ``targets`` named, or given as
+    ``Workspace`` objects), at once; nothing is written to any workspace. ``out`` saves
+    each target's plan (``plans/{target}.json``)."""
+    workspaces, settings, failed = _resolve(targets, kw)
+    out = kw.get("out")
+    checks = Checks()
+    for ws in workspaces:
+        if ws.name in settings and out is not None:
+            paths = run_paths(
+                settings[ws.name], journal=False, lock=False, plan_out=for_target(out, ws.name)
+            )
+            checks += run_checks(settings[ws.name], ws.files, paths).named(ws.name)
+    checks.check()
+
+    def one(ws: Workspace) -> TargetResult:
+        planned = asyncio.run(
+            plan_async(
+                list(ws.files),
+                settings=settings[ws.name],
+                out=for_target(out, ws.name) if out is not None else None,
+                detailed_exitcode=kw.get("detailed_exitcode", False),
+                events=_events(kw, ws.name),
+                **_shared(kw, ws),
+            )
+        )
+        label = settings[ws.name].target.label
+        return TargetResult(ws.name, label, planned.exit_code, planned=planned)
+
+    runnable = [ws for ws in workspaces if ws.name in settings]
+    done = _in_threads(runnable, one, settings, lambda ws: None, cancel=None)
+    return AllResults("plan", tuple(failed.get(ws.name) or done[ws.name] for ws in workspaces))
+
+
+def apply_all(targets: Targets = None, **kw: Unpack[ApplyAllOptions]) -> AllResults:
+    """Plan and apply every target of the config (or the ``targets`` named, or given as
+    ``Workspace`` objects), at once, each with its own client, rate limiter, lock and
+    journal; ``reports`` writes one report per target and path (``out/{target}.csv``).
+    Raises ``ConfigError`` (nothing done) for a wrong config or an output that cannot be
+    written; an error of one target is in its ``TargetResult``."""
+    workspaces, settings, failed = _resolve(targets, kw)
+    stop = threading.Event()
+    cancel = _Either(stop, kw.get("cancel"))
+    progress = kw.get("progress")
+    runs: dict[str, ApplyRun] = {}
+    for ws in workspaces:
+        if ws.name not in settings:
+            continue
+        try:
+            runs[ws.name] = prepare_apply(
+                list(ws.files),
+                settings=settings[ws.name],
+                reports=[for_target(r, ws.name) for r in kw.get("reports", ())],
+                lock_wait=kw.get("lock_wait", 0.0),
+                cancel=cancel,
+                events=_events(kw, ws.name),
+                on_progress=progress(ws.name) if progress is not None else None,
+                **_shared(kw, ws),
+            )
+        except ConfigError as exc:
+            failed[ws.name] = _error(ws.name, settings[ws.name], exc)
+    _preflight_together(runs)
+
+    def one(ws: Workspace) -> TargetResult:
+        run = runs[ws.name]
+        results = asyncio.run(run.go())
+        code = results.exit_code if results.confirmed else EXIT_OK
+        return TargetResult(
+            ws.name, run.label, code, results=results, writes=results.writes,
+            journal=results.journal,
+        )  # fmt: skip
+
+    def written(ws: Workspace) -> ApplyRun:
+        return runs[ws.name]
+
+    runnable = [ws for ws in workspaces if ws.name in runs]
+    done = _in_threads(runnable, one, settings, written, cancel=stop)
+    return AllResults("apply", tuple(failed.get(ws.name) or done[ws.name] for ws in workspaces))
+
+
+def _resolve(
+    targets: Targets, kw: AllOptions
+) -> tuple[tuple[Workspace, ...], dict[str, Settings], dict[str, TargetResult]]:
+    """The workspaces, the settings of those that resolve, the failure of the others."""
+    env, cwd = kw.get("env"), kw.get("cwd")
+    given = list(targets or ())
+    named = [t for t in given if isinstance(t, str)]
+    if given and len(named) == len(given):
+        workspaces = load_workspaces(kw.get("config"), named, env=env, cwd=cwd)
+    elif not given:
+        workspaces = load_workspaces(kw.get("config"), env=env, cwd=cwd)
+    elif named:
+        raise ConfigError("give targets as names or as Workspace objects, not both")
+    else:
+        workspaces = tuple(t for t in given if isinstance(t, Workspace))
+        names = [w.name for w in workspaces]
+        if len(set(names)) != len(names):
+            raise ConfigError("two targets of one run have the same name")
+    settings: dict[str, Settings] = {}
+    failed: dict[str, TargetResult] = {}
+    for ws in workspaces:
+        try:
+            settings[ws.name] = ws.settings(
+                env=env, insecure=kw.get("insecure", False),
+                concurrency=kw.get("concurrency"), cwd=cwd,
+            )  # fmt: skip
+        except ConfigError as exc:
+            failed[ws.name] = _error(ws.name, None, exc)
+    _one_workspace_each(settings)
+    return workspaces, settings, failed
+
+
+def _one_workspace_each(settings: Mapping[str, Settings]) -> None:
+    """Two targets on one workspace (one base URL and key, or one sandbox database)
+    would fight over it: refused before anything runs."""
+    seen: dict[Path, str] = {}
+    for name, s in settings.items():
+        key = default_lock_path(s.target)
+        if key in seen:
+            raise ConfigError(
+                f"targets {seen[key]} and {name} are one workspace (same base URL and key, "
+                "or the same sandbox database): give it one target"
+            )
+        seen[key] = name
+
+
+def _preflight_together(runs: Mapping[str, ApplyRun]) -> None:
+    checks = Checks()
+    for name, run in runs.items():
+        checks += run.checks().named(name)
+    checks.check()
+
+
+def _shared(kw: AllOptions, ws: Workspace) -> dict[str, Any]:
+    """The keywords of one target's run: the target's own (mode, scope), then every
+    reading and sync keyword the caller gave (None: not given)."""
+    given = {k: v for k, v in kw.items() if k not in _OWN and v is not None}
+    own = {k: v for k, v in ws.keywords().items() if v is not None}
+    return {**own, **given}
+
+
+def _events(kw: AllOptions, name: str) -> RunEvents:
+    factory = kw.get("events")
+    return factory(name) if factory is not None else RunEvents()
+
+
+def _error(name: str, settings: Settings | None, exc: BaseException, **more: Any) -> TargetResult:
+    label = settings.target.label if settings is not None else ""
+    text = describe(exc) if not _unexpected(exc) else f"{type(exc).__name__}: {exc}"
+    return TargetResult(
+        name, label, exit_code_for(exc), error=text, error_constant=error_constant(exc), **more
+    )
+
+
+def _unexpected(exc: BaseException) -> bool:
+    return not isinstance(exc, LinksyncError | OSError)
+
+
+def _in_threads(
+    workspaces: Sequence[Workspace],
+    one: Callable[[Workspace], TargetResult],
+    settings: Mapping[str, Settings],
+    run_of: Callable[[Workspace], ApplyRun | None],
+    *,
+    cancel: threading.Event | None,
+) -> dict[str, TargetResult]:
+    """``one(ws)`` for every workspace at once, each in a thread; an error ends its
+    target only. Ctrl-C sets ``cancel`` (every target stops sending) and waits for them."""
+    log = logging.getLogger("linksync")
+
+    def guarded(ws: Workspace) -> TargetResult:
+        try:
+            return one(ws)
+        except Exception as exc:
+            if _unexpected(exc):
+                log.exception("target %s failed unexpectedly", ws.name)
+            run = run_of(ws)
+            writes = run.writes if run is not None else RemoteWrites()
+            journal = run.journal if run is not None else None
+            journal = journal if journal is not None and journal.is_file() else None
+            return _error(ws.name, settings[ws.name], exc, writes=writes, journal=journal)
+
+    if not workspaces:
+        return {}
+    with ThreadPoolExecutor(len(workspaces), thread_name_prefix="linksync-target") as pool:
+        futures: dict[str, Future[TargetResult]] = {
+            ws.name: pool.submit(guarded, ws) for ws in workspaces
+        }
+        try:
+            wait_all(futures.values())
+        except KeyboardInterrupt:
+            if cancel is None:
+                raise
+            cancel.set()  # every target stops sending; their results are kept
+            wait_all(futures.values())
+    return {name: f.result() for name, f in futures.items()}
+
+
+class _Either:
+    """A cancel signal set when either of two is."""
+
+    def __init__(self, own: threading.Event, theirs: CancelSignal | None) -> None:
+        self.own, self.theirs = own, theirs
+
+    def is_set(self) -> bool:
+        return self.own.is_set() or (self.theirs is not None and self.theirs.is_set())

@@ -1,0 +1,149 @@
+"""The page's Apply: ``linksync.apply`` of the plan the page showed, as a run of the
+page (``RunSource``).
+
+Everything a run of ``linksync apply`` does happens here too, through the same call:
+every output checked before the first request, the target's lock, the rows that failed
+last time first, the journal (beside the command line's, ``.linksync/runs/`` by
+default, named by the page's run id), reports streamed in source order. The run's
+folder gets the downloads: the results report in each format, an annotated copy of
+each uploaded spreadsheet (short link, status, error and, with QR codes, a QR image
+per row) and the zip of QR codes. The uploads are files the run reads: nothing is ever
+written to them.
+
+Cancel (from the page, or the server stopping) sets the run's cancel event: no new
+requests, those in flight finish, and every row the run did not send is in the reports
+as NOT_ATTEMPTED.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import linksync
+from linksync.config import Settings
+from linksync.model import RowResult, Status
+from linksync.outcome import EXIT_MEANINGS
+from linksync.pipeline.events import RunEvents
+from linksync.report.annotate import SPREADSHEET_SUFFIXES
+from linksync.report.writers import WRITERS
+from linksync.sync.plan import Plan
+from linksync.ui.progress import RunFeed, RunOutcome
+from linksync.ui.steps import PageFiles, ShownPlan, annotated_name
+
+#: The results report's name in the run's folder (one file per format of ``WRITERS``).
+REPORT_STEM = "results"
+QR_ZIP = "qr-codes.zip"
+
+
+def spreadsheets(files: PageFiles) -> list[str]:
+    """The names of the uploads an annotated copy is made of, in order."""
+    return [u.name for u in files.uploads if u.path.suffix.lower() in SPREADSHEET_SUFFIXES]
+
+
+def copy_names(names: Sequence[str], taken: Sequence[str] = ()) -> list[str]:
+    """The annotated copies' names, unique in the run's folder."""
+    used = set(taken)
+    out = []
+    for name in names:
+        wanted = annotated_name(name)
+        stem, dot, ext = wanted.rpartition(".")
+        n = 2
+        while wanted in used:
+            wanted = f"{stem}-{n}{dot}{ext}"
+            n += 1
+        used.add(wanted)
+        out.append(wanted)
+    return out
+
+
+_DONE = {"create": "created", "update": "updated", "replace": "replaced", "delete": "deleted"}
+
+
+def outcome_words(rows: Sequence[RowResult]) -> str:
+    """'14 created, 4 invalid' / '2 updated, 16 unchanged, 3 not attempted'."""
+    counts: Counter[str] = Counter()
+    for r in rows:
+        if r.status is Status.OK:
+            counts[_DONE.get(r.action.value, r.action.value)] += 1
+        elif r.not_attempted:
+            counts["not attempted"] += 1
+        else:
+            counts[r.status.value] += 1
+    order = [*_DONE.values(), "unchanged", "failed", "invalid", "skipped", "not attempted"]
+    parts = [f"{counts[w]} {w}" for w in order if counts[w]]
+    return ", ".join(parts) or "no rows"
+
+
+class PageEvents(RunEvents):
+    """What the run tells the page while it goes: in words, on the feed."""
+
+    def __init__(self, feed: RunFeed) -> None:
+        self.feed = feed
+        self.warnings: list[str] = []
+
+    def lock_wait(self, holder: object, seconds: float) -> None:
+        self.feed.note("waiting for another run of this target to end")
+
+    def planned(self, plan: Plan) -> None:
+        self.feed.note(f"sending {len(plan.writes)} changes")
+
+    def warning(self, text: str) -> None:
+        self.warnings.append(text)
+
+
+@dataclass
+class PageApply:
+    """``linksync.apply`` of a ``ShownPlan`` (see module docstring)."""
+
+    settings: Settings
+    files: PageFiles
+    shown: ShownPlan
+    journals: Path
+    force: bool = False
+    kind: str = "apply"
+
+    def outputs(self, folder: Path) -> tuple[list[Path], list[Path], Path | None]:
+        """(reports, annotated copies, QR zip) in ``folder``."""
+        reports = [folder / f"{REPORT_STEM}{ext}" for ext in WRITERS]
+        taken = [p.name for p in reports] + [QR_ZIP]
+        copies = [folder / n for n in copy_names(spreadsheets(self.files), taken)]
+        qr = folder / QR_ZIP if self.shown.choices.qr else None
+        return reports, copies, qr
+
+    def run(self, feed: RunFeed, cancel: threading.Event, folder: Path) -> RunOutcome:
+        feed.note("checking the outputs and reading the workspace")
+        reports, copies, qr = self.outputs(folder)
+        events = PageEvents(feed)
+        choices = self.shown.choices
+        results = linksync.apply(
+            self.files.paths,
+            plan=self.shown.planned.plan,
+            settings=self.settings,
+            reports=reports,
+            annotate=copies,
+            qr=qr,
+            journal=self.journals / f"{folder.name}.jsonl",
+            reads=self.files.paths,
+            on_progress=feed,
+            cancel=cancel,
+            events=events,
+            force=True if self.force else None,
+            **choices.reading(),
+        )
+        feed.note(None)
+        code = results.exit_code
+        summary = f"{outcome_words(results.rows)}. Exit code {code}: {EXIT_MEANINGS.get(code, '')}."
+        if results.stop_sentence:
+            summary += f" {results.stop_sentence}"
+        for text in events.warnings[:3]:
+            summary += f" Warning: {self.files.shorten(text)}."
+        # The downloads a marketer wants first: the annotated copies, the QR codes.
+        written = [p.name for p in results.files if p.parent == folder]
+        written.sort(
+            key=lambda name: (not name.startswith(tuple(c.stem for c in copies)), name != QR_ZIP)
+        )
+        return RunOutcome(summary, code, tuple(written), results.interrupted)

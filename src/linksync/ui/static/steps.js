@@ -1,0 +1,147 @@
+// linksync page, the steps after the upload: columns, check, plan, apply.
+// The server renders each step's HTML (autoescaped templates); this script sends the
+// user's choices, puts the fragments in place, filters the problem table and starts
+// the run. Plain script, no build step.
+"use strict";
+
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const page = window.linksync;
+  let mapping = {};  // header -> field, as --map HEADER=FIELD
+  let checking = 0;  // the answer of the latest check request wins
+
+  function choices() {
+    return {
+      mapping: mapping,
+      mode: $("opt-mode").value,
+      default_domain: $("opt-domain").value,
+      scope: $("opt-scope").value,
+      fix_invisible: $("opt-fix").checked,
+      ai_slug: $("opt-ai-slug").checked,
+      ai_og: $("opt-ai-og").checked,
+      qr: $("opt-qr").checked,
+    };
+  }
+
+  async function post(url, body) {
+    return page.send("POST", url, JSON.stringify(body), "application/json");
+  }
+
+  function show(ids, visible) {
+    for (const id of ids) $(id).hidden = !visible;
+  }
+
+  function fail(where, answer) {
+    const p = document.createElement("p");
+    p.className = "problem";
+    p.setAttribute("role", "alert");
+    p.textContent = (answer.data && answer.data.error) || ("refused (HTTP " + answer.status + ")");
+    $(where).replaceChildren(p);
+  }
+
+  // --- columns and check -------------------------------------------------------------
+  async function check() {
+    const mine = ++checking;
+    clearPlan("");
+    $("check-body").textContent = "Checking…";
+    show(["columns", "check", "plan"], true);
+    const answer = await post("/api/check", choices());
+    if (mine !== checking) return;  // a newer check is on its way
+    if (!answer.ok) {
+      $("columns-body").replaceChildren();
+      fail("check-body", answer);
+      return;
+    }
+    $("columns-body").innerHTML = answer.data.html.columns;
+    $("check-body").innerHTML = answer.data.html.check;
+    $("mapping-reset").hidden = Object.keys(mapping).length === 0;
+    filter();
+  }
+
+  $("columns-body").addEventListener("change", (e) => {
+    const select = e.target.closest("select.mapping");
+    if (!select || !select.value) return;
+    mapping[select.dataset.header] = select.value;
+    check();
+  });
+  $("mapping-reset").addEventListener("click", () => { mapping = {}; check(); });
+
+  // --- the problem filter ------------------------------------------------------------
+  function filter() {
+    const table = $("problems");
+    if (!table) return;
+    const constant = $("filter-constant").value;
+    const sheet = $("filter-sheet").value;
+    const errorsOnly = $("filter-errors").checked;
+    let shown = 0;
+    const rows = table.tBodies[0].rows;
+    for (const row of rows) {
+      const keep = (!constant || row.dataset.constant === constant) &&
+        (!sheet || row.dataset.sheet === sheet) &&
+        (!errorsOnly || row.dataset.severity === "error");
+      row.hidden = !keep;
+      if (keep) shown++;
+    }
+    $("filter-count").textContent = shown + " of " + rows.length + " problems shown";
+  }
+  $("check-body").addEventListener("change", (e) => {
+    if (e.target.closest(".filters")) filter();
+  });
+
+  // --- plan and apply ----------------------------------------------------------------
+  function clearPlan(text) {
+    $("plan-body").replaceChildren();
+    $("plan-status").textContent = text;
+  }
+
+  $("options").addEventListener("change", (e) => {
+    // What is read changes with these two: check again. The others change the plan.
+    if (e.target.id === "opt-fix" || e.target.id === "opt-domain") check();
+    else clearPlan("Options changed: show the plan again.");
+  });
+
+  $("options").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const button = $("plan-button");
+    button.disabled = true;
+    clearPlan("Reading the workspace…");
+    try {
+      const answer = await post("/api/plan", choices());
+      if (!answer.ok) {
+        $("plan-status").textContent = "";
+        fail("plan-body", answer);
+        return;
+      }
+      $("plan-status").textContent = "Plan ready.";
+      $("plan-body").innerHTML = answer.data.html.plan;
+    } finally {
+      button.disabled = false;
+    }
+  });
+
+  $("plan-body").addEventListener("click", async (e) => {
+    const button = e.target.closest("#apply");
+    if (!button) return;
+    button.disabled = true;
+    const force = $("force");
+    const answer = await post("/api/apply", {
+      plan_id: button.dataset.planId,
+      force: Boolean(force && force.checked),
+    });
+    if (!answer.ok) {
+      button.disabled = false;
+      $("plan-status").textContent = (answer.data && answer.data.error) || "refused";
+      return;
+    }
+    clearPlan("Applying: follow the run below. You may close this tab; the run goes on.");
+    page.follow(answer.data);
+    $("run").scrollIntoView({ block: "start" });
+  });
+
+  // --- files ---------------------------------------------------------------------------
+  document.addEventListener("linksync:files", (e) => {
+    if (e.detail.count) check();
+    else { show(["columns", "check", "plan"], false); clearPlan(""); }
+  });
+  if ($("uploads").children.length) check();  // the page was opened again
+})();

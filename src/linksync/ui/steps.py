@@ -1,0 +1,344 @@
+"""The page's Check and Plan steps, on the library's own calls.
+
+``check`` reads and validates the uploaded files with ``linksync.pipeline.load_specs``
+(what ``linksync.plan`` and ``linksync.apply`` read them with: the same readers, the
+same ``--map`` mapping over the profile's ``columns:``, the same rules), and shows the
+columns (``linksync.ui.columns``) and every problem with its cell and what to change.
+``make_plan`` is ``linksync.plan`` itself; ``PlanView`` is what the page shows of it:
+every change (old -> new per field), the counts, the quota and the safety verdict as
+the command line words them. The plan stays in the server (``ShownPlan``) so Apply runs
+exactly the plan that was shown (``linksync.apply(plan=...)``: a row changed in the
+workspace since is refused with STALE_PLAN, never overwritten).
+
+The uploads live under temporary paths; every text shown names a file by the name it
+was uploaded with (``PageFiles.shorten``).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import linksync
+from linksync.config import Settings
+from linksync.errors import SourceError
+from linksync.model import Action, Problem, Severity
+from linksync.pipeline.inputs import Reading, load_specs, options_from
+from linksync.pipeline.planning import Planned
+from linksync.report.cells import field_change_text, show_value
+from linksync.sync.plan import Change
+from linksync.ui.choices import Choices
+from linksync.ui.columns import SheetView, preview
+from linksync.ui.fixes import fix_for, visible
+from linksync.ui.uploads import Upload
+
+if TYPE_CHECKING:
+    from linksync.sources.frame import SpecFrame
+    from linksync.validate import Validation
+
+#: Changes listed on the page at most (the reports after apply hold every row).
+MAX_ROWS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class PageFiles:
+    """The uploads, as the sources of a run (in the order received)."""
+
+    uploads: tuple[Upload, ...]
+
+    @property
+    def paths(self) -> list[Path]:
+        return [u.path for u in self.uploads]
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(u.upload_id for u in self.uploads)
+
+    @property
+    def names(self) -> list[str]:
+        return [u.name for u in self.uploads]
+
+    def name_of(self, source: str | None) -> str:
+        for u in self.uploads:
+            if source == str(u.path):
+                return u.name
+        return source or ""
+
+    def shorten(self, text: str | None) -> str:
+        """``text`` with every upload's temporary path replaced by its name."""
+        out = text or ""
+        for u in self.uploads:
+            out = out.replace(str(u.path), u.name)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemRow:
+    """One line of the Check table."""
+
+    severity: str
+    constant: str
+    source: str
+    sheet: str | None
+    row: int | None
+    column: str | None
+    value: str
+    fix: str
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+
+@dataclass(frozen=True)
+class CheckView:
+    """What the Check step shows: the sheets' columns, the counts, every problem; or
+    ``error`` when a file cannot be read at all."""
+
+    sheets: tuple[SheetView, ...] = ()
+    problems: tuple[ProblemRow, ...] = ()
+    counts: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def constants(self) -> list[str]:
+        return sorted({p.constant for p in self.problems})
+
+    @property
+    def sheet_names(self) -> list[str]:
+        return sorted({p.sheet or p.source for p in self.problems})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "sheets": [s.to_dict() for s in self.sheets],
+            "problems": [p.to_dict() for p in self.problems],
+            "counts": self.counts,
+            "error": self.error,
+        }
+
+
+class _Cells:
+    """The value of a problem's cell, from the links as read (after any fix)."""
+
+    def __init__(self, frames: Sequence[SpecFrame]) -> None:
+        self.frames = {(f.source, f.sheet): f for f in frames}
+        self.rows: dict[tuple[str, str | None], dict[int, int]] = {}
+
+    def value(self, problem: Problem) -> str:
+        p = problem.provenance
+        if p is None or p.row is None or problem.field is None:
+            return ""
+        frame = self.frames.get((p.source, p.sheet))
+        if frame is None or problem.field not in frame.values:
+            return ""
+        key = (p.source, p.sheet)
+        if key not in self.rows:
+            self.rows[key] = {int(r): i for i, r in enumerate(frame.rows.tolist())}
+        index = self.rows[key].get(p.row)
+        return visible(frame.values[problem.field][index]) if index is not None else ""
+
+
+def _problem_row(p: Problem, files: PageFiles, cells: _Cells) -> ProblemRow:
+    prov = p.provenance
+    return ProblemRow(
+        severity=p.severity.value,
+        constant=p.constant,
+        source=files.name_of(prov.source if prov else None),
+        sheet=prov.sheet if prov else None,
+        row=prov.row if prov else None,
+        column=p.column_name,
+        value=cells.value(p),
+        fix=fix_for(p.constant),
+        message=files.shorten(p.message),
+    )
+
+
+def reading_of(settings: Settings, choices: Choices) -> Reading:
+    """The reading options of a run from the page: the page's over the profile's."""
+    return Reading(mapping=choices.mapping or None, fix_invisible=choices.fix_invisible).over(
+        settings
+    )
+
+
+def check(files: PageFiles, choices: Choices, settings: Settings) -> CheckView:
+    """Read and validate the uploads (no request to the target)."""
+    options = options_from(settings, None, default_domain=choices.default_domain)
+    reading = reading_of(settings, choices)
+    try:
+        validation: Validation = load_specs(
+            files.paths, reading, default_domain=options.default_domain
+        )
+    except SourceError as exc:
+        return CheckView(error=files.shorten(str(exc)))
+    pairs = [(u.name, u.path) for u in files.uploads]
+    sheets = tuple(preview(pairs, reading.mapping))
+    cells = _Cells(validation.frames)
+    problems = tuple(_problem_row(p, files, cells) for p in validation.problems)
+    invalid = len(validation.invalid)
+    counts = {
+        "rows": validation.total,
+        "valid": validation.total - invalid,
+        "invalid": invalid,
+        "errors": len(validation.errors),
+        "warnings": len(validation.warnings),
+    }
+    return CheckView(sheets, problems, counts)
+
+
+# --- the plan ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ShownPlan:
+    """A plan the page showed: what Apply runs, for the files and choices it was made
+    from."""
+
+    plan_id: str
+    planned: Planned
+    choices: Choices
+    upload_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeRow:
+    """One line of the plan table."""
+
+    action: str
+    link: str
+    where: str
+    fields: tuple[str, ...]
+    constant: str | None
+    message: str
+    fix: str
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in self.__slots__}
+        out["fields"] = list(self.fields)
+        return out
+
+
+def _field_lines(ch: Change) -> tuple[str, ...]:
+    """Old -> new for each field an update changes; what a create sends (a password,
+    write-only, only as "set")."""
+    if ch.fields:
+        return tuple(visible(field_change_text(f.field, f.old, f.new)) for f in ch.fields)
+    if ch.action in (Action.CREATE, Action.REPLACE):
+        return tuple(
+            f"{key}: (set)" if key == "password" else visible(f"{key}: {show_value(value, 80)}")
+            for key, value in ch.payload.items()
+            if value is not None and key not in ("domain", "slug")  # the short link says them
+        )
+    return ()
+
+
+def _change_row(ch: Change, files: PageFiles) -> ChangeRow:
+    prov = ch.provenance
+    where = ""
+    if prov is not None:
+        where = ", ".join(
+            x
+            for x in (
+                files.name_of(prov.source),
+                f"sheet {prov.sheet}" if prov.sheet else "",
+                f"row {prov.row}" if prov.row is not None else "",
+            )
+            if x
+        )
+    err = ch.error
+    notes = [files.shorten(p.message) for p in ch.problems if p.severity is Severity.WARNING]
+    if ch.reason:
+        notes.append(ch.reason)
+    message = files.shorten(err.message) if err is not None else "; ".join(notes)
+    return ChangeRow(
+        action=ch.action.value,
+        link=ch.label(),
+        where=where,
+        fields=_field_lines(ch),
+        constant=err.constant if err is not None else ch.blocked_by,
+        message=message,
+        fix=fix_for(err.constant if err is not None else ch.blocked_by),
+    )
+
+
+@dataclass(frozen=True)
+class PlanView:
+    """What the Plan step shows of a ``ShownPlan``."""
+
+    plan_id: str
+    counts: dict[str, int]
+    rows: tuple[ChangeRow, ...]
+    more: int
+    writes: int
+    quota: str | None
+    quota_excess: int
+    refused: str | None  # the safety threshold crossed (apply refuses without force)
+    forced: bool
+    unmanaged: str
+    requests: int
+    file_problems: tuple[str, ...]
+    command_line: str
+
+    @property
+    def nothing_to_do(self) -> bool:
+        return self.writes == 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "plan_id": self.plan_id,
+            "counts": self.counts,
+            "rows": [r.to_dict() for r in self.rows],
+            "more": self.more,
+            "writes": self.writes,
+            "nothing_to_do": self.nothing_to_do,
+            "quota": self.quota,
+            "quota_excess": self.quota_excess,
+            "refused": self.refused,
+            "forced": self.forced,
+            "unmanaged": self.unmanaged,
+            "requests": self.requests,
+            "file_problems": list(self.file_problems),
+            "command_line": self.command_line,
+        }
+
+
+def annotated_name(name: str) -> str:
+    """'campaign.xlsx' -> 'campaign-annotated.xlsx' (the annotated copy's name)."""
+    stem, dot, ext = name.rpartition(".")
+    return f"{stem}-annotated.{ext}" if dot else f"{name}-annotated"
+
+
+def make_plan(files: PageFiles, choices: Choices, settings: Settings) -> ShownPlan:
+    """``linksync.plan`` of the uploads with the page's choices (reads the workspace,
+    writes nothing)."""
+    planned = linksync.plan(files.paths, settings=settings, **choices.keywords())
+    return ShownPlan(secrets.token_hex(8), planned, choices, files.ids)
+
+
+def plan_view(shown: ShownPlan, files: PageFiles, spreadsheets: Sequence[str]) -> PlanView:
+    plan = shown.planned.plan
+    listed = [ch for ch in plan.changes if ch.action is not Action.UNCHANGED]
+    quota = plan.quota
+    return PlanView(
+        plan_id=shown.plan_id,
+        counts=plan.counts,
+        rows=tuple(_change_row(ch, files) for ch in listed[:MAX_ROWS]),
+        more=max(0, len(listed) - MAX_ROWS),
+        writes=len(plan.writes),
+        quota=quota.describe() if quota is not None else None,
+        quota_excess=quota.excess if quota is not None else 0,
+        refused=plan.safety.reason if plan.safety.refused else None,
+        forced=plan.options.force,
+        unmanaged=plan.unmanaged.describe(),
+        requests=plan.requests,
+        file_problems=tuple(
+            f"{p.severity.value}: {files.shorten(p.where())}: {p.constant}: "
+            f"{files.shorten(p.message)}"
+            for p in shown.planned.file_problems
+        ),
+        command_line=shown.choices.command_line(
+            files.names, [annotated_name(n) for n in spreadsheets]
+        ),
+    )

@@ -1,0 +1,106 @@
+"""``linksync plan --all`` / ``apply --all`` / ``--target NAME`` through click's
+CliRunner on two workspaces (two built-in sandboxes): exit code, files, output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from linksync.cli import cli
+from linksync.sandbox.settings import DEFAULT_FULL_KEY
+from two_workspaces import A_SLUGS, B_SLUGS, make_two, remote_slugs, report_rows
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("LINKSYNC_BASE_URL", "LINKSYNC_API_KEY", "LINKSYNC_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("BRAND_B_KEY", DEFAULT_FULL_KEY)
+    monkeypatch.chdir(tmp_path)
+    return make_two(tmp_path)
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_plan_all_then_apply_all(config: Path) -> None:
+    planned = run("plan", "--all", "--detailed-exitcode")
+    assert planned.exit_code == 3, planned.output
+    assert "== brand-a: built-in sandbox" in planned.stdout
+    assert "Plan: 3 create" in planned.stdout and "Plan: 2 create" in planned.stdout
+    assert "pending changes: brand-a, brand-b" in planned.stdout
+    assert "targets: brand-a, brand-b" in planned.stderr
+
+    applied = run("apply", "--all", "--yes", "--report", "out/{target}.csv")
+    assert applied.exit_code == 0, applied.output
+    assert [r["slug"] for r in report_rows(Path("out/brand-a.csv"))] == A_SLUGS
+    assert [r["slug"] for r in report_rows(Path("out/brand-b.csv"))] == B_SLUGS
+    assert remote_slugs(config, "brand-a") == A_SLUGS
+    assert remote_slugs(config, "brand-b") == B_SLUGS
+    lines = applied.stdout.splitlines()
+    row_a = next(line for line in lines if "brand-a" in line and "ok" in line)
+    assert "3" in row_a and "out/brand-a.csv" in row_a
+    assert "Exit 0: all rows fine; written: brand-a (3 created), brand-b (2 created)." in (
+        applied.stdout
+    )
+    assert "== brand-b ==\nPlan: 2 create" in applied.stderr  # each plan, named
+
+    again = run("plan", "--target", "brand-b", "--format", "json", "--detailed-exitcode")
+    assert again.exit_code == 0, again.output
+    data = json.loads(again.stdout)
+    assert [t["name"] for t in data["targets"]] == ["brand-b"]
+    assert data["targets"][0]["plan"]["counts"]["unchanged"] == len(B_SLUGS)
+
+
+def test_a_refused_key_fails_its_target_and_the_run_says_what_was_written(
+    config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BRAND_B_KEY", "not-a-key")
+    result = run("apply", "--all", "--yes", "--json", "--report", "out/{target}.csv")
+    assert result.exit_code == 1, result.output
+    summary = json.loads(result.stdout)
+    by_name = {t["name"]: t for t in summary["targets"]}
+    assert by_name["brand-a"]["status"] == "ok" and by_name["brand-a"]["writes"]["created"] == 3
+    assert by_name["brand-b"]["error_constant"] == "UNAUTHORIZED"
+    assert by_name["brand-b"]["exit_code"] == 2
+    assert summary["exit_code"] == 1 and "exits 2 only when no target wrote" in summary["verdict"]
+    assert Path("out/brand-a.csv").is_file() and not Path("out/brand-b.csv").exists()
+    assert "not-a-key" not in result.output
+
+    # nothing left for brand-a to write: the run wrote nothing, and says 2
+    table = run("apply", "--all", "--yes")
+    assert table.exit_code == 2, table.output
+    assert "UNAUTHORIZED" in table.stdout and "nothing written" in table.stdout
+
+
+def test_a_markdown_plan_of_every_target(config: Path) -> None:
+    result = run("plan", "--all", "--format", "markdown")
+    assert result.exit_code == 0, result.output
+    assert "## linksync plan: brand-a" in result.stdout
+    assert "## linksync plan: brand-b" in result.stdout
+    assert result.stdout.endswith(".**\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["plan", "--all", "links/a.csv"], "not both"),
+        (["plan", "--all", "--profile", "x"], "--profile cannot be used with --all"),
+        (["apply", "--all", "--yes", "--lock", "l.lock"], "--lock cannot be used"),
+        (["apply", "--all", "--yes", "--annotate", "c.xlsx"], "--annotate cannot be used"),
+        (["apply", "--all"], "pass --yes"),
+        (["apply", "links/a.csv", "--yes", "--json"], "use it with --all"),
+        (["plan"], "give SOURCE files, or --all"),
+        (["plan", "--target", "brand-c"], "no target 'brand-c'"),
+        (["apply", "--all", "--yes", "--report", "out/{target}.txt"], "brand-b: --report"),
+    ],
+)
+def test_refused_before_anything_is_done(config: Path, args: list[str], message: str) -> None:
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr
+    assert not Path("a.db").exists() and not Path("b.db").exists()
