@@ -141,7 +141,9 @@ def find_invisible(s: str) -> list[tuple[int, str]]:
     The ASCII space is not invisible (a URL with a space is rejected as malformed by
     ``check_url`` instead). Use ``describe_char`` to name a character in a message.
     """
-    return [(i, ch) for i, ch in enumerate(s) if is_invisible(ch)]
+    if s.isascii() and s.isprintable():
+        return []
+    return [(i, ch) for i, ch in enumerate(s) if not " " <= ch <= "~" and is_invisible(ch)]
 
 
 def strip_invisible(s: str) -> str:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+import random
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
 from linksync.errors import ConfigError
 from linksync.sources.columns import find_header_row, match_columns, normalize_header
 from linksync.sources.normalize import merge_utm, normalize_expiry, split_short_url, split_tags
+from linksync.timestamps import format_ts, parse_iso
 
 
 @pytest.mark.parametrize(
@@ -136,3 +138,38 @@ def test_split_short_url() -> None:
 )
 def test_normalize_expiry(value: object, expected: str) -> None:
     assert normalize_expiry(value) == expected
+
+
+def test_plain_utc_expiries_are_written_as_the_full_parse_writes_them() -> None:
+    """The shortcut for plain UTC date-times (no zone, or Z) gives what parsing into a
+    datetime and formatting gives, for valid and invalid ones alike."""
+    rng = random.Random(5)
+
+    def full(text: str) -> str:
+        dt = parse_iso(text, assume_utc=True)
+        return format_ts(dt) if dt is not None else text
+
+    base = datetime(1000, 1, 1, tzinfo=UTC)
+    for _ in range(3000):
+        when = base + timedelta(microseconds=rng.randrange(0, 9000 * 365 * 86_400_000_000))
+        text = format_ts(when)
+        assert normalize_expiry(text) == text
+        day, clock = when.strftime("%Y-%m-%d"), when.strftime("%H:%M")
+        sep = rng.choice("T ")
+        sec = rng.choice(["", f":{when.second:02d}", f":{when.second:02d}.{when.microsecond:06d}"])
+        frac = f":{when.second:02d}." + str(when.microsecond).zfill(6)[: rng.randint(1, 6)]
+        for variant in (f"{day}{sep}{clock}{sec}", f"{day}{sep}{clock}{frac}Z"):
+            assert normalize_expiry(variant) == full(variant), variant
+    odd = [
+        "2030-02-30T00:00:00.000Z",
+        "2030-13-01 10:00",
+        "2030-01-01T24:00",
+        "2030-01-01T23:59:60Z",
+        "2031-02-29 00:00",
+        "2032-02-29 00:00",
+        "0999-01-01T00:00:00.000Z",
+        "2030-01-01t10:00",
+        "2030-01-01T10:00:00,5",
+    ]
+    for text in odd:
+        assert normalize_expiry(text) == full(text), text

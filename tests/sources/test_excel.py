@@ -11,7 +11,7 @@ import xlsxwriter  # type: ignore[import-untyped]
 from linksync.errors import SourceError
 from linksync.model import Severity
 from linksync.sources import read_sources
-from linksync.sources.excel import uses_1904
+from linksync.sources.excel import _column, uses_1904
 from linksync.sources.normalize import excel_serial_to_datetime
 
 
@@ -128,10 +128,19 @@ def test_expiry_column_matches_cell_by_cell_conversion() -> None:
     ]
     for date1904 in (False, True):
         for column in (cells, [c for c in cells if isinstance(c, date | str) or c is None]):
-            got = _expiry_column(column, date1904).tolist()
+            got = _expiry_column(column, date1904)
             for cell, text in zip(column, got, strict=True):
                 if isinstance(cell, str):
                     assert text == cell
                     continue
                 value = cell_expiry(cell, date1904)
                 assert text == ("" if value is None else normalize_expiry(value)), cell
+
+
+def test_a_column_beyond_the_shortest_row_reads_as_empty() -> None:
+    """calamine's rows are all as wide as the sheet; rows of other widths read as
+    ``zip`` over them would: a column past the shortest row is empty throughout."""
+    rows = [["a", "b", "c"], ["d", "e"], ["f", "g", "h"]]
+    assert _column(rows, 1, 3) == ["b", "e", "g"]
+    assert _column(rows, 2, 3) == ["", "", ""]
+    assert _column(rows, 3, 3) == ["", "", ""]

@@ -57,6 +57,17 @@ async def test_create_then_idempotent(sandbox: Sandbox, tmp_path: Path) -> None:
     assert not second.has_changes and second.counts["unchanged"] == 12
 
 
+async def test_plan_and_results_repr_is_short(sandbox: Sandbox) -> None:
+    """asyncio.run formats the result of its main task when it restores the SIGINT
+    handler: a repr that walks every row made a 100,000-row apply end seconds late."""
+    desired = rows(40)
+    plan = await plan_for(sandbox, desired)
+    async with sandbox.client() as client:
+        results = await execute(plan, client)
+    assert "changes=40" in repr(plan)
+    assert "rows=40" in repr(results) and len(repr(results)) < 200 and len(repr(plan)) < 200
+
+
 async def test_update_and_unchanged_with_changed_fields(sandbox: Sandbox) -> None:
     await run(sandbox, rows(3))
     desired = rows(3)

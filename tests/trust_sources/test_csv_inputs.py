@@ -33,6 +33,21 @@ def test_ragged_row_with_extra_values_is_an_error(workdir: Path) -> None:
     validate(path, code=1, expect=[Expect(3, "D (no header)", "' 50% off'")], good_rows=[2])
 
 
+def test_extra_value_in_the_first_row_shifts_nothing(workdir: Path) -> None:
+    """pandas would take a first record with one value too many for one with an index
+    and shift every value left: the other rows keep their own columns."""
+    path = _csv(workdir, "r1.csv", HEAD + "rag,https://e.com/r,d,extra\n" + GOOD_ROW)
+    validate(path, code=1, expect=[Expect(2, "D (no header)", "'extra'")], good_rows=[3])
+    assert _descriptions(path) == {"rag": "d", GOOD[0]: "fine"}
+
+
+def test_extra_value_found_when_most_columns_are_not_read(workdir: Path) -> None:
+    head = "slug,url,c1,c2,c3,c4,c5\n"
+    text = head + f"{GOOD[0]},{GOOD[1]},1,2,3,4,5\nrag,https://e.com/r,1,2,3,4,5,extra\n"
+    path = _csv(workdir, "wide.csv", text)
+    validate(path, code=1, expect=[Expect(3, "H (no header)", "'extra'")], good_rows=[2])
+
+
 def test_extra_value_after_an_empty_extra_is_found(workdir: Path) -> None:
     path = _csv(workdir, "r2.csv", HEAD + GOOD_ROW + "rag,https://e.com/r,d,,hidden\n")
     validate(path, code=1, expect=[Expect(3, "E (no header)", "'hidden'")], good_rows=[2])
@@ -232,6 +247,13 @@ def test_placeholders_are_errors_unless_named_empty(
     path = _csv(workdir, "ph.csv", text)
     validate(path, code=1, expect=[Expect(3, column, "placeholder")], good_rows=[2])
     validate(path, "--empty-value", placeholder.lower(), code=0, good_rows=[2, 3])
+
+
+@pytest.mark.parametrize("value,words", [("N/A", "placeholder"), ("#N/A", "Excel error")])
+def test_placeholder_in_the_url_column_is_named_once(workdir: Path, value: str, words: str) -> None:
+    path = _csv(workdir, "pu.csv", HEAD + GOOD_ROW + f"p,{value},d\n")
+    checked = validate(path, code=1, expect=[Expect(3, "url", words)], good_rows=[2])
+    assert [p["constant"] for p in checked.problems if p["row"] == 3] == ["INVALID_FIELD"]
 
 
 def test_excel_error_exported_as_text_is_not_a_slug(workdir: Path) -> None:

@@ -139,3 +139,30 @@ def test_column_tests_agree_with_per_value_tests() -> None:
             assert c is alone, repr(v)
             assert ok is (alone and URL_PREFIX_RE.match(v) is not None), repr(v)
     assert visible_ascii([]).tolist() == []
+
+
+def test_columns_with_several_hosts_agree_with_the_prefix_rule() -> None:
+    """A column of a few hosts (compared at once) and one of many hosts (one by one)."""
+    rng = random.Random(5)
+    hosts = ["a.example.com", "b.example.org:8080", "c-.example", "ex..ample.com", ""]
+    few = [
+        rng.choice(["https://", "HTTP://", "http://", "https:/"])
+        + rng.choice(hosts)
+        + rng.choice(["", "/", "/p?q=1", "?x", "#f", " x", "\u200b"])
+        for _ in range(2000)
+    ]
+    many = [f"https://h{i}.example.com/p" for i in range(500)] + few[:100]
+    for column in (few, many, few + many):
+        for v, ok in zip(column, fast_url_ok(column).tolist(), strict=True):
+            alone = v.isascii() and all(0x21 <= ord(ch) <= 0x7E for ch in v)
+            assert ok is (alone and URL_PREFIX_RE.match(v) is not None), repr(v)
+
+
+def test_no_placeholder_passes_the_url_filter() -> None:
+    """Validation looks for N/A, TBD, #N/A... in URL columns only among the values the
+    URL filter does not pass."""
+    from linksync.sources.options import EXCEL_ERRORS, PLACEHOLDER_VARIANTS
+
+    words = sorted(PLACEHOLDER_VARIANTS | EXCEL_ERRORS)
+    assert not fast_url_ok(words).any()
+    assert not fast_url_ok([*words, *URLS[:6]])[: len(words)].any()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -161,3 +162,33 @@ def test_batch_problems_and_frames(tmp_path: Path) -> None:
 def test_empty_input() -> None:
     result = validate([], now=NOW)
     assert result.ok and result.total == 0 and result.specs == ()
+
+
+def test_duplicates_among_many_rows_each_name_the_first() -> None:
+    """Every repeat of a (domain, slug), case-insensitively, names its first row, in
+    a column large enough that only hash ties are compared."""
+    rng = random.Random(3)
+    domains = [None, "go.example.com", "GO.example.com", "b.example.org"]
+    rows = []
+    for i in range(3000):
+        slug = f"s{rng.randrange(2500)}"
+        rows.append(
+            spec(i + 2, slug=slug.upper() if i % 7 == 0 else slug, domain=rng.choice(domains))
+        )
+    result = validate(rows, now=NOW, default_domain="lnk.test")
+    got = {
+        (p.provenance.row if p.provenance else 0): p.message
+        for p in result.problems
+        if p.constant == "DUPLICATE_IN_SOURCE"
+    }
+    first: dict[tuple[str, str], int] = {}
+    expected: dict[int, str] = {}
+    for r in rows:
+        assert r.slug is not None and r.provenance is not None
+        key = ((r.domain or "lnk.test").lower(), r.slug.lower())
+        row = first.setdefault(key, r.provenance.row or 0)
+        if row != r.provenance.row:
+            expected[r.provenance.row or 0] = (
+                f"{key[0]}/{key[1]} is declared twice; first at t.csv, row {row}"
+            )
+    assert got == expected and len(expected) > 500

@@ -21,14 +21,13 @@ from pathlib import Path
 from linksync.errors import SourceError
 from linksync.model import LinkSpec, Problem, Provenance
 from linksync.sources.columns import ALIASES, match_columns, normalize_header
-from linksync.sources.csv_reader import read_csv_file
-from linksync.sources.excel import EXCEL_SUFFIXES, read_excel_file
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
 from linksync.sources.normalize import merge_utm, normalize_expiry, split_short_url, split_tags
 from linksync.sources.options import ReadOptions
 from linksync.sources.yaml_reader import YAML_SUFFIXES, iter_yaml_files, read_yaml_path
 
 CSV_SUFFIXES: frozenset[str] = frozenset({".csv", ".tsv", ".txt"})
+EXCEL_SUFFIXES: frozenset[str] = frozenset({".xlsx", ".xlsm", ".xlsb", ".xls", ".ods"})
 
 __all__ = [
     "ALIASES",
@@ -107,9 +106,15 @@ def read_source(
         return _read_dir(p, display, opts)
     if suffix in YAML_SUFFIXES:
         return read_yaml_path(p, display, opts)
+    # The spreadsheet readers bring pandas (and calamine): imported when a
+    # spreadsheet is read, so a run over YAML files does without them.
     if suffix in EXCEL_SUFFIXES:
+        from linksync.sources.excel import read_excel_file
+
         return read_excel_file(p, display, options=opts)
     if suffix in CSV_SUFFIXES:
+        from linksync.sources.csv_reader import read_csv_file
+
         result = read_csv_file(p, display, options=opts)
         if result.frames and not any(len(f) for f in result.frames):
             result.problems.append(

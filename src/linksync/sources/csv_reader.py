@@ -24,6 +24,7 @@ import pandas as pd
 from linksync.errors import SourceError
 from linksync.model import Problem, Provenance, Severity
 from linksync.sources.columns import ColumnMatch, compile_mapping, header_score, match_columns
+from linksync.sources.csv_records import read_records
 from linksync.sources.csv_scan import Structure, scan
 from linksync.sources.encoding import (
     Decoded,
@@ -121,6 +122,7 @@ class _CsvRead:
         self.path, self.display, self.opts = path, display, opts
         self.result = ReadResult()
         self.issues: list[CellIssue] = []
+        self.whole = False  # pandas read every value of every record
 
     def fail(self, message: str) -> SourceError:
         return SourceError(f"{self.display}: {message}", path=self.display)
@@ -214,16 +216,14 @@ class _CsvRead:
     ) -> None:
         width = len(header)
         frame_df, unclosed = self._pandas(decoded, delim, skip, match.used, width)
-        if decoded.fallback:
-            raw: Path | bytes = self._bytes()
-            scan_enc = "utf-8"
-        elif decoded.text is not None:
-            raw, scan_enc = decoded.text.encode("utf-8"), "utf-8"
+        # The scan runs after pandas, which may have had to decode the file another
+        # way (beside pandas in a thread it gains nothing: the C parser keeps the GIL),
+        # and only when pandas did not read every value (``csv_records``) or the
+        # records of a mixed file must be found by byte offset.
+        if self.whole and unclosed is None and not decoded.fallback:
+            structure = Structure()
         else:
-            raw, scan_enc = self.path, decoded.encoding
-        structure = scan(
-            raw, delim, width, first_data=skip, encoding=scan_enc, offsets=bool(decoded.fallback)
-        )
+            structure = self._scan(decoded, delim, width, skip)
         for r in structure.ragged:
             if unclosed is not None and r.record >= unclosed:
                 continue
@@ -249,6 +249,17 @@ class _CsvRead:
         )
         self.result.frames.append(frame)
         self.result.problems.extend(problems)
+
+    def _scan(self, decoded: Decoded, delim: str, width: int, skip: int) -> Structure:
+        if decoded.fallback:
+            raw: Path | bytes = self._bytes()
+            scan_enc = "utf-8"
+        elif decoded.text is not None:
+            raw, scan_enc = decoded.text.encode("utf-8"), "utf-8"
+        else:
+            raw, scan_enc = self.path, decoded.encoding
+        fallback = bool(decoded.fallback)
+        return scan(raw, delim, width, first_data=skip, encoding=scan_enc, offsets=fallback)
 
     def _unclosed(self, k: int, delim: str, header: list[object]) -> None:
         data = self._bytes()
@@ -308,26 +319,19 @@ class _CsvRead:
         self, decoded: Decoded, delim: str, skip: int, wanted: list[int], width: int
     ) -> tuple[pd.DataFrame, int | None]:
         def read(nrows: int | None) -> pd.DataFrame:
-            source: Path | io.StringIO = self.path
-            enc: str | None = decoded.encoding
-            if decoded.text is not None:
-                source, enc = io.StringIO(decoded.text), None
-            df: pd.DataFrame = pd.read_csv(
+            source: Path | str = self.path if decoded.text is None else decoded.text
+            enc = decoded.encoding if decoded.text is None else None
+            records = read_records(
                 source,
-                sep=delim,
                 encoding=enc,
-                header=None,
-                names=list(range(width)),
-                skiprows=skip,
-                usecols=wanted,
-                dtype=str,
-                keep_default_na=False,
-                na_filter=False,
-                skip_blank_lines=False,
-                engine="c",
+                delimiter=delim,
+                skip=skip,
+                width=width,
+                wanted=wanted,
                 nrows=nrows,
             )
-            return df
+            self.whole = records.whole
+            return records.frame
 
         try:
             try:

@@ -1,8 +1,9 @@
 """The structure of a CSV file: which records hold more values than the header.
 
-pandas reads only the mapped columns (``usecols``), and its C parser then drops the
-values past the header's last column without a word. So before pandas reads, the raw
-bytes are scanned for records with more delimiters than the header, at numpy speed:
+pandas, when it reads only the mapped columns (``usecols``), drops the values past the
+header's last column without a word (and without ``usecols`` it refuses the file). So
+the raw bytes are scanned for records with more delimiters than the header, at numpy
+speed:
 
 - Chunks of the file (any ASCII-compatible encoding: the delimiter, the quote and the
   newline are single bytes that never occur inside a multi-byte character) are turned

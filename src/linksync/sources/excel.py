@@ -25,6 +25,7 @@ import re
 import zipfile
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,6 @@ from linksync.sources.options import MAX_WORKBOOK_BYTES, ReadOptions
 from linksync.sources.table import build_frame, unknown_column_problem
 from linksync.sources.xlsx_guard import Package, SheetNotes
 
-EXCEL_SUFFIXES: frozenset[str] = frozenset({".xlsx", ".xlsm", ".xlsb", ".xls", ".ods"})
 #: Zip packages whose parts are size-checked; OOXML ones are scanned sheet by sheet.
 _ZIPPED = frozenset({".xlsx", ".xlsm", ".ods"})
 _OOXML = frozenset({".xlsx", ".xlsm"})
@@ -84,7 +84,7 @@ def cell_expiry(v: Any, date1904: bool) -> Any:
 _APART = frozenset({str, datetime, date, type(None)})
 
 
-def _expiry_column(values: Sequence[Any], date1904: bool) -> np.ndarray:
+def _expiry_column(values: Sequence[Any], date1904: bool) -> list[Any]:
     """The expiry cells as text for ``build_frame`` ("" for empty cells).
 
     Text cells are passed as they are (``build_frame`` trims and normalises them);
@@ -92,19 +92,18 @@ def _expiry_column(values: Sequence[Any], date1904: bool) -> np.ndarray:
     ``normalize_expiry`` maps to itself. Each distinct cell is converted once (keyed
     by type as well when numbers are present, so ``1``, ``1.0`` and ``True`` stay
     apart) and the distinct dates and datetimes are formatted at once by numpy."""
-    n = len(values)
     kinds = set(map(type, values))
     if kinds <= {str}:
-        return np.fromiter(values, dtype=object, count=n)
+        return list(values)
     if kinds <= _APART:
         distinct = list(dict.fromkeys(values))
         lookup = dict(zip(distinct, _expiry_texts(distinct, date1904), strict=True))
-        return np.fromiter(map(lookup.__getitem__, values), dtype=object, count=n)
+        return list(map(lookup.__getitem__, values))
     keys = list(zip(map(type, values), values, strict=True))
     typed = list(dict.fromkeys(keys))
     texts = _expiry_texts([v for _, v in typed], date1904)
     by_key = dict(zip(typed, texts, strict=True))
-    return np.fromiter(map(by_key.__getitem__, keys), dtype=object, count=n)
+    return list(map(by_key.__getitem__, keys))
 
 
 #: Naive dates and datetimes from this year on format the same in numpy and strftime.
@@ -283,15 +282,15 @@ def _read_sheet(
         result.problems.append(unknown_column_problem(display, sheet, match.unknown))
     data = rows[head.data_start :]
     # Cells of the mapped columns only, one list per column; a column beyond the
-    # shortest row reads as empty (as ``zip`` over the rows would have it).
-    width = min(map(len, data)) if data else 0
-    empty: Sequence[Any] = [""] * len(data)
+    # shortest row reads as empty (as ``zip`` over the rows would have it). calamine's
+    # rows all have the sheet's width (``_column`` copes when one does not).
+    width = len(data[0]) if data else 0
     cells_of = CellReader(notes, head.data_start)
-    columns: dict[str, list[np.ndarray]] = {}
+    columns: dict[str, list[list[Any]]] = {}
     for fname in match.fields:
         columns[fname] = []
         for col in match.columns_of(fname):
-            cells: Sequence[Any] = [row[col] for row in data] if col < width else empty
+            cells = _column(data, col, width)
             if fname == "expires_at":
                 texts = _expiry_column(cells, date1904)
                 columns[fname].append(cells_of.expiry(cells, texts, col, date1904))
@@ -312,6 +311,16 @@ def _read_sheet(
                 Severity.WARNING,
             )
         )
+
+
+def _column(data: list[list[Any]], col: int, width: int) -> list[Any]:
+    if col >= width:
+        return [""] * len(data)
+    try:
+        return list(map(itemgetter(col), data))
+    except IndexError:  # a row shorter than the first: read as ``zip`` would
+        width = min(map(len, data))
+        return [row[col] for row in data] if col < width else [""] * len(data)
 
 
 def _is_blank(rows: list[list[Any]]) -> bool:

@@ -29,9 +29,6 @@ from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-import numpy as np
-from pandas.api.types import infer_dtype
-
 from linksync import rules
 from linksync.model import Severity
 from linksync.sources.normalize import excel_serial_to_datetime, normalize_expiry
@@ -61,15 +58,11 @@ def cell_text(v: Any) -> str | None:
     return str(v)
 
 
-def text_column(values: Sequence[Any]) -> np.ndarray:
+def text_column(values: Sequence[Any]) -> list[Any]:
     """A column of cells as text (None for empty cells); text cells as they are."""
-    n = len(values)
-    out = np.fromiter(values, dtype=object, count=n)
-    if not n or infer_dtype(out, skipna=False) == "string":
-        return out
-    return np.fromiter(
-        (v if type(v) is str else cell_text(v) for v in values), dtype=object, count=n
-    )
+    if set(map(type, values)) <= {str}:
+        return list(values)
+    return [v if type(v) is str else cell_text(v) for v in values]
 
 
 class CellReader:
@@ -84,7 +77,7 @@ class CellReader:
         severity = Severity.WARNING if warn else Severity.ERROR
         self.issues.append(CellIssue(k, fname, "INVALID_FIELD", message, severity))
 
-    def _errors(self, out: np.ndarray, fname: str, col: int) -> None:
+    def _errors(self, out: list[Any], fname: str, col: int) -> None:
         n = len(out)
         for r, text in sorted(self.notes.column("errors", col).items()):
             k = r - self.first_row
@@ -97,14 +90,15 @@ class CellReader:
                     "broken reference), not a value: fix the cell; the row is not sent",
                 )
 
-    def text(self, cells: Sequence[Any], fname: str, col: int) -> np.ndarray:
-        """A text field's cells (see module docstring)."""
-        out = text_column(cells)
-        kinds = set(map(type, cells))
-        if kinds - {str}:
-            for k, v in enumerate(cells):
-                if type(v) is not str:
-                    out[k] = self._odd(k, v, fname, col, out[k])
+    def text(self, cells: list[Any], fname: str, col: int) -> list[Any]:
+        """A text field's cells (see module docstring); ``cells`` may be changed."""
+        if set(map(type, cells)) <= {str}:
+            out = cells
+        else:
+            out = [
+                v if type(v) is str else self._odd(k, v, fname, col, cell_text(v))
+                for k, v in enumerate(cells)
+            ]
         self._errors(out, fname, col)
         if fname in _URL_FIELDS:
             self._links(out, fname, col)
@@ -154,7 +148,7 @@ class CellReader:
             return shown
         return shown
 
-    def _links(self, out: np.ndarray, fname: str, col: int) -> None:
+    def _links(self, out: list[Any], fname: str, col: int) -> None:
         n = len(out)
         for r, target in sorted(self.notes.column("links", col).items()):
             k = r - self.first_row
@@ -181,9 +175,7 @@ class CellReader:
                     warn=True,
                 )
 
-    def expiry(
-        self, cells: Sequence[Any], texts: np.ndarray, col: int, date1904: bool
-    ) -> np.ndarray:
+    def expiry(self, cells: Sequence[Any], texts: list[Any], col: int, date1904: bool) -> list[Any]:
         """The expiry column: ``texts`` as converted, plus error cells and plain numbers."""
         out = texts
         if set(map(type, cells)) - {str, datetime, date}:

@@ -15,13 +15,16 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 import numpy as np
-import pandas as pd
 
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Provenance
 
 
 def _none_array(n: int) -> np.ndarray:
     return np.full(n, None, dtype=object)
+
+
+def _none_mask(n: int) -> np.ndarray:
+    return np.zeros(n, dtype=bool)
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,6 +48,8 @@ class SpecFrame:
     columns: Mapping[str, str] = field(default_factory=dict)
     provenances: Sequence[Provenance] | None = None
     row_problems: tuple[tuple[int, Problem], ...] = ()
+    #: ``managed[f]`` is exactly "``values[f]`` is not None" (spreadsheet frames).
+    managed_is_set: bool = False
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -58,20 +63,28 @@ class SpecFrame:
         values: Mapping[str, np.ndarray],
         columns: Mapping[str, str],
         row_problems: tuple[tuple[int, Problem], ...] = (),
+        *,
+        managed: Mapping[str, np.ndarray] | None = None,
     ) -> SpecFrame:
-        """A spreadsheet frame: a field is managed where its value is not None."""
+        """A spreadsheet frame: a field is managed where its value is not None
+        (``managed`` gives that mask for fields whose caller knows it already)."""
         n = len(rows)
         full = {f: values[f] if f in values else _none_array(n) for f in LINK_FIELDS}
-        managed = {f: _not_none(full[f]) for f in LINK_FIELDS}
+        known = managed or {}
+        masks = {
+            f: known[f] if f in known else (not_none(full[f]) if f in values else _none_mask(n))
+            for f in LINK_FIELDS
+        }
         return cls(
             source,
             sheet,
             np.asarray(rows, dtype=np.int64),
             full,
-            managed,
+            masks,
             MappingProxyType(dict(columns)),
             None,
             row_problems,
+            True,
         )
 
     @classmethod
@@ -146,11 +159,20 @@ class SpecFrame:
         """A copy with one field's values replaced (managed unchanged)."""
         new_values = dict(self.values)
         new_values[field_name] = values
-        return replace(self, values=new_values)
+        return replace(self, values=new_values, managed_is_set=False)
+
+    def is_set(self, field_name: str) -> np.ndarray:
+        """Per row: the field has a value (not None)."""
+        if self.managed_is_set:
+            return self.managed[field_name]
+        return not_none(self.values[field_name])
 
 
-def _not_none(arr: np.ndarray) -> np.ndarray:
-    return np.asarray(pd.notna(arr), dtype=bool)
+def not_none(arr: np.ndarray) -> np.ndarray:
+    """Per value: not None, for the columns readers make (text, tuples or None):
+    faster than ``pd.notna``, which also looks for NaN in every value."""
+    out: np.ndarray = arr != None  # noqa: E711 (elementwise)
+    return out
 
 
 @dataclass(frozen=True)

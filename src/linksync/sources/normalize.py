@@ -1,20 +1,17 @@
 """Value normalisation shared by every reader: tags, expiry, UTM, short URLs.
 
 Scalar functions here are the reference; the table readers apply them once per
-distinct value of a column (``map_distinct``), which keeps a million-row CSV cheap
-when, as in real campaigns, a column holds few distinct values.
+distinct value of a column (``linksync.sources.table.map_distinct``), which keeps a
+million-row CSV cheap when, as in real campaigns, a column holds few distinct values.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus, unquote_plus
-
-import numpy as np
-import pandas as pd
 
 from linksync.timestamps import format_ts, parse_iso
 
@@ -24,6 +21,11 @@ if TYPE_CHECKING:
 #: Tag separators: comma, semicolon, bar, and line breaks (Alt+Enter in Excel).
 _TAG_SPLIT_RE = re.compile(r"[,;|\r\n\u2028\u2029]")
 _DATE_ONLY_RE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+#: A date-time in UTC or without a zone (UTC then), seconds and fraction optional: the
+#: form of most expiry cells, and ``format_ts``'s own (2030-12-31T23:59:59.000Z).
+_PLAIN_RE = re.compile(
+    r"([1-9]\d{3}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?Z?", re.ASCII
+)
 _SHORT_URL_RE = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?([^/?#\s]+)/([^?#\s]*)", re.IGNORECASE)
 
 #: Excel's day 0 in the 1900 system (serial 60 is the phantom 1900-02-29, so serials
@@ -67,6 +69,21 @@ def excel_serial_to_datetime(serial: float, *, date1904: bool = False) -> dateti
     return base + timedelta(milliseconds=ms)
 
 
+def _plain_utc(text: str) -> str | None:
+    """``normalize_expiry`` of a plain UTC date-time, written without parsing it into a
+    datetime and formatting it back (the text's own digits, once ``fromisoformat`` has
+    found them a valid date and time); None for any other text."""
+    m = _PLAIN_RE.fullmatch(text)
+    if m is None:
+        return None
+    day, hm, sec, frac = m.groups()
+    try:
+        datetime.fromisoformat(f"{day}T{hm}:{sec or '00'}")
+    except ValueError:
+        return None
+    return f"{day}T{hm}:{sec or '00'}.{(frac or '')[:3].ljust(3, '0')}Z"
+
+
 def normalize_expiry(value: Any, date_format: DateFormat | None = None) -> str:
     """An expiry as ``YYYY-MM-DDTHH:MM:SS.sssZ`` when it can be read, else the raw text.
 
@@ -76,6 +93,10 @@ def normalize_expiry(value: Any, date_format: DateFormat | None = None) -> str:
     is returned as typed so validation reports INVALID_EXPIRY on that cell. The one
     rule for files and for ``links create --expires-at``.
     """
+    if type(value) is str:
+        quick = _plain_utc(value)
+        if quick is not None:
+            return quick
     if isinstance(value, datetime):
         return format_ts(to_utc(value))
     if isinstance(value, date):
@@ -166,15 +187,3 @@ def split_short_url(text: str) -> tuple[str, str] | None:
         return None
     host = m.group(1).rpartition("@")[2].lower()
     return host, m.group(2).rstrip("/")
-
-
-def map_distinct(series: pd.Series, fn: Callable[[Any], Any]) -> np.ndarray:
-    """``fn`` applied once per distinct non-missing value; missing stays None.
-
-    Returns an object array aligned with ``series``.
-    """
-    codes, uniques = pd.factorize(series, use_na_sentinel=True)
-    mapped = np.empty(len(uniques) + 1, dtype=object)
-    mapped[:-1] = [fn(u) for u in uniques]
-    mapped[-1] = None
-    return mapped[codes]

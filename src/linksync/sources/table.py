@@ -17,9 +17,10 @@ nothing else is left in it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -27,9 +28,8 @@ import pandas as pd
 
 from linksync.model import LINK_FIELDS, Problem, Provenance, Severity
 from linksync.sources.columns import SHORT_URL, UTM_FIELDS, ColumnMatch
-from linksync.sources.frame import SpecFrame
+from linksync.sources.frame import SpecFrame, not_none
 from linksync.sources.normalize import (
-    map_distinct,
     merge_utm_checked,
     normalize_expiry,
     split_short_url,
@@ -39,7 +39,6 @@ from linksync.sources.options import ReadOptions
 
 _ASCII_WS = " \t\r\n"
 _SEP = "\x1f"
-_EDGES = tuple(f"{w}{_SEP}" for w in _ASCII_WS) + tuple(f"{_SEP}{w}" for w in _ASCII_WS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,31 +54,67 @@ class CellIssue:
     column: str | None = None
 
 
+def _as_text(v: Any) -> str:
+    """A cell as text; missing cells (None, NaN, NA, NaT) as ""."""
+    if isinstance(v, str):
+        return v
+    return "" if v is None or bool(pd.isna(v)) else str(v)
+
+
 def clean_text(column: Any, empty_values: frozenset[str] = frozenset()) -> np.ndarray:
     """Object array of trimmed strings, None for empty or missing cells (and for cells
-    holding one of ``empty_values``, compared case-insensitively).
+    holding one of ``empty_values``, compared case-insensitively)."""
+    return clean_column(column, empty_values)[0]
+
+
+def clean_column(
+    column: Any, empty_values: frozenset[str] = frozenset()
+) -> tuple[np.ndarray, np.ndarray]:
+    """``clean_text`` of the column, and per value whether it is set (not None).
 
     Only ASCII whitespace is trimmed: a no-break space or a zero-width space is left
-    in place for validation to name. The whole column is tested at once (one joined
-    string): values are stripped one by one only when some value needs it.
+    in place for validation to name. The column is joined into one string (which
+    also proves every cell is text): values are stripped only when it holds ASCII
+    whitespace at all, and placeholders are looked up in it casefolded first.
     """
-    arr = column.to_numpy(dtype=object) if isinstance(column, pd.Series) else column
-    out: np.ndarray = np.asarray(arr, dtype=object).copy()
-    missing = np.asarray(pd.isna(out), dtype=bool)
-    if missing.any():
-        out[missing] = ""
-    if set(map(type, out.tolist())) - {str}:
-        out[:] = [v if isinstance(v, str) else str(v) for v in out.tolist()]
-    vals: list[str] = out.tolist()
-    big = _SEP.join(vals)
-    at_ends = bool(big) and (big[0] in _ASCII_WS or big[-1] in _ASCII_WS)
-    if at_ends or any(edge in big for edge in _EDGES):
-        out[:] = [v.strip(_ASCII_WS) for v in vals]
-    if empty_values:
-        folded = pd.Series(out, dtype=object).str.casefold()
-        out[np.asarray(folded.isin(empty_values), dtype=bool)] = ""
-    out[out == ""] = None
-    return out
+    if isinstance(column, list):
+        vals: list[Any] = column
+    else:
+        vals = column.tolist() if isinstance(column, pd.Series | np.ndarray) else list(column)
+    try:
+        big = _SEP.join(vals)
+    except TypeError:  # cells that are not text (None, NaN, numbers)
+        vals = [_as_text(v) for v in vals]
+        big = _SEP.join(vals)
+    n = len(vals)
+    if any(w in big for w in _ASCII_WS):
+        stripped = list(map(str.strip, vals, repeat(_ASCII_WS)))
+        if stripped != vals:  # a string stripped of nothing is the same object
+            vals, big = stripped, _SEP.join(stripped)
+    if empty_values and n:
+        folded = big.casefold().split(_SEP)
+        if len(folded) != n:  # a value holds the separator itself
+            folded = [v.casefold() for v in vals]
+        if not empty_values.isdisjoint(folded):
+            vals = ["" if f in empty_values else v for v, f in zip(vals, folded, strict=True)]
+    out = np.fromiter(vals, dtype=object, count=n)
+    if "" in vals:
+        empty = np.equal(out, "")
+        out[empty] = None
+        return out, ~empty
+    return out, np.ones(n, dtype=bool)
+
+
+def map_distinct(series: pd.Series, fn: Callable[[Any], Any]) -> np.ndarray:
+    """``fn`` applied once per distinct non-missing value; missing stays None.
+
+    Returns an object array aligned with ``series``.
+    """
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    mapped = np.empty(len(uniques) + 1, dtype=object)
+    mapped[:-1] = [fn(u) for u in uniques]
+    mapped[-1] = None
+    return mapped[codes]
 
 
 def _tags(values: np.ndarray) -> np.ndarray:
@@ -101,18 +136,18 @@ class _Builder:
         self.issues: list[CellIssue] = []
         self.problems: list[Problem] = []
 
-    def clean(self, fname: str, raw: Any) -> np.ndarray:
+    def clean(self, fname: str, raw: Any) -> tuple[np.ndarray, np.ndarray]:
         if fname == "expires_at":
-            return _expiry(raw, self.opts)
-        return clean_text(raw, self.opts.empty_values)
+            out = _expiry(raw, self.opts)
+            return out, not_none(out)
+        return clean_column(raw, self.opts.empty_values)
 
-    def merge(self, fname: str, raws: Sequence[Any]) -> np.ndarray:
+    def merge(self, fname: str, raws: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """The field's column (several merged) and which of its values are set."""
         cols = self.match.columns_of(fname)
-        merged = self.clean(fname, raws[0])
+        merged, have = self.clean(fname, raws[0])
         for col, raw in zip(cols[1:], raws[1:], strict=False):
-            extra = self.clean(fname, raw)
-            have = np.asarray(pd.notna(merged), dtype=bool)
-            more = np.asarray(pd.notna(extra), dtype=bool)
+            extra, more = self.clean(fname, raw)
             both = np.flatnonzero(have & more)
             if fname == "tags":
                 if len(both):
@@ -124,7 +159,8 @@ class _Builder:
             gaps = ~have & more
             if gaps.any():
                 merged[gaps] = extra[gaps]
-        return merged
+            have = have | more
+        return merged, have
 
     def _conflicts(
         self,
@@ -192,35 +228,41 @@ def build_frame(
     names them.
     """
     b = _Builder(source, sheet, match, options or ReadOptions())
-    cleaned = {fname: b.merge(fname, raws) for fname, raws in columns.items()}
+    merged = {fname: b.merge(fname, raws) for fname, raws in columns.items()}
+    cleaned = {f: a for f, (a, _) in merged.items()}
+    present = {f: m for f, (_, m) in merged.items()}
     found = [*issues, *b.issues]
     n = len(next(iter(cleaned.values()))) if cleaned else 0
     beyond = max((i.index + 1 for i in found), default=0)
     if beyond > n:  # a row the reader could not read (an unclosed quote): kept, empty
         pad = np.full(beyond - n, None, dtype=object)
         cleaned = {f: np.concatenate([a, pad]) for f, a in cleaned.items()}
+        present = {f: np.concatenate([m, np.zeros(beyond - n, bool)]) for f, m in present.items()}
         n = beyond
     rows = np.arange(first_row, first_row + n, dtype=np.int64)
     keep = np.arange(n)
     nonempty = np.zeros(n, dtype=bool)
-    for arr in cleaned.values():
-        nonempty |= np.asarray(pd.notna(arr), dtype=bool)
+    for mask in present.values():
+        nonempty |= mask
     for issue in found:
         if 0 <= issue.index < n:
             nonempty[issue.index] = True
     if not nonempty.all():
         keep = np.flatnonzero(nonempty)
         cleaned = {f: a[keep] for f, a in cleaned.items()}
+        present = {f: m[keep] for f, m in present.items()}
         rows = rows[keep]
         n = len(rows)
 
     values: dict[str, np.ndarray] = {f: cleaned[f] for f in LINK_FIELDS if f in cleaned}
     if "tags" in values:
-        values["tags"] = _tags(values["tags"])
+        values["tags"] = _tags(values["tags"])  # a cell of separators only: no tags
+        present["tags"] = not_none(values["tags"])
     if "domain" in values:
         values["domain"] = _lower(values["domain"])
     if SHORT_URL in cleaned:
         _split_short(cleaned[SHORT_URL], values, n)
+        present["slug"], present["domain"] = not_none(values["slug"]), not_none(values["domain"])
 
     late: list[tuple[int, CellIssue]] = []
     utm_cols = {f: cleaned[f] for f in UTM_FIELDS if f in cleaned}
@@ -231,9 +273,16 @@ def build_frame(
             message = f"the URL's {name}={old!r} was replaced by the column's value {new!r}"
             late.append((i, CellIssue(-1, "url", "INVALID_FIELD", message, Severity.WARNING, col)))
 
-    frame = SpecFrame.from_columns(source, sheet, rows, values, match.provenance_columns)
-    position = {int(k): i for i, k in enumerate(keep.tolist())}
-    attached = [(position[x.index], x) for x in found if x.index in position] + late
+    # Which values are set, known already for every field the steps above kept as is
+    # (lower-casing a domain, merging UTM parameters into a URL keep None as None).
+    managed = {f: present[f] for f in values if f in present}
+    frame = SpecFrame.from_columns(
+        source, sheet, rows, values, match.provenance_columns, managed=managed
+    )
+    at = np.searchsorted(keep, [x.index for x in found]).tolist()
+    attached = [
+        (k, x) for k, x in zip(at, found, strict=True) if k < n and keep[k] == x.index
+    ] + late
     attached.sort(key=lambda t: t[0])
     row_problems = tuple(
         (i, Problem(x.constant, x.message, frame.provenance(i), x.field, x.severity, x.column))
@@ -246,10 +295,9 @@ def build_frame(
 
 def _expiry(raw: Any, opts: ReadOptions) -> np.ndarray:
     norm = partial(normalize_expiry, date_format=opts.date_format)
-    s = pd.Series(raw, dtype=object)
-    is_text = s.map(lambda v: isinstance(v, str)) if s.dtype == object else None
-    if is_text is not None and bool(is_text.all()):
-        text = clean_text(s, opts.empty_values)
+    vals: list[Any] = raw.tolist() if isinstance(raw, pd.Series | np.ndarray) else list(raw)
+    if set(map(type, vals)) <= {str}:
+        text = clean_text(vals, opts.empty_values)
         return map_distinct(pd.Series(text, dtype=object), norm)
 
     def one(v: Any) -> Any:
@@ -260,8 +308,8 @@ def _expiry(raw: Any, opts: ReadOptions) -> np.ndarray:
             return norm(v) if v and not opts.is_empty_value(v) else None
         return norm(v)
 
-    out = np.empty(len(s), dtype=object)
-    out[:] = [one(v) for v in s.tolist()]
+    out = np.empty(len(vals), dtype=object)
+    out[:] = [one(v) for v in vals]
     return out
 
 

@@ -35,6 +35,9 @@ from linksync.timestamps import utc_now
 if TYPE_CHECKING:
     from linksync.api import CallEvent
 
+#: One encoder for every record (sorted keys, text as written).
+_ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
+
 #: Where journals go unless ``--journal FILE`` says otherwise (relative to the cwd).
 DEFAULT_RUNS_DIR = Path(".linksync") / "runs"
 
@@ -66,7 +69,7 @@ class Journal:
         if self._file is None:
             raise ValueError("journal is closed")
         record = {"ts": utc_now(), "run": self.run_id, "event": event, **fields}
-        self._file.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
+        self._file.write(_ENCODE(record) + "\n")
         self._file.flush()
 
     def on_call(self, event: CallEvent) -> None:

@@ -228,7 +228,7 @@ class Unmanaged:
         return cls(links, tuple(str(d) for d in data.get("domains") or ()))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Plan:
     """Every change, in order, plus how the remote state was read and what it cost,
     and the links it leaves alone (``unmanaged``)."""
@@ -241,6 +241,10 @@ class Plan:
     safety: Safety = field(default_factory=lambda: Safety(0, 0, 0))
     target: str | None = None
     unmanaged: Unmanaged = field(default_factory=Unmanaged)
+
+    def __repr__(self) -> str:
+        # Short, as ``Results``'s: a plan is the result of ``asyncio.run`` too.
+        return f"Plan(changes={len(self.changes)}, target={self.target!r})"
 
     @property
     def counts(self) -> dict[str, int]:

@@ -40,7 +40,7 @@ class CancelSignal(Protocol):
     def is_set(self) -> bool: ...
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Results:
     """What an apply did: one RowResult per plan change, in plan order; the run facts
     (``info``); what it wrote to the workspace (``writes``) and why it stopped early
@@ -61,6 +61,14 @@ class Results:
     last_run_id: str | None = None
     warnings: tuple[str, ...] = ()
     confirmed: bool = True
+
+    def __repr__(self) -> str:
+        # Short: asyncio.run formats its main task, result included, when it puts
+        # the SIGINT handler back (twice); a default repr of 100,000 rows took seconds.
+        return (
+            f"Results(run_id={self.run_id!r}, rows={len(self.rows)}, "
+            f"stopped_by={self.stopped_by!r}, interrupted={self.interrupted})"
+        )
 
     @property
     def run_id(self) -> str:

@@ -19,12 +19,10 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from linksync import rules
 from linksync.model import Problem, Provenance, Severity
 from linksync.sources.frame import SpecFrame
-from linksync.sources.normalize import map_distinct
 from linksync.sources.options import EXCEL_ERRORS, PLACEHOLDER_VARIANTS, looks_like_local_date
 from linksync.timestamps import format_ts, parse_iso
 from linksync.validate.filters import (
@@ -108,9 +106,9 @@ class FrameChecker:
         if self.fix:
             for fname in _FIXABLE:
                 self._fix(fname)
-        # Field by field, so one field's values are held at a time. The URL's
-        # placeholders are found before a missing URL is reported.
-        self._nothing("url")
+        # Field by field, so one field's values are held at a time. A placeholder
+        # never passes the URL filter, so the URL fields look for them among the
+        # values the filter did not pass.
         self._missing_url()
         checks: dict[str, Callable[[], None]] = {
             "url": lambda: self._urls("url"),
@@ -124,7 +122,7 @@ class FrameChecker:
             "password": lambda: None,
         }
         for fname, check in checks.items():
-            if fname != "url" and fname in _TEXT_FIELDS:
+            if fname in _TEXT_FIELDS and fname not in _URL_FIELDS:
                 self._nothing(fname)
             check()
             self._cache.pop(fname, None)
@@ -135,8 +133,9 @@ class FrameChecker:
         cached = self._cache.get(fname)
         if cached is None:
             col = self.frame.values[fname]
-            idx = np.flatnonzero(pd.notna(col))
-            cached = self._cache[fname] = (idx, col[idx].tolist())
+            idx = np.flatnonzero(self.frame.is_set(fname))
+            vals = col.tolist() if len(idx) == len(col) else col[idx].tolist()
+            cached = self._cache[fname] = (idx, vals)
         idx, vals = cached
         gone = self.dead | self.skip.get(fname, set())
         if gone and len(idx):
@@ -227,9 +226,8 @@ class FrameChecker:
         self._cache.pop(fname, None)
 
     def _missing_url(self) -> None:
-        urls = self.frame.values["url"]
         gone = self.dead | self.skip.get("url", set())
-        for i in np.flatnonzero(pd.isna(urls)).tolist():
+        for i in np.flatnonzero(~self.frame.is_set("url")).tolist():
             if i not in gone:
                 self.add(
                     i, "url", "MISSING_URL", "no destination URL (required to create the link)"
@@ -242,7 +240,9 @@ class FrameChecker:
         ok = fast_url_ok(vals)
         for j in np.flatnonzero(~ok).tolist():
             v = vals[j]
-            if not isinstance(v, str):
+            if isinstance(v, str) and v in _NOTHING:
+                self.add(int(idx[j]), fname, "INVALID_FIELD", _nothing_message(v))
+            elif not isinstance(v, str):
                 self.add(
                     int(idx[j]), fname, "INVALID_FIELD", f"expected text, got {type(v).__name__}"
                 )
@@ -320,56 +320,67 @@ class FrameChecker:
 def duplicates(
     frames: Sequence[SpecFrame], default_domain: str | None
 ) -> list[tuple[int, str, Problem]]:
-    domains: list[np.ndarray] = []
-    slugs: list[np.ndarray] = []
+    """The same (domain, slug) again, case-insensitively, naming the first row.
+
+    Rows whose lower-cased slugs share a hash are the only candidates (one sort of
+    integers); only they are compared by (domain, slug), in source order."""
+    slugs: list[str] = []
     positions: list[np.ndarray] = []
-    default = (default_domain or "").lower()
     for frame, offset in offsets(frames):
-        slug = frame.values["slug"]
-        idx = np.flatnonzero(pd.notna(slug))
-        if not len(idx):
-            continue
-        dom = pd.Series(frame.values["domain"][idx], dtype=object).fillna(default)
-        domains.append(map_distinct(dom, _lower))
-        slugs.append(_lower_all(slug[idx].tolist()))
-        positions.append(idx + offset)
+        idx = np.flatnonzero(frame.is_set("slug"))
+        if len(idx):
+            slugs.extend(_lower_all(frame.values["slug"][idx].tolist()))
+            positions.append(idx + offset)
     if not positions:
         return []
-    all_dom = np.concatenate(domains)
-    all_slug = np.concatenate(slugs)
     allpos = np.concatenate(positions)
-    dcodes, _dom_uniques = pd.factorize(all_dom)
-    scodes, slug_uniques = pd.factorize(all_slug)
-    codes = dcodes.astype(np.int64) * (len(slug_uniques) + 1) + scodes
-    _sorted, first = np.unique(codes, return_index=True)
-    _keys, inverse = np.unique(codes, return_inverse=True)
-    first_of = allpos[first[inverse]]
-    dup = np.flatnonzero(first_of != allpos)
+    hashes = np.fromiter(map(hash, slugs), dtype=np.int64, count=len(slugs))
+    order = np.argsort(hashes)
+    ties = np.flatnonzero(hashes[order][1:] == hashes[order][:-1])
+    if not len(ties):
+        return []
+    default = (default_domain or "").lower()
+    first: dict[tuple[str, str], int] = {}
     out: list[tuple[int, str, Problem]] = []
-    for k in dup.tolist():
-        pos, first_pos = int(allpos[k]), int(first_of[k])
+    for k in np.unique(np.concatenate([order[ties], order[ties + 1]])).tolist():
+        pos = int(allpos[k])
         prov = _provenance_at(frames, pos)
+        domain = _value_at(frames, pos, "domain")
+        key = (default if domain is None else _lower(domain), slugs[k])
+        first_pos = first.setdefault(key, pos)
+        if first_pos == pos:
+            continue
         where = _provenance_at(frames, first_pos).where()
-        shown = f"{all_dom[k] or '(default domain)'}/{all_slug[k]}"
+        shown = f"{key[0] or '(default domain)'}/{key[1]}"
         message = f"{shown} is declared twice; first at {where}"
         out.append((pos, "slug", Problem("DUPLICATE_IN_SOURCE", message, prov, "slug")))
     return out
+
+
+def _value_at(frames: Sequence[SpecFrame], pos: int, fname: str) -> Any:
+    for frame, offset in offsets(frames):
+        if offset <= pos < offset + len(frame):
+            return frame.values[fname][pos - offset]
+    raise IndexError(pos)
 
 
 def _lower(v: Any) -> str:
     return str(v).lower()
 
 
-def _lower_all(values: list[Any]) -> np.ndarray:
-    """Lower-cased text of every value (one joined string when the values allow)."""
-    out = np.empty(len(values), dtype=object)
-    if set(map(type, values)) <= {str}:
+def _lower_all(values: list[Any]) -> list[str]:
+    """Lower-cased text of every value (one joined string when the values allow; the
+    values themselves when none has an upper-case letter)."""
+    try:
         big = "\n".join(values)
-        if big.count("\n") == len(values) - 1:
-            out[:] = big.lower().split("\n") if values else []
-            return out
-    out[:] = [_lower(v) for v in values]
-    return out
+    except TypeError:
+        return [_lower(v) for v in values]
+    if big.count("\n") != len(values) - 1:
+        return [_lower(v) for v in values]
+    low = big.lower()
+    if low == big:
+        return values
+    return low.split("\n") if values else []
 
 
 def _provenance_at(frames: Sequence[SpecFrame], pos: int) -> Provenance:
