@@ -2,8 +2,9 @@
 the reading options of its sources; reading and validating the sources; refusing
 sources with an error that belongs to no row.
 
-The readers and validation bring pandas, so they are imported when a run reads its
-sources, not with this module (``linksync plan --help`` stays light).
+The readers and validation are imported when a run reads its sources, not with this
+module (``linksync plan --help`` stays light); the spreadsheet readers bring pandas
+only when a spreadsheet is read (a plan of YAML files loads numpy, not pandas).
 """
 
 from __future__ import annotations
