@@ -32,7 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from linksync.config import Settings
-from linksync.errors import LinksyncError, StoppedAfterWrites, UnsafePlanError, describe
+from linksync.errors import (
+    InterruptedAfterWrites,
+    LinksyncError,
+    StoppedAfterWrites,
+    UnsafePlanError,
+    describe,
+)
 from linksync.lock import LockHolder, acquire_lock
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RowResult, RunInfo
@@ -139,12 +145,8 @@ class ApplyRun:
         except (LinksyncError, OSError) as exc:
             if not self.writes.any or isinstance(exc, StoppedAfterWrites):
                 raise
-            raise StoppedAfterWrites(
-                f"{describe(exc)}. Before this error the run wrote to the workspace: "
-                f"{self.writes.describe()}; the journal {paths.journal} holds every result",
-                written=self.writes.describe(),
-                journal=str(paths.journal) if paths.journal else None,
-            ) from exc
+            lead = f"{describe(exc)}. Before this error the run wrote to the workspace"
+            raise _after_writes(StoppedAfterWrites, lead, self.writes, paths.journal) from exc
         log_run_end(
             self.log,
             counts=results.counts,
@@ -290,16 +292,22 @@ class ApplyRun:
 def run_apply(run: ApplyRun) -> Results:
     """Run ``run`` in a new event loop (``linksync.apply``). A Ctrl-C while the requests
     in flight finish, after the run wrote, is ``InterruptedAfterWrites``."""
-    from linksync.errors import InterruptedAfterWrites
-
     try:
         return asyncio.run(run.go())
     except KeyboardInterrupt:
         if not run.writes.any:
             raise
-        raise InterruptedAfterWrites(
-            f"Interrupted after writing to the workspace: {run.writes.describe()}; "
-            f"the journal {run.journal} holds every result",
-            written=run.writes.describe(),
-            journal=str(run.journal) if run.journal else None,
-        ) from None
+        lead = "Interrupted after writing to the workspace"
+        raise _after_writes(InterruptedAfterWrites, lead, run.writes, run.journal) from None
+
+
+def _after_writes(
+    kind: type[StoppedAfterWrites], lead: str, writes: RemoteWrites, journal: Path | None
+) -> StoppedAfterWrites:
+    """The error that ends a run which wrote already: what it wrote, where its journal is."""
+    written = writes.describe()
+    return kind(
+        f"{lead}: {written}; the journal {journal} holds every result",
+        written=written,
+        journal=str(journal) if journal else None,
+    )
