@@ -20,13 +20,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from itertools import repeat
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from linksync.model import LINK_FIELDS, Problem, Provenance, Severity
+from linksync.sources.cleaning import ASCII_WS, clean_column, clean_text
 from linksync.sources.columns import SHORT_URL, UTM_FIELDS, ColumnMatch
 from linksync.sources.frame import SpecFrame, not_none
 from linksync.sources.normalize import (
@@ -36,9 +36,6 @@ from linksync.sources.normalize import (
     split_tags,
 )
 from linksync.sources.options import ReadOptions
-
-_ASCII_WS = " \t\r\n"
-_SEP = "\x1f"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,57 +49,6 @@ class CellIssue:
     message: str
     severity: Severity = Severity.ERROR
     column: str | None = None
-
-
-def _as_text(v: Any) -> str:
-    """A cell as text; missing cells (None, NaN, NA, NaT) as ""."""
-    if isinstance(v, str):
-        return v
-    return "" if v is None or bool(pd.isna(v)) else str(v)
-
-
-def clean_text(column: Any, empty_values: frozenset[str] = frozenset()) -> np.ndarray:
-    """Object array of trimmed strings, None for empty or missing cells (and for cells
-    holding one of ``empty_values``, compared case-insensitively)."""
-    return clean_column(column, empty_values)[0]
-
-
-def clean_column(
-    column: Any, empty_values: frozenset[str] = frozenset()
-) -> tuple[np.ndarray, np.ndarray]:
-    """``clean_text`` of the column, and per value whether it is set (not None).
-
-    Only ASCII whitespace is trimmed: a no-break space or a zero-width space is left
-    in place for validation to name. The column is joined into one string (which
-    also proves every cell is text): values are stripped only when it holds ASCII
-    whitespace at all, and placeholders are looked up in it casefolded first.
-    """
-    if isinstance(column, list):
-        vals: list[Any] = column
-    else:
-        vals = column.tolist() if isinstance(column, pd.Series | np.ndarray) else list(column)
-    try:
-        big = _SEP.join(vals)
-    except TypeError:  # cells that are not text (None, NaN, numbers)
-        vals = [_as_text(v) for v in vals]
-        big = _SEP.join(vals)
-    n = len(vals)
-    if any(w in big for w in _ASCII_WS):
-        stripped = list(map(str.strip, vals, repeat(_ASCII_WS)))
-        if stripped != vals:  # a string stripped of nothing is the same object
-            vals, big = stripped, _SEP.join(stripped)
-    if empty_values and n:
-        folded = big.casefold().split(_SEP)
-        if len(folded) != n:  # a value holds the separator itself
-            folded = [v.casefold() for v in vals]
-        if not empty_values.isdisjoint(folded):
-            vals = ["" if f in empty_values else v for v, f in zip(vals, folded, strict=True)]
-    out = np.fromiter(vals, dtype=object, count=n)
-    if "" in vals:
-        empty = np.equal(out, "")
-        out[empty] = None
-        return out, ~empty
-    return out, np.ones(n, dtype=bool)
 
 
 def map_distinct(series: pd.Series, fn: Callable[[Any], Any]) -> np.ndarray:
@@ -146,6 +92,8 @@ class _Builder:
         """The field's column (several merged) and which of its values are set."""
         cols = self.match.columns_of(fname)
         merged, have = self.clean(fname, raws[0])
+        if len(raws) > 1:
+            merged = merged.copy()  # filled in place below (it may be pandas' own)
         for col, raw in zip(cols[1:], raws[1:], strict=False):
             extra, more = self.clean(fname, raw)
             both = np.flatnonzero(have & more)
@@ -304,7 +252,7 @@ def _expiry(raw: Any, opts: ReadOptions) -> np.ndarray:
         if v is None or (isinstance(v, float) and np.isnan(v)):
             return None
         if isinstance(v, str):
-            v = v.strip(_ASCII_WS)
+            v = v.strip(ASCII_WS)
             return norm(v) if v and not opts.is_empty_value(v) else None
         return norm(v)
 
