@@ -14,8 +14,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from linksync.sources.frame import JOIN_SEP as _SEP
+from linksync.sources.frame import JoinedText
+
 ASCII_WS = " \t\r\n"
-_SEP = "\x1f"
 
 
 def _as_text(v: Any) -> str:
@@ -34,7 +36,16 @@ def clean_text(column: Any, empty_values: frozenset[str] = frozenset()) -> np.nd
 def clean_column(
     column: Any, empty_values: frozenset[str] = frozenset()
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``clean_text`` of the column, and per value whether it is set (not None).
+    """``clean_text`` of the column, and per value whether it is set (not None)."""
+    out, present, _ = clean_joined(column, empty_values)
+    return out, present
+
+
+def clean_joined(
+    column: Any, empty_values: frozenset[str] = frozenset()
+) -> tuple[np.ndarray, np.ndarray, JoinedText | None]:
+    """``clean_column``, and the clean column joined into one string (``JoinedText``)
+    when it is pure ASCII but for a few values.
 
     Only ASCII whitespace is trimmed: a no-break space or a zero-width space is left
     in place for validation to name. The column is joined into one string (which
@@ -64,17 +75,20 @@ def clean_column(
         if stripped != vals:  # a string stripped of nothing is the same object
             vals, arr = stripped, None
             big, others = _ascii_joined(vals, others)
+    fresh = True
     if empty_values and n:
         vals, changed = _placeholders(vals, big, others, empty_values)
         if changed:
-            arr = None
+            arr, fresh = None, False
     out = arr if arr is not None else np.fromiter(vals, dtype=object, count=n)
+    present = np.ones(n, dtype=bool)
     if "" in vals:
         empty = np.equal(out, "")
         out = out.copy() if out is arr else out
         out[empty] = None
-        return out, ~empty
-    return out, np.ones(n, dtype=bool)
+        present = ~empty
+    joined = JoinedText(out, big, tuple(others)) if fresh and big.isascii() else None
+    return out, present, joined
 
 
 def _object_values(column: pd.Series) -> np.ndarray | None:

@@ -18,6 +18,23 @@ import numpy as np
 
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Provenance
 
+#: What separates the values of a column joined into one string (``JoinedText``).
+JOIN_SEP = "\x1f"
+
+
+@dataclass(frozen=True, eq=False)
+class JoinedText:
+    """A column of a frame as one string, made while cleaning it and kept for the
+    checks that look at the whole column at once (validation joins it again only when
+    this is gone). ``text``: every value of ``values`` joined by ``JOIN_SEP``, a None
+    as "", a value outside ASCII as "!" (their positions in ``others``); ``text`` is
+    then pure ASCII. Valid only while ``values`` is the frame's array of the field
+    (``SpecFrame.joined_text`` checks it)."""
+
+    values: np.ndarray
+    text: str
+    others: tuple[int, ...]
+
 
 def _none_array(n: int) -> np.ndarray:
     return np.full(n, None, dtype=object)
@@ -50,6 +67,8 @@ class SpecFrame:
     row_problems: tuple[tuple[int, Problem], ...] = ()
     #: ``managed[f]`` is exactly "``values[f]`` is not None" (spreadsheet frames).
     managed_is_set: bool = False
+    #: Columns already joined into one string by the reader (``JoinedText``).
+    joined: Mapping[str, JoinedText] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -65,9 +84,11 @@ class SpecFrame:
         row_problems: tuple[tuple[int, Problem], ...] = (),
         *,
         managed: Mapping[str, np.ndarray] | None = None,
+        joined: Mapping[str, JoinedText] | None = None,
     ) -> SpecFrame:
         """A spreadsheet frame: a field is managed where its value is not None
-        (``managed`` gives that mask for fields whose caller knows it already)."""
+        (``managed`` gives that mask for fields whose caller knows it already;
+        ``joined`` the fields' columns joined while cleaning them)."""
         n = len(rows)
         full = {f: values[f] if f in values else _none_array(n) for f in LINK_FIELDS}
         known = managed or {}
@@ -85,6 +106,7 @@ class SpecFrame:
             None,
             row_problems,
             True,
+            MappingProxyType({f: j for f, j in (joined or {}).items() if j.values is full.get(f)}),
         )
 
     @classmethod
@@ -160,6 +182,12 @@ class SpecFrame:
         new_values = dict(self.values)
         new_values[field_name] = values
         return replace(self, values=new_values, managed_is_set=False)
+
+    def joined_text(self, field_name: str) -> JoinedText | None:
+        """The field's column joined into one string, when the reader made it and the
+        values are still those it was made from."""
+        found = self.joined.get(field_name)
+        return found if found is not None and found.values is self.values[field_name] else None
 
     def is_set(self, field_name: str) -> np.ndarray:
         """Per row: the field has a value (not None)."""

@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 
 from linksync.model import LINK_FIELDS, Problem, Provenance, Severity
-from linksync.sources.cleaning import ASCII_WS, clean_column, clean_text
+from linksync.sources.cleaning import ASCII_WS, clean_joined, clean_text
 from linksync.sources.columns import SHORT_URL, UTM_FIELDS, ColumnMatch
-from linksync.sources.frame import SpecFrame, not_none
+from linksync.sources.frame import JoinedText, SpecFrame, not_none
 from linksync.sources.normalize import (
     merge_utm_checked,
     normalize_expiry,
@@ -81,12 +81,16 @@ class _Builder:
         self.source, self.sheet, self.match, self.opts = source, sheet, match, opts
         self.issues: list[CellIssue] = []
         self.problems: list[Problem] = []
+        self.joined: dict[str, JoinedText] = {}  # field -> its column joined (one column)
 
     def clean(self, fname: str, raw: Any) -> tuple[np.ndarray, np.ndarray]:
         if fname == "expires_at":
             out = _expiry(raw, self.opts)
             return out, not_none(out)
-        return clean_column(raw, self.opts.empty_values)
+        out, present, joined = clean_joined(raw, self.opts.empty_values)
+        if joined is not None:
+            self.joined[fname] = joined
+        return out, present
 
     def merge(self, fname: str, raws: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         """The field's column (several merged) and which of its values are set."""
@@ -94,6 +98,7 @@ class _Builder:
         merged, have = self.clean(fname, raws[0])
         if len(raws) > 1:
             merged = merged.copy()  # filled in place below (it may be pandas' own)
+            self.joined.pop(fname, None)
         for col, raw in zip(cols[1:], raws[1:], strict=False):
             extra, more = self.clean(fname, raw)
             both = np.flatnonzero(have & more)
@@ -225,7 +230,7 @@ def build_frame(
     # (lower-casing a domain, merging UTM parameters into a URL keep None as None).
     managed = {f: present[f] for f in values if f in present}
     frame = SpecFrame.from_columns(
-        source, sheet, rows, values, match.provenance_columns, managed=managed
+        source, sheet, rows, values, match.provenance_columns, managed=managed, joined=b.joined
     )
     at = np.searchsorted(keep, [x.index for x in found]).tolist()
     attached = [

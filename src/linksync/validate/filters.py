@@ -24,6 +24,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from linksync import rules
+from linksync.sources.frame import JOIN_SEP, JoinedText
 
 #: scheme://host[:port] followed by the end, a path, a query or a fragment. The host
 #: is ASCII labels of 1-63 characters (letters, digits, ``_``, inner ``-``), the first
@@ -35,8 +36,9 @@ _AUTHORITY = (
 _URL_PREFIX = r"[hH][tT][tT][pP][sS]?://" + _AUTHORITY
 URL_PREFIX_RE = re.compile(_URL_PREFIX + r"(?=[/?#]|\Z)", re.ASCII)
 _AUTHORITY_RE = re.compile(_AUTHORITY.encode(), re.ASCII)
-#: Where an authority ends: a path, a query, a fragment, or the next value.
-_AUTHORITY_END_RE = re.compile(rb"[/?#\n]")
+#: Where an authority ends: a path, a query, a fragment, or the next value (after a
+#: "\n" or a ``JOIN_SEP``: neither is part of a value that gets this far).
+_AUTHORITY_END_RE = re.compile(rb"[/?#\n\x1f]")
 
 #: The same over a column joined into one string, every value preceded by "\n": the
 #: prefix of a value ends where its text ends, at the next "\n" (a value holding a
@@ -108,8 +110,7 @@ def per_distinct(values: Sequence[Any], test: Any, *, sample: int = 2_000) -> np
     million distinct URLs costs more than it saves)."""
     n = len(values)
     try:
-        picked = values[:: n // sample] if n > sample * 2 else ()
-        if len(set(picked)) * 2 > len(picked) > 0:
+        if mostly_distinct(values, sample):
             return np.asarray(test(values), dtype=bool)
         distinct = list(dict.fromkeys(values))
     except TypeError:  # unhashable values (specs built in Python): test them all
@@ -118,6 +119,15 @@ def per_distinct(values: Sequence[Any], test: Any, *, sample: int = 2_000) -> np
         return np.asarray(test(values), dtype=bool)
     verdict = dict(zip(distinct, np.asarray(test(distinct), dtype=bool).tolist(), strict=True))
     return np.fromiter(map(verdict.__getitem__, values), dtype=bool, count=n)
+
+
+def mostly_distinct(values: Sequence[Any], sample: int = 2_000) -> bool:
+    """The values at ``sample`` places along a long column are mostly distinct (then
+    testing the distinct values only would not pay). Raises TypeError for values
+    that cannot be hashed."""
+    n = len(values)
+    picked = values[:: n // sample] if n > sample * 2 else ()
+    return len(set(picked)) * 2 > len(picked) > 0
 
 
 def fast_url_ok(values: Sequence[Any]) -> np.ndarray:
@@ -145,21 +155,39 @@ def _fast_url_ok(values: Sequence[Any]) -> np.ndarray:
     for i in others:
         text[i] = "!"
     raw = "\n".join(["", *text, "\n" * 8]).encode("ascii")
-    codes = np.frombuffer(raw, dtype=np.uint8)
-    breaks = np.flatnonzero(codes == 0x0A)
-    if len(breaks) != n + 9:  # a value holds a line break: work on code points
+    ok = _url_ok_ascii(raw, 0x0A, n, others, values)
+    if ok is None:  # a value holds a line break: work on code points
         big, starts = joined(values)
-        ok: np.ndarray = _visible_joined(big, starts) & _url_prefix_joined(big, starts)
-        return ok
+        ok = _visible_joined(big, starts) & _url_prefix_joined(big, starts)
+    return ok
+
+
+def url_ok_joined(column: JoinedText) -> np.ndarray | None:
+    """``fast_url_ok`` of every value of a column the reader joined already (None and
+    "" fail); None when a value holds the separator itself (then test the values)."""
+    raw = (JOIN_SEP + column.text + JOIN_SEP * 9).encode("ascii")
+    return _url_ok_ascii(raw, ord(JOIN_SEP), len(column.values), column.others, column.values)
+
+
+def _url_ok_ascii(
+    raw: bytes, sep: int, n: int, others: Sequence[int], values: Sequence[Any] | np.ndarray
+) -> np.ndarray | None:
+    """``raw``: ASCII, every one of the ``n`` values preceded by ``sep`` and nine more
+    at the end; the values at ``others`` stand in it as "!" and fail. None when
+    ``sep`` is not found exactly n + 9 times (a value holds it)."""
+    codes = np.frombuffer(raw, dtype=np.uint8)
+    breaks = np.flatnonzero(codes == sep)
+    if len(breaks) != n + 9:
+        return None
     starts = breaks[:n]
-    if raw.translate(None, _VISIBLE_ASCII) == b"\n" * (n + 9):
+    if raw.translate(None, _VISIBLE_ASCII) == bytes([sep]) * (n + 9):
         ok = np.ones(n, dtype=bool)
     else:
         bad = (codes < 0x21) | (codes > 0x7E)
         bad[breaks] = False
         ok = np.ones(n, dtype=bool)
         ok[np.searchsorted(starts, np.flatnonzero(bad), side="right") - 1] = False
-    ok[others] = False
+    ok[list(others)] = False
     ok[ok] = _prefix_by_authority(raw, codes, starts[ok] + 1, values, np.flatnonzero(ok))
     return ok
 
@@ -170,7 +198,11 @@ _SEVEN = (1 << 56) - 1
 
 
 def _prefix_by_authority(
-    raw: bytes, codes: np.ndarray, first: np.ndarray, values: Sequence[str], which: np.ndarray
+    raw: bytes,
+    codes: np.ndarray,
+    first: np.ndarray,
+    values: Sequence[Any] | np.ndarray,
+    which: np.ndarray,
 ) -> np.ndarray:
     """Per value of visible ASCII starting at ``raw[first]`` (``codes``: its bytes):
     the URL prefix regex matches it. The scheme is tested on every value at once; the
@@ -214,7 +246,7 @@ def _prefix_by_authority(
     return out
 
 
-_ENDS = np.frombuffer(b"/?#\n", dtype=np.uint8)
+_ENDS = np.frombuffer(b"/?#\n\x1f", dtype=np.uint8)
 
 
 _SLUG_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"

@@ -31,9 +31,11 @@ from linksync.validate.filters import (
     fast_slug_ok,
     fast_url_ok,
     has_invisible,
+    mostly_distinct,
     per_distinct,
     slug_message,
     url_message,
+    url_ok_joined,
 )
 
 _URL_FIELDS = ("url", "apple", "google")
@@ -59,6 +61,13 @@ def _per_object(values: list[Any], test: Any) -> np.ndarray:
     verdict = np.asarray(test([values[i] for i in first.tolist()]), dtype=bool)
     out: np.ndarray = verdict[inverse]
     return out
+
+
+def _mostly_distinct(values: list[Any]) -> bool:
+    try:
+        return mostly_distinct(values)
+    except TypeError:  # unhashable values (specs built in Python)
+        return False
 
 
 def _nothing_message(value: str) -> str:
@@ -237,7 +246,13 @@ class FrameChecker:
         idx, vals = self._present(fname)
         if not vals:
             return
-        ok = fast_url_ok(vals)
+        ok = None
+        column = self.frame.joined_text(fname)
+        if column is not None and _mostly_distinct(vals):  # else per distinct value
+            full = url_ok_joined(column)
+            ok = full[idx] if full is not None else None
+        if ok is None:
+            ok = fast_url_ok(vals)
         for j in np.flatnonzero(~ok).tolist():
             v = vals[j]
             if isinstance(v, str) and v in _NOTHING:
