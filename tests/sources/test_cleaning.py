@@ -163,3 +163,42 @@ def test_url_filter_over_the_joined_column_agrees_with_the_values() -> None:
         assert not full[~present].any()
         tested += 1
     assert tested == 3
+
+
+def test_slug_filter_over_the_joined_column_agrees_with_the_values() -> None:
+    from linksync.validate.filters import fast_slug_ok, slug_ok_joined
+
+    rng = random.Random(4)
+    good = [f"item-{i}" for i in range(3000)]
+    cases = [
+        good,
+        [*good, ""],
+        [*good, "Docs", "ADMIN"],
+        [*good, "admin", "api"],
+        [g.upper() for g in good],
+        [*good, "a--b"],
+        [*good, "-a"],
+        [*good, "a-"],
+        ["-a", *good],
+        [*good, "a_b"],
+        [*good, "x" * 2048],
+        [*good, "x" * 2049],
+        [*good, " padded "],
+        [*good, "a\u200bb"],
+        [*good, "\u212a"],
+        ["".join(rng.choices("abZ9-", k=rng.randint(1, 5))) for _ in range(3000)],
+        ["a"],
+    ]
+    seen = 0
+    for values in cases:
+        out, present, joined = clean_joined(pd.Series(values, dtype=object))
+        if joined is None:
+            continue
+        idx = np.flatnonzero(present)
+        vals = out[idx].tolist()
+        got = slug_ok_joined(joined, idx, vals)
+        if got is None:
+            continue
+        seen += 1
+        assert got.tolist() == fast_slug_ok(vals).tolist(), values[-1]
+    assert seen >= 6

@@ -266,6 +266,38 @@ def fast_slug_ok(values: Sequence[Any], *, chunk: int = 20_000) -> np.ndarray:
     return out
 
 
+def slug_ok_joined(column: JoinedText, idx: np.ndarray, values: list[Any]) -> np.ndarray | None:
+    """``fast_slug_ok(values)`` for ``values``, the values at ``idx`` (none None) of a
+    column the reader joined already: the character, hyphen and length tests at once
+    on the joined text, then the reserved words value by value. None when some value
+    of the column fails a test at once (then test the values)."""
+    text = column.text
+    n = len(column.values)
+    if column.others or not text:
+        return None
+    raw = text.encode("ascii")
+    if raw.translate(None, _SLUG_BYTES) != _SEP_BYTE * (n - 1):
+        return None
+    if "--" in text or _SEP + "-" in text or "-" + _SEP in text or "-" in (text[0], text[-1]):
+        return None
+    codes = np.frombuffer(raw, dtype=np.uint8)
+    bounds = np.concatenate([[-1], np.flatnonzero(codes == _SEP_BYTE[0]), [len(raw)]])
+    if len(bounds) != n + 1 or int(np.diff(bounds).max()) - 1 > rules.MAX_SLUG_BYTES:
+        return None
+    low = text.lower()
+    reserved = rules.RESERVED_SLUGS
+    if low == text:  # no upper-case letter: each value is its own lower case
+        if reserved.isdisjoint(values):
+            return np.ones(len(values), dtype=bool)
+        return ~np.fromiter(map(reserved.__contains__, values), dtype=bool, count=len(values))
+    lowered = low.split(_SEP)
+    return ~np.fromiter((lowered[i] in reserved for i in idx.tolist()), dtype=bool, count=len(idx))
+
+
+_SEP = JOIN_SEP
+_SEP_BYTE = JOIN_SEP.encode("ascii")
+
+
 def _slug_chunk(values: Sequence[Any]) -> np.ndarray:
     n = len(values)
     if _all_text(values) and all(values):

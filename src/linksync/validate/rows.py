@@ -22,7 +22,7 @@ import numpy as np
 
 from linksync import rules
 from linksync.model import Problem, Provenance, Severity
-from linksync.sources.frame import SpecFrame
+from linksync.sources.frame import JoinedText, SpecFrame
 from linksync.sources.options import EXCEL_ERRORS, PLACEHOLDER_VARIANTS, looks_like_local_date
 from linksync.timestamps import format_ts, parse_iso
 from linksync.validate.filters import (
@@ -34,6 +34,7 @@ from linksync.validate.filters import (
     mostly_distinct,
     per_distinct,
     slug_message,
+    slug_ok_joined,
     url_message,
     url_ok_joined,
 )
@@ -268,7 +269,10 @@ class FrameChecker:
         idx, vals = self._present("slug")
         if not vals:
             return
-        ok = fast_slug_ok(vals)
+        column = self.frame.joined_text("slug")
+        ok = slug_ok_joined(column, idx, vals) if column is not None else None
+        if ok is None:
+            ok = fast_slug_ok(vals)
         for j in np.flatnonzero(~ok).tolist():
             v = vals[j]
             if not isinstance(v, str):
@@ -344,20 +348,26 @@ def duplicates(
     for frame, offset in offsets(frames):
         idx = np.flatnonzero(frame.is_set("slug"))
         if len(idx):
-            slugs.extend(_lower_all(frame.values["slug"][idx].tolist()))
+            slugs.extend(_lower_all(frame.values["slug"][idx].tolist(), frame.joined_text("slug")))
             positions.append(idx + offset)
     if not positions:
         return []
     allpos = np.concatenate(positions)
     hashes = np.fromiter(map(hash, slugs), dtype=np.int64, count=len(slugs))
-    order = np.argsort(hashes)
-    ties = np.flatnonzero(hashes[order][1:] == hashes[order][:-1])
-    if not len(ties):
+    ordered = np.sort(hashes)
+    tied = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
+    if not len(tied):
         return []
+    # Rows whose hash another row shares: a table of 2**22 marks by the hash's low bits
+    # (a lookup in cache, where a binary search of every hash is not), then exactly.
+    marks = np.zeros(_MARKS, dtype=bool)
+    marks[tied & (_MARKS - 1)] = True
+    maybe = np.flatnonzero(marks[hashes & (_MARKS - 1)])
+    candidates = maybe[np.isin(hashes[maybe], tied)]
     default = (default_domain or "").lower()
     first: dict[tuple[str, str], int] = {}
     out: list[tuple[int, str, Problem]] = []
-    for k in np.unique(np.concatenate([order[ties], order[ties + 1]])).tolist():
+    for k in candidates.tolist():
         pos = int(allpos[k])
         prov = _provenance_at(frames, pos)
         domain = _value_at(frames, pos, "domain")
@@ -372,6 +382,9 @@ def duplicates(
     return out
 
 
+_MARKS = 1 << 22
+
+
 def _value_at(frames: Sequence[SpecFrame], pos: int, fname: str) -> Any:
     for frame, offset in offsets(frames):
         if offset <= pos < offset + len(frame):
@@ -383,9 +396,12 @@ def _lower(v: Any) -> str:
     return str(v).lower()
 
 
-def _lower_all(values: list[Any]) -> list[str]:
+def _lower_all(values: list[Any], column: JoinedText | None = None) -> list[str]:
     """Lower-cased text of every value (one joined string when the values allow; the
-    values themselves when none has an upper-case letter)."""
+    values themselves when none has an upper-case letter, which the column the reader
+    joined, when given, tells at once)."""
+    if column is not None and not column.others and column.text.lower() == column.text:
+        return values
     try:
         big = "\n".join(values)
     except TypeError:
