@@ -36,6 +36,18 @@ class JoinedText:
     others: tuple[int, ...]
 
 
+@dataclass(frozen=True, eq=False)
+class DistinctValues:
+    """A column a reader made value by distinct value: ``values`` is
+    ``uniques[codes]``, the last of ``uniques`` None (code -1, an empty cell). Checks
+    of such a column (tags, expiries, domains) look at ``uniques`` only. Valid only
+    while ``values`` is the frame's array of the field (``SpecFrame.distinct_values``)."""
+
+    values: np.ndarray
+    codes: np.ndarray
+    uniques: np.ndarray
+
+
 def _none_array(n: int) -> np.ndarray:
     return np.full(n, None, dtype=object)
 
@@ -69,6 +81,8 @@ class SpecFrame:
     managed_is_set: bool = False
     #: Columns already joined into one string by the reader (``JoinedText``).
     joined: Mapping[str, JoinedText] = field(default_factory=dict)
+    #: Columns the reader made value by distinct value (``DistinctValues``).
+    distinct: Mapping[str, DistinctValues] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -85,10 +99,12 @@ class SpecFrame:
         *,
         managed: Mapping[str, np.ndarray] | None = None,
         joined: Mapping[str, JoinedText] | None = None,
+        distinct: Mapping[str, DistinctValues] | None = None,
     ) -> SpecFrame:
         """A spreadsheet frame: a field is managed where its value is not None
         (``managed`` gives that mask for fields whose caller knows it already;
-        ``joined`` the fields' columns joined while cleaning them)."""
+        ``joined`` the fields' columns joined while cleaning them, ``distinct`` those
+        made value by distinct value)."""
         n = len(rows)
         full = {f: values[f] if f in values else _none_array(n) for f in LINK_FIELDS}
         known = managed or {}
@@ -107,6 +123,9 @@ class SpecFrame:
             row_problems,
             True,
             MappingProxyType({f: j for f, j in (joined or {}).items() if j.values is full.get(f)}),
+            MappingProxyType(
+                {f: d for f, d in (distinct or {}).items() if d.values is full.get(f)}
+            ),
         )
 
     @classmethod
@@ -187,6 +206,12 @@ class SpecFrame:
         """The field's column joined into one string, when the reader made it and the
         values are still those it was made from."""
         found = self.joined.get(field_name)
+        return found if found is not None and found.values is self.values[field_name] else None
+
+    def distinct_values(self, field_name: str) -> DistinctValues | None:
+        """The field's column by distinct value, when the reader made it so and the
+        values are still those it made."""
+        found = self.distinct.get(field_name)
         return found if found is not None and found.values is self.values[field_name] else None
 
     def is_set(self, field_name: str) -> np.ndarray:

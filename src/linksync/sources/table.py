@@ -28,7 +28,7 @@ import pandas as pd
 from linksync.model import LINK_FIELDS, Problem, Provenance, Severity
 from linksync.sources.cleaning import ASCII_WS, clean_joined, clean_text
 from linksync.sources.columns import SHORT_URL, UTM_FIELDS, ColumnMatch
-from linksync.sources.frame import JoinedText, SpecFrame, not_none
+from linksync.sources.frame import DistinctValues, JoinedText, SpecFrame, not_none
 from linksync.sources.normalize import (
     merge_utm_checked,
     normalize_expiry,
@@ -56,22 +56,27 @@ def map_distinct(series: pd.Series, fn: Callable[[Any], Any]) -> np.ndarray:
 
     Returns an object array aligned with ``series``.
     """
+    return map_distinct_values(series, fn).values
+
+
+def map_distinct_values(series: pd.Series, fn: Callable[[Any], Any]) -> DistinctValues:
+    """``map_distinct``, with the codes and the mapped distinct values it was made of."""
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     mapped = np.empty(len(uniques) + 1, dtype=object)
     mapped[:-1] = [fn(u) for u in uniques]
     mapped[-1] = None
-    return mapped[codes]
+    return DistinctValues(mapped[codes], codes, mapped)
 
 
-def _tags(values: np.ndarray) -> np.ndarray:
+def _tags(values: np.ndarray) -> DistinctValues:
     def one(text: str) -> tuple[str, ...] | None:
         return split_tags(text) or None
 
-    return map_distinct(pd.Series(values, dtype=object), one)
+    return map_distinct_values(pd.Series(values, dtype=object), one)
 
 
-def _lower(values: np.ndarray) -> np.ndarray:
-    return map_distinct(pd.Series(values, dtype=object), lambda v: str(v).lower())
+def _lower(values: np.ndarray) -> DistinctValues:
+    return map_distinct_values(pd.Series(values, dtype=object), lambda v: str(v).lower())
 
 
 class _Builder:
@@ -82,10 +87,14 @@ class _Builder:
         self.issues: list[CellIssue] = []
         self.problems: list[Problem] = []
         self.joined: dict[str, JoinedText] = {}  # field -> its column joined (one column)
+        self.distinct: dict[str, DistinctValues] = {}  # field -> made by distinct value
 
     def clean(self, fname: str, raw: Any) -> tuple[np.ndarray, np.ndarray]:
         if fname == "expires_at":
             out = _expiry(raw, self.opts)
+            if isinstance(out, DistinctValues):
+                self.distinct[fname] = out
+                out = out.values
             return out, not_none(out)
         out, present, joined = clean_joined(raw, self.opts.empty_values)
         if joined is not None:
@@ -209,10 +218,12 @@ def build_frame(
 
     values: dict[str, np.ndarray] = {f: cleaned[f] for f in LINK_FIELDS if f in cleaned}
     if "tags" in values:
-        values["tags"] = _tags(values["tags"])  # a cell of separators only: no tags
+        b.distinct["tags"] = _tags(values["tags"])
+        values["tags"] = b.distinct["tags"].values  # a cell of separators only: no tags
         present["tags"] = not_none(values["tags"])
     if "domain" in values:
-        values["domain"] = _lower(values["domain"])
+        b.distinct["domain"] = _lower(values["domain"])
+        values["domain"] = b.distinct["domain"].values
     if SHORT_URL in cleaned:
         _split_short(cleaned[SHORT_URL], values, n)
         present["slug"], present["domain"] = not_none(values["slug"]), not_none(values["domain"])
@@ -230,7 +241,14 @@ def build_frame(
     # (lower-casing a domain, merging UTM parameters into a URL keep None as None).
     managed = {f: present[f] for f in values if f in present}
     frame = SpecFrame.from_columns(
-        source, sheet, rows, values, match.provenance_columns, managed=managed, joined=b.joined
+        source,
+        sheet,
+        rows,
+        values,
+        match.provenance_columns,
+        managed=managed,
+        joined=b.joined,
+        distinct=b.distinct,
     )
     at = np.searchsorted(keep, [x.index for x in found]).tolist()
     attached = [
@@ -246,12 +264,12 @@ def build_frame(
     return frame, b.problems
 
 
-def _expiry(raw: Any, opts: ReadOptions) -> np.ndarray:
+def _expiry(raw: Any, opts: ReadOptions) -> np.ndarray | DistinctValues:
     norm = partial(normalize_expiry, date_format=opts.date_format)
     vals: list[Any] = raw.tolist() if isinstance(raw, pd.Series | np.ndarray) else list(raw)
     if set(map(type, vals)) <= {str}:
         text = clean_text(vals, opts.empty_values)
-        return map_distinct(pd.Series(text, dtype=object), norm)
+        return map_distinct_values(pd.Series(text, dtype=object), norm)
 
     def one(v: Any) -> Any:
         if v is None or (isinstance(v, float) and np.isnan(v)):

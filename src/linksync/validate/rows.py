@@ -156,6 +156,9 @@ class FrameChecker:
 
     def _nothing(self, fname: str) -> None:
         """Placeholders (N/A, -, TBD) and Excel error values (#N/A) where a value belongs."""
+        column = self.frame.distinct_values(fname)
+        if column is not None and _NOTHING.isdisjoint(column.uniques.tolist()):
+            return
         idx, vals = self._present(fname)
         if not vals:
             return
@@ -165,19 +168,46 @@ class FrameChecker:
         for j in hits:
             self.add(int(idx[j]), fname, "INVALID_FIELD", _nothing_message(vals[j]))
 
+    def _rows(self, fname: str) -> np.ndarray:
+        """``_present``'s rows without gathering their values."""
+        cached = self._cache.get(fname)
+        idx = cached[0] if cached is not None else np.flatnonzero(self.frame.is_set(fname))
+        gone = self.dead | self.skip.get(fname, set())
+        if gone and len(idx):
+            idx = idx[~np.isin(idx, np.fromiter(gone, dtype=np.int64, count=len(gone)))]
+        return idx
+
+    def _by_distinct(self, fname: str, test: Any) -> tuple[np.ndarray, Any, np.ndarray] | None:
+        """(rows, value at a row, ``test`` per row) from the distinct values the reader
+        made the column of (``test`` run on those only); None when it did not."""
+        column = self.frame.distinct_values(fname)
+        if column is None:
+            return None
+        idx = self._rows(fname)
+        uniques = column.uniques.tolist()
+        verdict = np.ones(len(uniques), dtype=bool)
+        known = [k for k, u in enumerate(uniques) if u is not None]
+        verdict[known] = np.asarray(test([uniques[k] for k in known]), dtype=bool)
+        values = self.frame.values[fname]
+        return idx, lambda j: values[idx[j]], verdict[column.codes[idx]]
+
     def _tags(self) -> None:
         """Placeholders among the tags, and what the service refuses (one pass over the
         distinct tag lists)."""
-        idx, vals = self._present("tags")
-        if not vals:
-            return
 
         def fine(batch: Sequence[Any]) -> list[bool]:
             return [not set(t) & _NOTHING and rules.check_tags(t) is None for t in batch]
 
-        ok = _per_object(vals, fine)
+        found = self._by_distinct("tags", fine)
+        if found is None:
+            idx, vals = self._present("tags")
+            if not vals:
+                return
+            at, ok = vals.__getitem__, _per_object(vals, fine)
+        else:
+            idx, at, ok = found
         for j in np.flatnonzero(~ok).tolist():
-            tags = vals[j]
+            tags = at(j)
             word = next((t for t in tags if t in _NOTHING), None)
             if word is not None:
                 self.add(int(idx[j]), "tags", "INVALID_FIELD", _nothing_message(word))
@@ -285,9 +315,6 @@ class FrameChecker:
                 self.add(int(idx[j]), "slug", constant, slug_message(v, constant))
 
     def _expiry(self) -> None:
-        idx, vals = self._present("expires_at")
-        if not vals:
-            return
         now_text = format_ts(self.now)
 
         def after_now(batch: Sequence[Any]) -> list[bool]:
@@ -296,9 +323,16 @@ class FrameChecker:
                 for v in batch
             ]
 
-        future = per_distinct(vals, after_now)
+        found = self._by_distinct("expires_at", after_now)
+        if found is None:
+            idx, vals = self._present("expires_at")
+            if not vals:
+                return
+            at, future = vals.__getitem__, per_distinct(vals, after_now)
+        else:
+            idx, at, future = found
         for j in np.flatnonzero(~future).tolist():
-            v = vals[j]
+            v = at(j)
             text = v if isinstance(v, str) else str(v)
             result = rules.parse_expiry(text, self.now)
             if isinstance(result, datetime):
@@ -320,6 +354,11 @@ class FrameChecker:
             self.add(int(idx[j]), "expires_at", "INVALID_EXPIRY", message)
 
     def _domains(self) -> None:
+        column = self.frame.distinct_values("domain")
+        if column is not None:
+            names = [d for d in column.uniques.tolist() if d is not None]
+            if all(isinstance(d, str) and rules.check_hostname(d) for d in names):
+                return
         idx, vals = self._present("domain")
         if not vals:
             return
