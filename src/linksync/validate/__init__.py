@@ -39,7 +39,8 @@ from typing import Any
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Severity
 from linksync.sources import SourceBatch
 from linksync.sources.frame import SpecFrame
-from linksync.validate.rows import FrameChecker, duplicates, offsets
+from linksync.validate.duplicates import duplicates
+from linksync.validate.rows import FrameChecker, offsets
 
 _FIELD_ORDER = {f: i for i, f in enumerate(LINK_FIELDS)}
 STRICT_NOTE = " (an error under --strict)"

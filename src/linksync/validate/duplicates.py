@@ -1,0 +1,97 @@
+"""DUPLICATE_IN_SOURCE: the same (domain, slug) declared twice across every frame."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from linksync.model import Problem, Provenance
+from linksync.sources.frame import JoinedText, SpecFrame
+from linksync.validate.rows import offsets
+
+
+def duplicates(
+    frames: Sequence[SpecFrame], default_domain: str | None
+) -> list[tuple[int, str, Problem]]:
+    """The same (domain, slug) again, case-insensitively, naming the first row.
+
+    Rows whose lower-cased slugs share a hash are the only candidates (one sort of
+    integers); only they are compared by (domain, slug), in source order."""
+    slugs: list[str] = []
+    positions: list[np.ndarray] = []
+    for frame, offset in offsets(frames):
+        idx = np.flatnonzero(frame.is_set("slug"))
+        if len(idx):
+            slugs.extend(_lower_all(frame.values["slug"][idx].tolist(), frame.joined_text("slug")))
+            positions.append(idx + offset)
+    if not positions:
+        return []
+    allpos = np.concatenate(positions)
+    hashes = np.fromiter(map(hash, slugs), dtype=np.int64, count=len(slugs))
+    ordered = np.sort(hashes)
+    tied = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
+    if not len(tied):
+        return []
+    # Rows whose hash another row shares: a table of 2**22 marks by the hash's low bits
+    # (a lookup in cache, where a binary search of every hash is not), then exactly.
+    marks = np.zeros(_MARKS, dtype=bool)
+    marks[tied & (_MARKS - 1)] = True
+    maybe = np.flatnonzero(marks[hashes & (_MARKS - 1)])
+    candidates = maybe[np.isin(hashes[maybe], tied)]
+    default = (default_domain or "").lower()
+    first: dict[tuple[str, str], int] = {}
+    out: list[tuple[int, str, Problem]] = []
+    for k in candidates.tolist():
+        pos = int(allpos[k])
+        prov = _provenance_at(frames, pos)
+        domain = _value_at(frames, pos, "domain")
+        key = (default if domain is None else _lower(domain), slugs[k])
+        first_pos = first.setdefault(key, pos)
+        if first_pos == pos:
+            continue
+        where = _provenance_at(frames, first_pos).where()
+        shown = f"{key[0] or '(default domain)'}/{key[1]}"
+        message = f"{shown} is declared twice; first at {where}"
+        out.append((pos, "slug", Problem("DUPLICATE_IN_SOURCE", message, prov, "slug")))
+    return out
+
+
+_MARKS = 1 << 22
+
+
+def _value_at(frames: Sequence[SpecFrame], pos: int, fname: str) -> Any:
+    for frame, offset in offsets(frames):
+        if offset <= pos < offset + len(frame):
+            return frame.values[fname][pos - offset]
+    raise IndexError(pos)
+
+
+def _lower(v: Any) -> str:
+    return str(v).lower()
+
+
+def _lower_all(values: list[Any], column: JoinedText | None = None) -> list[str]:
+    """Lower-cased text of every value (one joined string when the values allow; the
+    values themselves when none has an upper-case letter, which the column the reader
+    joined, when given, tells at once)."""
+    if column is not None and not column.others and column.text.lower() == column.text:
+        return values
+    try:
+        big = "\n".join(values)
+    except TypeError:
+        return [_lower(v) for v in values]
+    if big.count("\n") != len(values) - 1:
+        return [_lower(v) for v in values]
+    low = big.lower()
+    if low == big:
+        return values
+    return low.split("\n") if values else []
+
+
+def _provenance_at(frames: Sequence[SpecFrame], pos: int) -> Provenance:
+    for frame, offset in offsets(frames):
+        if offset <= pos < offset + len(frame):
+            return frame.provenance(pos - offset)
+    raise IndexError(pos)
