@@ -42,10 +42,11 @@ def clean_column(
 
 
 def clean_joined(
-    column: Any, empty_values: frozenset[str] = frozenset()
+    column: Any, empty_values: frozenset[str] = frozenset(), *, text_only: bool = False
 ) -> tuple[np.ndarray, np.ndarray, JoinedText | None]:
     """``clean_column``, and the clean column joined into one string (``JoinedText``)
-    when it is pure ASCII but for a few values.
+    when it is pure ASCII but for a few values. ``text_only``: raise TypeError when a
+    cell is not text (else it is read as text, a missing one as empty).
 
     Only ASCII whitespace is trimmed: a no-break space or a zero-width space is left
     in place for validation to name. The column is joined into one string (which
@@ -68,6 +69,8 @@ def clean_joined(
     try:
         big, others = _ascii_joined(vals)
     except TypeError:  # cells that are not text (None, NaN, numbers)
+        if text_only:
+            raise
         vals, arr = [_as_text(v) for v in vals], None
         big, others = _ascii_joined(vals)
     if any(w in big for w in ASCII_WS) or any(vals[i] != vals[i].strip(ASCII_WS) for i in others):

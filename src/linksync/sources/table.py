@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from linksync.model import LINK_FIELDS, Problem, Provenance, Severity
-from linksync.sources.cleaning import ASCII_WS, clean_joined, clean_text
+from linksync.sources.cleaning import ASCII_WS, clean_joined
 from linksync.sources.columns import SHORT_URL, UTM_FIELDS, ColumnMatch
 from linksync.sources.frame import DistinctValues, JoinedText, SpecFrame, not_none
 from linksync.sources.normalize import (
@@ -266,9 +266,11 @@ def build_frame(
 
 def _expiry(raw: Any, opts: ReadOptions) -> np.ndarray | DistinctValues:
     norm = partial(normalize_expiry, date_format=opts.date_format)
-    vals: list[Any] = raw.tolist() if isinstance(raw, pd.Series | np.ndarray) else list(raw)
-    if set(map(type, vals)) <= {str}:
-        text = clean_text(vals, opts.empty_values)
+    try:
+        text = clean_joined(raw, opts.empty_values, text_only=True)[0]
+    except TypeError:  # datetimes (Excel), missing cells
+        vals: list[Any] = raw.tolist() if isinstance(raw, pd.Series | np.ndarray) else list(raw)
+    else:
         return map_distinct_values(pd.Series(text, dtype=object), norm)
 
     def one(v: Any) -> Any:
