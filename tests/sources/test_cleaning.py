@@ -120,8 +120,8 @@ def test_joined_text_is_the_clean_column() -> None:
         if joined is None:
             continue
         assert joined.values is out
-        assert joined.text.isascii()
-        parts = joined.text.split(JOIN_SEP)
+        assert joined.raw.isascii()
+        parts = joined.text.decode("ascii").split(JOIN_SEP)
         if len(parts) == len(out):
             expect = [
                 "!" if i in joined.others else ("" if v is None else v)

@@ -58,7 +58,7 @@ def clean_joined(
     """
     arr = _object_values(column) if isinstance(column, pd.Series) else None
     if isinstance(column, list):
-        vals: list[Any] = column
+        vals: list[Any] = column.copy()  # padded while joined (``_joined``)
     elif arr is not None:
         vals = arr.tolist()
     elif isinstance(column, pd.Series | np.ndarray):
@@ -73,25 +73,67 @@ def clean_joined(
             raise
         vals, arr = [_as_text(v) for v in vals], None
         big, others = _ascii_joined(vals)
-    if any(w in big for w in ASCII_WS) or any(vals[i] != vals[i].strip(ASCII_WS) for i in others):
+    layout = _layout(big, n)
+    if _edges_hold_space(big, layout, vals, others):
         stripped = list(map(str.strip, vals, repeat(ASCII_WS)))
         if stripped != vals:  # a string stripped of nothing is the same object
             vals, arr = stripped, None
             big, others = _ascii_joined(vals, others)
-    fresh = True
+            layout = _layout(big, n)
     if empty_values and n:
         vals, changed = _placeholders(vals, big, others, empty_values)
         if changed:
-            arr, fresh = None, False
+            arr, layout = None, None
+    del big
     out = arr if arr is not None else np.fromiter(vals, dtype=object, count=n)
     present = np.ones(n, dtype=bool)
-    if "" in vals:
+    if layout is not None:
+        empty = np.diff(layout[1][: n + 1]) == 1
+        if not empty.any():
+            return out, present, JoinedText(out, *layout, tuple(others))
+    elif "" not in vals:
+        return out, present, None
+    else:
         empty = np.equal(out, "")
-        out = out.copy() if out is arr else out
-        out[empty] = None
-        present = ~empty
-    joined = JoinedText(out, big, tuple(others)) if fresh and big.isascii() else None
-    return out, present, joined
+    out = out.copy() if out is arr else out
+    out[empty] = None
+    joined = JoinedText(out, *layout, tuple(others)) if layout is not None else None
+    return out, ~empty, joined
+
+
+#: The byte of ``JOIN_SEP``; which bytes are ASCII whitespace.
+_SEP_CODE = ord(_SEP)
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[[ord(c) for c in ASCII_WS]] = True
+
+
+def _layout(big: str, n: int) -> tuple[bytes, np.ndarray] | None:
+    """``big`` (pure ASCII, from ``_ascii_joined``) as ``JoinedText.raw`` and its
+    ``seps``; None when it is not ASCII or a value holds the separator itself."""
+    if not n or not big.isascii():
+        return None
+    raw = big.encode("ascii")
+    found = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == _SEP_CODE)
+    if len(found) != n + len(_PAD) - 1:
+        return None
+    return raw, np.concatenate([np.array([-1], dtype=found.dtype), found])
+
+
+def _edges_hold_space(
+    big: str, layout: tuple[bytes, np.ndarray] | None, vals: list[str], others: list[int]
+) -> bool:
+    """Some value starts or ends with ASCII whitespace (when unsure: True). A value
+    outside ASCII is looked at alone; the others at once: first whether the joined
+    text holds whitespace at all, then the byte after each separator and before it."""
+    if any(vals[i] != vals[i].strip(ASCII_WS) for i in others):
+        return True
+    if not any(w in big for w in ASCII_WS):
+        return False
+    if layout is None:
+        return True
+    raw, seps = layout
+    codes = np.frombuffer(raw, dtype=np.uint8)
+    return bool(_SPACE[codes[seps[:-9] + 1]].any() or _SPACE[codes[seps[1:-8] - 1]].any())
 
 
 def _object_values(column: pd.Series) -> np.ndarray | None:
@@ -113,26 +155,36 @@ _PROBE = 20_000
 
 
 def _ascii_joined(vals: list[Any], others: list[int] | None = None) -> tuple[str, list[int]]:
-    """The values joined by the separator, those outside ASCII standing as "!", and
-    the positions of those (``others``: where they were before, when known). A column
-    mostly outside ASCII is joined as it is (no "!", no positions). Raises TypeError
-    when a value is not text."""
+    """The values joined by the separator and nine more after the last (``_joined``),
+    those outside ASCII standing as "!", and the positions of those (``others``:
+    where they were before, when known). A column mostly outside ASCII is joined as
+    it is (no "!", no positions). Raises TypeError when a value is not text."""
     if others is None:
-        big = _SEP.join(vals[:_PROBE])
-        if big.isascii():
-            big = _SEP.join(vals) if len(vals) > _PROBE else big
+        if _SEP.join(vals[:_PROBE]).isascii():
+            big = _joined(vals)
             if big.isascii():
                 return big, []
         ascii_ = np.fromiter(map(str.isascii, vals), dtype=bool, count=len(vals))
         others = np.flatnonzero(~ascii_).tolist()
-    if not others:
-        return _SEP.join(vals), []
-    if len(others) * 8 > len(vals):
-        return _SEP.join(vals), []
+    if not others or len(others) * 8 > len(vals):
+        return _joined(vals), []
     text = vals.copy()
     for i in others:
         text[i] = "!"
-    return _SEP.join(text), others
+    return _joined(text), others
+
+
+_PAD = [""] * 9
+
+
+def _joined(vals: list[Any]) -> str:
+    """``vals`` (a list of this module's own) joined, nine separators after the last
+    value (eight padding bytes for ``JoinedText``): one string made, no copy of it."""
+    vals.extend(_PAD)
+    try:
+        return _SEP.join(vals)
+    finally:
+        del vals[-len(_PAD) :]
 
 
 def _placeholders(
@@ -141,12 +193,12 @@ def _placeholders(
     """The values with those equal to one of ``empty_values`` (casefolded) as "";
     whether any was. ``big`` and ``others``: from ``_ascii_joined``."""
     folded_big = big.casefold()
-    edged = _SEP + folded_big + _SEP
+    edged = _SEP + folded_big
     if not any(_SEP + w + _SEP in edged for w in empty_values) and not any(
         vals[i].casefold() in empty_values for i in others
     ):
         return vals, False
-    folded = folded_big.split(_SEP)
+    folded = folded_big.split(_SEP)[: -len(_PAD)]
     if len(folded) != len(vals):  # a value holds the separator itself
         folded = [v.casefold() for v in vals]
     for i in others:

@@ -24,16 +24,25 @@ JOIN_SEP = "\x1f"
 
 @dataclass(frozen=True, eq=False)
 class JoinedText:
-    """A column of a frame as one string, made while cleaning it and kept for the
-    checks that look at the whole column at once (validation joins it again only when
-    this is gone). ``text``: every value of ``values`` joined by ``JOIN_SEP``, a None
-    as "", a value outside ASCII as "!" (their positions in ``others``); ``text`` is
-    then pure ASCII. Valid only while ``values`` is the frame's array of the field
-    (``SpecFrame.joined_text`` checks it)."""
+    """A column of a frame as one ASCII byte string, made while cleaning it and kept
+    for the checks that look at the whole column at once (validation joins it again
+    only when this is gone). ``raw``: every value of ``values`` followed by
+    ``JOIN_SEP``, a None as "", a value outside ASCII as "!" (their positions in
+    ``others``), then eight ``JOIN_SEP`` more (so a window of eight bytes read from a
+    value's start stays inside); ``seps``: -1, then where its separators are (value
+    i starts after ``seps[i]`` and ends before ``seps[i + 1]``). Valid only while
+    ``values`` is the frame's array of the field (``SpecFrame.joined_text`` checks
+    it); validation lets go of it when done."""
 
     values: np.ndarray
-    text: str
+    raw: bytes
+    seps: np.ndarray
     others: tuple[int, ...]
+
+    @property
+    def text(self) -> bytes:
+        """The values joined by ``JOIN_SEP``, without the padding after them."""
+        return self.raw[:-9]
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,8 +88,9 @@ class SpecFrame:
     row_problems: tuple[tuple[int, Problem], ...] = ()
     #: ``managed[f]`` is exactly "``values[f]`` is not None" (spreadsheet frames).
     managed_is_set: bool = False
-    #: Columns already joined into one string by the reader (``JoinedText``).
-    joined: Mapping[str, JoinedText] = field(default_factory=dict)
+    #: Columns already joined into one string by the reader (``JoinedText``), until
+    #: validation lets go of them (``forget_joined``).
+    joined: dict[str, JoinedText] = field(default_factory=dict)
     #: Columns the reader made value by distinct value (``DistinctValues``).
     distinct: Mapping[str, DistinctValues] = field(default_factory=dict)
 
@@ -122,7 +132,7 @@ class SpecFrame:
             None,
             row_problems,
             True,
-            MappingProxyType({f: j for f, j in (joined or {}).items() if j.values is full.get(f)}),
+            {f: j for f, j in (joined or {}).items() if j.values is full.get(f)},
             MappingProxyType(
                 {f: d for f, d in (distinct or {}).items() if d.values is full.get(f)}
             ),
@@ -207,6 +217,11 @@ class SpecFrame:
         values are still those it was made from."""
         found = self.joined.get(field_name)
         return found if found is not None and found.values is self.values[field_name] else None
+
+    def forget_joined(self) -> None:
+        """Let go of the joined columns (as large as the columns' text): validation
+        calls it once it has used them; later checks join the values again."""
+        self.joined.clear()
 
     def distinct_values(self, field_name: str) -> DistinctValues | None:
         """The field's column by distinct value, when the reader made it so and the

@@ -76,7 +76,7 @@ def _lower_all(values: list[Any], column: JoinedText | None = None) -> list[str]
     """Lower-cased text of every value (one joined string when the values allow; the
     values themselves when none has an upper-case letter, which the column the reader
     joined, when given, tells at once)."""
-    if column is not None and not column.others and column.text.lower() == column.text:
+    if column is not None and not column.others and column.raw.lower() == column.raw:
         return values
     try:
         big = "\n".join(values)

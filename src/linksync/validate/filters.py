@@ -165,22 +165,31 @@ def _fast_url_ok(values: Sequence[Any]) -> np.ndarray:
 def url_ok_joined(column: JoinedText) -> np.ndarray | None:
     """``fast_url_ok`` of every value of a column the reader joined already (None and
     "" fail); None when a value holds the separator itself (then test the values)."""
-    raw = (JOIN_SEP + column.text + JOIN_SEP * 9).encode("ascii")
-    return _url_ok_ascii(raw, ord(JOIN_SEP), len(column.values), column.others, column.values)
+    n = len(column.values)
+    return _url_ok_ascii(column.raw, ord(JOIN_SEP), n, column.others, column.values, column.seps)
 
 
 def _url_ok_ascii(
-    raw: bytes, sep: int, n: int, others: Sequence[int], values: Sequence[Any] | np.ndarray
+    raw: bytes,
+    sep: int,
+    n: int,
+    others: Sequence[int],
+    values: Sequence[Any] | np.ndarray,
+    breaks: np.ndarray | None = None,
 ) -> np.ndarray | None:
-    """``raw``: ASCII, every one of the ``n`` values preceded by ``sep`` and nine more
-    at the end; the values at ``others`` stand in it as "!" and fail. None when
-    ``sep`` is not found exactly n + 9 times (a value holds it)."""
+    """``raw``: ASCII, every one of the ``n`` values followed by ``sep``, eight more
+    at the end; the values at ``others`` stand in it as "!" and fail. ``breaks``:
+    where each value's preceding ``sep`` is (-1 for the first value when ``raw``
+    starts with it), then the rest: n + 9 in all; found here when not given. None
+    when they are not n + 9 (a value holds ``sep``)."""
     codes = np.frombuffer(raw, dtype=np.uint8)
-    breaks = np.flatnonzero(codes == sep)
+    if breaks is None:
+        breaks = np.flatnonzero(codes == sep)
     if len(breaks) != n + 9:
         return None
     starts = breaks[:n]
-    if raw.translate(None, _VISIBLE_ASCII) == bytes([sep]) * (n + 9):
+    real = len(breaks) - int(breaks[0] < 0)  # separators in ``raw`` (-1: none before)
+    if len(raw.translate(None, _VISIBLE_ASCII)) == real:
         ok = np.ones(n, dtype=bool)
     else:
         bad = (codes < 0x21) | (codes > 0x7E)
@@ -271,26 +280,23 @@ def slug_ok_joined(column: JoinedText, idx: np.ndarray, values: list[Any]) -> np
     column the reader joined already: the character, hyphen and length tests at once
     on the joined text, then the reserved words value by value. None when some value
     of the column fails a test at once (then test the values)."""
-    text = column.text
+    raw = column.raw
     n = len(column.values)
-    if column.others or not text:
+    if column.others or len(raw) == 9:  # outside ASCII, or one empty value
         return None
-    raw = text.encode("ascii")
-    if raw.translate(None, _SLUG_BYTES) != _SEP_BYTE * (n - 1):
+    if len(raw.translate(None, _SLUG_BYTES)) != n + 8:
         return None
-    if "--" in text or _SEP + "-" in text or "-" + _SEP in text or "-" in (text[0], text[-1]):
+    if b"--" in raw or _SEP_BYTE + b"-" in raw or b"-" + _SEP_BYTE in raw or raw[:1] == b"-":
         return None
-    codes = np.frombuffer(raw, dtype=np.uint8)
-    bounds = np.concatenate([[-1], np.flatnonzero(codes == _SEP_BYTE[0]), [len(raw)]])
-    if len(bounds) != n + 1 or int(np.diff(bounds).max()) - 1 > rules.MAX_SLUG_BYTES:
+    if int(np.diff(column.seps[: n + 1]).max()) - 1 > rules.MAX_SLUG_BYTES:
         return None
-    low = text.lower()
+    low = raw.lower()
     reserved = rules.RESERVED_SLUGS
-    if low == text:  # no upper-case letter: each value is its own lower case
+    if low == raw:  # no upper-case letter: each value is its own lower case
         if reserved.isdisjoint(values):
             return np.ones(len(values), dtype=bool)
         return ~np.fromiter(map(reserved.__contains__, values), dtype=bool, count=len(values))
-    lowered = low.split(_SEP)
+    lowered = low[1:-9].decode("ascii").split(_SEP)
     return ~np.fromiter((lowered[i] in reserved for i in idx.tolist()), dtype=bool, count=len(idx))
 
 
