@@ -14,7 +14,8 @@ import pytest
 
 from linksync.sources.cleaning import clean_column, clean_joined
 from linksync.sources.frame import JOIN_SEP
-from linksync.validate.filters import fast_url_ok, url_ok_joined
+from linksync.validate.filters import fast_url_ok
+from linksync.validate.joined import url_ok_joined
 
 HOSTILE = [
     "",
@@ -166,7 +167,8 @@ def test_url_filter_over_the_joined_column_agrees_with_the_values() -> None:
 
 
 def test_slug_filter_over_the_joined_column_agrees_with_the_values() -> None:
-    from linksync.validate.filters import fast_slug_ok, slug_ok_joined
+    from linksync.validate.filters import fast_slug_ok
+    from linksync.validate.joined import slug_ok_joined
 
     rng = random.Random(4)
     good = [f"item-{i}" for i in range(3000)]

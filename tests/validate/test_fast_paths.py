@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from linksync import rules
 from linksync.sources import read_sources
 from linksync.validate import validate
 
@@ -40,7 +41,8 @@ def _row(i: int, rng: random.Random, neat_slugs: bool) -> list[str]:
     expiry = rng.choice(["2030-01-01 05:00", "2020-01-01", "31/12/2030", "", "soon"])
     domain = rng.choice(["", "go.example.com", "GO.example.com", "bad domain"])
     ios = rng.choice(["", "https://apps.apple.com/app/id1", "ftp://x"])
-    row = [url, slug, f"Product {i}", tags, expiry, domain, ios]
+    title = "d" * (rules.MAX_DESCRIPTION_CHARS + 1) if i % 1000 == 5 else f"Product {i}"
+    row = [url, slug, title, tags, expiry, domain, ios]
     if rng.random() < 0.15:  # a hostile value somewhere (in ASCII among the slugs, so
         at, value = rng.randrange(len(row)), rng.choice(HOSTILE)  # they are tested at once)
         row[at] = value if at != 1 or value.isascii() else "x y"
@@ -77,6 +79,7 @@ def test_validation_is_the_same_without_what_the_reader_kept(
     batch = read_sources([path])
     (frame,) = batch.frames
     assert frame.joined_text("url") is not None and frame.joined_text("slug") is not None
+    assert frame.joined_text("description") is not None
     assert frame.distinct_values("tags") is not None
     assert frame.distinct_values("expires_at") is not None
     assert frame.distinct_values("domain") is not None

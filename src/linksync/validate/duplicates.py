@@ -45,12 +45,12 @@ def duplicates(
     out: list[tuple[int, str, Problem]] = []
     for k in candidates.tolist():
         pos = int(allpos[k])
-        prov = _provenance_at(frames, pos)
         domain = _value_at(frames, pos, "domain")
         key = (default if domain is None else _lower(domain), slugs[k])
         first_pos = first.setdefault(key, pos)
         if first_pos == pos:
             continue
+        prov = _provenance_at(frames, pos)
         where = _provenance_at(frames, first_pos).where()
         shown = f"{key[0] or '(default domain)'}/{key[1]}"
         message = f"{shown} is declared twice; first at {where}"

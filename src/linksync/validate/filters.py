@@ -24,7 +24,6 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from linksync import rules
-from linksync.sources.frame import JOIN_SEP, JoinedText
 
 #: scheme://host[:port] followed by the end, a path, a query or a fragment. The host
 #: is ASCII labels of 1-63 characters (letters, digits, ``_``, inner ``-``), the first
@@ -155,21 +154,14 @@ def _fast_url_ok(values: Sequence[Any]) -> np.ndarray:
     for i in others:
         text[i] = "!"
     raw = "\n".join(["", *text, "\n" * 8]).encode("ascii")
-    ok = _url_ok_ascii(raw, 0x0A, n, others, values)
+    ok = url_ok_ascii(raw, 0x0A, n, others, values)
     if ok is None:  # a value holds a line break: work on code points
         big, starts = joined(values)
         ok = _visible_joined(big, starts) & _url_prefix_joined(big, starts)
     return ok
 
 
-def url_ok_joined(column: JoinedText) -> np.ndarray | None:
-    """``fast_url_ok`` of every value of a column the reader joined already (None and
-    "" fail); None when a value holds the separator itself (then test the values)."""
-    n = len(column.values)
-    return _url_ok_ascii(column.raw, ord(JOIN_SEP), n, column.others, column.values, column.seps)
-
-
-def _url_ok_ascii(
+def url_ok_ascii(
     raw: bytes,
     sep: int,
     n: int,
@@ -258,7 +250,7 @@ def _prefix_by_authority(
 _ENDS = np.frombuffer(b"/?#\n\x1f", dtype=np.uint8)
 
 
-_SLUG_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"
+SLUG_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"
 
 
 def fast_slug_ok(values: Sequence[Any], *, chunk: int = 20_000) -> np.ndarray:
@@ -275,42 +267,13 @@ def fast_slug_ok(values: Sequence[Any], *, chunk: int = 20_000) -> np.ndarray:
     return out
 
 
-def slug_ok_joined(column: JoinedText, idx: np.ndarray, values: list[Any]) -> np.ndarray | None:
-    """``fast_slug_ok(values)`` for ``values``, the values at ``idx`` (none None) of a
-    column the reader joined already: the character, hyphen and length tests at once
-    on the joined text, then the reserved words value by value. None when some value
-    of the column fails a test at once (then test the values)."""
-    raw = column.raw
-    n = len(column.values)
-    if column.others or len(raw) == 9:  # outside ASCII, or one empty value
-        return None
-    if len(raw.translate(None, _SLUG_BYTES)) != n + 8:
-        return None
-    if b"--" in raw or _SEP_BYTE + b"-" in raw or b"-" + _SEP_BYTE in raw or raw[:1] == b"-":
-        return None
-    if int(np.diff(column.seps[: n + 1]).max()) - 1 > rules.MAX_SLUG_BYTES:
-        return None
-    low = raw.lower()
-    reserved = rules.RESERVED_SLUGS
-    if low == raw:  # no upper-case letter: each value is its own lower case
-        if reserved.isdisjoint(values):
-            return np.ones(len(values), dtype=bool)
-        return ~np.fromiter(map(reserved.__contains__, values), dtype=bool, count=len(values))
-    lowered = low[1:-9].decode("ascii").split(_SEP)
-    return ~np.fromiter((lowered[i] in reserved for i in idx.tolist()), dtype=bool, count=len(idx))
-
-
-_SEP = JOIN_SEP
-_SEP_BYTE = JOIN_SEP.encode("ascii")
-
-
 def _slug_chunk(values: Sequence[Any]) -> np.ndarray:
     n = len(values)
     if _all_text(values) and all(values):
         big = "\n".join(values)
         if (
             big.isascii()
-            and big.encode("ascii").translate(None, _SLUG_BYTES) == b"\n" * (n - 1)
+            and big.encode("ascii").translate(None, SLUG_BYTES) == b"\n" * (n - 1)
             and "--" not in big
             and "\n-" not in big
             and "-\n" not in big

@@ -23,7 +23,7 @@ import numpy as np
 from linksync import rules
 from linksync.model import Problem, Provenance, Severity
 from linksync.sources.frame import SpecFrame
-from linksync.sources.options import EXCEL_ERRORS, PLACEHOLDER_VARIANTS, looks_like_local_date
+from linksync.sources.options import EXCEL_ERRORS, looks_like_local_date
 from linksync.timestamps import format_ts, parse_iso
 from linksync.validate.filters import (
     EXPIRY_FIELDS_RE,
@@ -34,15 +34,20 @@ from linksync.validate.filters import (
     mostly_distinct,
     per_distinct,
     slug_message,
-    slug_ok_joined,
     url_message,
+)
+from linksync.validate.joined import (
+    NOTHING,
+    longest_length,
+    nothing_by_length,
+    slug_ok_joined,
     url_ok_joined,
 )
 
 _URL_FIELDS = ("url", "apple", "google")
 _FIXABLE = ("url", "apple", "google", "slug", "domain")
 _TEXT_FIELDS = ("url", "slug", "domain", "description", "password", "expires_at", "apple", "google")
-_NOTHING = PLACEHOLDER_VARIANTS | EXCEL_ERRORS
+_NOTHING = NOTHING
 
 
 def offsets(frames: Sequence[SpecFrame]) -> Iterator[tuple[SpecFrame, int]]:
@@ -159,6 +164,8 @@ class FrameChecker:
         column = self.frame.distinct_values(fname)
         if column is not None and _NOTHING.isdisjoint(column.uniques.tolist()):
             return
+        if nothing_by_length(self.frame.joined_text(fname)):
+            return
         idx, vals = self._present(fname)
         if not vals:
             return
@@ -222,6 +229,9 @@ class FrameChecker:
             self.add(int(idx[j]), "tags", "INVALID_REQUEST", message)
 
     def _descriptions(self) -> None:
+        column = self.frame.joined_text("description")
+        if column is not None and longest_length(column) <= rules.MAX_DESCRIPTION_CHARS:
+            return
         idx, vals = self._present("description")
         try:
             longest = max(map(len, vals), default=0)
