@@ -90,3 +90,18 @@ def test_validation_is_the_same_without_what_the_reader_kept(
     assert len(fast.problems) > 100
     assert fast.invalid == slow.invalid
     assert [s for s in fast.iter_specs()] == [s for s in slow.iter_specs()]
+
+
+def test_distinct_values_know_which_are_set() -> None:
+    import pandas as pd
+
+    from linksync.sources.cleaning import clean_column
+    from linksync.sources.frame import not_none
+    from linksync.sources.table import map_distinct_values
+
+    cells = ["a, b", "", ";", "a,b", " ", "c", "", ";;"] * 50
+    text, _ = clean_column(cells)
+    for fn in (lambda t: tuple(t.replace(";", "").split(",")) or None, lambda t: None, str.upper):
+        column = map_distinct_values(pd.Series(text, dtype=object), fn)
+        assert column.present().tolist() == not_none(column.values).tolist()
+        assert column.values.tolist() == [None if t is None else fn(t) for t in text.tolist()]

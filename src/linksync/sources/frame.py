@@ -56,6 +56,12 @@ class DistinctValues:
     codes: np.ndarray
     uniques: np.ndarray
 
+    def present(self) -> np.ndarray:
+        """Per value: not None (from the distinct values, without looking at each)."""
+        known = np.fromiter((u is not None for u in self.uniques), dtype=bool)
+        out: np.ndarray = known[self.codes]
+        return out
+
 
 def _none_array(n: int) -> np.ndarray:
     return np.full(n, None, dtype=object)

@@ -94,7 +94,7 @@ class _Builder:
             out = _expiry(raw, self.opts)
             if isinstance(out, DistinctValues):
                 self.distinct[fname] = out
-                out = out.values
+                return out.values, out.present()
             return out, not_none(out)
         out, present, joined = clean_joined(raw, self.opts.empty_values)
         if joined is not None:
@@ -220,7 +220,7 @@ def build_frame(
     if "tags" in values:
         b.distinct["tags"] = _tags(values["tags"])
         values["tags"] = b.distinct["tags"].values  # a cell of separators only: no tags
-        present["tags"] = not_none(values["tags"])
+        present["tags"] = b.distinct["tags"].present()
     if "domain" in values:
         b.distinct["domain"] = _lower(values["domain"])
         values["domain"] = b.distinct["domain"].values
