@@ -116,7 +116,8 @@ def _layout(big: str, n: int) -> tuple[bytes, np.ndarray] | None:
     found = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == _SEP_CODE)
     if len(found) != n + len(_PAD) - 1:
         return None
-    return raw, np.concatenate([np.array([-1], dtype=found.dtype), found])
+    small = np.int32 if len(raw) < 2**31 else np.int64  # half the memory, kept till validation
+    return raw, np.concatenate([np.array([-1], dtype=small), found.astype(small)])
 
 
 def _edges_hold_space(

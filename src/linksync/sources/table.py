@@ -79,6 +79,22 @@ def _lower(values: np.ndarray) -> DistinctValues:
     return map_distinct_values(pd.Series(values, dtype=object), lambda v: str(v).lower())
 
 
+#: Fields whose checks use the column joined while cleaning it (``JoinedText``): kept
+#: until validation only for those (it is as large as the column's text).
+_JOINED_FIELDS = frozenset({"url", "apple", "google", "slug", "description"})
+
+
+def _worth_keeping(fname: str, values: np.ndarray) -> bool:
+    """The field's checks would use its joined column: a URL column only when its
+    values are mostly distinct (else they are tested once per distinct value)."""
+    if fname not in _JOINED_FIELDS:
+        return False
+    if fname not in ("url", "apple", "google"):
+        return True
+    picked = [v for v in values[:: max(1, len(values) // 2_000)].tolist() if v is not None]
+    return len(set(picked)) * 2 > len(picked) > 0
+
+
 class _Builder:
     """One sheet's columns -> values, collecting issues and sheet-level problems."""
 
@@ -97,7 +113,7 @@ class _Builder:
                 return out.values, out.present()
             return out, not_none(out)
         out, present, joined = clean_joined(raw, self.opts.empty_values)
-        if joined is not None:
+        if joined is not None and _worth_keeping(fname, out):
             self.joined[fname] = joined
         return out, present
 
