@@ -19,10 +19,12 @@ def _value(rng: random.Random, depth: int = 0) -> object:
     if kind == 3:
         return rng.random() * 1e6
     if kind == 4:
-        return "".join(rng.choice('ab "\\\n\t\u00e9\u2028\U0001f600/') for _ in range(rng.randrange(9)))
+        chars = 'ab "\\\n\t\u00e9\u2028\U0001f600/'
+        return "".join(rng.choice(chars) for _ in range(rng.randrange(9)))
     if kind == 5:
         return [_value(rng, depth + 1) for _ in range(rng.randrange(4))]
-    return {f"k{rng.randrange(20)}\n\u00e9": _value(rng, depth + 1) for _ in range(rng.randrange(4))}
+    size = rng.randrange(4)
+    return {f"k{rng.randrange(20)}\n\u00e9": _value(rng, depth + 1) for _ in range(size)}
 
 
 def test_readable_is_the_same_value_as_json_dumps() -> None:
