@@ -198,6 +198,19 @@ class FrameChecker:
         values = self.frame.values[fname]
         return idx, lambda j: values[idx[j]], verdict[column.codes[idx]]
 
+    def _judged(
+        self, fname: str, test: Any, by_values: Callable[[list[Any], Any], np.ndarray]
+    ) -> tuple[np.ndarray, Callable[[int], Any], np.ndarray] | None:
+        """(rows, value at a row, ``test`` per row) over the distinct values the reader
+        made the column of, else ``by_values(values, test)``; None: no value."""
+        found = self._by_distinct(fname, test)
+        if found is not None:
+            return found
+        idx, vals = self._present(fname)
+        if not vals:
+            return None
+        return idx, vals.__getitem__, by_values(vals, test)
+
     def _tags(self) -> None:
         """Placeholders among the tags, and what the service refuses (one pass over the
         distinct tag lists)."""
@@ -205,14 +218,10 @@ class FrameChecker:
         def fine(batch: Sequence[Any]) -> list[bool]:
             return [not set(t) & _NOTHING and rules.check_tags(t) is None for t in batch]
 
-        found = self._by_distinct("tags", fine)
+        found = self._judged("tags", fine, _per_object)
         if found is None:
-            idx, vals = self._present("tags")
-            if not vals:
-                return
-            at, ok = vals.__getitem__, _per_object(vals, fine)
-        else:
-            idx, at, ok = found
+            return
+        idx, at, ok = found
         for j in np.flatnonzero(~ok).tolist():
             tags = at(j)
             word = next((t for t in tags if t in _NOTHING), None)
@@ -333,14 +342,10 @@ class FrameChecker:
                 for v in batch
             ]
 
-        found = self._by_distinct("expires_at", after_now)
+        found = self._judged("expires_at", after_now, per_distinct)
         if found is None:
-            idx, vals = self._present("expires_at")
-            if not vals:
-                return
-            at, future = vals.__getitem__, per_distinct(vals, after_now)
-        else:
-            idx, at, future = found
+            return
+        idx, at, future = found
         for j in np.flatnonzero(~future).tolist():
             v = at(j)
             text = v if isinstance(v, str) else str(v)
