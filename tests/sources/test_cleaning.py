@@ -105,6 +105,9 @@ def test_clean_column_agrees_with_the_value_by_value_reference(
             out, present = clean_column(given, empty_values)
             assert out.tolist() == want
             assert present.tolist() == [w is not None for w in want]
+            out, present, joined = clean_joined(given, empty_values, keep=False)
+            assert out.tolist() == want and joined is None
+            assert present.tolist() == [w is not None for w in want]
             assert list(given) == before  # the reader's column is never changed
 
 

@@ -42,10 +42,15 @@ def clean_column(
 
 
 def clean_joined(
-    column: Any, empty_values: frozenset[str] = frozenset(), *, text_only: bool = False
+    column: Any,
+    empty_values: frozenset[str] = frozenset(),
+    *,
+    text_only: bool = False,
+    keep: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, JoinedText | None]:
     """``clean_column``, and the clean column joined into one string (``JoinedText``)
-    when it is pure ASCII but for a few values. ``text_only``: raise TypeError when a
+    when it is pure ASCII but for a few values and ``keep`` asks for it (else the
+    empty cells are found among the values). ``text_only``: raise TypeError when a
     cell is not text (else it is read as text, a missing one as empty).
 
     Only ASCII whitespace is trimmed: a no-break space or a zero-width space is left
@@ -73,13 +78,13 @@ def clean_joined(
             raise
         vals, arr = [_as_text(v) for v in vals], None
         big, others = _ascii_joined(vals)
-    layout = _layout(big, n)
+    layout = _layout(big, n) if keep else None
     if _edges_hold_space(big, layout, vals, others):
         stripped = list(map(str.strip, vals, repeat(ASCII_WS)))
         if stripped != vals:  # a string stripped of nothing is the same object
             vals, arr = stripped, None
             big, others = _ascii_joined(vals, others)
-            layout = _layout(big, n)
+            layout = _layout(big, n) if keep else None
     if empty_values and n:
         vals, changed = _placeholders(vals, big, others, empty_values)
         if changed:

@@ -84,15 +84,20 @@ def _lower(values: np.ndarray) -> DistinctValues:
 _JOINED_FIELDS = frozenset({"url", "apple", "google", "slug", "description"})
 
 
-def _worth_keeping(fname: str, values: np.ndarray) -> bool:
+def _worth_keeping(fname: str, raw: Any) -> bool:
     """The field's checks would use its joined column: a URL column only when its
-    values are mostly distinct (else they are tested once per distinct value)."""
+    cells are mostly distinct (else its values are tested once per distinct value)."""
     if fname not in _JOINED_FIELDS:
         return False
     if fname not in ("url", "apple", "google"):
         return True
-    picked = [v for v in values[:: max(1, len(values) // 2_000)].tolist() if v is not None]
-    return len(set(picked)) * 2 > len(picked) > 0
+    step = max(1, len(raw) // 2_000)
+    cells = raw.iloc[::step] if isinstance(raw, pd.Series) else raw[::step]
+    try:
+        picked = [v for v in cells if v]
+        return len(set(picked)) * 2 > len(picked) > 0
+    except TypeError:  # cells that cannot be hashed
+        return False
 
 
 class _Builder:
@@ -112,8 +117,9 @@ class _Builder:
                 self.distinct[fname] = out
                 return out.values, out.present()
             return out, not_none(out)
-        out, present, joined = clean_joined(raw, self.opts.empty_values)
-        if joined is not None and _worth_keeping(fname, out):
+        keep = _worth_keeping(fname, raw)
+        out, present, joined = clean_joined(raw, self.opts.empty_values, keep=keep)
+        if joined is not None:
             self.joined[fname] = joined
         return out, present
 
@@ -283,7 +289,7 @@ def build_frame(
 def _expiry(raw: Any, opts: ReadOptions) -> np.ndarray | DistinctValues:
     norm = partial(normalize_expiry, date_format=opts.date_format)
     try:
-        text = clean_joined(raw, opts.empty_values, text_only=True)[0]
+        text = clean_joined(raw, opts.empty_values, text_only=True, keep=False)[0]
     except TypeError:  # datetimes (Excel), missing cells
         vals: list[Any] = raw.tolist() if isinstance(raw, pd.Series | np.ndarray) else list(raw)
     else:
