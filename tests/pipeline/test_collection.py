@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import linksync
+from linksync.collection import YOUNG_THRESHOLD, fewer_collections
 from linksync.model import Problem
 from linksync.pipeline import RunEvents
-from linksync.pipeline.collection import YOUNG_THRESHOLD, fewer_collections
 from two_workspaces import good_env, make_two, settings_of
 
 

@@ -18,6 +18,7 @@ from functools import cached_property
 from os import PathLike
 from pathlib import Path
 
+from linksync.collection import fewer_collections
 from linksync.errors import SourceError
 from linksync.model import LinkSpec, Problem, Provenance
 from linksync.sources.columns import ALIASES, match_columns, normalize_header
@@ -165,6 +166,7 @@ def _read_dir(path: Path, display: str, opts: ReadOptions) -> ReadResult:
     return result
 
 
+@fewer_collections()
 def read_sources(
     paths: Iterable[str | PathLike[str]],
     *,

@@ -36,6 +36,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
+from linksync.collection import fewer_collections
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Severity
 from linksync.sources import SourceBatch
 from linksync.sources.frame import SpecFrame
@@ -141,6 +142,7 @@ class Validation:
         return out
 
 
+@fewer_collections()
 def validate(
     source: SourceBatch | Sequence[LinkSpec],
     *,
