@@ -25,7 +25,6 @@ import re
 import zipfile
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +36,7 @@ from linksync.errors import SourceError
 from linksync.model import Problem, Provenance, Severity
 from linksync.sources.columns import compile_mapping, match_columns, normalize_header
 from linksync.sources.excel_cells import CellReader, cell_text
+from linksync.sources.excel_rows import SheetRows
 from linksync.sources.frame import ReadResult, UnknownColumn
 from linksync.sources.header import find_header
 from linksync.sources.normalize import excel_serial_to_datetime, normalize_expiry
@@ -203,7 +203,7 @@ def _read_book(
         # The sheet is scanned (and refused past the limits) before calamine reads it.
         notes = notes_for(name) if notes_for is not None else SheetNotes()
         try:
-            rows = wb.get_sheet_by_name(name).to_python(skip_empty_area=False)
+            rows = SheetRows(wb.get_sheet_by_name(name))
         except Exception as exc:
             raise SourceError(
                 f"{display}: sheet {name!r}: {exc}", path=display, sheet=name
@@ -243,7 +243,7 @@ def _nothing_to_read(display: str, wb: CalamineWorkbook, names: list[str]) -> Pr
 def _read_sheet(
     display: str,
     sheet: str,
-    rows: list[list[Any]],
+    rows: SheetRows,
     named: bool,
     date1904: bool,
     opts: ReadOptions,
@@ -251,7 +251,7 @@ def _read_sheet(
     result: ReadResult,
 ) -> None:
     explicit = compile_mapping(opts.mapping)
-    head = find_header(rows, explicit=explicit)
+    head = find_header(rows.head, explicit=explicit)
     if head is None:
         if named or not (_is_blank(rows) or normalize_header(sheet) in _HELP_SHEETS):
             severity = Severity.ERROR if named else Severity.WARNING
@@ -280,17 +280,17 @@ def _read_sheet(
     result.unknown.extend(UnknownColumn(display, sheet, h) for h in match.unknown)
     if match.unknown:
         result.problems.append(unknown_column_problem(display, sheet, match.unknown))
-    data = rows[head.data_start :]
-    # Cells of the mapped columns only, one list per column; a column beyond the
-    # shortest row reads as empty (as ``zip`` over the rows would have it). calamine's
-    # rows all have the sheet's width (``_column`` copes when one does not).
-    width = len(data[0]) if data else 0
+    # Cells of the mapped columns only, one list per column (``SheetRows.columns``).
+    # A column feeding two fields is copied: the cell checks change their list.
+    cells_by_col = rows.columns(head.data_start, match.used)
+    handed: set[int] = set()
     cells_of = CellReader(notes, head.data_start)
     columns: dict[str, list[list[Any]]] = {}
     for fname in match.fields:
         columns[fname] = []
         for col in match.columns_of(fname):
-            cells = _column(data, col, width)
+            cells = cells_by_col[col] if col not in handed else list(cells_by_col[col])
+            handed.add(col)
             if fname == "expires_at":
                 texts = _expiry_column(cells, date1904)
                 columns[fname].append(cells_of.expiry(cells, texts, col, date1904))
@@ -313,15 +313,5 @@ def _read_sheet(
         )
 
 
-def _column(data: list[list[Any]], col: int, width: int) -> list[Any]:
-    if col >= width:
-        return [""] * len(data)
-    try:
-        return list(map(itemgetter(col), data))
-    except IndexError:  # a row shorter than the first: read as ``zip`` would
-        width = min(map(len, data))
-        return [row[col] for row in data] if col < width else [""] * len(data)
-
-
-def _is_blank(rows: list[list[Any]]) -> bool:
-    return all(v in ("", None) for row in rows for v in row)
+def _is_blank(rows: SheetRows) -> bool:
+    return all(v in ("", None) for row in rows.head for v in row) and rows.rest_blank()
