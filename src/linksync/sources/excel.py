@@ -42,7 +42,7 @@ from linksync.sources.header import find_header
 from linksync.sources.normalize import excel_serial_to_datetime, normalize_expiry
 from linksync.sources.options import MAX_WORKBOOK_BYTES, ReadOptions
 from linksync.sources.table import build_frame, unknown_column_problem
-from linksync.sources.xlsx_guard import Package, SheetNotes
+from linksync.sources.xlsx_guard import Package, PendingNotes, SheetNotes
 
 #: Zip packages whose parts are size-checked; OOXML ones are scanned sheet by sheet.
 _ZIPPED = frozenset({".xlsx", ".xlsm", ".ods"})
@@ -200,14 +200,18 @@ def _read_book(
             )
         )
     for name in names:
-        # The sheet is scanned (and refused past the limits) before calamine reads it.
-        notes = notes_for(name) if notes_for is not None else SheetNotes()
+        # The sheet is checked (and refused past the limits) before calamine reads it;
+        # its notes are searched in a thread meanwhile.
+        pending = notes_for(name) if notes_for is not None else None
         try:
             rows = SheetRows(wb.get_sheet_by_name(name))
         except Exception as exc:
+            if pending is not None:
+                pending.result()
             raise SourceError(
                 f"{display}: sheet {name!r}: {exc}", path=display, sheet=name
             ) from exc
+        notes = pending.result() if pending is not None else SheetNotes()
         _read_sheet(display, name, rows, bool(wanted), date1904, opts, notes, result)
     if not any(len(f) for f in result.frames) and not any(
         p.severity is Severity.ERROR for p in result.problems
@@ -216,7 +220,7 @@ def _read_book(
     return result
 
 
-def _notes(pkg: Package, names: list[str]) -> Callable[[str], SheetNotes]:
+def _notes(pkg: Package, names: list[str]) -> Callable[[str], PendingNotes]:
     parts = pkg.sheet_parts()
     formats = pkg.display_formats()
     for name in names:
