@@ -166,7 +166,8 @@ def test_a_column_beyond_the_shortest_row_reads_as_empty() -> None:
 
 def test_rows_stream_as_calamine_reads_the_whole_sheet(tmp_path: Path) -> None:
     """Whatever the used range (from A1, past column A, past row 1, empty), the
-    columns equal those of ``to_python(skip_empty_area=False)``, row for row."""
+    columns equal those of ``to_python(skip_empty_area=False)``, row for row, and
+    the types noted for each column are those of its cells."""
     from python_calamine import CalamineWorkbook
 
     path = tmp_path / "shapes.xlsx"
@@ -188,3 +189,4 @@ def test_rows_stream_as_calamine_reads_the_whole_sheet(tmp_path: Path) -> None:
             for c in range(width + 1):
                 want = [r[c] if c < width else "" for r in whole[start:]]
                 assert got[c] == want, (name, start, c)
+                assert rows.kinds[c] == set(map(type, want)), (name, start, c)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -84,15 +85,18 @@ def cell_expiry(v: Any, date1904: bool) -> Any:
 _APART = frozenset({str, datetime, date, type(None)})
 
 
-def _expiry_column(values: Sequence[Any], date1904: bool) -> list[Any]:
+def _expiry_column(
+    values: Sequence[Any], date1904: bool, kinds: set[type] | None = None
+) -> list[Any]:
     """The expiry cells as text for ``build_frame`` ("" for empty cells).
 
     Text cells are passed as they are (``build_frame`` trims and normalises them);
     every other cell becomes ``normalize_expiry(cell_expiry(v))``, which
     ``normalize_expiry`` maps to itself. Each distinct cell is converted once (keyed
     by type as well when numbers are present, so ``1``, ``1.0`` and ``True`` stay
-    apart) and the distinct dates and datetimes are formatted at once by numpy."""
-    kinds = set(map(type, values))
+    apart) and the distinct dates and datetimes are formatted at once by numpy.
+    ``kinds``: the types of ``values`` when known."""
+    kinds = set(map(type, values)) if kinds is None else kinds
     if kinds <= {str}:
         return list(values)
     if kinds <= _APART:
@@ -285,21 +289,21 @@ def _read_sheet(
     if match.unknown:
         result.problems.append(unknown_column_problem(display, sheet, match.unknown))
     # Cells of the mapped columns only, one list per column (``SheetRows.columns``).
-    # A column feeding two fields is copied: the cell checks change their list.
+    # A column feeding two fields is copied for each: the cell checks change their list.
     cells_by_col = rows.columns(head.data_start, match.used)
-    handed: set[int] = set()
+    uses = Counter(col for fname in match.fields for col in match.columns_of(fname))
     cells_of = CellReader(notes, head.data_start)
     columns: dict[str, list[list[Any]]] = {}
     for fname in match.fields:
         columns[fname] = []
         for col in match.columns_of(fname):
-            cells = cells_by_col[col] if col not in handed else list(cells_by_col[col])
-            handed.add(col)
+            cells = cells_by_col[col] if uses[col] == 1 else list(cells_by_col[col])
+            kinds = rows.kinds[col]
             if fname == "expires_at":
-                texts = _expiry_column(cells, date1904)
-                columns[fname].append(cells_of.expiry(cells, texts, col, date1904))
+                texts = _expiry_column(cells, date1904, kinds)
+                columns[fname].append(cells_of.expiry(cells, texts, col, date1904, kinds))
             else:
-                columns[fname].append(cells_of.text(cells, fname, col))
+                columns[fname].append(cells_of.text(cells, fname, col, kinds))
     frame, problems = build_frame(
         display, sheet, columns, head.data_start + 1, match, issues=cells_of.issues, options=opts
     )
