@@ -20,15 +20,13 @@ The same pass notes, for .xlsx/.xlsm, what calamine's values do not say:
 
 The limits are checked before calamine reads the sheet; the notes are searched in a
 thread while it does (calamine lets go of the GIL while it parses): ``scan_sheet``
-returns ``PendingNotes``. The sheet is inflated in a thread one chunk ahead of the
-searches (zlib lets go of the GIL too). The byte searches are in
-``linksync.sources.xlsx_scan``; their cost is in docs/performance.md.
+returns ``PendingNotes``. The byte searches are in ``linksync.sources.xlsx_scan``;
+their cost is in docs/performance.md.
 """
 
 from __future__ import annotations
 
 import posixpath
-import queue
 import re
 import threading
 import zipfile
@@ -187,47 +185,13 @@ class Package:
         except (zipfile.BadZipFile, OSError, EOFError) as exc:
             raise self.fail(f"part {name} is corrupt: {exc}", sheet) from exc
 
-    def _inflate_ahead(self, name: str, sheet: str | None) -> Iterator[bytes]:
-        """``_inflate`` in a thread, a chunk or two ahead of the caller."""
-        ahead: queue.Queue[bytes | BaseException | None] = queue.Queue(maxsize=2)
-        stop = threading.Event()
-
-        def offer(item: bytes | BaseException | None) -> bool:
-            while not stop.is_set():
-                try:
-                    ahead.put(item, timeout=0.05)
-                    return True
-                except queue.Full:
-                    continue
-            return False
-
-        def produce() -> None:
-            try:
-                for chunk in self._inflate(name, sheet):
-                    if not offer(chunk):
-                        return
-                offer(None)
-            except BaseException as exc:  # raised again in the caller's thread
-                offer(exc)
-
-        worker = threading.Thread(target=produce, name="linksync-inflate", daemon=True)
-        worker.start()
-        try:
-            while (item := ahead.get()) is not None:
-                if isinstance(item, BaseException):
-                    raise item
-                yield item
-        finally:
-            stop.set()
-            worker.join()
-
     def scan_sheet(self, sheet: str, part: str, formats: dict[bytes, str]) -> PendingNotes:
         """Check one sheet against the limits (raises past them); its notes are
         searched in a thread from the same bytes (``PendingNotes.result``)."""
         scan = SheetScan(formats)
         pieces: list[tuple[bytes, int, int]] = []
         carry, done = b"", 0
-        for chunk in self._inflate_ahead(part, sheet):
+        for chunk in self._inflate(part, sheet):
             buf = carry + chunk
             limit = max(len(buf) - _CONTEXT, done)
             scan.extent(buf, done, limit)
