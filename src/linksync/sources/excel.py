@@ -2,8 +2,8 @@
 
 Measured for 100,000 rows x 10 columns (LIBRARIES.md, and docs/performance.md):
 pandas+openpyxl 12-16 s, pandas+calamine 1.5-2.1 s, calamine rows 0.8 s. So cells are
-read with calamine directly (``CalamineSheet.to_python``) and only the mapped columns
-are converted.
+read with calamine directly, streamed into the mapped columns only
+(``linksync.sources.excel_rows``), and only those are converted.
 
 Every visible worksheet is read, or the named ones. The header row is found under
 any title rows. Dates and datetimes become ISO 8601 UTC (a workbook has no zone, so
@@ -12,8 +12,8 @@ day in the workbook's date system (1900, or 1904 when ``workbookPr date1904`` is
 Numbers elsewhere are text without a spurious ``.0`` (slug ``2024`` stays ``2024``).
 
 Before calamine reads anything, ``linksync.sources.xlsx_guard`` refuses bombs (a sheet
-spanning too many cells, parts inflating too far) and notes what values hide (error
-cells, number formats, hyperlinks); ``linksync.sources.excel_cells`` turns each cell
+spanning too many cells, parts inflating too far); what values hide (error cells,
+number formats, hyperlinks) is noted in a thread while calamine parses; ``linksync.sources.excel_cells`` turns each cell
 into text and says so on the row when a cell is not what it shows. A workbook with no
 sheet to read (none, only hidden ones, none with a header) is an error, as an empty
 CSV is.
