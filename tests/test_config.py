@@ -45,7 +45,7 @@ def test_nothing_configured_is_the_sandbox(tmp_path: Path) -> None:
     assert t.is_sandbox and t.api_key == DEFAULT_FULL_KEY
     assert t.sandbox_db == str(tmp_path / ".linksync/sandbox.db")
     assert t.describe() == "target: built-in sandbox (.linksync/sandbox.db)"
-    assert s.concurrency == DEFAULT_CONCURRENCY == 32 and s.profile.name is None
+    assert s.concurrency == DEFAULT_CONCURRENCY == 64 and s.profile.name is None
 
 
 def test_default_profile_from_file(home: Path) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 #: Requests in flight at most, unless a profile or ``--concurrency`` says otherwise.
-DEFAULT_CONCURRENCY = 32
+DEFAULT_CONCURRENCY = 64
 #: The most ``--concurrency`` (or a profile) may ask for.
 MAX_CONCURRENCY = 64
 #: Seconds a request may take before it counts as unanswered.

@@ -114,6 +114,10 @@ async def test_500_requests_through_a_limit_of_5_per_window_get_no_429() -> None
         (100, 7.0, 8, 250),
         (1000, 1.0, 32, 1100),
         (1000, 60.0, 32, 1050),
+        (2, 1.0, 64, 9),
+        (5, 1.0, 64, 40),
+        (50, 2.0, 64, 160),
+        (1000, 1.0, 64, 2100),
     ],
 )
 async def test_a_client_alone_on_its_key_never_gets_429(

@@ -330,3 +330,57 @@ async def test_a_line_break_in_a_header_is_refused_before_sending() -> None:
         finally:
             await transport.aclose()
     assert server.requests == []
+
+
+async def test_bytes_after_an_answer_end_the_connection_and_the_answer_stands() -> None:
+    """A server that sends more than one answer's worth (a second answer, or garbage)
+    is not trusted with the next request: the next one goes on a new connection."""
+    server = Server()
+    extras = [answer(OK) + answer(OK), answer(OK) + b"garbage"]
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while await server.read_request(reader) is not None:
+            writer.write(extras.pop(0) if extras else answer(OK))
+            await writer.drain()
+
+    async with serve(server, handler) as base, client(base) as c:
+        for i in range(3):
+            assert await c.ai_slug(f"https://e.com/{i}") == "s"
+    assert server.connections == 3
+
+
+async def test_header_values_lose_their_edge_spaces_and_head_answers_have_no_body() -> None:
+    response, _ = await fetch_raw(
+        b"HTTP/1.1 200 OK\r\nx-a:   padded  \r\ncontent-length: 0\r\n\r\n"
+    )
+    assert response.headers["x-a"] == "padded"
+    # An answer to HEAD announces a length but has no body: it is not waited for.
+    response, server = await fetch_raw(
+        b"HTTP/1.1 200 OK\r\ncontent-length: 500\r\n\r\n", method="HEAD"
+    )
+    assert response.status_code == 200 and response.content == b""
+    assert server.requests == [b"HEAD /x HTTP/1.1"]
+
+
+async def test_an_answer_head_that_never_ends_is_refused() -> None:
+    """A server that sends header lines without end (the connection left open) is cut
+    off once 64 KiB hold no complete head, not waited on."""
+    server = Server()
+
+    async def endless(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await server.read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\n")
+        for _ in range(100):
+            writer.write(b"x-filler: " + b"a" * 1000 + b"\r\n")
+        await writer.drain()
+        await asyncio.sleep(5)
+
+    async with serve(server, endless) as base:
+        transport = LeanTransport()
+        try:
+            with pytest.raises(httpx.RemoteProtocolError, match="head too large"):
+                await asyncio.wait_for(
+                    transport.handle_async_request(httpx.Request("GET", base + "/x")), 2
+                )
+        finally:
+            await transport.aclose()

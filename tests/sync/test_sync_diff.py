@@ -307,6 +307,18 @@ def test_ambiguous_match_names_slugs() -> None:
     assert "b, c" in change.error.message
 
 
+def test_many_slugless_rows_each_find_their_own_link_by_url() -> None:
+    """Rows without slug are matched through one index of the listed URLs (edges
+    stripped, other domains apart), not a scan of the workspace per row: 3,000 rows
+    against 3,000 links took seconds that way (20,000 against 20,000: 63 s, now 0.25)."""
+    links = [remote(f"s{i}", f" https://example.com/{i} ") for i in range(3000)]
+    links.append(remote("elsewhere", "https://example.com/7", domain="go.example.com"))
+    rows = [spec(None, f"https://example.com/{i}", row=i + 2) for i in reversed(range(3000))]
+    plan = diff(rows, state(*links), SyncOptions())
+    assert [c.action for c in plan.changes] == [Action.UNCHANGED] * 3000
+    assert [c.slug for c in plan.changes] == [f"s{i}" for i in reversed(range(3000))]
+
+
 @pytest.mark.parametrize(
     "rows",
     [

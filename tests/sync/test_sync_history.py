@@ -60,3 +60,29 @@ def test_rows_that_failed_last_time_go_first() -> None:
     last = LastRun("r", frozenset({change_key(items[2][1]), change_key(items[3][1])}))
     assert [c.slug for _, c in failed_first(items, last)] == ["c", "d", "a", "b"]
     assert failed_first(items, None) == items
+
+
+def test_only_failed_and_invalid_results_count_whatever_else_the_lines_say(
+    tmp_path: Path,
+) -> None:
+    """Lines are decoded only when they hold "failed" or "invalid": a success whose
+    values hold those words is still a success, and a line cut short by a kill is not
+    read."""
+    path = tmp_path / "20260101T000000Z-aaaaaa.jsonl"
+    with Journal(path, "20260101T000000Z-aaaaaa") as jr:
+        jr.write("start", target="prod")
+        jr.write("request", op="create_link", slug="quiet", status=201, note="failed")
+        ok = _row("ok", Status.OK)
+        jr.write("result", **{**ok.to_dict(), "url": "https://e.com/failed?x=invalid"})
+        jr.write("result", **_row("bad", Status.FAILED).to_dict())
+        jr.write("result", **_row("typo", Status.INVALID, row=3).to_dict())
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write('{"event": "result", "slug": "cut", "status": "failed"')
+    last = last_run("prod", tmp_path)
+    assert last is not None
+    assert last.failed == {change_key(_change("bad")), change_key(_change("typo"))}
+
+
+def _change(slug: str) -> Change:
+    spec = LinkSpec(url="https://e.com", slug=slug, provenance=Provenance("links.csv", row=2))
+    return Change(Action.CREATE, "lnk.test", slug, 0, spec=spec)

@@ -1,9 +1,9 @@
-"""A lean HTTP/1.1 transport for httpx: asyncio streams, h11, a small keep-alive pool.
+"""A lean HTTP/1.1 transport for httpx: asyncio streams, httptools, a small keep-alive pool.
 
 httpx's default transport (httpcore over anyio) costs about 1.2-1.8 ms of CPU per
-request here; this one about 0.3 ms (``docs/performance.md``), which is what lets one
-client keep a rate limit of 1,000 requests per second busy on a shared core. It is the
-client's transport for the network; the in-process sandbox and test fakes plug in
+request here; this one a fraction of that (``docs/performance.md``), which is what lets
+one client keep a rate limit of 1,000 requests per second busy on a shared core. It is
+the client's transport for the network; the in-process sandbox and test fakes plug in
 their own (``asgi_transport``), and proxies from the environment still go through
 httpx's own transports (the client mounts them).
 
@@ -12,7 +12,8 @@ What it does, and no more:
 - one request at a time per connection (HTTP/1.1, no pipelining); idle connections
   are kept per origin, reused newest first, and dropped when the server closed them or
   after ``keepalive_expiry`` seconds idle; at most ``max_connections`` in use;
-- h11 frames both directions (Content-Length, chunked, close-delimited bodies);
+- requests written and answers read by ``linksync.api.framing`` (httptools for the
+  answers; the checks h11 made on what is sent);
 - TLS with httpx's own context (``httpx.create_ssl_context``: same CA bundle and
   environment variables as httpx);
 - errors as httpx raises them: ``ConnectError`` / ``ConnectTimeout`` / ``PoolTimeout``
@@ -21,8 +22,8 @@ What it does, and no more:
   A connection in the middle of an exchange that fails or is cancelled is closed.
 
 Two ways in: ``handle_async_request`` (the httpx transport interface), and
-:meth:`LeanTransport.exchange` with an ``h11.Request``, which the client uses directly
-when no proxy is configured, skipping httpx's request and response models.
+:meth:`LeanTransport.exchange` with the request head as bytes, which the client uses
+directly when no proxy is configured, skipping httpx's request and response models.
 """
 
 from __future__ import annotations
@@ -36,8 +37,18 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-import h11
+import httptools
 import httpx
+
+from linksync.api.framing import (
+    MAX_HEAD,
+    Answer,
+    Reading,
+    check_headers,
+    protocol_error,
+    reason_phrase,
+    request_head,
+)
 
 Origin = tuple[str, str, int]
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -51,30 +62,13 @@ def origin_of(scheme: str, host: str, port: int | None) -> Origin:
     return (scheme, host, port or _DEFAULT_PORTS[scheme])
 
 
-class Answer:
-    """A whole answer: the h11 response head and the body."""
-
-    __slots__ = ("body", "head")
-
-    def __init__(self, head: h11.Response, body: bytes) -> None:
-        self.head, self.body = head, body
-
-    @property
-    def status(self) -> int:
-        return int(self.head.status_code)
-
-    def headers(self) -> dict[str, str]:
-        """Header names lower-case (h11 normalises them); a repeated header keeps its last."""
-        return {k.decode("latin-1"): v.decode("latin-1") for k, v in self.head.headers}
-
-
 class _Connection:
-    __slots__ = ("h11", "idle_since", "reader", "writer")
+    __slots__ = ("idle_since", "reader", "reusable_", "writer")
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
-        self.h11 = h11.Connection(h11.CLIENT)
         self.idle_since = 0.0
+        self.reusable_ = False
 
     def usable(self, now: float, expiry: float) -> bool:
         return (
@@ -86,67 +80,41 @@ class _Connection:
     def close(self) -> None:
         self.writer.close()
 
-    async def exchange(self, head: h11.Request, body: bytes) -> Answer:
-        """Send one request, read its whole answer."""
-        conn = self.h11
-        data = conn.send(head) or b""
-        if body:
-            data += conn.send(h11.Data(data=body)) or b""
-        data += conn.send(h11.EndOfMessage()) or b""
+    async def exchange(self, head: bytes, body: bytes, *, body_expected: bool = True) -> Answer:
+        """Send one request (its head as bytes, then its body), read its whole answer."""
+        self.reusable_ = False
         try:
-            self.writer.write(data)
+            self.writer.write(head + body if body else head)
             await self.writer.drain()
         except OSError as exc:
             raise httpx.WriteError(str(exc) or type(exc).__name__) from None
-        answer: h11.Response | None = None
-        parts: list[bytes] = []
-        while True:
+        reading = Reading(body_expected=body_expected)
+        seen = 0
+        while not reading.complete:
             try:
-                event = conn.next_event()
-            except h11.RemoteProtocolError as exc:
-                raise _protocol_error(answer, exc) from None
-            if event is h11.NEED_DATA:
-                try:
-                    chunk = await self.reader.read(_READ_SIZE)
-                except OSError as exc:
-                    if answer is None:
-                        raise _protocol_error(None, exc) from None
-                    raise httpx.ReadError(str(exc) or type(exc).__name__) from None
-                conn.receive_data(chunk)
-            elif isinstance(event, h11.Response):
-                answer = event
-            elif isinstance(event, h11.Data):
-                parts.append(bytes(event.data))
-            elif isinstance(event, h11.EndOfMessage):
-                break
-            elif isinstance(event, h11.ConnectionClosed):
-                raise _protocol_error(answer, None)
-            # h11.InformationalResponse (1xx): wait for the final answer
-        assert answer is not None
-        return Answer(answer, b"".join(parts))
+                chunk = await self.reader.read(_READ_SIZE)
+            except OSError as exc:
+                if not reading.head_done:
+                    raise protocol_error(reading, exc) from None
+                raise httpx.ReadError(str(exc) or type(exc).__name__) from None
+            if not chunk:
+                if reading.ends_at_close():
+                    return reading.answer()
+                raise protocol_error(reading, None)
+            try:
+                reading.parser.feed_data(chunk)
+            except httptools.HttpParserError as exc:
+                if not reading.complete:
+                    raise protocol_error(reading, exc) from None
+                reading.extra = True  # the answer is whole; what follows is not ours
+            seen += len(chunk)
+            if not reading.head_done and seen > MAX_HEAD:
+                raise protocol_error(reading, ValueError("answer head too large"))
+        self.reusable_ = reading.keep_alive and not reading.extra
+        return reading.answer()
 
     def reusable(self) -> bool:
-        conn = self.h11
-        if conn.our_state is h11.DONE and conn.their_state is h11.DONE:
-            conn.start_next_cycle()
-            return True
-        return False
-
-
-def _request_head(method: str, target: bytes | str, headers: Any) -> h11.Request:
-    """The request head, or ``httpx.LocalProtocolError`` before anything is sent (a line
-    break in a header value, say, that would let a value forge another header)."""
-    try:
-        return h11.Request(method=method, target=target, headers=headers)
-    except h11.LocalProtocolError as exc:
-        raise httpx.LocalProtocolError(str(exc)) from None
-
-
-def _protocol_error(answer: h11.Response | None, exc: BaseException | None) -> httpx.TransportError:
-    if answer is None:
-        return httpx.RemoteProtocolError("Server disconnected without sending a response.")
-    why = str(exc) if exc is not None else "the connection closed"
-    return httpx.RemoteProtocolError(f"incomplete answer: {why}")
+        return self.reusable_
 
 
 class LeanTransport(httpx.AsyncBaseTransport):
@@ -173,27 +141,46 @@ class LeanTransport(httpx.AsyncBaseTransport):
         url = request.url
         body = await request.aread()
         timeouts: Mapping[str, Any] = request.extensions.get("timeout") or {}
-        head = _request_head(request.method, url.raw_path, request.headers.raw)
+        headers = [
+            (name, value)
+            for name, value in request.headers.raw
+            if name.lower() not in (b"transfer-encoding", b"content-length")
+        ]
+        if body or request.method in ("POST", "PUT", "PATCH"):
+            headers.append((b"Content-Length", str(len(body)).encode("ascii")))
+        check_headers(headers)
+        head = request_head(request.method, url.raw_path, headers)
         try:
             answer = await self.exchange(
-                origin_of(url.scheme, url.host, url.port), head, body, timeouts
+                origin_of(url.scheme, url.host, url.port),
+                head,
+                body,
+                timeouts,
+                body_expected=request.method != "HEAD",
             )
         except httpx.TransportError as exc:
             exc.request = request
             raise
         return httpx.Response(
             answer.status,
-            headers=list(answer.head.headers.raw_items()),
+            headers=answer.raw_headers,
             stream=httpx.ByteStream(answer.body),
-            extensions={"http_version": b"HTTP/1.1", "reason_phrase": bytes(answer.head.reason)},
+            extensions={"http_version": b"HTTP/1.1", "reason_phrase": reason_phrase(answer.status)},
             request=request,
         )
 
     async def exchange(
-        self, origin: Origin, head: h11.Request, body: bytes, timeouts: Mapping[str, Any]
+        self,
+        origin: Origin,
+        head: bytes,
+        body: bytes,
+        timeouts: Mapping[str, Any],
+        *,
+        body_expected: bool = True,
     ) -> Answer:
-        """One request on a pooled connection to ``origin``, and its whole answer.
-        ``timeouts``: "pool" (waiting for a free connection) and "connect", in seconds."""
+        """One request (``head`` from ``request_head``) on a pooled connection to
+        ``origin``, and its whole answer. ``timeouts``: "pool" (waiting for a free
+        connection) and "connect", in seconds. ``body_expected``: False for HEAD."""
         if self._closed:
             raise RuntimeError("the transport is closed")
         await self._acquire(timeouts.get("pool"))
@@ -201,7 +188,7 @@ class LeanTransport(httpx.AsyncBaseTransport):
             conn = self._reuse(origin) or await self._connect(origin, timeouts.get("connect"))
             self._busy.add(conn)
             try:
-                answer = await conn.exchange(head, body)
+                answer = await conn.exchange(head, body, body_expected=body_expected)
             except BaseException:
                 conn.close()
                 raise
@@ -287,6 +274,12 @@ class Direct:
         self._headers += [
             (k.lower().encode("ascii"), v.encode("ascii")) for k, v in headers.items()
         ]
+        # Checked once here; a bad value (a line break in a key) refuses every request.
+        self._refused: httpx.LocalProtocolError | None = None
+        try:
+            check_headers(self._headers)
+        except httpx.LocalProtocolError as exc:
+            self._refused = exc
         self._timeouts = {"pool": timeout, "connect": timeout}
 
     async def send(
@@ -306,6 +299,14 @@ class Direct:
             headers = [*headers, (b"content-type", b"application/json")]
         if content or method in ("POST", "PUT", "PATCH"):
             headers = [*headers, (b"content-length", str(len(content)).encode("ascii"))]
-        head = _request_head(method, target, headers)
-        answer = await self._transport.exchange(self.origin, head, content, self._timeouts)
+        if self._refused is not None:
+            raise httpx.LocalProtocolError(str(self._refused))
+        try:
+            raw_target = target.encode("ascii")
+        except UnicodeEncodeError:
+            raise httpx.LocalProtocolError(f"Illegal target characters {target!r}") from None
+        head = request_head(method, raw_target, headers)
+        answer = await self._transport.exchange(
+            self.origin, head, content, self._timeouts, body_expected=method != "HEAD"
+        )
         return answer.status, answer.headers(), answer.body

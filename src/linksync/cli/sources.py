@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ from linksync import config as cfg
 from linksync.cli.common import EXIT_OK, EXIT_ROWS_FAILED, echo, handle_errors
 from linksync.cli.source_flags import pop_source_flags, source_flags
 from linksync.errors import ConfigError
+from linksync.jsontext import readable
 from linksync.model import Severity
 from linksync.profiles import Profile, load_profile
 from linksync.sources import ReadOptions, SourceBatch, read_sources
@@ -82,7 +82,7 @@ def render_json(batch: SourceBatch, result: Validation) -> str:
             for u in batch.unknown_columns
         ],
     }
-    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False)
+    return readable(doc)
 
 
 @click.command("validate")

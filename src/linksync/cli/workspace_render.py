@@ -5,7 +5,6 @@ bidi-override and invisible characters escaped (``linksync.terminal``)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -17,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from linksync.api import Domain, Member, Organization, Quota
+from linksync.jsontext import readable
 from linksync.model import RemoteLink
 from linksync.terminal import printable
 
@@ -31,7 +31,7 @@ def console() -> Console:
 
 
 def emit_json(value: Any) -> None:
-    click.echo(printable(json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)))
+    click.echo(printable(readable(value)))
 
 
 def safe(value: Any) -> str:

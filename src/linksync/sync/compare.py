@@ -42,6 +42,8 @@ def row_domain(spec: LinkSpec, options: SyncOptions, system_domain: str) -> str:
 
 def desired_tags(spec: LinkSpec, options: SyncOptions) -> tuple[str, ...]:
     """The row's tags plus the owner tag, source order, no repeats."""
+    if not spec.tags and options.owner_tag is None:
+        return ()
     tags = list(spec.tags or ())
     if options.owner_tag is not None:
         tags.append(options.owner_tag)

@@ -65,7 +65,7 @@ class _Differ:
         self.rows[index] = spec
         domain = row_domain(spec, self.options, self.remote.system_domain)
         prov = spec.provenance
-        found = list(self.by_place.get(prov.place, ())) if prov is not None else []
+        found = list(self.by_place.get(prov.place, ())) if prov and self.by_place else []
         if index in self.invalid or any(p.severity is Severity.ERROR for p in found):
             self._protect(spec, domain, index)
             return Change(Action.INVALID, domain, spec.slug, index, spec, problems=tuple(found))
@@ -129,14 +129,14 @@ class _Differ:
         """The remote link a row refers to, or a problem (duplicate, ambiguous)."""
         if spec.slug:
             key = LinkKey.of(domain, spec.slug)
-            link = self.remote.get(domain, spec.slug)
+            link = self.remote.links.get(key)
         else:
             url = (spec.url or "").strip()
             first = self.claimed_urls.get((domain, url))
             if first is not None:
                 return None, self._duplicate(spec, first)
             self.claimed_urls[(domain, url)] = index
-            matches = [x for x in self.remote.on_domain(domain) if x.url.strip() == url]
+            matches = self.remote.with_url(domain, url)
             if len(matches) > 1:
                 self.protected_urls.add((domain, url))
                 slugs = ", ".join(sorted(x.slug for x in matches))

@@ -22,7 +22,7 @@ from linksync.sync.state import RemoteState
 
 def _matches_remote(spec: LinkSpec, domain: str, remote: RemoteState) -> bool:
     url = (spec.url or "").strip()
-    return any(x.url.strip() == url for x in remote.on_domain(domain))
+    return bool(remote.with_url(domain, url))
 
 
 def _free_slug(base: str, domain: str, remote: RemoteState, taken: set[LinkKey]) -> str:

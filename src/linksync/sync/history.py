@@ -11,13 +11,15 @@ came from (source, sheet, row).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from linksync.model import LinkKey, Place, RowResult
 from linksync.outputs import is_journal_file
-from linksync.sync.journal import DEFAULT_RUNS_DIR, read_journal
+from linksync.sync.journal import DEFAULT_RUNS_DIR, iter_journal_lines
 from linksync.sync.plan import Change
 
 #: A row's identity across runs: its link, else where it came from.
@@ -68,19 +70,44 @@ def last_run(
         if not path.is_file() or not is_journal_file(path):
             continue
         try:
-            records = read_journal(path)
+            found = _failed_results(path, target)
         except (OSError, UnicodeDecodeError):
             continue
-        start = next((r for r in records if r.get("event") == "start"), None)
-        if start is None or start.get("target") != target:
+        if found is None:
             continue
-        failed = frozenset(
-            result_key(RowResult.from_dict(r))
-            for r in records
-            if r.get("event") == "result" and r.get("status") in _FAILED
-        )
+        failed = frozenset(result_key(RowResult.from_dict(r)) for r in found)
         return LastRun(run_id, failed)
     return None
+
+
+def _failed_results(path: Path, target: str) -> list[dict[str, Any]] | None:
+    """The failed and invalid ``result`` records of a journal of ``target`` (None when
+    it is not one). Only lines that hold one of those words are decoded: a run of
+    100,000 rows leaves 200,000 lines, nearly all of them successes."""
+    start: dict[str, Any] | None = None
+    out: list[dict[str, Any]] = []
+    for line in iter_journal_lines(path):
+        if start is None:
+            record = _record(line)
+            if record is not None and record.get("event") == "start":
+                if record.get("target") != target:
+                    return None
+                start = record
+            continue
+        if '"failed"' not in line and '"invalid"' not in line:
+            continue
+        record = _record(line)
+        if record and record.get("event") == "result" and record.get("status") in _FAILED:
+            out.append(record)
+    return out if start is not None else None
+
+
+def _record(line: str) -> dict[str, Any] | None:
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
 
 
 def failed_first(

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -110,19 +111,25 @@ class Journal:
         self.close()
 
 
+def iter_journal_lines(path: Path | str) -> Iterator[str]:
+    """The complete lines of a journal: a last line cut short by a kill is left out."""
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if not line.endswith("\n"):
+                break
+            yield line
+
+
 def read_journal(path: Path | str) -> list[dict[str, Any]]:
     """Every complete record of a journal; a last line cut short by a kill is skipped,
     and so is any line that is not a JSON object (a file that is not a journal yields
     no records)."""
     out: list[dict[str, Any]] = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if not line.endswith("\n"):
-                break
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(record, dict):
-                out.append(record)
+    for line in iter_journal_lines(path):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            out.append(record)
     return out

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from linksync.jsontext import readable
 from linksync.model import (
     Action,
     LinkKey,
@@ -284,7 +285,10 @@ class Plan:
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), sort_keys=True, indent=indent, ensure_ascii=False)
+        """The plan file: indented, one change per line (``linksync.jsontext``)."""
+        if indent is None:
+            return json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False)
+        return readable(self.to_dict(), indent=indent)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Plan:

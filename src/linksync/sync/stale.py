@@ -41,7 +41,7 @@ def _why_stale(ch: Change, now: RemoteLink | None, fresh: RemoteState) -> str | 
             return f"{ch.label()} was created since the plan was made"
         if ch.slug is None and ch.spec is not None and ch.spec.url:
             url = ch.spec.url.strip()
-            if any(x.url.strip() == url for x in fresh.on_domain(ch.domain)):
+            if fresh.with_url(ch.domain, url):
                 return f"a link to {url} was created on {ch.domain} since the plan was made"
         return None
     if now is None:

@@ -45,6 +45,10 @@ class RemoteState:
     org: OrgInfo | None = None
     fetches: tuple[DomainFetch, ...] = ()
     requests: int = 0
+    #: domain -> URL (edges stripped) -> its links, filled on first use (``with_url``)
+    _by_url: dict[str, dict[str, list[RemoteLink]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def get(self, domain: str, slug: str) -> RemoteLink | None:
         return self.links.get(LinkKey.of(domain, slug))
@@ -52,6 +56,18 @@ class RemoteState:
     def on_domain(self, domain: str) -> list[RemoteLink]:
         d = domain.lower()
         return [link for (ld, _), link in self.links.items() if ld == d]
+
+    def with_url(self, domain: str, url: str) -> list[RemoteLink]:
+        """The links on ``domain`` whose URL, edges stripped, is ``url`` (listing
+        order). The first call for a domain indexes it: one pass, not one per row."""
+        d = domain.lower()
+        index = self._by_url.get(d)
+        if index is None:
+            index = {}
+            for link in self.on_domain(d):
+                index.setdefault(link.url.strip(), []).append(link)
+            self._by_url[d] = index
+        return index.get(url, [])
 
     def domain_total(self, domain: str) -> int | None:
         for f in self.fetches:
