@@ -13,10 +13,10 @@ Numbers elsewhere are text without a spurious ``.0`` (slug ``2024`` stays ``2024
 
 Before calamine reads anything, ``linksync.sources.xlsx_guard`` refuses bombs (a sheet
 spanning too many cells, parts inflating too far); what values hide (error cells,
-number formats, hyperlinks) is noted in a thread while calamine parses; ``linksync.sources.excel_cells`` turns each cell
-into text and says so on the row when a cell is not what it shows. A workbook with no
-sheet to read (none, only hidden ones, none with a header) is an error, as an empty
-CSV is.
+number formats, hyperlinks) is noted in a thread while calamine parses;
+``linksync.sources.excel_cells`` turns each cell into text and says so on the row when
+a cell is not what it shows. A workbook with no sheet to read (none, only hidden ones,
+none with a header) is an error, as an empty CSV is.
 """
 
 from __future__ import annotations
