@@ -38,12 +38,13 @@ class SheetRows:
     ``to_python(skip_empty_area=False)`` has them) and the rest, read once."""
 
     def __init__(self, sheet: Any):
-        start, end = sheet.start, sheet.end
+        # Releases of python-calamine without these read with ``to_python``.
+        start, end = getattr(sheet, "start", None), getattr(sheet, "end", None)
         self._pad = 0
         #: Column -> the types of its cells, set by ``columns``.
         self.kinds: dict[int, set[type]] = {}
         self._rest: Iterator[Row] = iter(())
-        if start is not None and end is not None and start[0] == 0:
+        if start is not None and end is not None and start[0] == 0 and hasattr(sheet, "iter_rows"):
             rows = sheet.iter_rows()
             head = list(islice(rows, HEAD_ROWS))
             full, used = end[1] + 1, end[1] - start[1] + 1
