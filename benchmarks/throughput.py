@@ -58,6 +58,8 @@ from _records import read_journal, read_report
 from _tables import markdown
 from _workload import Workload, check_workspace, make_workload, seed_store, write_csv
 
+from linksync.defaults import DEFAULT_CONCURRENCY
+
 PEER = Path(__file__).resolve().parent / "sequential_peer.py"
 PRELOAD_RATE = 100_000
 CORES = split_cores()  # (sandbox cores, client cores), or None on one core
@@ -428,16 +430,30 @@ def creates_case(case: Case, *, timeout: float) -> dict[str, Any]:
     """``linksync apply`` of N new links at R, against min(R, the sandbox's capacity for
     creates measured in the same run)."""
     work = make_workload(0, case.rows, new_share=1.0, changed_share=0.0)
+    in_flight = case.concurrency or DEFAULT_CONCURRENCY
+
+    def probe_capacity(when: str, facts: dict[str, float]) -> float:
+        log(f"scale-apply: probing the sandbox's capacity for creates ({when})")
+        return sandbox_capacity(
+            case.latency_ms,
+            kind="create",
+            seconds=5.0,
+            concurrency=in_flight,
+            cores=CORES,
+            facts=facts,
+        )
+
+    # The capacity is probed before and after the run, with as many requests in flight
+    # as linksync sends; the higher of the two is the ceiling (the stricter ratio).
+    probe: dict[str, float] = {}
+    before = probe_capacity("before", {})
     with tempfile.TemporaryDirectory(prefix="linksync-bench-creates-") as d:
         tmp = Path(d)
         src = write_csv(work.rows, tmp / "links.csv")
         log(f"scale-apply: linksync apply of {case.rows} creates (R={case.rate}/s)")
         ours = run_apply(case, tmp / "x.db", src, tmp, timeout, work=work)
-    log("scale-apply: probing the sandbox's capacity for creates")
-    probe: dict[str, float] = {}
-    capacity = sandbox_capacity(
-        case.latency_ms, kind="create", seconds=5.0, cores=CORES, facts=probe
-    )
+    after = probe_capacity("after", probe)
+    capacity = max(before, after)
     ceiling = min(case.rate, capacity)
     requests = work.writes + 2
     ratio = requests / ceiling / ours["wall_s"] if ours["wall_s"] else None
@@ -449,6 +465,8 @@ def creates_case(case: Case, *, timeout: float) -> dict[str, Any]:
         "requests": ours.get("requests"),
         "rate_limited": ours.get("rate_limited"),
         "sandbox_create_capacity_per_s": round(capacity, 1),
+        "sandbox_create_capacity_before_after_per_s": [round(before, 1), round(after, 1)],
+        "capacity_probe_in_flight": in_flight,
         "capacity_probe_cpu": probe,
         "achieved_per_s": round(requests / ours["wall_s"], 1) if ours["wall_s"] else None,
         "efficiency_vs_capacity": round(ratio, 3) if ratio is not None else None,

@@ -204,6 +204,9 @@ class LeanTransport(httpx.AsyncBaseTransport):
         return answer
 
     async def _acquire(self, timeout: float | None) -> None:
+        if not self._slots.locked():  # a free connection: no timer to set
+            await self._slots.acquire()
+            return
         try:
             async with asyncio.timeout(timeout):
                 await self._slots.acquire()

@@ -43,6 +43,7 @@ from linksync.lock import LockHolder, acquire_lock
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RowResult, RunInfo
 from linksync.outcome import RemoteWrites
+from linksync.pipeline.collection import fewer_collections
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import (
     Reading,
@@ -118,6 +119,10 @@ class ApplyRun:
         return self.request.settings.target.label
 
     async def go(self) -> Results:
+        with fewer_collections():
+            return await self._go()
+
+    async def _go(self) -> Results:
         req = self.request
         paths = self._preflight()
         self.journal = paths.journal

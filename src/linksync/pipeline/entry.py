@@ -25,6 +25,7 @@ from linksync.errors import ConfigError
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.outputs import write_text_atomic
 from linksync.pipeline.applying import ApplyRequest, ApplyRun, PathArg, run_apply
+from linksync.pipeline.collection import fewer_collections
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import Reading, Sources, load_specs, options_from, source_paths
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
@@ -124,6 +125,11 @@ def plan(sources: Sources, **kw: Unpack[PlanOptions]) -> Planned:
 
 async def plan_async(sources: Sources, **kw: Unpack[PlanOptions]) -> Planned:
     """``plan`` in the caller's event loop."""
+    with fewer_collections():
+        return await _plan(sources, **kw)
+
+
+async def _plan(sources: Sources, **kw: Unpack[PlanOptions]) -> Planned:
     settings = kw.get("settings") or resolve()
     events = kw.get("events") or RunEvents()
     log = kw.get("logger") or logging.getLogger("linksync")
