@@ -3,10 +3,12 @@ a message naming the file (and sheet) and exit 2; never an abort or a traceback.
 
 from __future__ import annotations
 
+import re
 import struct
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hostile_inputs import GOOD, rezip, validate, xlsx
 
 
@@ -41,6 +43,60 @@ def test_far_cell_behind_a_lying_dimension(workdir: Path) -> None:
     path = workdir / "liar.xlsx"
     path.write_bytes(rezip(_book(XFD1048576="x"), lie))
     validate(path, code=2, refused_words="the sheet holds a used range")
+
+
+def _far_row_first(data: bytes, row: int) -> bytes:
+    """The sheet with a dimension that lies and row ``row`` moved to the start."""
+
+    def lie(name: str, xml: bytes) -> bytes:
+        if name != "xl/worksheets/sheet1.xml":
+            return xml
+        xml = re.sub(rb'<dimension ref="[^"]*" ?/>', b'<dimension ref="A1:B2" />', xml)
+        start = xml.index(b'<row r="%d"' % row)
+        end = xml.index(b"</row>", start) + len(b"</row>")
+        far = xml[start:end]
+        return xml[:start].replace(b"<sheetData>", b"<sheetData>" + far) + xml[end:]
+
+    return rezip(data, lie)
+
+
+@pytest.mark.parametrize("ref", ["XFD999999", "XFD100000", "XFD2000000"])
+def test_far_cell_out_of_order_below_a_million_rows(workdir: Path, ref: str) -> None:
+    """A far cell first, before rows in order, is found whatever its row (calamine
+    would allocate hundreds of GiB for it and abort the process)."""
+    row = int(re.sub("[A-Z]", "", ref))
+    path = workdir / "early.xlsx"
+    if row > 1_048_576:  # past Excel's last row: written by hand
+        data = rezip(
+            _book(),
+            lambda name, xml: (
+                xml.replace(
+                    b"<sheetData>",
+                    b'<sheetData><row r="%d"><c r="XFD%d" t="inlineStr"><is><t>x</t></is></c></row>'
+                    % (row, row),
+                )
+                if name == "xl/worksheets/sheet1.xml"
+                else xml
+            ),
+        )
+    else:
+        data = _far_row_first(_book(**{ref: "x"}), row)
+    path.write_bytes(data)
+    validate(path, code=2, refused_words=f"the sheet holds a used range of {row:,} rows")
+
+
+def test_far_cell_with_its_attributes_in_another_order(workdir: Path) -> None:
+    """``<c s="0" r="XFD1048576">`` is the same cell to calamine as ``<c r=... s=...>``."""
+
+    def far(name: str, xml: bytes) -> bytes:
+        if name != "xl/worksheets/sheet1.xml":
+            return xml
+        cell = b'<row r="1048576"><c s="0" r="XFD1048576" t="inlineStr"><is><t>x</t></is></c></row>'
+        return xml.replace(b"</sheetData>", cell + b"</sheetData>")
+
+    path = workdir / "order.xlsx"
+    path.write_bytes(rezip(_book(), far))
+    validate(path, code=2, refused_words="1,048,576 rows x 16,384 columns")
 
 
 def _declare(data: bytes, part: str, size: int) -> bytes:

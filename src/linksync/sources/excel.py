@@ -2,8 +2,8 @@
 
 Measured for 100,000 rows x 10 columns (LIBRARIES.md, and docs/performance.md):
 pandas+openpyxl 12-16 s, pandas+calamine 1.5-2.1 s, calamine rows 0.8 s. So cells are
-read with calamine directly (``CalamineSheet.to_python``) and only the mapped columns
-are converted.
+read with calamine directly, streamed into the mapped columns only
+(``linksync.sources.excel_rows``), and only those are converted.
 
 Every visible worksheet is read, or the named ones. The header row is found under
 any title rows. Dates and datetimes become ISO 8601 UTC (a workbook has no zone, so
@@ -12,20 +12,20 @@ day in the workbook's date system (1900, or 1904 when ``workbookPr date1904`` is
 Numbers elsewhere are text without a spurious ``.0`` (slug ``2024`` stays ``2024``).
 
 Before calamine reads anything, ``linksync.sources.xlsx_guard`` refuses bombs (a sheet
-spanning too many cells, parts inflating too far) and notes what values hide (error
-cells, number formats, hyperlinks); ``linksync.sources.excel_cells`` turns each cell
-into text and says so on the row when a cell is not what it shows. A workbook with no
-sheet to read (none, only hidden ones, none with a header) is an error, as an empty
-CSV is.
+spanning too many cells, parts inflating too far); what values hide (error cells,
+number formats, hyperlinks) is noted in a thread while calamine parses;
+``linksync.sources.excel_cells`` turns each cell into text and says so on the row when
+a cell is not what it shows. A workbook with no sheet to read (none, only hidden ones,
+none with a header) is an error, as an empty CSV is.
 """
 
 from __future__ import annotations
 
 import re
 import zipfile
+from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +37,13 @@ from linksync.errors import SourceError
 from linksync.model import Problem, Provenance, Severity
 from linksync.sources.columns import compile_mapping, match_columns, normalize_header
 from linksync.sources.excel_cells import CellReader, cell_text
+from linksync.sources.excel_rows import SheetRows
 from linksync.sources.frame import ReadResult, UnknownColumn
 from linksync.sources.header import find_header
 from linksync.sources.normalize import excel_serial_to_datetime, normalize_expiry
 from linksync.sources.options import MAX_WORKBOOK_BYTES, ReadOptions
 from linksync.sources.table import build_frame, unknown_column_problem
-from linksync.sources.xlsx_guard import Package, SheetNotes
+from linksync.sources.xlsx_guard import Package, PendingNotes, SheetNotes
 
 #: Zip packages whose parts are size-checked; OOXML ones are scanned sheet by sheet.
 _ZIPPED = frozenset({".xlsx", ".xlsm", ".ods"})
@@ -84,15 +85,18 @@ def cell_expiry(v: Any, date1904: bool) -> Any:
 _APART = frozenset({str, datetime, date, type(None)})
 
 
-def _expiry_column(values: Sequence[Any], date1904: bool) -> list[Any]:
+def _expiry_column(
+    values: Sequence[Any], date1904: bool, kinds: set[type] | None = None
+) -> list[Any]:
     """The expiry cells as text for ``build_frame`` ("" for empty cells).
 
     Text cells are passed as they are (``build_frame`` trims and normalises them);
     every other cell becomes ``normalize_expiry(cell_expiry(v))``, which
     ``normalize_expiry`` maps to itself. Each distinct cell is converted once (keyed
     by type as well when numbers are present, so ``1``, ``1.0`` and ``True`` stay
-    apart) and the distinct dates and datetimes are formatted at once by numpy."""
-    kinds = set(map(type, values))
+    apart) and the distinct dates and datetimes are formatted at once by numpy.
+    ``kinds``: the types of ``values`` when known."""
+    kinds = set(map(type, values)) if kinds is None else kinds
     if kinds <= {str}:
         return list(values)
     if kinds <= _APART:
@@ -200,14 +204,18 @@ def _read_book(
             )
         )
     for name in names:
-        # The sheet is scanned (and refused past the limits) before calamine reads it.
-        notes = notes_for(name) if notes_for is not None else SheetNotes()
+        # The sheet is checked (and refused past the limits) before calamine reads it;
+        # its notes are searched in a thread meanwhile.
+        pending = notes_for(name) if notes_for is not None else None
         try:
-            rows = wb.get_sheet_by_name(name).to_python(skip_empty_area=False)
+            rows = SheetRows(wb.get_sheet_by_name(name))
         except Exception as exc:
+            if pending is not None:
+                pending.result()
             raise SourceError(
                 f"{display}: sheet {name!r}: {exc}", path=display, sheet=name
             ) from exc
+        notes = pending.result() if pending is not None else SheetNotes()
         _read_sheet(display, name, rows, bool(wanted), date1904, opts, notes, result)
     if not any(len(f) for f in result.frames) and not any(
         p.severity is Severity.ERROR for p in result.problems
@@ -216,7 +224,7 @@ def _read_book(
     return result
 
 
-def _notes(pkg: Package, names: list[str]) -> Callable[[str], SheetNotes]:
+def _notes(pkg: Package, names: list[str]) -> Callable[[str], PendingNotes]:
     parts = pkg.sheet_parts()
     formats = pkg.display_formats()
     for name in names:
@@ -243,7 +251,7 @@ def _nothing_to_read(display: str, wb: CalamineWorkbook, names: list[str]) -> Pr
 def _read_sheet(
     display: str,
     sheet: str,
-    rows: list[list[Any]],
+    rows: SheetRows,
     named: bool,
     date1904: bool,
     opts: ReadOptions,
@@ -251,7 +259,7 @@ def _read_sheet(
     result: ReadResult,
 ) -> None:
     explicit = compile_mapping(opts.mapping)
-    head = find_header(rows, explicit=explicit)
+    head = find_header(rows.head, explicit=explicit)
     if head is None:
         if named or not (_is_blank(rows) or normalize_header(sheet) in _HELP_SHEETS):
             severity = Severity.ERROR if named else Severity.WARNING
@@ -280,22 +288,22 @@ def _read_sheet(
     result.unknown.extend(UnknownColumn(display, sheet, h) for h in match.unknown)
     if match.unknown:
         result.problems.append(unknown_column_problem(display, sheet, match.unknown))
-    data = rows[head.data_start :]
-    # Cells of the mapped columns only, one list per column; a column beyond the
-    # shortest row reads as empty (as ``zip`` over the rows would have it). calamine's
-    # rows all have the sheet's width (``_column`` copes when one does not).
-    width = len(data[0]) if data else 0
+    # Cells of the mapped columns only, one list per column (``SheetRows.columns``).
+    # A column feeding two fields is copied for each: the cell checks change their list.
+    cells_by_col = rows.columns(head.data_start, match.used)
+    uses = Counter(col for fname in match.fields for col in match.columns_of(fname))
     cells_of = CellReader(notes, head.data_start)
     columns: dict[str, list[list[Any]]] = {}
     for fname in match.fields:
         columns[fname] = []
         for col in match.columns_of(fname):
-            cells = _column(data, col, width)
+            cells = cells_by_col[col] if uses[col] == 1 else list(cells_by_col[col])
+            kinds = rows.kinds[col]
             if fname == "expires_at":
-                texts = _expiry_column(cells, date1904)
-                columns[fname].append(cells_of.expiry(cells, texts, col, date1904))
+                texts = _expiry_column(cells, date1904, kinds)
+                columns[fname].append(cells_of.expiry(cells, texts, col, date1904, kinds))
             else:
-                columns[fname].append(cells_of.text(cells, fname, col))
+                columns[fname].append(cells_of.text(cells, fname, col, kinds))
     frame, problems = build_frame(
         display, sheet, columns, head.data_start + 1, match, issues=cells_of.issues, options=opts
     )
@@ -313,15 +321,5 @@ def _read_sheet(
         )
 
 
-def _column(data: list[list[Any]], col: int, width: int) -> list[Any]:
-    if col >= width:
-        return [""] * len(data)
-    try:
-        return list(map(itemgetter(col), data))
-    except IndexError:  # a row shorter than the first: read as ``zip`` would
-        width = min(map(len, data))
-        return [row[col] for row in data] if col < width else [""] * len(data)
-
-
-def _is_blank(rows: list[list[Any]]) -> bool:
-    return all(v in ("", None) for row in rows for v in row)
+def _is_blank(rows: SheetRows) -> bool:
+    return all(v in ("", None) for row in rows.head for v in row) and rows.rest_blank()

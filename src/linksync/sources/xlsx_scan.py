@@ -1,0 +1,171 @@
+"""The byte searches of one sheet's XML, chunk by chunk (``linksync.sources.xlsx_guard``).
+
+Two kinds, run apart:
+
+- the extent (``SheetScan.extent``): the declared ``<dimension>``, the widest column
+  of any cell, the highest row of any cell (the last cell of a chunk, then any cell
+  above it anywhere in the chunk: rows out of order as a crafted file may have them),
+  rows without a number. It must be known before calamine reads the sheet.
+- the notes (``SheetScan.notes_of``): error cells, numbers shown through a format that
+  changes them, hyperlinks. They may be searched while calamine reads.
+
+Each search is handed ``buf[lo:hi]`` with ``_CONTEXT`` bytes of the neighbouring
+chunks around it, so a tag cut by a chunk's end is seen whole once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+_CONTEXT = 512
+_REF = re.compile(rb"([A-Z]{1,3})(\d{1,7})")
+_LAST_REF = re.compile(rb"[A-Z]+0*(\d{1,10})")
+_CELL_TAG_REF = re.compile(rb'\br="([A-Z]{1,3}\d{1,7})"')
+_TYPE = re.compile(rb'\bt="(\w+)"')
+_VALUE = re.compile(rb"<v>([^<]*)</v>")
+_DIMENSION = re.compile(rb'<dimension\s+ref="([A-Z]{1,3}\d{1,7})(?::([A-Z]{1,3}\d{1,7}))?"')
+_HYPERLINK = re.compile(rb"<hyperlink\b([^>]*?)/?>")
+_ATTR = re.compile(rb'([\w:]+)="([^"]*)"')
+
+
+def col_index(letters: str | bytes) -> int:
+    """'A' -> 0, 'XFD' -> 16383."""
+    text = letters.decode("ascii") if isinstance(letters, bytes) else letters
+    n = 0
+    for ch in text:
+        n = n * 26 + ord(ch) - 64
+    return n - 1
+
+
+def cell_of(ref: bytes) -> tuple[int, int] | None:
+    """b'B3' -> (2, 1) (row, column from 0), None when not a cell reference."""
+    m = _REF.fullmatch(ref)
+    return (int(m.group(2)) - 1, col_index(m.group(1))) if m else None
+
+
+def _rows_above(n: int) -> re.Pattern[bytes]:
+    """Cell references whose row has more digits than ``n`` (so a cell out of order is
+    found unless its row is below ten times ``n``: one pattern without alternatives,
+    as cheap as a search for rows of a million; an exact comparison costs twice)."""
+    d = len(str(n))
+    return re.compile(rb' r="[A-Z]+0*([1-9]\d{' + str(d).encode() + rb',9})"')
+
+
+@dataclass
+class SheetNotes:
+    """What one sheet's values do not say, by (row, column) from 0."""
+
+    errors: dict[tuple[int, int], str] = field(default_factory=dict)
+    formats: dict[tuple[int, int], str] = field(default_factory=dict)
+    links: dict[tuple[int, int], str] = field(default_factory=dict)
+
+    def column(self, kind: str, col: int) -> dict[int, str]:
+        """row -> note of one column (``kind``: errors, formats or links)."""
+        found: dict[tuple[int, int], str] = getattr(self, kind)
+        return {r: v for (r, c), v in found.items() if c == col}
+
+
+class SheetScan:
+    """State of one sheet's chunked scan."""
+
+    def __init__(self, formats: dict[bytes, str]):
+        self.formats = formats
+        self.notes = SheetNotes()
+        self.declared = (0, 0)
+        self.max_row = 0
+        self.max_col = 0
+        self.row_tags = 0
+        self.hyperlinks: list[dict[bytes, bytes]] = []
+        self._wide = self._wide_re()
+        self._above = _rows_above(0)
+
+    def area(self) -> tuple[int, int]:
+        """Rows x columns the cells found so far span (rows without a number added)."""
+        return self.max_row + self.row_tags, self.max_col + 1
+
+    def _wide_re(self) -> re.Pattern[bytes]:
+        """Cell refs in a column right of the widest seen (A-Z by one letter class)."""
+        if self.max_col >= 25:
+            return re.compile(rb' r="([A-Z]{2,})\d')
+        letters = "".join(chr(65 + i) for i in range(self.max_col + 1, 26))
+        return re.compile(rb' r="([A-Z]{2,}|[' + letters.encode() + rb"])\d")
+
+    def extent(self, buf: bytes, lo: int, hi: int) -> None:
+        """Search ``buf[lo:hi]`` for what sets the sheet's used range."""
+        if not self.declared[0]:
+            m = _DIMENSION.search(buf, 0, min(len(buf), 4096))
+            if m:
+                a, b = cell_of(m.group(1)), cell_of(m.group(2) or m.group(1))
+                if a and b:
+                    self.declared = (b[0] - a[0] + 1, b[1] - a[1] + 1)
+        self.row_tags += buf.count(b"<row>", lo, hi)  # rows without a number: counted
+        while True:
+            m = self._wide.search(buf, lo, hi + 16)
+            if m is None:
+                break
+            self.max_col = max(self.max_col, col_index(m.group(1)))
+            self._wide = self._wide_re()
+            lo = m.start() + 1
+        last = buf.rfind(b'<c r="', 0, hi)
+        if last >= 0:
+            m = _LAST_REF.match(buf, last + 6)
+            if m:
+                self._row(int(m.group(1)))
+        # In order, the last cell is the highest; a cell above it is out of order.
+        found = self._above.findall(buf, lo, hi + _CONTEXT)
+        if found:
+            self._row(max(map(int, found)))
+
+    def _row(self, row: int) -> None:
+        if row > self.max_row:
+            self.max_row = row
+            self._above = _rows_above(row)
+
+    def notes_of(self, buf: bytes, lo: int, hi: int) -> None:
+        """Search ``buf[lo:hi]`` for error cells, formatted numbers and hyperlinks."""
+        self._tagged(buf, lo, hi, b't="e"', self._error)
+        for style, code in self.formats.items():
+
+            def take(tag: bytes, _buf: bytes, _end: int, code: str = code) -> None:
+                self._fmt(tag, code)
+
+            self._tagged(buf, lo, hi, b' s="' + style + b'"', take)
+        start = buf.find(b"<hyperlink ", lo, hi)
+        while start >= 0:
+            m = _HYPERLINK.match(buf, start)
+            if m:
+                self.hyperlinks.append(dict(_ATTR.findall(m.group(1))))
+            start = buf.find(b"<hyperlink ", start + 1, hi)
+
+    def _tagged(
+        self, buf: bytes, lo: int, hi: int, needle: bytes, take: Callable[[bytes, bytes, int], None]
+    ) -> None:
+        at = buf.find(needle, lo, hi)
+        while at >= 0:
+            open_at = buf.rfind(b"<c ", max(0, at - _CONTEXT), at)
+            close_at = buf.find(b">", at)
+            if open_at >= 0 and close_at >= 0 and buf.find(b">", open_at, at) < 0:
+                tag = buf[open_at:close_at]
+                take(tag, buf, close_at)
+            at = buf.find(needle, at + 1, hi)
+
+    def _error(self, tag: bytes, buf: bytes, end: int) -> None:
+        m = _CELL_TAG_REF.search(tag)
+        cell = cell_of(m.group(1)) if m else None
+        if cell is None:
+            return
+        stop = buf.find(b"</c>", end, end + _CONTEXT)
+        value = _VALUE.search(buf, end, stop if stop >= 0 else end + _CONTEXT)
+        text = value.group(1).decode("utf-8", "replace") if value else "#ERROR"
+        self.notes.errors[cell] = text
+
+    def _fmt(self, tag: bytes, code: str) -> None:
+        t = _TYPE.search(tag)
+        if t is not None and t.group(1) != b"n":
+            return
+        m = _CELL_TAG_REF.search(tag)
+        cell = cell_of(m.group(1)) if m else None
+        if cell is not None:
+            self.notes.formats[cell] = code
