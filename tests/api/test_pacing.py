@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from api_fakes import VirtualClock, fast_policy
 
-from linksync.api import LinkServiceClient, asgi_transport
+from linksync.api import LinkServiceClient, RetryPolicy, asgi_transport
 from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings, create_app
 
 
@@ -147,3 +147,52 @@ async def test_a_service_clock_behind_ours_is_learned() -> None:
     late = [t for t, status in app.seen if status == 429]
     assert stats.rate_limited == len(late) <= 3  # at most the first window's edge
     assert all(t < app.seen[0][0] + 3.0 for t in late)
+
+
+class LateClock(VirtualClock):
+    """A virtual clock whose sleeps of the client wake ``late`` seconds after they were
+    due (as real timers do, rounded up to the millisecond), counting them."""
+
+    def __init__(self, start: float, late: float) -> None:
+        super().__init__(start)
+        self.late, self.sleeps = late, 0
+
+    async def client_sleep(self, seconds: float) -> None:
+        self.sleeps += 1
+        await self.sleep(seconds + self.late if seconds > 0 else seconds)
+
+
+async def paced_run(clock: LateClock, n: int, concurrency: int) -> tuple[Any, float]:
+    _, seen = sandbox(clock, limit=1000, window=1.0)
+    retry = RetryPolicy(sleep=clock.client_sleep, clock=clock, random=lambda: 0.5)
+    async with LinkServiceClient(
+        "http://sandbox.local",
+        DEFAULT_FULL_KEY,
+        transport=asgi_transport(seen),
+        allow_insecure=True,
+        concurrency=concurrency,
+        retry=retry,
+    ) as c:
+        queue = list(range(n))
+
+        async def worker() -> None:
+            while queue:
+                i = queue.pop()
+                c.set_queued(len(queue))  # as the executor's pool does
+                await c.create_link({"slug": f"s{i}", "url": f"https://example.com/{i}"})
+
+        t0 = clock()
+        await clock.run(asyncio.gather(*(worker() for _ in range(concurrency))))
+        return seen, clock() - t0
+
+
+async def test_late_timers_are_made_up_and_waiting_senders_do_not_wake_at_every_send() -> None:
+    """At 1,000 a second with 64 in flight, each pacing sleep waking 0.9 ms late (the
+    spacing is about 1 ms): the sends keep the rate (the next one is due one spacing
+    after the last was due), no 429, and only the first sender in line sleeps: about
+    one sleep a send (54,000 when every waiting sender woke at every send)."""
+    clock = LateClock(1_800_000_000.5, late=0.0009)
+    seen, elapsed = await paced_run(clock, 3000, concurrency=64)
+    assert seen.statuses == {201: 3000}
+    assert elapsed < 2.7  # half a window, two whole ones, and the last answers
+    assert clock.sleeps < 2 * 3000

@@ -15,7 +15,10 @@ Rules, shared by every task that uses the client:
    so workers do not burst at a window's start; but when everything that wants to go
    (the senders waiting, and ``queued``: what callers announce they still hold) fits in
    what the window has left, it goes without spacing, since holding it back could only
-   lose time (the end of a run, a single command).
+   lose time (the end of a run, a single command). A send is due one spacing after the
+   previous one was due, so a timer that woke late is made up (by one spacing at most);
+6. the senders wait in line: one at a time applies these rules and hands over to the
+   next when it goes, so a pacing step or an answer wakes one task, not all of them.
 
 A window ends at its ``x-ratelimit-reset`` (a Unix time; values below 10^9 are read as
 seconds from now) plus the lag of the service's clock behind ours, learned when an
@@ -37,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -116,6 +120,8 @@ class RateLimiter:
         self._next_send = 0.0
         self._resume_at = 0.0
         self._waiting = 0
+        self._head_taken = False  # a task is running the admission rules
+        self._turns: deque[asyncio.Future[None]] = deque()  # the others, in order
         #: Requests a caller still holds back for later (a pool's queue): a hint for
         #: pacing, never a reason to exceed the window's budget.
         self.queued = 0
@@ -143,7 +149,40 @@ class RateLimiter:
     # --- admission ------------------------------------------------------------------
 
     async def _admit(self) -> float:
-        """Wait until this task may send, count it in flight; returns the send time."""
+        """Wait until this task may send, count it in flight; returns the send time.
+
+        One task at a time runs the admission rules (the head); the others wait their
+        turn in order, and the head hands over when it is let through. Before, every
+        waiting task woke at each pacing step and each answer and went back to sleep:
+        with 64 in flight at R = 1,000 that was about 0.3 ms of CPU a request."""
+        if self._head_taken:
+            turn = asyncio.get_running_loop().create_future()
+            self._turns.append(turn)
+            try:
+                await turn
+            except BaseException:
+                if turn.done() and not turn.cancelled():
+                    self._hand_over()  # it was our turn: give it to the next one
+                else:
+                    self._turns.remove(turn)
+                raise
+        else:
+            self._head_taken = True
+        try:
+            return await self._admit_head()
+        finally:
+            self._hand_over()
+
+    def _hand_over(self) -> None:
+        """The next waiting task becomes the head (or nobody is)."""
+        while self._turns:
+            turn = self._turns.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self._head_taken = False
+
+    async def _admit_head(self) -> float:
         while True:
             now = self._clock()
             if self._resume_at > now:
@@ -167,7 +206,11 @@ class RateLimiter:
             if self._next_send > now and not self._fits(budget):
                 await self._sleep(self._next_send - now)
                 continue
-            self._next_send = now + self._spacing(now, budget)
+            # The next send is due one spacing after this one was due, not after it
+            # went: a wake-up that came late (timers are rounded up to the millisecond)
+            # is made up by the next one, by at most one spacing, so no burst builds up.
+            spacing = self._spacing(now, budget)
+            self._next_send = max(self._next_send, now - spacing) + spacing
             self._in_flight += 1
             return now
 
