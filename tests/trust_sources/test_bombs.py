@@ -99,6 +99,77 @@ def test_far_cell_with_its_attributes_in_another_order(workdir: Path) -> None:
     validate(path, code=2, refused_words="1,048,576 rows x 16,384 columns")
 
 
+def _with_rows(rows: bytes) -> bytes:
+    """The book with ``rows`` added at the end of its sheet's data, as written."""
+
+    def add(name: str, xml: bytes) -> bytes:
+        if name != "xl/worksheets/sheet1.xml":
+            return xml
+        return xml.replace(b"</sheetData>", rows + b"</sheetData>")
+
+    return rezip(_book(), add)
+
+
+def test_a_cell_without_reference_in_a_far_row(workdir: Path) -> None:
+    """A cell with no ``r`` takes its row's number: the row's own number counts."""
+    path = workdir / "far-row.xlsx"
+    far = b'<row r="1048576"><c t="inlineStr"><is><t>y</t></is></c></row>'
+    path.write_bytes(
+        rezip(
+            _book(XFD1="x"),
+            lambda n, xml: (
+                xml.replace(b"</sheetData>", far + b"</sheetData>")
+                if n == "xl/worksheets/sheet1.xml"
+                else xml
+            ),
+        )
+    )
+    validate(path, code=2, refused_words="1,048,576 rows x 16,384 columns")
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        b'<c r = "XFD1048576" t="inlineStr"><is><t>x</t></is></c>',
+        b"<c r='XFD1048576' t=\"inlineStr\"><is><t>x</t></is></c>",
+        b'<c\tr="XFD1048576" t="inlineStr"><is><t>x</t></is></c>',
+        b'<c\n r="XFD1048576" t="inlineStr"><is><t>x</t></is></c>',
+    ],
+    ids=["spaces around =", "single quotes", "tab", "line break"],
+)
+def test_a_far_cell_whose_reference_is_written_otherwise(workdir: Path, cell: bytes) -> None:
+    """XML allows these spellings and calamine reads them; the guard's searches do
+    not: refused (calamine aborted the process on each)."""
+    path = workdir / "spelled.xlsx"
+    path.write_bytes(_with_rows(b'<row r="1048576">' + cell + b"</row>"))
+    validate(path, code=2, refused_words="written in a form linksync does not check")
+
+
+def test_cells_without_reference_wide_enough_to_reach_the_last_column(workdir: Path) -> None:
+    path = workdir / "wide.xlsx"
+    wide = b'<c t="inlineStr"><is><t>x</t></is></c>' * 16_384
+    path.write_bytes(
+        _with_rows(
+            b'<row r="3">'
+            + wide
+            + b'</row><row r="1048576"><c r="A1048576" t="inlineStr"><is><t>y</t></is></c></row>'
+        )
+    )
+    validate(path, code=2, refused_words="16,384 of its cells have no reference")
+
+
+def test_a_reference_spelled_oddly_inside_a_cells_text_is_only_text(workdir: Path) -> None:
+    """The same spellings in a cell's own text (an inline string of the sheet) are
+    text: the sheet is read."""
+    path = workdir / "text.xlsx"
+    text = b"<t>see r = 'b' and\tr=\"c\"</t>"
+    path.write_bytes(
+        _with_rows(b'<row r="3"><c r="C3" t="inlineStr"><is>' + text + b"</is></c></row>")
+    )
+    checked = validate(path, code=0)
+    assert checked.doc["valid"] == 1
+
+
 def _declare(data: bytes, part: str, size: int) -> bytes:
     """The zip with ``part``'s uncompressed size set to ``size`` in both its headers."""
     raw = bytearray(data)

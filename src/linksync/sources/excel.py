@@ -37,7 +37,7 @@ from linksync.errors import SourceError
 from linksync.model import Problem, Provenance, Severity
 from linksync.sources.columns import compile_mapping, match_columns, normalize_header
 from linksync.sources.excel_cells import CellReader, cell_text
-from linksync.sources.excel_rows import SheetRows
+from linksync.sources.excel_rows import SheetRows, calamine_failed
 from linksync.sources.frame import ReadResult, UnknownColumn
 from linksync.sources.header import find_header
 from linksync.sources.normalize import excel_serial_to_datetime, normalize_expiry
@@ -209,14 +209,25 @@ def _read_book(
         pending = notes_for(name) if notes_for is not None else None
         try:
             rows = SheetRows(wb.get_sheet_by_name(name))
-        except Exception as exc:
+        except BaseException as exc:
+            if not calamine_failed(exc):
+                raise
             if pending is not None:
                 pending.result()
             raise SourceError(
                 f"{display}: sheet {name!r}: {exc}", path=display, sheet=name
             ) from exc
         notes = pending.result() if pending is not None else SheetNotes()
-        _read_sheet(display, name, rows, bool(wanted), date1904, opts, notes, result)
+        try:
+            _read_sheet(display, name, rows, bool(wanted), date1904, opts, notes, result)
+        except BaseException as exc:
+            if isinstance(exc, Exception) or not calamine_failed(exc):
+                raise  # our own errors (SourceError...) go as they are
+            raise SourceError(
+                f"{display}: sheet {name!r}: calamine could not read it ({exc})",
+                path=display,
+                sheet=name,
+            ) from exc
     if not any(len(f) for f in result.frames) and not any(
         p.severity is Severity.ERROR for p in result.problems
     ):

@@ -33,6 +33,13 @@ _BATCH = 256
 Row = list[Any]
 
 
+def calamine_failed(exc: BaseException) -> bool:
+    """An error of calamine's: its own exceptions, and its panics (pyo3 raises those as
+    ``PanicException``, a ``BaseException``: a malformed sheet must not end the run with
+    a traceback)."""
+    return isinstance(exc, Exception) or type(exc).__name__ == "PanicException"
+
+
 class SheetRows:
     """The rows of one calamine sheet: ``head`` (the first rows, left-padded as
     ``to_python(skip_empty_area=False)`` has them) and the rest, read once."""

@@ -202,6 +202,13 @@ class Package:
         scan.extent(carry, done, len(carry))
         pieces.append((carry, done, len(carry)))
         self._check_area(scan, sheet)
+        if scan.cells_without_r():
+            raise self.fail(
+                f"{scan.cells_without_r():,} of its cells have no reference (r attribute), "
+                "so how far they reach cannot be checked: refused before reading; open "
+                "and save the workbook in Excel or LibreOffice",
+                sheet,
+            )
 
         def notes() -> SheetNotes:
             while pieces:
@@ -212,6 +219,13 @@ class Package:
         return PendingNotes(notes)
 
     def _check_area(self, scan: SheetScan, sheet: str) -> None:
+        if scan.odd_r:
+            raise self.fail(
+                "its cell references are written in a form linksync does not check "
+                "(r = '...', a line break or tab before r): refused before reading; "
+                "open and save the workbook in Excel or LibreOffice",
+                sheet,
+            )
         for what, (rows, cols) in (("declares", scan.declared), ("holds", scan.area())):
             if rows * cols > MAX_SHEET_CELLS:
                 raise self.fail(

@@ -22,6 +22,14 @@ from dataclasses import dataclass, field
 _CONTEXT = 512
 _REF = re.compile(rb"([A-Z]{1,3})(\d{1,7})")
 _LAST_REF = re.compile(rb"[A-Z]+0*(\d{1,10})")
+_ROW_NUMBER = re.compile(rb"0*(\d{1,10})")
+#: An ``r`` attribute written otherwise than `` r="``: a tab or line break before it,
+#: spaces around ``=``, single quotes. XML allows them; the searches here do not read
+#: them, and calamine does (a far cell written so aborted the process): refused.
+_ODD_R = re.compile(rb"r(?:[\t\n\r ]+=|=[\t\n\r ]*'|=[\t\n\r ]+\")")
+#: Tags or attributes after a tab or line break (``<c\tr="..."``): refused as well.
+_ODD_SPACE = (b"\tr", b"\nr", b"\rr", b"<c\t", b"<c\n", b"<c\r", b"<row\t", b"<row\n")
+_CELL_TAGS = (b"<c ", b"<c>", b"<c/")
 _CELL_TAG_REF = re.compile(rb'\br="([A-Z]{1,3}\d{1,7})"')
 _TYPE = re.compile(rb'\bt="(\w+)"')
 _VALUE = re.compile(rb"<v>([^<]*)</v>")
@@ -50,7 +58,8 @@ def _rows_above(n: int) -> re.Pattern[bytes]:
     found unless its row is below ten times ``n``: one pattern without alternatives,
     as cheap as a search for rows of a million; an exact comparison costs twice)."""
     d = len(str(n))
-    return re.compile(rb' r="[A-Z]+0*([1-9]\d{' + str(d).encode() + rb',9})"')
+    # Rows' own numbers too (no letters): a cell without ``r`` sits in its row's.
+    return re.compile(rb' r="[A-Z]*0*([1-9]\d{' + str(d).encode() + rb',9})"')
 
 
 @dataclass
@@ -77,6 +86,10 @@ class SheetScan:
         self.max_row = 0
         self.max_col = 0
         self.row_tags = 0
+        self.cell_tags = 0  # <c> elements
+        self.r_attrs = 0  # r=" attributes, of cells and rows
+        self.row_attr_tags = 0  # <row> elements with attributes
+        self.odd_r = False  # an r attribute written otherwise (see _ODD_R)
         self.hyperlinks: list[dict[bytes, bytes]] = []
         self._wide = self._wide_re()
         self._above = _rows_above(0)
@@ -101,6 +114,7 @@ class SheetScan:
                 if a and b:
                     self.declared = (b[0] - a[0] + 1, b[1] - a[1] + 1)
         self.row_tags += buf.count(b"<row>", lo, hi)  # rows without a number: counted
+        self._count_tags(buf, lo, hi)
         while True:
             m = self._wide.search(buf, lo, hi + 16)
             if m is None:
@@ -113,10 +127,40 @@ class SheetScan:
             m = _LAST_REF.match(buf, last + 6)
             if m:
                 self._row(int(m.group(1)))
+        last = buf.rfind(b'<row r="', 0, hi)
+        if last >= 0:
+            m = _ROW_NUMBER.match(buf, last + 8)
+            if m:
+                self._row(int(m.group(1)))
         # In order, the last cell is the highest; a cell above it is out of order.
         found = self._above.findall(buf, lo, hi + _CONTEXT)
         if found:
             self._row(max(map(int, found)))
+
+    def cells_without_r(self) -> int:
+        """Cells with no ``r`` (calamine puts them one column right of the previous
+        cell: the searches cannot bound where). A row with attributes but no ``r``
+        counts as one too (the safe side)."""
+        return max(0, self.cell_tags - (self.r_attrs - self.row_attr_tags))
+
+    def _count_tags(self, buf: bytes, lo: int, hi: int) -> None:
+        """Count what starts in ``buf[lo:hi]`` (each chunk's share, none twice)."""
+
+        def count(pattern: bytes) -> int:
+            return buf.count(pattern, lo, min(len(buf), hi + len(pattern) - 1))
+
+        self.cell_tags += sum(count(t) for t in _CELL_TAGS)
+        self.row_attr_tags += count(b"<row ")
+        self.r_attrs += count(b' r="')
+        if self.odd_r:
+            return
+        end = min(len(buf), hi + 8)
+        hits = [m.start() for m in _ODD_R.finditer(buf, lo, end)]
+        hits += [i for t in _ODD_SPACE if (i := buf.find(t, lo, end)) >= 0]
+        for at in hits:
+            if buf.rfind(b"<", 0, at + 1) > buf.rfind(b">", 0, at):
+                self.odd_r = True  # inside a tag, not in a cell's text
+                return
 
     def _row(self, row: int) -> None:
         if row > self.max_row:
