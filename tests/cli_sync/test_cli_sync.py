@@ -77,6 +77,15 @@ def test_detailed_exitcode_and_markdown(workdir: Path) -> None:
     assert "| action |" in pending.output
 
 
+def test_plan_printed_as_json_is_the_plan_saved(workdir: Path) -> None:
+    (workdir / "p.csv").write_text("slug,url\na,https://e.com/a\n")
+    shown = run("plan", "p.csv", "--format", "json", "--out", "plan.json")
+    assert shown.exit_code == 0
+    saved = (workdir / "plan.json").read_text(encoding="utf-8")
+    assert json.loads(saved)["counts"]["create"] == 1
+    assert shown.stdout == saved
+
+
 def test_apply_needs_yes_without_terminal(workdir: Path) -> None:
     result = CliRunner().invoke(cli, ["apply", "links.csv"], input="")
     assert result.exit_code == 2

@@ -145,6 +145,16 @@ def test_a_far_cell_whose_reference_is_written_otherwise(workdir: Path, cell: by
     validate(path, code=2, refused_words="written in a form linksync does not check")
 
 
+def test_an_odd_reference_after_the_same_spelling_in_a_cells_text(workdir: Path) -> None:
+    """Every occurrence is looked at, not the first of a spelling: text with a tab
+    before an r first, then a cell whose second r follows a tab."""
+    path = workdir / "both.xlsx"
+    text = b'<row r="3"><c r="C3" t="inlineStr"><is><t>a\tr b</t></is></c></row>'
+    far = b'<row r="4"><c r="A4" t="inlineStr"\tr="XFD1048576"><is><t>x</t></is></c></row>'
+    path.write_bytes(_with_rows(text + far))
+    validate(path, code=2, refused_words="written in a form linksync does not check")
+
+
 def test_cells_without_reference_wide_enough_to_reach_the_last_column(workdir: Path) -> None:
     path = workdir / "wide.xlsx"
     wide = b'<c t="inlineStr"><is><t>x</t></is></c>' * 16_384

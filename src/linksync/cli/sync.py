@@ -186,7 +186,7 @@ def plan_command(
     if planned.saved_to is not None:
         err(f"plan saved to {planned.saved_to}")
     if fmt == "json":
-        echo(planned.plan.to_json())
+        echo(planned.to_json())
     elif fmt == "markdown":
         echo(render_plan_markdown(planned.plan), nl=False)
     else:

@@ -154,15 +154,18 @@ async def _plan(sources: Sources, **kw: Unpack[PlanOptions]) -> Planned:
             target=label,
         )
     log_plan_counts(log, made.counts)
+    saved_json = None
     if out is not None:
-        write_text_atomic(out, made.to_json() + "\n")
+        saved_json = made.to_json()
+        write_text_atomic(out, saved_json + "\n")
     detailed = kw.get("detailed_exitcode", False)
     code = plan_exit_code(made, validation.file_problems, detailed=detailed)
     for row in plan_rows(made):
         if row.failed:
             log_row_failed(log, row)
     log_run_end(log, counts=made.counts, duration_s=time.monotonic() - started, exit_code=code)
-    return Planned(made, validation.file_problems, code, Path(out) if out is not None else None)
+    saved_to = Path(out) if out is not None else None
+    return Planned(made, validation.file_problems, code, saved_to, saved_json)
 
 
 def apply(sources: Sources = (), **kw: Unpack[ApplyOptions]) -> Results:

@@ -11,7 +11,7 @@ passwords restored from the sources), or a fresh plan. ``Planned`` is what
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +41,8 @@ class Planned:
     file_problems: tuple[Problem, ...] = ()
     exit_code: int = EXIT_OK
     saved_to: Path | None = None
+    #: The JSON written to ``saved_to`` (rendering a large plan takes seconds: once)
+    saved_json: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -55,7 +57,7 @@ class Planned:
         return self.plan.has_changes
 
     def to_json(self) -> str:
-        return self.plan.to_json()
+        return self.saved_json if self.saved_json is not None else self.plan.to_json()
 
 
 def plan_exit_code(plan: Plan, file_problems: Iterable[Problem], *, detailed: bool) -> int:

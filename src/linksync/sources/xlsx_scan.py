@@ -156,10 +156,16 @@ class SheetScan:
             return
         end = min(len(buf), hi + 8)
         hits = [m.start() for m in _ODD_R.finditer(buf, lo, end)]
-        hits += [i for t in _ODD_SPACE if (i := buf.find(t, lo, end)) >= 0]
+        for t in _ODD_SPACE:
+            at = buf.find(t, lo, end)
+            while at >= 0:
+                hits.append(at)
+                at = buf.find(t, at + 1, end)
         for at in hits:
-            if buf.rfind(b"<", 0, at + 1) > buf.rfind(b">", 0, at):
-                self.odd_r = True  # inside a tag, not in a cell's text
+            opened, closed = buf.rfind(b"<", 0, at + 1), buf.rfind(b">", 0, at)
+            # Inside a tag, not in a cell's text; with neither in sight, not known: odd.
+            if opened > closed or opened == closed == -1:
+                self.odd_r = True
                 return
 
     def _row(self, row: int) -> None:

@@ -11,7 +11,6 @@ came from (source, sheet, row).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 
 from linksync.model import LinkKey, Place, RowResult
 from linksync.outputs import is_journal_file
-from linksync.sync.journal import DEFAULT_RUNS_DIR, iter_journal_lines
+from linksync.sync.journal import DEFAULT_RUNS_DIR, iter_journal_lines, parse_record
 from linksync.sync.plan import Change
 
 #: A row's identity across runs: its link, else where it came from.
@@ -88,7 +87,7 @@ def _failed_results(path: Path, target: str) -> list[dict[str, Any]] | None:
     out: list[dict[str, Any]] = []
     for line in iter_journal_lines(path):
         if start is None:
-            record = _record(line)
+            record = parse_record(line)
             if record is not None and record.get("event") == "start":
                 if record.get("target") != target:
                     return None
@@ -96,18 +95,10 @@ def _failed_results(path: Path, target: str) -> list[dict[str, Any]] | None:
             continue
         if '"failed"' not in line and '"invalid"' not in line:
             continue
-        record = _record(line)
+        record = parse_record(line)
         if record and record.get("event") == "result" and record.get("status") in _FAILED:
             out.append(record)
     return out if start is not None else None
-
-
-def _record(line: str) -> dict[str, Any] | None:
-    try:
-        record = json.loads(line)
-    except ValueError:
-        return None
-    return record if isinstance(record, dict) else None
 
 
 def failed_first(

@@ -120,16 +120,18 @@ def iter_journal_lines(path: Path | str) -> Iterator[str]:
             yield line
 
 
+def parse_record(line: str) -> dict[str, Any] | None:
+    """One journal line as its record; None for a line that is not a JSON object."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
 def read_journal(path: Path | str) -> list[dict[str, Any]]:
     """Every complete record of a journal; a last line cut short by a kill is skipped,
     and so is any line that is not a JSON object (a file that is not a journal yields
     no records)."""
-    out: list[dict[str, Any]] = []
-    for line in iter_journal_lines(path):
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            out.append(record)
-    return out
+    records = (parse_record(line) for line in iter_journal_lines(path))
+    return [r for r in records if r is not None]
