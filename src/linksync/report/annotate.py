@@ -108,6 +108,14 @@ def annotate_output(source: Path, out: Path) -> Output:
     suffix = source.suffix.lower()
     if suffix not in SPREADSHEET_SUFFIXES or source.is_dir():
         raise ConfigError(f"cannot annotate {source}: only .xlsx, .xlsm and .csv sources")
+    from linksync.sources.encrypted import is_encrypted_workbook  # light: no pandas
+
+    if suffix != ".csv" and is_encrypted_workbook(source):
+        # The copy would hold the workbook's contents decrypted, beside the encrypted one.
+        raise ConfigError(
+            f"cannot annotate {source}: the workbook is encrypted, and linksync does not "
+            "write a decrypted copy of it; use --report for the results (nothing was done)"
+        )
     return Output(out, f"--annotate (copy of {source})", (suffix,))
 
 
