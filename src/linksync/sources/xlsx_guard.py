@@ -262,6 +262,55 @@ class Package:
         return out
 
 
+def parked_package(path: Path) -> bytes | None:
+    """A copy of the workbook ``path`` whose XML parts hold no character XML 1.0
+    forbids (each moved to plane 15, as ``_park_forbidden`` does), for a reader that
+    refuses them (openpyxl, for the annotated copy); None when the file needs none.
+    ``unpark_package`` puts them back in a copy written from it; ``unpark`` in a name."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            parts = [(info, zf.read(info)) for info in zf.infolist()]
+    except (OSError, zipfile.BadZipFile, KeyError):
+        return None
+    parked = [(info, _park_forbidden(data) if _is_xml(info) else data) for info, data in parts]
+    if all(new is old for (_, new), (_, old) in zip(parked, parts, strict=True)):
+        return None
+    return _zip(parked)
+
+
+def unpark(name: str) -> str:
+    """A name read from a ``parked_package``, with its characters put back."""
+    return name.translate(_RESTORE)
+
+
+def unpark_package(path: Path) -> None:
+    """Rewrite the workbook ``path`` (written from a ``parked_package``) with each
+    parked character as the character reference Excel and calamine read."""
+    with zipfile.ZipFile(path) as zf:
+        parts = [(info, zf.read(info)) for info in zf.infolist()]
+    path.write_bytes(
+        _zip([(info, _unpark_xml(data) if _is_xml(info) else data) for info, data in parts])
+    )
+
+
+def _is_xml(info: zipfile.ZipInfo) -> bool:
+    return info.filename.endswith((".xml", ".rels", ".vml"))
+
+
+def _unpark_xml(data: bytes) -> bytes:
+    for code in range(0x20):
+        data = data.replace(chr(_PARKED + code).encode("utf-8"), f"&#x{code:x};".encode())
+    return data
+
+
+def _zip(parts: list[tuple[zipfile.ZipInfo, bytes]]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for info, data in parts:
+            zf.writestr(info, data)
+    return out.getvalue()
+
+
 def _park_forbidden(data: bytes) -> bytes:
     """``data`` with each character XML 1.0 forbids (raw, or a ``&#7;`` reference) moved
     to plane 15, so the parser reads the rest; ``_RESTORE`` puts it back."""
@@ -276,6 +325,8 @@ def _park_forbidden(data: bytes) -> bytes:
             return m.group(0)
         return chr(_PARKED + code).encode("utf-8")
 
+    if _FORBIDDEN_XML.search(data) is None:
+        return data
     return _FORBIDDEN_XML.sub(park, data)
 
 
