@@ -30,7 +30,9 @@ _FLAGS: tuple[Callable[[F], F], ...] = (
         "--encoding",
         metavar="ENCODING",
         help="Encoding of CSV files (e.g. cp1252, cp1251, gb18030, shift_jis, utf-16); "
-        "default: detected, with a warning when the guess is not certain.",
+        "default: detected, with a warning (UNCERTAIN_ENCODING) when the guess is not "
+        "certain; a short file that reads as text in several encodings is not read "
+        "until this names one.",
     ),
     click.option(
         "--date-format",

@@ -88,7 +88,13 @@ def render_json(batch: SourceBatch, result: Validation) -> str:
 
 @click.command("validate")
 @click.argument("sources", nargs=-1, required=True)
-@click.option("--sheet", "sheets", multiple=True, help="Only this Excel sheet (repeatable).")
+@click.option(
+    "--sheet",
+    "sheets",
+    multiple=True,
+    help="Only this Excel sheet (repeatable). A name with control or direction characters "
+    "may be typed as linksync prints it (Links\\u202e\\u0007).",
+)
 @click.option(
     "--fix-invisible",
     is_flag=True,
