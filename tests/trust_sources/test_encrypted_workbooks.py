@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,54 @@ def encrypt(data: bytes, password: str = PASSWORD) -> bytes:
     out = io.BytesIO()
     OOXMLFile(io.BytesIO(data)).encrypt(password, out)
     return out.getvalue()
+
+
+# --- a binary .xls (an OLE file too), built by hand: no library here writes one ------
+
+_END, _FREE, _FATSECT, _NOSTREAM = 0xFFFFFFFE, 0xFFFFFFFF, 0xFFFFFFFD, 0xFFFFFFFF
+
+
+def _entry(name: str, kind: int, child: int, start: int, size: int) -> bytes:
+    raw = (name + "\0").encode("utf-16-le") if name else b""
+    return (
+        raw.ljust(64, b"\0")
+        + struct.pack("<HBB", len(raw), kind, 1)
+        + struct.pack("<III", _NOSTREAM, _NOSTREAM, child)
+        + b"\0" * 16
+        + b"\0" * 4
+        + b"\0" * 16
+        + struct.pack("<IQ", start, size)
+    )
+
+
+def ole_file(stream_name: str, data: bytes) -> bytes:
+    """A minimal OLE compound file (version 3) holding one stream of 4,096 bytes or more."""
+    data = data.ljust(max(4096, -(-len(data) // 512) * 512), b"\0")
+    n = len(data) // 512
+    header = (
+        bytes.fromhex("D0CF11E0A1B11AE1")
+        + b"\0" * 16
+        + struct.pack("<HHHHH", 0x3E, 3, 0xFFFE, 9, 6)
+        + b"\0" * 6
+        + struct.pack("<IIIIIIIII", 0, 1, 1, 0, 4096, _END, 0, _END, 0)
+        + struct.pack("<I", 0)
+        + struct.pack("<I", _FREE) * 108
+    )
+    fat = [_FATSECT, _END] + [3 + i for i in range(n - 1)] + [_END]
+    fat_sector = struct.pack(f"<{len(fat)}I", *fat) + struct.pack("<I", _FREE) * (128 - len(fat))
+    directory = (
+        _entry("Root Entry", 5, 1, _END, 0)
+        + _entry(stream_name, 2, _NOSTREAM, 2, len(data))
+        + _entry("", 0, _NOSTREAM, 0, 0) * 2
+    )
+    return header + fat_sector + directory + data
+
+
+def xls(*records: bytes) -> bytes:
+    """A BIFF8 workbook stream: BOF, ``records``, EOF, in an OLE file."""
+    bof = struct.pack("<HH", 0x0809, 16) + struct.pack("<HHHHII", 0x0600, 0x0005, 0, 0, 0, 0)
+    eof = struct.pack("<HH", 0x000A, 0)
+    return ole_file("Workbook", bof + b"".join(records) + eof)
 
 
 def _rows(ws: Any) -> None:
@@ -190,3 +239,20 @@ def test_an_annotated_copy_of_an_encrypted_workbook_is_refused_before_any_reques
     assert "encrypted" in result.output and "decrypted copy" in result.output
     assert not (workdir / "copy.xlsx").exists()
     assert remote(workdir) == {}
+
+
+def test_a_plain_xls_is_not_taken_for_an_encrypted_workbook(workdir: Path) -> None:
+    """An .xls is an OLE file as an encrypted workbook is: only its FilePass record
+    (msoffcrypto's is_encrypted) says it is encrypted."""
+    path = workdir / "old.xls"
+    path.write_bytes(xls())
+    assert path.read_bytes().startswith(OLE_MAGIC) and not is_encrypted_workbook(path)
+    result = run("validate", str(path))
+    assert "encrypted" not in result.output
+    assert "the workbook has no sheet" in result.output  # read, and found empty
+
+    locked = workdir / "locked.xls"
+    file_pass = struct.pack("<HHH", 0x002F, 2, 0x0001)  # FilePass: RC4
+    locked.write_bytes(xls(file_pass))
+    assert is_encrypted_workbook(locked)
+    validate(locked, code=2, refused_words="this workbook is encrypted")
