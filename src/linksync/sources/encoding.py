@@ -42,7 +42,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from linksync.sources.encoding_guess import Reading, readings
+from linksync.sources.encoding_guess import Candidate, readings
 
 #: Under this many non-ASCII characters, a file that reads as plausible text in
 #: several encodings is not read (the user is asked for --encoding): too little text
@@ -224,7 +224,15 @@ def decode_unsure(data: bytes) -> Decoded:
         chosen = next((r for r in options if named in r.encodings), options[0])
         others = [r for r in options if r is not chosen]
         return _unsure(data, chosen.encoding, chosen.text, others)
-    # No reading is plausible text: charset-normalizer's guess, else cp1252, warned.
+    # No reading is plausible text: cp1252 when it reads as plain Western text (letters
+    # the check does not list, þ, ð), as before; else charset-normalizer's guess, else
+    # cp1252, warned.
+    try:
+        western_text = data.decode("cp1252")
+    except UnicodeDecodeError:
+        western_text = None
+    if western_text is not None and plain_western(western_text):
+        return Decoded("cp1252", western_text)
     as_cp = data.decode("cp1252", errors="replace")
     chosen_name, text = "cp1252", as_cp
     if guess is not None and codecs.lookup(guess).name != "cp1252":
@@ -235,7 +243,7 @@ def decode_unsure(data: bytes) -> Decoded:
     return _unsure(data, chosen_name, text, ())
 
 
-def _unsure(data: bytes, chosen: str, text: str, others: Sequence[Reading]) -> Decoded:
+def _unsure(data: bytes, chosen: str, text: str, others: Sequence[Candidate]) -> Decoded:
     shown = example(text)
     if others:
         other = "; it also reads as " + ", ".join(
@@ -253,7 +261,7 @@ def _unsure(data: bytes, chosen: str, text: str, others: Sequence[Reading]) -> D
     return Decoded(chosen, text, warning=warning)
 
 
-def _ask(options: Sequence[Reading]) -> str:
+def _ask(options: Sequence[Candidate]) -> str:
     """The error of a short file that reads as plausible text in several encodings."""
     shown = "; ".join(f"as {r.encoding}: {example(r.text)!r}" for r in options[:4])
     return (

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 #: Latin letters of the languages cp1252 serves (French, German, Spanish, Italian,
-#: Portuguese, Dutch, the Nordic languages), both cases.
-_WESTERN = frozenset("àâäçéèêëîïôöùûüÿñáíóúãõåæøßœìòýÀÂÄÇÉÈÊËÎÏÔÖÙÛÜŸÑÁÍÓÚÃÕÅÆØŒÌÒÝ")
+#: Portuguese, Dutch, the Nordic languages, Icelandic), both cases.
+_WESTERN = frozenset("àâäçéèêëîïôöùûüÿñáíóúãõåæøßœìòýþðÀÂÄÇÉÈÊËÎÏÔÖÙÛÜŸÑÁÍÓÚÃÕÅÆØŒÌÒÝÞÐ")
 #: Latin letters of the languages ISO-8859-2 / cp1250 serve (Polish, Czech, Slovak,
 #: Hungarian, Slovene, Croatian, Romanian), both cases; rare ones (ŕ, ĺ, ľ) left out.
 _CENTRAL = frozenset("ąćęłńóśźżčďěňřšťůžáéíóúýőűöüäôăâîșțşţđĄĆĘŁŃÓŚŹŻČĎĚŇŘŠŤŮŽÁÉÍÓÚÝŐŰÖÜÄÔĂÂÎȘȚŞŢĐ")
@@ -45,7 +45,7 @@ CANDIDATES: tuple[tuple[str, str], ...] = (
 
 
 @dataclass(frozen=True, slots=True)
-class Reading:
+class Candidate:
     """One plausible reading: the encodings that give it (first: the one to name) and
     the text, with how many non-ASCII characters it holds."""
 
@@ -216,7 +216,7 @@ def _family_fits(counts: dict[str, int], family: str) -> bool:
     return False
 
 
-def readings(data: bytes) -> list[Reading]:
+def readings(data: bytes) -> list[Candidate]:
     """The plausible readings of ``data`` (see module docstring)."""
     found: dict[str, list[str]] = {}
     families = dict(CANDIDATES)
@@ -228,7 +228,7 @@ def readings(data: bytes) -> list[Reading]:
         if plausible(text, family):
             found.setdefault(text, []).append(encoding)
     return [
-        Reading(
+        Candidate(
             tuple(encodings),
             text,
             sum(1 for ch in text if not ch.isascii()),
