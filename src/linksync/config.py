@@ -29,6 +29,7 @@ Config file shape (see ``configs/linksync.example.yaml``)::
         encoding: cp1252                 # CSV encoding (default: detected)
         date_format: dmy                 # 31/12/2026 in files
         empty_values: [N/A, "-", TBD]    # cells read as empty
+        workbook_password_env: CAMPAIGN_PW  # password of encrypted workbooks
         system_domain: sho.rt
         limits: {max_deletes: 50, max_change_ratio: 0.3, min_existing: 10}
 """

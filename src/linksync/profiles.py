@@ -42,6 +42,7 @@ PROFILE_KEYS = frozenset(
         "encoding",
         "date_format",
         "empty_values",
+        "workbook_password_env",
     }
 )
 
@@ -87,6 +88,8 @@ class Profile:
     encoding: str | None = None
     date_format: str | None = None
     empty_values: tuple[str, ...] = ()
+    #: The environment variable holding the password of encrypted workbooks.
+    workbook_password_env: str | None = None
 
 
 def _opt_str(data: Mapping[str, Any], key: str, where: str) -> str | None:
@@ -177,6 +180,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         encoding=_opt_str(data, "encoding", where),
         date_format=_opt_str(data, "date_format", where),
         empty_values=tuple(empties),
+        workbook_password_env=_opt_str(data, "workbook_password_env", where),
     )
 
 

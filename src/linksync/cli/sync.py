@@ -38,7 +38,13 @@ _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
         help="Mirror scope: the only domain(s) where links may be deleted (repeatable).",
     ),
     click.option("--owner-tag", help="Only links with this tag may be deleted; added to creates."),
-    click.option("--sheet", "sheets", multiple=True, help="Only these workbook sheets."),
+    click.option(
+        "--sheet",
+        "sheets",
+        multiple=True,
+        help="Only these workbook sheets. A name with control or direction characters "
+        "may be typed as linksync prints it (Links\\u202e\\u0007).",
+    ),
     click.option("--fix-invisible", is_flag=True, help="Strip invisible characters (warned)."),
     click.option("--ai-slug", is_flag=True, help="Fill empty slugs from the AI tool."),
     click.option("--ai-og", is_flag=True, help="Fill empty descriptions from the AI tool."),

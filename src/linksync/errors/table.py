@@ -179,6 +179,15 @@ _TABLE: tuple[ErrorDef, ...] = (
         Origin.LOCAL,
     ),
     ErrorDef(
+        "UNCERTAIN_ENCODING",
+        None,
+        None,
+        "A file is not UTF-8 and its encoding is not certain: read as the likeliest with a "
+        "warning, or not read when its text is too short to tell; name it with --encoding "
+        "(or the profile's encoding:)",
+        Origin.LOCAL,
+    ),
+    ErrorDef(
         "DUPLICATE_IN_SOURCE",
         None,
         None,

@@ -17,6 +17,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from os import PathLike
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
@@ -45,6 +46,7 @@ class SharedOptions(TypedDict, total=False):
     encoding: str | None  # --encoding
     date_format: str | None  # --date-format
     empty_values: Iterable[str]  # --empty-value
+    workbook_password_file: str | PathLike[str] | None  # --workbook-password-file
     strict: bool | None  # --strict
     fix_invisible: bool  # --fix-invisible
     ai_slug: bool  # --ai-slug
@@ -107,6 +109,7 @@ def _reading(kw: SharedOptions, settings: Settings) -> Reading:
         empty_values=kw.get("empty_values", ()),
         strict=kw.get("strict"),
         fix_invisible=kw.get("fix_invisible", False),
+        workbook_password_file=kw.get("workbook_password_file"),
     )
     return given.over(settings)
 

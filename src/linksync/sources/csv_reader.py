@@ -43,6 +43,12 @@ __all__ = ["DELIMITERS", "detect_encoding", "read_csv_file", "sniff"]
 DELIMITERS: tuple[str, ...] = (",", ";", "\t")
 _SAMPLE_BYTES = CSV_SAMPLE_BYTES
 _EOF_IN_QUOTE = re.compile(r"EOF inside string starting at row (\d+)")
+#: The constant of encoding warnings, and of a file not read for its encoding.
+_UNCERTAIN = "UNCERTAIN_ENCODING"
+
+
+class _Asked(Exception):
+    """A file whose bytes past the first ones are not UTF-8 and cannot be told apart."""
 
 
 def _decode_sample(data: bytes, encoding: str) -> str:
@@ -127,9 +133,11 @@ class _CsvRead:
     def fail(self, message: str) -> SourceError:
         return SourceError(f"{self.display}: {message}", path=self.display)
 
-    def problem(self, message: str, severity: Severity = Severity.ERROR) -> None:
+    def problem(
+        self, message: str, severity: Severity = Severity.ERROR, constant: str = "MISSING_URL"
+    ) -> None:
         self.result.problems.append(
-            Problem("MISSING_URL", message, Provenance(self.display), None, severity)
+            Problem(constant, message, Provenance(self.display), None, severity)
         )
 
     def read(self) -> ReadResult:
@@ -142,6 +150,9 @@ class _CsvRead:
             self.problem("the file is empty: no header, no rows")
             return self.result
         decoded = self._decide(head)
+        if decoded.ask:
+            self.problem(decoded.ask, Severity.ERROR, _UNCERTAIN)
+            return self.result
         sample = (
             decoded.text[:_SAMPLE_BYTES]
             if decoded.text is not None
@@ -170,7 +181,7 @@ class _CsvRead:
             )
             return self.result
         if decoded.warning:
-            self.problem(decoded.warning, Severity.WARNING)
+            self.problem(decoded.warning, Severity.WARNING, _UNCERTAIN)
         self.result.unknown.extend(UnknownColumn(self.display, None, h) for h in match.unknown)
         if match.unknown:
             self.result.problems.append(unknown_column_problem(self.display, None, match.unknown))
@@ -215,7 +226,11 @@ class _CsvRead:
         last: int,
     ) -> None:
         width = len(header)
-        frame_df, unclosed = self._pandas(decoded, delim, skip, match.used, width)
+        try:
+            frame_df, unclosed = self._pandas(decoded, delim, skip, match.used, width)
+        except _Asked as exc:
+            self.problem(str(exc), Severity.ERROR, _UNCERTAIN)
+            return
         # The scan runs after pandas, which may have had to decode the file another
         # way (beside pandas in a thread it gains nothing: the C parser keeps the GIL),
         # and only when pandas did not read every value (``csv_records``) or the
@@ -347,8 +362,10 @@ class _CsvRead:
                 where = locate_error(self._bytes(), decoded.encoding)
                 raise self.fail(f"not valid {decoded.encoding} text at {where}") from None
             fallback = decode_unsure(self._bytes())
+            if fallback.ask:
+                raise _Asked(fallback.ask) from None
             if fallback.warning:
-                self.problem(fallback.warning, Severity.WARNING)
+                self.problem(fallback.warning, Severity.WARNING, _UNCERTAIN)
             decoded.text, decoded.encoding = fallback.text, fallback.encoding
             decoded.fallback = fallback.fallback
             return self._pandas(decoded, delim, skip, wanted, width)

@@ -2,8 +2,9 @@
 and the documented limits every reader enforces before it reads.
 
 ``ReadOptions`` travels from the CLI flags (``--encoding``, ``--date-format``,
-``--empty-value``, ``--map``, ``--sheet``) or a profile (``encoding``, ``date_format``,
-``empty_values``, ``columns``) to every reader, and from ``linksync.plan`` /
+``--empty-value``, ``--map``, ``--sheet``, ``--workbook-password-file``) or a profile
+(``encoding``, ``date_format``, ``empty_values``, ``columns``, ``workbook_password_env``)
+to every reader, and from ``linksync.plan`` /
 ``linksync.apply`` the same way.
 """
 
@@ -155,6 +156,8 @@ class ReadOptions:
     encoding: str | None = None
     date_format: DateFormat | None = None
     empty_values: frozenset[str] = field(default_factory=frozenset)
+    #: The password of encrypted workbooks (``linksync.sources.encrypted``); never shown.
+    workbook_password: str | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def build(
@@ -165,8 +168,10 @@ class ReadOptions:
         encoding: str | None = None,
         date_format: str | DateFormat | None = None,
         empty_values: Iterable[str] = (),
+        workbook_password: str | None = None,
     ) -> ReadOptions:
-        """Checked options; ConfigError for an unknown encoding or date format."""
+        """Checked options; ConfigError for an unknown encoding or date format.
+        ``workbook_password``: opens encrypted workbooks (``--workbook-password-file``)."""
         if encoding is not None:
             try:
                 encoding = codecs.lookup(encoding).name
@@ -180,6 +185,7 @@ class ReadOptions:
             encoding,
             fmt,
             empties,
+            workbook_password or None,
         )
 
     def is_empty_value(self, text: str) -> bool:
