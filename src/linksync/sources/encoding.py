@@ -31,7 +31,7 @@ Decided in this order:
        long text), with the warning naming the others.
      - none: charset-normalizer's guess, else cp1252, with the warning.
 
-   The hit rates, measured by ``benchmarks/encodings.py``, are in docs/reliability.md.
+   The hit rates, measured by ``benchmarks/encoding_guesses.py``, are in docs/reliability.md.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """How often linksync reads a CSV that is not UTF-8 right, asks for ``--encoding``, or
 reads it wrong, by encoding and file size.
 
-    python benchmarks/encodings.py                # 40 short and 10 long files each
-    python benchmarks/encodings.py --short 100 --long 20 --seed 7
+    python benchmarks/encoding_guesses.py                # 40 short and 10 long files each
+    python benchmarks/encoding_guesses.py --short 100 --long 20 --seed 7
 
 For each encoding (cp1251, GB18030, Big5, Shift-JIS, EUC-KR, cp1252, ISO-8859-2)
 it writes campaign files made of realistic rows in a language the encoding serves
