@@ -108,7 +108,7 @@ class ApplyRun:
         self.on_progress = on_progress
         self.cancel = cancel
         self.log = logger or logging.getLogger("linksync")
-        self.secrets = Secrets([request.settings.target.api_key])
+        self.secrets = Secrets(request.settings.target.secrets())
         self.writes = RemoteWrites()
         self.run_id = new_run_id()
         self.journal: Path | None = None
