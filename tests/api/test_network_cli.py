@@ -166,3 +166,23 @@ def test_the_flags_are_in_the_help() -> None:
     shown = run("apply", "--help").output
     for flag in ("--proxy URL", "--ca-bundle FILE", "--system-trust", "NO_PROXY", "trust:"):
         assert flag in shown
+
+
+def test_a_run_over_targets_says_which_target_uses_a_proxy(
+    workdir: Path, live_sandbox: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("LINKSYNC_API_KEY")
+    monkeypatch.setenv("KEY_A", DEFAULT_FULL_KEY)
+    with Relay() as proxy:
+        authed = proxy.url.replace("http://", f"http://erin:{SECRET}@")
+        (workdir / "linksync.yaml").write_text(
+            "targets:\n"
+            f"  a:\n    base_url: {live_sandbox}\n    api_key_env: KEY_A\n"
+            f"    proxy: {authed}\n    files: [links.csv]\n"
+            "  b:\n    sandbox_db: b.db\n    files: [links.csv]\n",
+            encoding="utf-8",
+        )
+        result = run("plan", "--all", "--log-format", "json")
+    assert result.exit_code == 0, result.output
+    assert f"[a] via proxy {proxy.url}" in result.stderr and "[b] via" not in result.stderr
+    assert proxy.lines and SECRET not in everything(result)

@@ -190,7 +190,10 @@ class BaseClient:
             self._stats.requests_by_kind[kind] += 1
             try:
                 async with asyncio.timeout(self.timeout):
-                    status, headers, content = await self._exchange(method, path, params, body)
+                    resp = await self._http.request(
+                        method, path, params=clean_params(params), json=body
+                    )
+                status, headers, content = resp.status_code, resp.headers, resp.content
             except TimeoutError:
                 what = f"no answer within {self.timeout:g} s"
                 raise self._transport_error(kind, what, True, state) from None
@@ -231,13 +234,6 @@ class BaseClient:
             self._stats.rate_limited += 1
             self.limiter.pause(self.retry.retry_after(error))
         raise error
-
-    async def _exchange(
-        self, method: str, path: str, params: Mapping[str, Any] | None, body: Any
-    ) -> tuple[int, Mapping[str, str], bytes]:
-        """Status, headers and (decoded) body of one request."""
-        resp = await self._http.request(method, path, params=clean_params(params), json=body)
-        return resp.status_code, resp.headers, resp.content
 
     def _transport_error(
         self, kind: str, what: str, sent: bool, state: CallState
