@@ -15,8 +15,9 @@ Variants of the client's transport:
   "Direct" path); since then it is httpx's own ``AsyncHTTPTransport``.
 - ``httpx``: httpx's own ``AsyncHTTPTransport`` given explicitly, its pool sized
   ``max_connections = max_keepalive_connections = concurrency``.
-- ``httpx-pool-8``: the same with a pool of 8 connections (about rate x latency with
-  headroom at R = 100; the client's limiter still allows ``concurrency`` in flight).
+- ``httpx-pool-8`` / ``httpx-pool-32``: the same with a pool of 8 or 32 connections
+  (about rate x latency with headroom at R = 100 and R = 1,000; the client's limiter
+  still lets ``concurrency`` requests wait for a connection).
 
 Usage (from the repository root, in the project's virtualenv)::
 
@@ -45,7 +46,7 @@ from _harness import SandboxOptions, pin, running_sandbox, split_cores
 CORES = split_cores()  # (sandbox cores, client cores), or None on one core
 #: Rate (requests per 1 s window) -> creates of one run.
 SIZES: dict[int, int] = {10: 100, 100: 1_000, 1_000: 5_000}
-VARIANTS = ("default", "httpx", "httpx-pool-8")
+VARIANTS = ("default", "httpx", "httpx-pool-8", "httpx-pool-32")
 
 
 def log(msg: str) -> None:
@@ -71,7 +72,7 @@ async def _creates(base_url: str, key: str, variant: str, n: int, concurrency: i
 
     transport: httpx.AsyncBaseTransport | None = None
     if variant != "default":
-        pool = 8 if variant == "httpx-pool-8" else concurrency
+        pool = int(variant.rsplit("-", 1)[1]) if "-pool-" in variant else concurrency
         limits = httpx.Limits(max_connections=pool, max_keepalive_connections=pool)
         transport = httpx.AsyncHTTPTransport(limits=limits)
     client = LinkServiceClient(
@@ -153,7 +154,7 @@ def main() -> None:
         return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rates", default="10,100,1000", help="comma-separated R values")
-    ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--variants", default=",".join(VARIANTS[:3]), help=", ".join(VARIANTS))
     ap.add_argument("--repeat", type=int, default=2, help="runs of each (rate, variant)")
     ap.add_argument("--concurrency", type=int, default=64)
     args = ap.parse_args()
