@@ -21,7 +21,7 @@ Variants of the client's transport:
 
 Usage (from the repository root, in the project's virtualenv)::
 
-    python benchmarks/transport.py                       # every rate, every variant
+    python benchmarks/transport.py                       # every rate; default, httpx, pool 8
     python benchmarks/transport.py --rates 100 --repeat 1
     python benchmarks/transport.py --variants default,httpx
 

@@ -129,6 +129,7 @@ class Settings:
             "API key file": self.key_file,
             "sandbox database": self.target.sandbox_db if self.target.is_sandbox else None,
             "sandbox config": self.target.sandbox_config,
+            "CA file": self.target.ca_bundle,
         }
 
     @property

@@ -186,3 +186,12 @@ def test_a_run_over_targets_says_which_target_uses_a_proxy(
     assert result.exit_code == 0, result.output
     assert f"[a] via proxy {proxy.url}" in result.stderr and "[b] via" not in result.stderr
     assert proxy.lines and SECRET not in everything(result)
+
+
+def test_a_report_may_not_overwrite_the_ca_file(workdir: Path, tls_front: Relay, pki: Pki) -> None:
+    ca = workdir / "ca.pem"
+    ca.write_bytes(pki.ca.read_bytes())
+    result = run("apply", "links.csv", "--yes", "--base-url", tls_front.url,
+                 "--ca-bundle", "ca.pem", "--report", "ca.pem")  # fmt: skip
+    assert result.exit_code == 2 and "CA file" in result.output
+    assert ca.read_bytes() == pki.ca.read_bytes() and tls_front.connections == 0
