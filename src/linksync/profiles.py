@@ -19,6 +19,8 @@ from linksync.defaults import MAX_CONCURRENCY
 from linksync.errors import ConfigError
 
 ENV_PROFILE = "LINKSYNC_PROFILE"
+#: ``trust:`` values: ``system`` (the OS trust store, through truststore) or ``default``.
+TRUST_CHOICES = ("default", "system")
 #: The config file's block of named targets (``linksync.targets``).
 TARGETS_KEY = "targets"
 
@@ -28,6 +30,9 @@ PROFILE_KEYS = frozenset(
         "api_key_env",
         "api_key_file",
         "insecure",
+        "proxy",
+        "ca_bundle",
+        "trust",
         "default_domain",
         "system_domain",
         "concurrency",
@@ -74,6 +79,9 @@ class Profile:
     api_key_env: str | None = None
     api_key_file: str | None = None
     insecure: bool = False
+    proxy: str | None = field(default=None, repr=False)  # may hold credentials
+    ca_bundle: str | None = None
+    trust: str | None = None  # "system": the OS trust store; "default": httpx's
     default_domain: str | None = None
     system_domain: str | None = None
     concurrency: int | None = None
@@ -157,6 +165,14 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
     strict = data.get("strict", False)
     if not isinstance(strict, bool):
         raise ConfigError(f"{where}: strict must be true or false")
+    trust = data.get("trust")
+    if trust is not None and trust not in TRUST_CHOICES:
+        raise ConfigError(f"{where}: trust must be one of {', '.join(TRUST_CHOICES)}")
+    proxy = _opt_str(data, "proxy", where)
+    if proxy is not None:
+        from linksync.api.network import check_proxy
+
+        proxy = check_proxy(proxy, f"{where}: proxy")
     empties = data.get("empty_values") or []
     if not isinstance(empties, list) or not all(isinstance(v, str) for v in empties):
         raise ConfigError(f'{where}: empty_values must be a list of text, e.g. [N/A, "-"]')
@@ -166,6 +182,9 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         api_key_env=_opt_str(data, "api_key_env", where),
         api_key_file=_relative(_opt_str(data, "api_key_file", where), base_dir),
         insecure=insecure,
+        proxy=proxy,
+        ca_bundle=_relative(_opt_str(data, "ca_bundle", where), base_dir),
+        trust=trust,
         default_domain=_opt_str(data, "default_domain", where),
         system_domain=_opt_str(data, "system_domain", where),
         concurrency=concurrency,

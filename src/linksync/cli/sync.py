@@ -102,7 +102,8 @@ def start(target: TargetOptions, log_format: str) -> tuple[Settings, logging.Log
     secrets = Secrets()
     logger = setup_logging(log_format, secrets=secrets)  # type: ignore[arg-type]
     settings = target.resolve(announce=False)
-    secrets.add(settings.target.api_key)
+    for secret in settings.target.secrets():
+        secrets.add(secret)
     err(settings.target.describe())
     return settings, logger
 

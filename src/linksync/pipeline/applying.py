@@ -108,7 +108,9 @@ class ApplyRun:
         self.on_progress = on_progress
         self.cancel = cancel
         self.log = logger or logging.getLogger("linksync")
-        self.secrets = Secrets([request.settings.target.api_key, request.reading.workbook_password])
+        self.secrets = Secrets(
+            [*request.settings.target.secrets(), request.reading.workbook_password]
+        )
         self.writes = RemoteWrites()
         self.run_id = new_run_id()
         self.journal: Path | None = None

@@ -76,6 +76,10 @@ FIXES: dict[str, str] = {
     "INTERNAL_ERROR": "The service failed: apply again; it sends only what is left.",
     "EDGE_UNAVAILABLE": "The service was unavailable: apply again; it sends only what is left.",
     "TRANSPORT_ERROR": "The service did not answer: check the connection and apply again.",
+    "CERTIFICATE_ERROR": (
+        "The service's certificate is not trusted on this machine: ask whoever set up "
+        "linksync to trust its CA (ca_bundle: or trust: system in the profile)."
+    ),
     "UNEXPECTED_RESPONSE": (
         "The service's answer made no sense (a proxy page?): check the target's address."
     ),
