@@ -65,6 +65,21 @@ class Daemon:
                 self.process.wait(STOP_TIMEOUT)
 
 
+def settled_text(path: Path, quiet: float = 0.03, timeout: float = 2.0) -> str:
+    """The text of a server's log once it stopped growing for ``quiet`` seconds: a
+    server writes a request's line as it finishes it, which may be just after the
+    client had its answer."""
+    deadline = time.monotonic() + timeout
+    size = -1
+    while time.monotonic() < deadline:
+        now = path.stat().st_size if path.exists() else 0
+        if now == size:
+            break
+        size = now
+        time.sleep(quiet)
+    return path.read_text(errors="replace") if path.exists() else ""
+
+
 def _listening(port: int) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5):
@@ -164,10 +179,8 @@ class Nginx:
 
     def access_lines(self) -> list[Access]:
         """Every request nginx answered so far (it writes each line as it answers)."""
-        if not self.access_log.exists():
-            return []
         lines = []
-        for raw in self.access_log.read_text().splitlines():
+        for raw in settled_text(self.access_log).splitlines():
             m = _ACCESS.match(raw)
             assert m is not None, f"unexpected access log line: {raw!r}"
             lines.append(
@@ -190,7 +203,7 @@ class Nginx:
         readiness probe, which connects and sends nothing, is not one of them)."""
         return [
             line
-            for line in self.error_log.read_text().splitlines()
+            for line in settled_text(self.error_log).splitlines()
             if "while SSL handshaking" in line
             and "client closed connection while SSL handshaking" not in line
         ]
@@ -285,9 +298,7 @@ class Tinyproxy:
     def requests(self) -> list[str]:
         """The request lines the proxy logged, e.g. ``CONNECT 127.0.0.1:8443 HTTP/1.1``
         or ``GET http://127.0.0.1:8080/api/v1/links?... HTTP/1.1``."""
-        if not self.log.exists():
-            return []
-        found = re.findall(r"Request \(file descriptor \d+\): (.+)$", self.log.read_text(), re.M)
+        found = re.findall(r"Request \(file descriptor \d+\): (.+)$", settled_text(self.log), re.M)
         return [line.strip() for line in found]
 
     def stop(self) -> None:
