@@ -29,21 +29,26 @@ def test_gzip_answers_arrive_compressed_and_are_decoded(stack: Stack) -> None:
     assert plain == [], f"answers sent uncompressed: {plain}"
 
 
-@pytest.mark.parametrize("flags", [(), ("--concurrency", "1")], ids=["default", "one-at-a-time"])
-def test_keepalive_closed_after_7_requests_or_5_ms_idle(
-    stack: Stack, flags: tuple[str, ...]
+@pytest.mark.parametrize(
+    ("idle", "flags"),
+    [("5ms", ()), ("1ms", ("--concurrency", "1"))],
+    ids=["5ms-default-concurrency", "1ms-one-at-a-time"],
+)
+def test_keepalive_closed_after_7_requests_or_a_few_ms_idle(
+    stack: Stack, idle: str, flags: tuple[str, ...]
 ) -> None:
-    # nginx closes a connection after its 7th answer and any connection idle for 5 ms:
-    # a client reusing one just as nginx closes it must neither lose a row nor send a
-    # create twice
-    nginx = stack.nginx(Site(directives="keepalive_requests 7; keepalive_timeout 5ms;"))
+    # nginx closes a connection after its 7th answer and any connection idle for a few
+    # ms: a client reusing one just as nginx closes it must neither lose a row nor send a
+    # create twice. One request at a time with 1 ms, a request is often written to a
+    # connection nginx is closing (seen as a row with 2 attempts in 2 of 3 runs).
+    site = Site(directives=f"keepalive_requests 7; keepalive_timeout {idle};")
+    nginx = stack.nginx(site)
     outcome = apply_then_plan(Path.cwd(), nginx.base_url, *flags, env={})
     assert_workload_done(outcome, stack.sandbox_url)
     lines = _api(nginx)
     created = [x for x in lines if x.method == "POST" and x.status == 201]
     assert len(created) == CREATES
     assert max(x.connection_requests for x in lines) <= 7
-    assert len({x.connection for x in lines}) >= len(lines) / 7
 
 
 def test_unbuffered_chunked_answers(stack: Stack) -> None:
