@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
+import yaml
 
 from .conftest import Stack
 from .pki import Pki
@@ -116,3 +117,15 @@ def test_no_proxy_sends_straight_to_the_target(stack: Stack, pki: Pki) -> None:
     assert_workload_done(outcome, stack.sandbox_url)
     assert proxy.requests() == []
     assert {x.remote_addr for x in nginx.access_lines()} == {"127.0.0.1"}
+
+
+def test_proxy_and_ca_bundle_from_the_profile(stack: Stack, pki: Pki, tmp_path: Path) -> None:
+    nginx, proxy = _behind_proxy(stack, pki)
+    config = tmp_path / "linksync.yaml"
+    profile = {"proxy": proxy.url, "ca_bundle": str(pki.ca_cert)}
+    config.write_text(yaml.safe_dump({"default_profile": "corp", "profiles": {"corp": profile}}))
+    outcome = apply_then_plan(Path.cwd(), nginx.base_url, "--config", str(config), env={})
+    assert_workload_done(outcome, stack.sandbox_url)
+    _assert_all_through_proxy(nginx)
+    assert proxy.requests(), "the proxy logged no tunnel"
+    _assert_proxy_said_without_credentials(outcome)
