@@ -19,7 +19,15 @@ import yaml
 from .conftest import Stack
 from .pki import Pki
 from .servers import PROXY_PASSWORD, PROXY_USER, Nginx, Site, Tinyproxy
-from .workload import AUTH, Outcome, apply_then_plan, assert_workload_done
+from .workload import (
+    AUTH,
+    Outcome,
+    apply_then_plan,
+    assert_untouched,
+    assert_workload_done,
+    run,
+    write_source,
+)
 
 OUTGOING = "127.0.0.3"
 
@@ -129,3 +137,16 @@ def test_proxy_and_ca_bundle_from_the_profile(stack: Stack, pki: Pki, tmp_path: 
     _assert_all_through_proxy(nginx)
     assert proxy.requests(), "the proxy logged no tunnel"
     _assert_proxy_said_without_credentials(outcome)
+
+
+def test_a_wrong_proxy_password_stops_the_run_with_nothing_written(stack: Stack, pki: Pki) -> None:
+    nginx, proxy = _behind_proxy(stack, pki)
+    wrong = proxy.url.replace(PROXY_PASSWORD, "not-the-password")
+    env = {"SSL_CERT_FILE": str(pki.ca_cert), "HTTPS_PROXY": wrong}
+    source = write_source(Path.cwd())
+    r = run(["apply", str(source), "--yes", "--no-progress", "--base-url", nginx.base_url], env)
+    assert r.exit_code == 2, r.output
+    assert proxy.requests(), "the run did not ask the proxy"
+    assert nginx.access_lines() == []
+    assert_untouched(stack.sandbox_url)
+    assert "not-the-password" not in r.output and PROXY_PASSWORD not in r.output
