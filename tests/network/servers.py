@@ -88,7 +88,19 @@ def _listening(port: int) -> bool:
         return False
 
 
+def _pid_in(path: Path) -> int | None:
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
 def _start(name: str, argv: list[str], port: int, folder: Path, logs: list[Path]) -> Daemon:
+    """Start ``argv``; ready once its pid file (``NAME.pid`` in ``folder``, written
+    after the port is bound) holds its pid and the port accepts a connection, so a
+    process of someone else's on that port is never taken for it."""
+    pid_file = folder / f"{name}.pid"
+    pid_file.unlink(missing_ok=True)
     with (folder / f"{name}.out").open("wb") as out:
         process = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, cwd=folder
@@ -96,7 +108,7 @@ def _start(name: str, argv: list[str], port: int, folder: Path, logs: list[Path]
     daemon = Daemon(name, process, port, folder)
     deadline = time.monotonic() + START_TIMEOUT
     while process.poll() is None and time.monotonic() < deadline:
-        if _listening(port):
+        if _pid_in(pid_file) == process.pid and _listening(port):
             return daemon
         time.sleep(0.01)
     daemon.stop()
