@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from .conftest import Stack
 from .pki import Pki
@@ -13,6 +17,23 @@ from .workload import apply_then_plan, assert_untouched, assert_workload_done, r
 def test_ca_trusted_through_ssl_cert_file(stack: Stack, pki: Pki) -> None:
     nginx = stack.nginx(Site(tls=pki))
     outcome = apply_then_plan(Path.cwd(), nginx.base_url, env={"SSL_CERT_FILE": str(pki.ca_cert)})
+    assert_workload_done(outcome, stack.sandbox_url)
+
+
+def test_ca_trusted_through_ssl_cert_dir(stack: Stack, pki: Pki, tmp_path: Path) -> None:
+    # a folder of CA certificates named by their subject hash, as `openssl rehash` makes it
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("the openssl command is needed to name the CA file by its subject hash")
+    subject_hash = subprocess.run(
+        [openssl, "x509", "-hash", "-noout", "-in", str(pki.ca_cert)],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    folder = tmp_path / "certs"
+    folder.mkdir()
+    shutil.copy(pki.ca_cert, folder / f"{subject_hash}.0")
+    nginx = stack.nginx(Site(tls=pki))
+    outcome = apply_then_plan(Path.cwd(), nginx.base_url, env={"SSL_CERT_DIR": str(folder)})
     assert_workload_done(outcome, stack.sandbox_url)
 
 
