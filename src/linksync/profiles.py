@@ -42,6 +42,7 @@ PROFILE_KEYS = frozenset(
         "encoding",
         "date_format",
         "empty_values",
+        "slugless",  # stable | random: how rows without a slug are created
     }
 )
 
@@ -87,6 +88,7 @@ class Profile:
     encoding: str | None = None
     date_format: str | None = None
     empty_values: tuple[str, ...] = ()
+    slugless: str | None = None
 
 
 def _opt_str(data: Mapping[str, Any], key: str, where: str) -> str | None:
@@ -154,6 +156,9 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
     strict = data.get("strict", False)
     if not isinstance(strict, bool):
         raise ConfigError(f"{where}: strict must be true or false")
+    slugless = _opt_str(data, "slugless", where)
+    if slugless is not None and slugless.lower() not in ("stable", "random"):
+        raise ConfigError(f"{where}: slugless must be stable or random")
     empties = data.get("empty_values") or []
     if not isinstance(empties, list) or not all(isinstance(v, str) for v in empties):
         raise ConfigError(f'{where}: empty_values must be a list of text, e.g. [N/A, "-"]')
@@ -177,6 +182,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         encoding=_opt_str(data, "encoding", where),
         date_format=_opt_str(data, "date_format", where),
         empty_values=tuple(empties),
+        slugless=slugless.lower() if slugless is not None else None,
     )
 
 

@@ -63,6 +63,7 @@ class SharedOptions(TypedDict, total=False):
     max_change_ratio: float | None
     min_existing: int | None
     force: bool | None
+    slugless: str | None  # --slugless stable|random
 
 
 class RunOptions(SharedOptions, total=False):

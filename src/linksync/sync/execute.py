@@ -9,6 +9,8 @@ as fast as the limit allows and no faster.
 Rules while running (DESIGN.md), read from the error table (``ErrorDef.stops``):
 
 - 409 SLUG_EXISTS on create: another writer got there; read the link and update it.
+  For a row's stable slug (``linksync.sync.slugs``), a link with another URL is not
+  the row's: the row moves to its next candidate (``RowCalls.adopt_stable``).
 - 401 UNAUTHORIZED stops everything; 403 FORBIDDEN stops every write.
 - 403 QUOTA_EXCEEDED on create stops further creates (and replaces); updates go on.
 - A replace is a delete then a create.
@@ -83,6 +85,8 @@ class _Run:
         self.cancel = cancel
         self.recheck_urls = recheck_urls
         self.results: dict[int, RowResult] = {}
+        #: The links the plan's rows name (a stable slug moving on avoids them).
+        self.planned = frozenset(ch.key for ch in plan.changes if ch.key is not None)
         self._emitted = 0
         self.stopped_by: str | None = None
         self.creates_stopped: str | None = None
@@ -157,7 +161,7 @@ class _Run:
             self.creates_stopped = exc.constant
 
     async def create(self, ch: Change) -> RowResult:
-        if self.recheck_urls and not ch.slug and ch.spec is not None:
+        if self.recheck_urls and ch.spec is not None and not ch.spec.slug:
             found = await self.calls.recheck(ch, self.plan.options)
             if found is not None:
                 return found
@@ -166,6 +170,10 @@ class _Run:
         except SlugExists as exc:
             if not ch.slug or ch.spec is None:
                 raise
+            if ch.spec.slug is None:  # the row's stable slug
+                return await self.calls.adopt_stable(
+                    ch, exc.attempts, self.plan.options, self.planned
+                )
             return await self.calls.adopt(ch, exc.attempts, self.plan.options)
         return ok_result(ch, event)
 
