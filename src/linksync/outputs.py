@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from linksync.errors import ConfigError
+from linksync.leftovers import HOST_TAG
 
 #: Extensions an appended run journal may have.
 JOURNAL_SUFFIXES = (".jsonl",)
@@ -256,8 +257,11 @@ def check_outputs(outputs: Sequence[Output], protected: Sequence[Protected] = ()
 
 
 def temp_sibling(path: Path) -> Path:
-    """A new, unused hidden file name beside ``path`` (same folder, same extension)."""
-    return path.with_name(f".{path.stem}.{os.getpid()}-{secrets.token_hex(4)}.tmp{path.suffix}")
+    """A new, unused hidden file name beside ``path`` (same folder, same extension):
+    ``.<stem>.<pid>-<8 hex>-h<host tag>.tmp<suffix>``, so the next run can tell a file
+    left by a killed run of this host (``linksync.leftovers``)."""
+    token = f"{os.getpid()}-{secrets.token_hex(4)}-h{HOST_TAG}"
+    return path.with_name(f".{path.stem}.{token}.tmp{path.suffix}")
 
 
 def _create_temp(path: Path) -> tuple[Path, int]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from linksync.config import Settings
+from linksync.leftovers import Leftover, remove_leftovers
 from linksync.lock import (
     ENV_STATE_DIR,
     default_lock_path,
@@ -150,6 +151,14 @@ def run_checks(
     if saved_plan is not None:
         reads["saved plan"] = str(saved_plan)
     return Checks(tuple(paths.outputs()), tuple(protected_inputs(sources, reads)))
+
+
+def clear_leftovers(paths: RunPaths) -> list[Leftover]:
+    """Remove the temporary files killed runs of this host left beside the outputs of
+    ``paths`` (``linksync.leftovers``); the ones removed. Called once the preflight
+    passed, before anything is written."""
+    files = [o.path for o in paths.outputs() if not (o.folder or o.append or o.in_place)]
+    return remove_leftovers(files)
 
 
 def preflight(
