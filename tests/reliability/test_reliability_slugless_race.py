@@ -43,7 +43,10 @@ def _parallel() -> ModuleType:
 
 @pytest.fixture
 def sandbox_settings() -> SandboxSettings:
-    return SandboxSettings(rate_limit=1_000_000)
+    # Latency as over a network, and few requests in flight per run: each run's writes
+    # last long enough for the twenty to overlap (without it, the first run to start
+    # often finishes before the others have read the workspace, and there is no race).
+    return SandboxSettings(rate_limit=1_000_000, latency_ms=(20, 40))
 
 
 async def _links(base_url: str) -> list[tuple[str, str]]:
@@ -71,7 +74,7 @@ def test_twenty_runs_with_distinct_locks_make_one_link_per_row(
         args = [
             "apply", "links.csv", "--yes", "--no-progress",
             "--lock", str(cwd / "own.lock"),  # no run waits for another
-            "--journal", "journal.jsonl", "--report", "report.json",
+            "--journal", "journal.jsonl", "--report", "report.json", "--concurrency", "2",
         ]  # fmt: skip
         runs.append((cwd, args))
     env = {
