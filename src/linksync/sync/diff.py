@@ -276,11 +276,11 @@ class _Differ:
                 for s in self.desired
                 if s.slug
             }
-        named = self._named
+        named, claimed, links = self._named, self.claimed, self.remote.links
 
         def taken(slug: str) -> bool:
-            key = LinkKey.of(domain, slug)
-            return key in named or key in self.claimed or key in self.remote.links
+            key = LinkKey(domain, slug)  # both lower case already
+            return key in named or key in claimed or key in links
 
         found = first_free(identity_domain(domain, self.remote.system_domain), url, taken)
         return found[1] if found is not None else None

@@ -35,6 +35,7 @@ __all__ = [
     "identity_domain",
     "stable_candidates",
     "stable_identity",
+    "stable_slug",
 ]
 
 #: Characters of a stable slug (the service generates 6: the two never meet).
@@ -43,7 +44,7 @@ STABLE_SLUG_LENGTH = 7
 MAX_CANDIDATES = 8
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 #: Bumped only if the derivation ever changes (every existing stable slug would move).
-_VERSION = "linksync-stable-slug-1"
+_VERSION = b"linksync-stable-slug-1\n"
 
 
 class Slugless(StrEnum):
@@ -72,17 +73,22 @@ def stable_identity(domain: str, url: str) -> str:
     return f"{domain.strip().lower()}\n{url.strip()}"
 
 
-def _base36(number: int, width: int) -> str:
-    out = []
-    for _ in range(width):
-        number, digit = divmod(number, 36)
-        out.append(_ALPHABET[digit])
-    return "".join(reversed(out))
+#: Every pair of base-36 digits, "00" to "zz": a slug is one digit and three pairs.
+_PAIRS = tuple(a + b for a in _ALPHABET for b in _ALPHABET)
+
+
+def _base36(number: int) -> str:
+    """The last ``STABLE_SLUG_LENGTH`` (7) base-36 digits of ``number``, zero-padded."""
+    number, low = divmod(number % 36**7, 1296)
+    number, mid = divmod(number, 1296)
+    number, high = divmod(number, 1296)
+    return _ALPHABET[number] + _PAIRS[high] + _PAIRS[mid] + _PAIRS[low]
 
 
 def _candidate(identity: str, n: int) -> str:
-    digest = hashlib.sha256(f"{_VERSION}\n{identity}\n{n}".encode()).digest()
-    return _base36(int.from_bytes(digest[:16], "big"), STABLE_SLUG_LENGTH)
+    """Candidate ``n``: the first 64 bits of SHA-256(version, identity, n) in base 36."""
+    digest = hashlib.sha256(b"%s%s\n%d" % (_VERSION, identity.encode("utf-8"), n)).digest()
+    return _base36(int.from_bytes(digest[:8], "big"))
 
 
 def stable_candidates(
@@ -101,6 +107,11 @@ def stable_candidates(
             yield n, slug
 
 
+def stable_slug(domain: str, url: str) -> str:
+    """Candidate 0 of a row (reserved or not): the slug it gets when nothing is in the way."""
+    return _candidate(stable_identity(domain, url), 0)
+
+
 def first_free(
     domain: str,
     url: str,
@@ -111,6 +122,11 @@ def first_free(
 ) -> tuple[int, str] | None:
     """The first candidate (number, slug) from ``start`` that ``taken`` does not refuse,
     or None when every candidate is reserved or taken."""
+    if start == 0:  # the usual case, without the generator
+        slug = stable_slug(domain, url)
+        if slug not in reserved and not taken(slug):
+            return 0, slug
+        start = 1
     for n, slug in stable_candidates(domain, url, start=start, reserved=reserved):
         if not taken(slug):
             return n, slug
