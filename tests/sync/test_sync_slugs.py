@@ -184,3 +184,17 @@ async def test_every_candidate_taken_meanwhile_fails_the_row(sandbox: Sandbox) -
     assert (result.status, result.error_constant) == (Status.FAILED, "SLUG_EXISTS")
     assert URL not in (await _links(sandbox)).values()
     assert results.exit_code == 1
+
+
+async def test_a_create_whose_answer_was_lost_says_how_it_was_confirmed() -> None:
+    """The sandbox does the create, then answers 500: the client reads the link back."""
+    lossy = Sandbox(fail_500_after_write=1.0)
+    plan = await _plan(lossy, [row(None, URL, 2)])
+    async with lossy.client() as client:
+        results = await execute(plan, client)
+    (result,) = results.rows
+    stable = candidates()[0]
+    assert (result.action, result.status, result.slug) == (Action.CREATE, Status.OK, stable)
+    assert "answer to the create was lost" in (result.message or "")
+    assert "another run at the same moment" in (result.message or "")
+    assert await _links(lossy) == {candidates()[0]: URL}

@@ -49,6 +49,10 @@ from linksync.timestamps import utc_now
 __all__ = ["ProgressSink", "Results", "execute", "static_result"]
 
 INTERRUPTED = "INTERRUPTED"
+CONFIRMED = (
+    "the service's answer to the create was lost; reading it found the link with this "
+    "URL, so it is counted as created (by this run, or by another run at the same moment)"
+)
 
 
 def count_writes(writes: RemoteWrites) -> Callable[[CallEvent], None]:
@@ -175,7 +179,12 @@ class _Run:
                     ch, exc.attempts, self.plan.options, self.planned
                 )
             return await self.calls.adopt(ch, exc.attempts, self.plan.options)
-        return ok_result(ch, event)
+        done = ok_result(ch, event)
+        if event.confirmed:
+            # The answer was lost and a read found the link: this request made it, or (a
+            # stable slug racing) another run's did at the same moment. Say so.
+            done = replace(done, message=CONFIRMED)
+        return done
 
     async def delete(self, ch: Change) -> RowResult:
         assert ch.slug is not None
