@@ -194,7 +194,7 @@ class _Differ:
             if not spec.url:
                 problem = _problem("MISSING_URL", "a new link needs a destination URL", spec, "url")
                 return self._invalid(index, spec, domain, spec.slug, None, (*found, problem))
-            slug = spec.slug
+            slug = spec.slug or None
             if slug is None and self.options.slugless is Slugless.STABLE:
                 slug = self._stable_slug(domain, spec.url)
                 if slug is None:

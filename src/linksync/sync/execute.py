@@ -174,7 +174,7 @@ class _Run:
         except SlugExists as exc:
             if not ch.slug or ch.spec is None:
                 raise
-            if ch.spec.slug is None:  # the row's stable slug
+            if not ch.spec.slug:  # the row's stable slug
                 return await self.calls.adopt_stable(
                     ch, exc.attempts, self.plan.options, self.planned
                 )

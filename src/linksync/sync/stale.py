@@ -30,7 +30,7 @@ def plan_specs(plan: Plan) -> list[LinkSpec]:
     for ch in plan.changes:
         if not ch.is_write:
             continue
-        if ch.spec is not None and ch.spec.slug is None and ch.action is Action.CREATE:
+        if ch.spec is not None and not ch.spec.slug and ch.action is Action.CREATE:
             out.append(replace(ch.spec, domain=ch.domain))
         elif ch.spec is not None:
             out.append(replace(ch.spec, slug=ch.slug or ch.spec.slug, domain=ch.domain))
@@ -43,7 +43,7 @@ def _why_stale(ch: Change, now: RemoteLink | None, fresh: RemoteState) -> str | 
     if ch.action is Action.CREATE:
         if now is not None:
             return f"{ch.label()} was created since the plan was made"
-        if ch.spec is not None and ch.spec.slug is None and ch.spec.url:
+        if ch.spec is not None and not ch.spec.slug and ch.spec.url:
             url = ch.spec.url.strip()
             if fresh.with_url(ch.domain, url):
                 return f"a link to {url} was created on {ch.domain} since the plan was made"
