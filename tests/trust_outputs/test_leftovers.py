@@ -126,3 +126,18 @@ def test_describe_names_every_pid() -> None:
         "removed 2 temporary files left by 2 interrupted runs (pids 7, 9): "
         "/w/.r.7-00000000.tmp.csv, /w/.s.9-00000000.tmp.csv"
     )
+
+
+def test_export_clears_the_leftovers_of_its_files(tmp_path: Path, dead_pid: int) -> None:
+    from linksync.export import write_export
+    from linksync.model import RemoteLink
+
+    left = _touch(tmp_path / f".links.{dead_pid}-01234567-h{HOST_TAG}.tmp.yaml")
+    other = _touch(tmp_path / f".links.{dead_pid}-01234567-h{HOST_TAG}.tmp.csv")
+    link = RemoteLink("lnk.test", "spring", "https://example.com/spring")
+    info = write_export([link], tmp_path / "links.yaml")
+    assert info.warnings[0].startswith(
+        f"removed 1 temporary file left by an interrupted run (pid {dead_pid})"
+    )
+    assert not left.exists() and other.is_file()
+    assert (tmp_path / "links.yaml").is_file()
