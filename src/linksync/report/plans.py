@@ -60,11 +60,11 @@ def slugless_note(plan: Plan) -> str | None:
     if plan.options.slugless is Slugless.STABLE:
         return (
             f"{rows} without a slug: created with a stable slug derived from domain and URL "
-            "(shown per row), so runs racing on other machines cannot create it twice"
+            "(shown per row): runs racing on other machines make one link per row"
         )
     return (
         f"{rows} without a slug: the service picks a random slug (slugless: random); only "
-        "the run lock on this machine keeps another run from creating it again"
+        "the run lock on this machine keeps another run from making a second link"
     )
 
 
