@@ -198,3 +198,18 @@ async def test_a_create_whose_answer_was_lost_says_how_it_was_confirmed() -> Non
     assert "answer to the create was lost" in (result.message or "")
     assert "another run at the same moment" in (result.message or "")
     assert await _links(lossy) == {candidates()[0]: URL}
+
+
+async def test_create_only_leaves_an_adopted_link_that_differs(sandbox: Sandbox) -> None:
+    opts = SyncOptions(mode="create-only")
+    desired = [row(None, URL, 2, description="New")]
+    async with sandbox.client() as client:
+        remote = await fetch_remote(client, desired, opts, system_domain=SYSTEM)
+        plan = diff(desired, remote, opts)
+        stable = plan.changes[0].slug
+        await client.create_link({"url": URL, "slug": stable, "description": "Old"})
+        results = await execute(plan, client)
+        (result,) = results.rows
+        assert (result.action, result.status) == (Action.SKIP, Status.SKIPPED)
+        assert "create-only mode does not update it" in (result.message or "")
+        assert (await client.get_link(stable)).description == "Old"

@@ -22,7 +22,7 @@ from linksync.api import CallEvent, LinkClient, call_scope
 from linksync.errors import SlugExists
 from linksync.model import Action, LinkKey, RemoteLink, RowResult, Status
 from linksync.sync.compare import compare
-from linksync.sync.options import SyncOptions
+from linksync.sync.options import Mode, SyncOptions
 from linksync.sync.ownership import OWNED_BY_OTHER, other_owners
 from linksync.sync.plan import Change
 from linksync.sync.results import ok_result
@@ -164,6 +164,13 @@ class RowCalls:
         REPLACE_REQUIRED when only a new expiry would do."""
         assert ch.spec is not None
         cmp = compare(ch.spec, link, options)
+        if options.mode is Mode.CREATE_ONLY and not cmp.same:
+            # As the plan does with a link that exists and differs: left as it is.
+            return RowResult.from_change(
+                ch, Status.SKIPPED, action=Action.SKIP, link=link, http_status=status,
+                request_id=request_id, attempts=spent,
+                message=f"{note}; it differs, and create-only mode does not update it",
+            )  # fmt: skip
         owners = other_owners(link.tags, options)
         blocked = None
         if cmp.needs_replace:
