@@ -33,6 +33,7 @@ Config file shape (see ``configs/linksync.example.yaml``)::
         date_format: dmy                 # 31/12/2026 in files
         empty_values: [N/A, "-", TBD]    # cells read as empty
         workbook_password_env: CAMPAIGN_PW  # password of encrypted workbooks
+        slugless: stable                 # rows without slug: stable (default) | random
         system_domain: sho.rt
         limits: {max_deletes: 50, max_change_ratio: 0.3, min_existing: 10}
 """
@@ -153,6 +154,11 @@ class Settings:
     @property
     def owner_tag(self) -> str | None:
         return self.profile.owner_tag
+
+    @property
+    def slugless(self) -> str | None:
+        """How rows without a slug are created (``stable`` / ``random``; None: default)."""
+        return self.profile.slugless
 
     @property
     def limits(self) -> Mapping[str, Any]:

@@ -48,6 +48,7 @@ PROFILE_KEYS = frozenset(
         "date_format",
         "empty_values",
         "workbook_password_env",
+        "slugless",  # stable | random: how rows without a slug are created
     }
 )
 
@@ -98,6 +99,7 @@ class Profile:
     empty_values: tuple[str, ...] = ()
     #: The environment variable holding the password of encrypted workbooks.
     workbook_password_env: str | None = None
+    slugless: str | None = None
 
 
 def _opt_str(data: Mapping[str, Any], key: str, where: str) -> str | None:
@@ -173,6 +175,9 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         from linksync.api.network import check_proxy
 
         proxy = check_proxy(proxy, f"{where}: proxy")
+    slugless = _opt_str(data, "slugless", where)
+    if slugless is not None and slugless.lower() not in ("stable", "random"):
+        raise ConfigError(f"{where}: slugless must be stable or random")
     empties = data.get("empty_values") or []
     if not isinstance(empties, list) or not all(isinstance(v, str) for v in empties):
         raise ConfigError(f'{where}: empty_values must be a list of text, e.g. [N/A, "-"]')
@@ -200,6 +205,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         date_format=_opt_str(data, "date_format", where),
         empty_values=tuple(empties),
         workbook_password_env=_opt_str(data, "workbook_password_env", where),
+        slugless=slugless.lower() if slugless is not None else None,
     )
 
 

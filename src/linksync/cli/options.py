@@ -137,6 +137,16 @@ _OPTIONS: tuple[Callable[[F], F], ...] = (
 )
 
 
+#: ``--slugless``: how rows without a slug are created (``linksync.sync.slugs``).
+SLUGLESS_OPTION: Callable[[F], F] = click.option(
+    "--slugless",
+    type=click.Choice(["stable", "random"]),
+    help="Rows without a slug: stable (default: a slug derived from domain and URL, so "
+    "runs racing on any number of machines make one link) or random (the service picks "
+    "one; only the run lock on one machine prevents doubles) [profile: slugless].",
+)
+
+
 def target_options(fn: F) -> F:
     """Add the target flags; the command receives them as ``target: TargetOptions``."""
 

@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from linksync.cli.common import echo, err, fail, handle_errors
-from linksync.cli.options import TargetOptions, refuse, selected, target_options, target_selection
+from linksync.cli.options import (
+    SLUGLESS_OPTION,
+    TargetOptions,
+    refuse,
+    selected,
+    target_options,
+    target_selection,
+)
 from linksync.cli.source_flags import pop_source_flags, source_flags
 from linksync.config import Settings
 from linksync.errors import ConfigError
@@ -47,6 +54,7 @@ _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
     ),
     click.option("--fix-invisible", is_flag=True, help="Strip invisible characters (warned)."),
     click.option("--ai-slug", is_flag=True, help="Fill empty slugs from the AI tool."),
+    SLUGLESS_OPTION,
     click.option("--ai-og", is_flag=True, help="Fill empty descriptions from the AI tool."),
     click.option("--allow-replace", is_flag=True, help="Delete+create links whose expiry differs."),
     click.option(
@@ -93,6 +101,7 @@ def run_keywords(kw: dict[str, Any]) -> dict[str, Any]:
         "reset_passwords": kw["reset_passwords"] or None,
         "max_deletes": kw["max_deletes"],
         "force": kw["force"] or None,
+        "slugless": kw["slugless"],
     }
 
 

@@ -18,6 +18,7 @@ from linksync.config import Settings
 from linksync.errors import ConfigError, FileProblems
 from linksync.model import LinkSpec, Severity
 from linksync.sync.options import SyncOptions
+from linksync.sync.slugs import Slugless
 
 if TYPE_CHECKING:
     from linksync.validate import Validation
@@ -130,6 +131,7 @@ def options_from(settings: Settings, options: SyncOptions | None, **given: Any) 
         base = SyncOptions(
             default_domain=settings.default_domain,
             owner_tag=settings.owner_tag,
+            slugless=Slugless(settings.slugless or Slugless.STABLE),
             max_deletes=limits.get("max_deletes"),
             max_change_ratio=float(limits.get("max_change_ratio", 0.30)),
             min_existing=int(limits.get("min_existing", 10)),
