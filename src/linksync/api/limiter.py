@@ -2,22 +2,35 @@
 
 Rules, shared by every task that uses the client:
 
-1. at most ``concurrency`` requests in flight (a semaphore);
+1. at most ``concurrency`` requests in flight (a semaphore): the user's ceiling;
 2. until the first answer arrives, one request at a time: nothing is known of the limit;
-3. one ``resume_at`` instant parks every task: it is set from ``Retry-After`` on a 429
+3. in flight at most the cap, which follows Little's law (requests in flight = rate x
+   latency): the rate the service allows in the long run (the limit over the window's
+   length) times the observed latency (a moving average of answer times plus twice
+   their moving deviation: about the slowest of recent answers), doubled, plus 4;
+   never above ``concurrency``, never below 2. It is 4 after the first answer and grows
+   by at most 1 per answer (TCP's slow start: at most doubling per round trip), so new
+   connections open a few at a time, never dozens in one instant (a server with a small
+   listen backlog drops the SYNs of a burst, and TCP resends them only after 1, 3, 7 s);
+   it falls at once when the target does. Without rate headers the target is
+   ``concurrency``, reached the same gradual way. A transport opens a connection only
+   when no idle one is free, so capping the requests in flight caps the connections,
+   and idle ones are reused;
+4. one ``resume_at`` instant parks every task: it is set from ``Retry-After`` on a 429
    and from ``x-ratelimit-reset`` when ``x-ratelimit-remaining`` reaches 0, so a 429
    pauses every worker, not only the one that got it;
-4. the window's budget: a sender may go only while ``remaining`` (the smallest figure
+5. the window's budget: a sender may go only while ``remaining`` (the smallest figure
    the window's answers gave, or the whole limit when a new window starts) is larger
    than the requests in flight, since each of them may still be counted in this window
    (a request sent just before a window ends may be counted in the next one);
-5. pacing: the sends the window has left are spread evenly over the time it has left,
+6. pacing: the sends the window has left are spread evenly over the time it has left,
    so workers do not burst at a window's start; but when everything that wants to go
    (the senders waiting, and ``queued``: what callers announce they still hold) fits in
-   what the window has left, it goes without spacing, since holding it back could only
-   lose time (the end of a run, a single command). A send is due one spacing after the
-   previous one was due, so a timer that woke late is made up (by one spacing at most);
-6. the senders wait in line: one at a time applies these rules and hands over to the
+   what the window has left, it goes without spacing (within the cap), since holding it
+   back could only lose time (the end of a run, a single command). A send is due one
+   spacing after the previous one was due, so a timer that woke late is made up (by one
+   spacing at most);
+7. the senders wait in line: one at a time applies these rules and hands over to the
    next when it goes, so a pacing step or an answer wakes one task, not all of them.
 
 A window ends at its ``x-ratelimit-reset`` (a Unix time; values below 10^9 are read as
@@ -58,6 +71,19 @@ _SAME_WINDOW = 0.5
 _SAME_WINDOW_RELATIVE = 1.0
 #: Added to a learned lag of the service's clock (seconds).
 _LAG_MARGIN = 0.25
+#: The in-flight cap (rule 3): its value after the first answer, its floor, how much it
+#: may grow per answer, and the headroom over rate x latency (x _HEADROOM + _SPARE).
+_START_CAP = 4
+_MIN_CAP = 2
+_GROWTH = 1
+_HEADROOM = 2.0
+_SPARE = 4
+#: The shortest window the cap's rate assumes before the window's length is known (s).
+_ASSUMED_WINDOW = 1.0
+#: Weights of a new answer time in the moving average and in the moving deviation
+#: (TCP's smoothed round-trip time: 1/8 and 1/4).
+_LATENCY_WEIGHT = 0.125
+_DEVIATION_WEIGHT = 0.25
 
 
 def _number(headers: Mapping[str, str], name: str) -> float | None:
@@ -85,6 +111,11 @@ class LimiterState:
     limit: int | None = None
     window_s: float | None = None
     lag_s: float = 0.0
+    #: The in-flight cap now (rule 3), and the most requests ever in flight at once.
+    cap: int = 1
+    max_in_flight: int = 0
+    #: The latency the cap is computed with (seconds; None before the first answer).
+    latency_s: float | None = None
 
 
 class RateLimiter:
@@ -121,6 +152,10 @@ class RateLimiter:
         self._resume_at = 0.0
         self._waiting = 0
         self._head_taken = False  # a task is running the admission rules
+        self._cap = 1  # rule 3
+        self._max_in_flight = 0
+        self._latency: float | None = None  # moving average of answer times
+        self._deviation = 0.0  # moving average of their distance to it
         self._turns: deque[asyncio.Future[None]] = deque()  # the others, in order
         #: Requests a caller still holds back for later (a pool's queue): a hint for
         #: pacing, never a reason to exceed the window's budget.
@@ -137,7 +172,17 @@ class RateLimiter:
             self._limit,
             self._window,
             self._lag,
+            self._cap,
+            self._max_in_flight,
+            self.latency(),
         )
+
+    def latency(self) -> float | None:
+        """The latency the cap is computed with: the moving average of answer times
+        plus twice their moving deviation (about the slowest of recent answers)."""
+        if self._latency is None:
+            return None
+        return self._latency + 2 * self._deviation
 
     def pause(self, seconds: float) -> None:
         """Park every task for ``seconds`` from now (a 429's Retry-After)."""
@@ -194,6 +239,9 @@ class RateLimiter:
             if not self._answered and self._in_flight > 0:
                 await self._next_answer()  # the first request goes alone
                 continue
+            if self._in_flight >= self._cap:
+                await self._next_answer()  # rule 3: as many as rate x latency needs
+                continue
             budget = None if self._remaining is None else self._remaining - self._in_flight
             if budget is not None and budget <= 0:
                 if self._in_flight > 0:
@@ -212,6 +260,8 @@ class RateLimiter:
             spacing = self._spacing(now, budget)
             self._next_send = max(self._next_send, now - spacing) + spacing
             self._in_flight += 1
+            if self._in_flight > self._max_in_flight:
+                self._max_in_flight = self._in_flight
             return now
 
     def _fits(self, budget: int | None) -> bool:
@@ -248,8 +298,39 @@ class RateLimiter:
         if headers is not None:
             self._answered = True
             self._observe(headers, sent_at)
+            self._learn_latency(max(0.0, self._clock() - sent_at))
+            # Rule 3: toward the target, up by at most _GROWTH an answer, down at once.
+            grown = max(self._cap + _GROWTH, _START_CAP)
+            self._cap = max(1, min(self._target(), grown))
         wake, self._answer = self._answer, asyncio.Event()
         wake.set()
+
+    def _learn_latency(self, seconds: float) -> None:
+        if self._latency is None:
+            self._latency, self._deviation = seconds, seconds / 2
+            return
+        self._deviation += _DEVIATION_WEIGHT * (abs(seconds - self._latency) - self._deviation)
+        self._latency += _LATENCY_WEIGHT * (seconds - self._latency)
+
+    def _target(self) -> int:
+        """Rule 3's target: rate x latency with headroom, within [2, concurrency]."""
+        rate, latency = self._rate(), self.latency()
+        if rate is None or latency is None:
+            return self.concurrency  # no rate headers: reached by slow start alone
+        needed = math.ceil(rate * latency * _HEADROOM) + _SPARE
+        return min(self.concurrency, max(_MIN_CAP, needed))
+
+    def _rate(self) -> float | None:
+        """Requests a second the service allows in the long run: the limit over the
+        window's length (None: not known). Until two reset values have told the length,
+        the longest time left an answer announced stands for it, but not less than
+        ``_ASSUMED_WINDOW``: a first answer late in a window would tell a rate many times
+        too high. (What a window has left is not counted: spending it faster than this
+        rate is a burst the pacing rule allows, not a reason to open more connections.)"""
+        if self._limit is None or (self._window is None and self._window_floor <= 0):
+            return None
+        window = self._window or max(self._window_floor, _ASSUMED_WINDOW)
+        return self._limit / window
 
     def _observe(self, headers: Mapping[str, str], sent_at: float) -> None:
         remaining = _number(headers, "x-ratelimit-remaining")
