@@ -147,6 +147,32 @@ async def test_without_rate_headers_the_cap_grows_by_slow_start_to_the_ceiling()
     assert service.most_at_one_instant(skip=1) <= 4
 
 
+async def test_answers_that_come_together_do_not_let_in_a_batch_of_new_connections() -> None:
+    """Every answer of a round at the same instant (a constant 30 ms: as when a busy
+    client reads a pile of answers at once): the cap grows by one an answer, but the
+    sends that need a new connection (above the most in flight so far) go at most 4 in
+    any 10 ms."""
+    clock = VirtualClock(1_800_000_000.0)
+
+    async def handler(seen: Seen) -> Reply:
+        await clock.sleep(0.030)
+        return ok({"slug": "s"})
+
+    service = InFlight(FakeService(handler), clock)
+    async with client_of(service, clock, concurrency=64) as client:
+
+        async def ask(i: int) -> None:
+            await client.ai_slug(f"https://example.com/{i}")
+
+        await clock.run(run_pool(range(400), ask, 64))
+    highest, rises = 0, []
+    for t, n in service.arrivals:
+        if n > highest:
+            highest, rises = n, [*rises, t]
+    assert highest == 64  # no rate headers: the ceiling, in the end
+    assert max(sum(1 for u in rises if t <= u < t + 0.0099) for t in rises) <= 4
+
+
 async def test_the_cap_falls_when_the_latency_does() -> None:
     """Slow answers first (200 ms), then fast ones (5 ms): the cap follows the latency
     down at once (the requests in flight with it)."""

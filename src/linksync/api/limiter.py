@@ -15,7 +15,9 @@ Rules, shared by every task that uses the client:
    it falls at once when the target does. Without rate headers the target is
    ``concurrency``, reached the same gradual way. A transport opens a connection only
    when no idle one is free, so capping the requests in flight caps the connections,
-   and idle ones are reused;
+   and idle ones are reused. A send that takes the requests in flight above their
+   highest so far needs a new connection: at most 4 of those go in any 10 ms, since
+   answers processed together (a busy machine) would otherwise let in a batch;
 4. one ``resume_at`` instant parks every task: it is set from ``Retry-After`` on a 429
    and from ``x-ratelimit-reset`` when ``x-ratelimit-remaining`` reaches 0, so a 429
    pauses every worker, not only the one that got it;
@@ -78,6 +80,10 @@ _MIN_CAP = 2
 _GROWTH = 1
 _HEADROOM = 2.0
 _SPARE = 4
+#: At most _NEW_AT_ONCE sends that take the requests in flight above their highest so
+#: far (new connections) in any _NEW_SPAN seconds.
+_NEW_AT_ONCE = 4
+_NEW_SPAN = 0.010
 #: The shortest window the cap's rate assumes before the window's length is known (s).
 _ASSUMED_WINDOW = 1.0
 #: Weights of a new answer time in the moving average and in the moving deviation
@@ -154,6 +160,7 @@ class RateLimiter:
         self._head_taken = False  # a task is running the admission rules
         self._cap = 1  # rule 3
         self._max_in_flight = 0
+        self._opened: deque[float] = deque(maxlen=_NEW_AT_ONCE)  # when the highest rose
         self._latency: float | None = None  # moving average of answer times
         self._deviation = 0.0  # moving average of their distance to it
         self._turns: deque[asyncio.Future[None]] = deque()  # the others, in order
@@ -242,6 +249,11 @@ class RateLimiter:
             if self._in_flight >= self._cap:
                 await self._next_answer()  # rule 3: as many as rate x latency needs
                 continue
+            if self._in_flight >= self._max_in_flight and len(self._opened) == _NEW_AT_ONCE:
+                opening = self._opened[0] + _NEW_SPAN - now
+                if opening > 0:
+                    await self._sleep(opening)  # rule 3: a few new connections at a time
+                    continue
             budget = None if self._remaining is None else self._remaining - self._in_flight
             if budget is not None and budget <= 0:
                 if self._in_flight > 0:
@@ -262,6 +274,7 @@ class RateLimiter:
             self._in_flight += 1
             if self._in_flight > self._max_in_flight:
                 self._max_in_flight = self._in_flight
+                self._opened.append(now)
             return now
 
     def _fits(self, budget: int | None) -> bool:
