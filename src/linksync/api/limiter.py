@@ -4,20 +4,13 @@ Rules, shared by every task that uses the client:
 
 1. at most ``concurrency`` requests in flight (a semaphore): the user's ceiling;
 2. until the first answer arrives, one request at a time: nothing is known of the limit;
-3. in flight at most the cap, which follows Little's law (requests in flight = rate x
-   latency): the rate the service allows in the long run (the limit over the window's
-   length) times the observed latency (a moving average of answer times plus twice
-   their moving deviation: about the slowest of recent answers), doubled, plus 4;
-   never above ``concurrency``, never below 2. It is 4 after the first answer and grows
-   by at most 1 per answer (TCP's slow start: at most doubling per round trip), so new
-   connections open a few at a time, never dozens in one instant (a server with a small
-   listen backlog drops the SYNs of a burst, and TCP resends them only after 1, 3, 7 s);
-   it falls at once when the target does. Without rate headers the target is
-   ``concurrency``, reached the same gradual way. A transport opens a connection only
-   when no idle one is free, so capping the requests in flight caps the connections,
-   and idle ones are reused. A send that takes the requests in flight above their
-   highest so far needs a new connection: at most 4 of those go in any 10 ms, since
-   answers processed together (a busy machine) would otherwise let in a batch;
+3. in flight at most the cap (``api/inflight.py``), which follows Little's law: the
+   service's long-run rate (the limit over the window's length) times the observed
+   latency, doubled, plus 4, within [2, ``concurrency``]; it is 4 after the first answer
+   and grows by at most 1 per answer, and the sends that need a new connection (more in
+   flight than ever before) go at most 4 in any 10 ms: new connections open a few at a
+   time, never dozens in one instant, and idle ones are reused (a transport opens one
+   only when no idle one is free);
 4. one ``resume_at`` instant parks every task: it is set from ``Retry-After`` on a 429
    and from ``x-ratelimit-reset`` when ``x-ratelimit-remaining`` reaches 0, so a 429
    pauses every worker, not only the one that got it;
@@ -60,6 +53,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+from linksync.api.inflight import InFlightCap
 from linksync.defaults import DEFAULT_CONCURRENCY
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -73,23 +67,8 @@ _SAME_WINDOW = 0.5
 _SAME_WINDOW_RELATIVE = 1.0
 #: Added to a learned lag of the service's clock (seconds).
 _LAG_MARGIN = 0.25
-#: The in-flight cap (rule 3): its value after the first answer, its floor, how much it
-#: may grow per answer, and the headroom over rate x latency (x _HEADROOM + _SPARE).
-_START_CAP = 4
-_MIN_CAP = 2
-_GROWTH = 1
-_HEADROOM = 2.0
-_SPARE = 4
-#: At most _NEW_AT_ONCE sends that take the requests in flight above their highest so
-#: far (new connections) in any _NEW_SPAN seconds.
-_NEW_AT_ONCE = 4
-_NEW_SPAN = 0.010
 #: The shortest window the cap's rate assumes before the window's length is known (s).
 _ASSUMED_WINDOW = 1.0
-#: Weights of a new answer time in the moving average and in the moving deviation
-#: (TCP's smoothed round-trip time: 1/8 and 1/4).
-_LATENCY_WEIGHT = 0.125
-_DEVIATION_WEIGHT = 0.25
 
 
 def _number(headers: Mapping[str, str], name: str) -> float | None:
@@ -158,11 +137,7 @@ class RateLimiter:
         self._resume_at = 0.0
         self._waiting = 0
         self._head_taken = False  # a task is running the admission rules
-        self._cap = 1  # rule 3
-        self._max_in_flight = 0
-        self._opened: deque[float] = deque(maxlen=_NEW_AT_ONCE)  # when the highest rose
-        self._latency: float | None = None  # moving average of answer times
-        self._deviation = 0.0  # moving average of their distance to it
+        self._cap = InFlightCap(concurrency)  # rule 3
         self._turns: deque[asyncio.Future[None]] = deque()  # the others, in order
         #: Requests a caller still holds back for later (a pool's queue): a hint for
         #: pacing, never a reason to exceed the window's budget.
@@ -179,17 +154,10 @@ class RateLimiter:
             self._limit,
             self._window,
             self._lag,
-            self._cap,
-            self._max_in_flight,
-            self.latency(),
+            self._cap.value,
+            self._cap.most,
+            self._cap.latency(),
         )
-
-    def latency(self) -> float | None:
-        """The latency the cap is computed with: the moving average of answer times
-        plus twice their moving deviation (about the slowest of recent answers)."""
-        if self._latency is None:
-            return None
-        return self._latency + 2 * self._deviation
 
     def pause(self, seconds: float) -> None:
         """Park every task for ``seconds`` from now (a 429's Retry-After)."""
@@ -246,14 +214,13 @@ class RateLimiter:
             if not self._answered and self._in_flight > 0:
                 await self._next_answer()  # the first request goes alone
                 continue
-            if self._in_flight >= self._cap:
+            if self._in_flight >= self._cap.value:
                 await self._next_answer()  # rule 3: as many as rate x latency needs
                 continue
-            if self._in_flight >= self._max_in_flight and len(self._opened) == _NEW_AT_ONCE:
-                opening = self._opened[0] + _NEW_SPAN - now
-                if opening > 0:
-                    await self._sleep(opening)  # rule 3: a few new connections at a time
-                    continue
+            opening = self._cap.opening_delay(self._in_flight, now)
+            if opening > 0:
+                await self._sleep(opening)  # rule 3: a few new connections at a time
+                continue
             budget = None if self._remaining is None else self._remaining - self._in_flight
             if budget is not None and budget <= 0:
                 if self._in_flight > 0:
@@ -272,9 +239,7 @@ class RateLimiter:
             spacing = self._spacing(now, budget)
             self._next_send = max(self._next_send, now - spacing) + spacing
             self._in_flight += 1
-            if self._in_flight > self._max_in_flight:
-                self._max_in_flight = self._in_flight
-                self._opened.append(now)
+            self._cap.sent(self._in_flight, now)
             return now
 
     def _fits(self, budget: int | None) -> bool:
@@ -311,27 +276,9 @@ class RateLimiter:
         if headers is not None:
             self._answered = True
             self._observe(headers, sent_at)
-            self._learn_latency(max(0.0, self._clock() - sent_at))
-            # Rule 3: toward the target, up by at most _GROWTH an answer, down at once.
-            grown = max(self._cap + _GROWTH, _START_CAP)
-            self._cap = max(1, min(self._target(), grown))
+            self._cap.answered(max(0.0, self._clock() - sent_at), self._rate())
         wake, self._answer = self._answer, asyncio.Event()
         wake.set()
-
-    def _learn_latency(self, seconds: float) -> None:
-        if self._latency is None:
-            self._latency, self._deviation = seconds, seconds / 2
-            return
-        self._deviation += _DEVIATION_WEIGHT * (abs(seconds - self._latency) - self._deviation)
-        self._latency += _LATENCY_WEIGHT * (seconds - self._latency)
-
-    def _target(self) -> int:
-        """Rule 3's target: rate x latency with headroom, within [2, concurrency]."""
-        rate, latency = self._rate(), self.latency()
-        if rate is None or latency is None:
-            return self.concurrency  # no rate headers: reached by slow start alone
-        needed = math.ceil(rate * latency * _HEADROOM) + _SPARE
-        return min(self.concurrency, max(_MIN_CAP, needed))
 
     def _rate(self) -> float | None:
         """Requests a second the service allows in the long run: the limit over the
