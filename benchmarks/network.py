@@ -24,6 +24,7 @@ Usage (from the repository root, in the project's virtualenv)::
 
     python benchmarks/network.py                    # backlogs 5 and 511, plan and apply
     python benchmarks/network.py --backlog 5 --only plan --runs 5
+    python benchmarks/network.py --backlog 5 --client-src /tmp/old/src   # another client
 
 Prints one JSON document on stdout; progress goes to stderr.
 """
@@ -155,6 +156,15 @@ class ConnectionWatch:
         }
 
 
+#: ``--client-src DIR``: the linksync of another checkout's ``src`` runs the commands
+#: (the sandbox stays this one's): before and after a change, under the same load.
+CLIENT_SRC: list[str] = []
+
+
+def client_env(box: Sandbox) -> dict[str, str]:
+    return box.env({"PYTHONPATH": CLIENT_SRC[0]} if CLIENT_SRC else None)
+
+
 def server_pid(box: Sandbox) -> int:
     if box.proc is None:
         raise RuntimeError("the sandbox is not running")
@@ -189,7 +199,7 @@ def plan_runs(
             with ConnectionWatch(pid) as watch:
                 run = run_cli(
                     ["plan", str(src), "--detailed-exitcode"],
-                    env=box.env(),
+                    env=client_env(box),
                     cwd=tmp,
                     timeout=timeout,
                     cpus=client_cores(),
@@ -223,7 +233,8 @@ def apply_run(
         box.start()
         args = ["apply", str(src), "--yes", "--no-progress", "--report", str(report)]
         with ConnectionWatch(server_pid(box)) as watch:
-            run = run_cli(args, env=box.env(), cwd=work_dir, timeout=timeout, cpus=client_cores())
+            env = client_env(box)
+            run = run_cli(args, env=env, cwd=work_dir, timeout=timeout, cpus=client_cores())
         check = check_workspace(list_all(box.base_url, box.read_key), work.expected)
     finally:
         box.stop()
@@ -262,7 +273,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=5, help="plan runs per backlog")
     ap.add_argument("--only", choices=["plan", "apply"], help="one of the two measurements")
     ap.add_argument("--timeout", type=float, default=300, help="per-process limit, seconds")
+    ap.add_argument("--client-src", type=Path, help="run the linksync of another checkout's src")
     args = ap.parse_args(argv)
+    if args.client_src:
+        CLIENT_SRC[:] = [str(args.client_src.resolve())]
     backlogs = args.backlog or [5, 511]
     plan_work = make_workload(EXISTING, EXISTING, new_share=0.0, changed_share=0.0)
     work = make_workload(EXISTING, ROWS)
@@ -281,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
                 "latency_ms": list(LATENCY),
                 "existing": EXISTING,
                 "cores": {"sandbox": server_cores(), "client": client_cores()},
+                "client_src": CLIENT_SRC[0] if CLIENT_SRC else None,
             }
             if args.only in (None, "plan"):
                 result["plan"] = plan_runs(
