@@ -46,3 +46,23 @@ def test_sends_that_need_a_new_connection_go_four_in_any_ten_ms() -> None:
     assert abs(cap.opening_delay(4, now) - 0.010) < 1e-9  # a fifth new one waits 10 ms
     assert cap.opening_delay(3, now) == 0.0  # below the most so far: an idle connection
     assert cap.opening_delay(4, now + 0.010) == 0.0
+
+
+def test_after_a_quiet_spell_the_connections_count_as_new_again() -> None:
+    """Idle connections are closed after about 5 s (keep-alive): rising again to a level
+    not used for longer opens new ones, four at a time; within 5 s they are reused."""
+    cap = InFlightCap(64)
+    for n in range(1, 9):  # eight levels reached, 10 ms apart
+        cap.sent(n, 100.0 + n * 0.01)
+    for n in range(8, 0, -1):
+        cap.released(n - 1, 100.2)  # all answered: eight idle connections
+    for n in range(1, 9):  # 3 s later: every level is warm, none waits
+        assert cap.opening_delay(n - 1, 103.2) == 0.0
+        cap.sent(n, 103.2)
+    for n in range(8, 0, -1):
+        cap.released(n - 1, 103.3)
+    later = 110.0  # 6.7 s later: the connections were closed
+    for n in range(1, 5):
+        assert cap.opening_delay(n - 1, later) == 0.0
+        cap.sent(n, later)
+    assert cap.opening_delay(4, later) > 0.0  # the fifth new one waits

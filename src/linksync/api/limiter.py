@@ -273,10 +273,12 @@ class RateLimiter:
 
     def _done(self, headers: Mapping[str, str] | None, sent_at: float) -> None:
         self._in_flight -= 1
+        now = self._clock()
+        self._cap.released(self._in_flight, now)
         if headers is not None:
             self._answered = True
             self._observe(headers, sent_at)
-            self._cap.answered(max(0.0, self._clock() - sent_at), self._rate())
+            self._cap.answered(max(0.0, now - sent_at), self._rate())
         wake, self._answer = self._answer, asyncio.Event()
         wake.set()
 
