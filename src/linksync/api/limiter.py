@@ -8,9 +8,9 @@ Rules, shared by every task that uses the client:
    service's long-run rate (the limit over the window's length) times the observed
    latency, doubled, plus 4, within [2, ``concurrency``]; it is 4 after the first answer
    and grows by at most 1 per answer, and the sends that need a new connection (more in
-   flight than ever before) go at most 4 in any 10 ms: new connections open a few at a
-   time, never dozens in one instant, and idle ones are reused (a transport opens one
-   only when no idle one is free);
+   flight than at any time in the last 5 s: idle connections live about that long) go
+   at most 4 in any 10 ms: new connections open a few at a time, never dozens in one
+   instant, and idle ones are reused (a transport opens one only when none is idle);
 4. one ``resume_at`` instant parks every task: it is set from ``Retry-After`` on a 429
    and from ``x-ratelimit-reset`` when ``x-ratelimit-remaining`` reaches 0, so a 429
    pauses every worker, not only the one that got it;
