@@ -218,8 +218,8 @@ class RateLimiter:
                 await self._next_answer()  # rule 3: as many as rate x latency needs
                 continue
             opening = self._cap.opening_delay(self._in_flight, now)
-            if opening > 0:
-                await self._sleep(opening)  # rule 3: a few new connections at a time
+            if opening > 0:  # rule 3: a few new connections at a time
+                await self._answer_or_sleep(opening)  # an answer frees a connection
                 continue
             budget = None if self._remaining is None else self._remaining - self._in_flight
             if budget is not None and budget <= 0:
@@ -255,6 +255,16 @@ class RateLimiter:
 
     async def _next_answer(self) -> None:
         await self._answer.wait()
+
+    async def _answer_or_sleep(self, seconds: float) -> None:
+        """Until the next answer (its idle connection may take the send) or ``seconds``."""
+        answer = asyncio.ensure_future(self._answer.wait())
+        timer = asyncio.ensure_future(self._sleep(seconds))
+        try:
+            await asyncio.wait((answer, timer), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (answer, timer):
+                task.cancel()
 
     def _roll(self, now: float) -> None:
         """When the known window is over, start the next one with the whole limit."""
