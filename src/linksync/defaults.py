@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-#: Requests in flight at most, unless a profile or ``--concurrency`` says otherwise.
+#: Requests in flight at most, unless a profile or ``--concurrency`` says otherwise: a
+#: ceiling (the limiter keeps about rate x latency in flight below it, api/limiter.py).
 DEFAULT_CONCURRENCY = 64
 #: The most ``--concurrency`` (or a profile) may ask for.
 MAX_CONCURRENCY = 64

@@ -194,5 +194,7 @@ async def test_late_timers_are_made_up_and_waiting_senders_do_not_wake_at_every_
     clock = LateClock(1_800_000_000.5, late=0.0009)
     seen, elapsed = await paced_run(clock, 3000, concurrency=64)
     assert seen.statuses == {201: 3000}
-    assert elapsed < 2.7  # half a window, two whole ones, and the last answers
+    # half a window, two whole ones, and the last answers; the first half window loses
+    # about 40 ms while the connections open a few at a time (the limiter's rule 3)
+    assert elapsed < 2.75
     assert clock.sleeps < 2 * 3000

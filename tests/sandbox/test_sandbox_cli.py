@@ -29,8 +29,10 @@ def test_flags_override_the_file(tmp_path: Path) -> None:
     cfg = tmp_path / "s.yaml"
     cfg.write_text(
         "keys: {full: k-full}\nrate_limit: {requests: 5, window_s: 2}\n"
-        "faults: {latency_ms: '10-20', fail_503: 0.1}\n"
+        "faults: {latency_ms: '10-20', fail_503: 0.1}\nserver: {backlog: 5}\n"
     )
+    assert resolve_settings(cfg).backlog == 5
+    assert resolve_settings(cfg, backlog=511).backlog == 511
     s = resolve_settings(cfg, rate_limit=7, read_key=None)
     assert (s.full_key, s.read_key, s.rate_limit, s.rate_window_s) == (
         "k-full",
@@ -51,6 +53,9 @@ def test_flags_override_the_file(tmp_path: Path) -> None:
         "rate_limit: {requests: 0}",
         "faults: {drop: 2}",
         "faults: {latency_ms: '20-10'}",
+        "server: {backlog: 0}",
+        "server: {backlog: many}",
+        "server: {queue: 5}",
         "keys: {full: same, read: same}",
         "domains: {system: 'not a host'}",
         "- a list",
@@ -125,6 +130,8 @@ def test_serve_prints_the_real_url_and_serves(tmp_path: Path) -> None:
         "s.example",
         "--link-quota",
         "1",
+        "--backlog",
+        "5",
     ]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -133,7 +140,8 @@ def test_serve_prints_the_real_url_and_serves(tmp_path: Path) -> None:
         assert first.startswith("linksync sandbox listening on http://127.0.0.1:")
         base = first.split()[-1]
         assert not base.endswith(":0")
-        banner = [proc.stdout.readline() for _ in range(7)]
+        banner = [proc.stdout.readline() for _ in range(8)]
+        assert any(line.split() == ["listen", "backlog", "5"] for line in banner)
         assert any("k-full" in line for line in banner)
         assert any("k-read" in line for line in banner)
         headers = {"Authorization": "Bearer k-full"}

@@ -2,22 +2,30 @@
 
 Rules, shared by every task that uses the client:
 
-1. at most ``concurrency`` requests in flight (a semaphore);
+1. at most ``concurrency`` requests in flight (a semaphore): the user's ceiling;
 2. until the first answer arrives, one request at a time: nothing is known of the limit;
-3. one ``resume_at`` instant parks every task: it is set from ``Retry-After`` on a 429
+3. in flight at most the cap (``api/inflight.py``), which follows Little's law: the
+   service's long-run rate (the limit over the window's length) times the observed
+   latency, doubled, plus 4, within [2, ``concurrency``]; it is 4 after the first answer
+   and grows by at most 1 per answer, and the sends that need a new connection (more in
+   flight than at any time in the last 5 s: idle connections live about that long) go
+   at most 4 in any 10 ms: new connections open a few at a time, never dozens in one
+   instant, and idle ones are reused (a transport opens one only when none is idle);
+4. one ``resume_at`` instant parks every task: it is set from ``Retry-After`` on a 429
    and from ``x-ratelimit-reset`` when ``x-ratelimit-remaining`` reaches 0, so a 429
    pauses every worker, not only the one that got it;
-4. the window's budget: a sender may go only while ``remaining`` (the smallest figure
+5. the window's budget: a sender may go only while ``remaining`` (the smallest figure
    the window's answers gave, or the whole limit when a new window starts) is larger
    than the requests in flight, since each of them may still be counted in this window
    (a request sent just before a window ends may be counted in the next one);
-5. pacing: the sends the window has left are spread evenly over the time it has left,
+6. pacing: the sends the window has left are spread evenly over the time it has left,
    so workers do not burst at a window's start; but when everything that wants to go
    (the senders waiting, and ``queued``: what callers announce they still hold) fits in
-   what the window has left, it goes without spacing, since holding it back could only
-   lose time (the end of a run, a single command). A send is due one spacing after the
-   previous one was due, so a timer that woke late is made up (by one spacing at most);
-6. the senders wait in line: one at a time applies these rules and hands over to the
+   what the window has left, it goes without spacing (within the cap), since holding it
+   back could only lose time (the end of a run, a single command). A send is due one
+   spacing after the previous one was due, so a timer that woke late is made up (by one
+   spacing at most);
+7. the senders wait in line: one at a time applies these rules and hands over to the
    next when it goes, so a pacing step or an answer wakes one task, not all of them.
 
 A window ends at its ``x-ratelimit-reset`` (a Unix time; values below 10^9 are read as
@@ -45,6 +53,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+from linksync.api.inflight import InFlightCap
 from linksync.defaults import DEFAULT_CONCURRENCY
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -58,6 +67,8 @@ _SAME_WINDOW = 0.5
 _SAME_WINDOW_RELATIVE = 1.0
 #: Added to a learned lag of the service's clock (seconds).
 _LAG_MARGIN = 0.25
+#: The shortest window the cap's rate assumes before the window's length is known (s).
+_ASSUMED_WINDOW = 1.0
 
 
 def _number(headers: Mapping[str, str], name: str) -> float | None:
@@ -85,6 +96,11 @@ class LimiterState:
     limit: int | None = None
     window_s: float | None = None
     lag_s: float = 0.0
+    #: The in-flight cap now (rule 3), and the most requests ever in flight at once.
+    cap: int = 1
+    max_in_flight: int = 0
+    #: The latency the cap is computed with (seconds; None before the first answer).
+    latency_s: float | None = None
 
 
 class RateLimiter:
@@ -121,6 +137,7 @@ class RateLimiter:
         self._resume_at = 0.0
         self._waiting = 0
         self._head_taken = False  # a task is running the admission rules
+        self._cap = InFlightCap(concurrency)  # rule 3
         self._turns: deque[asyncio.Future[None]] = deque()  # the others, in order
         #: Requests a caller still holds back for later (a pool's queue): a hint for
         #: pacing, never a reason to exceed the window's budget.
@@ -137,6 +154,9 @@ class RateLimiter:
             self._limit,
             self._window,
             self._lag,
+            self._cap.value,
+            self._cap.most,
+            self._cap.latency(),
         )
 
     def pause(self, seconds: float) -> None:
@@ -194,6 +214,13 @@ class RateLimiter:
             if not self._answered and self._in_flight > 0:
                 await self._next_answer()  # the first request goes alone
                 continue
+            if self._in_flight >= self._cap.value:
+                await self._next_answer()  # rule 3: as many as rate x latency needs
+                continue
+            opening = self._cap.opening_delay(self._in_flight, now)
+            if opening > 0:  # rule 3: a few new connections at a time
+                await self._answer_or_sleep(opening)  # an answer frees a connection
+                continue
             budget = None if self._remaining is None else self._remaining - self._in_flight
             if budget is not None and budget <= 0:
                 if self._in_flight > 0:
@@ -212,6 +239,7 @@ class RateLimiter:
             spacing = self._spacing(now, budget)
             self._next_send = max(self._next_send, now - spacing) + spacing
             self._in_flight += 1
+            self._cap.sent(self._in_flight, now)
             return now
 
     def _fits(self, budget: int | None) -> bool:
@@ -227,6 +255,16 @@ class RateLimiter:
 
     async def _next_answer(self) -> None:
         await self._answer.wait()
+
+    async def _answer_or_sleep(self, seconds: float) -> None:
+        """Until the next answer (its idle connection may take the send) or ``seconds``."""
+        answer = asyncio.ensure_future(self._answer.wait())
+        timer = asyncio.ensure_future(self._sleep(seconds))
+        try:
+            await asyncio.wait((answer, timer), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (answer, timer):
+                task.cancel()
 
     def _roll(self, now: float) -> None:
         """When the known window is over, start the next one with the whole limit."""
@@ -245,11 +283,26 @@ class RateLimiter:
 
     def _done(self, headers: Mapping[str, str] | None, sent_at: float) -> None:
         self._in_flight -= 1
+        now = self._clock()
+        self._cap.released(self._in_flight, now)
         if headers is not None:
             self._answered = True
             self._observe(headers, sent_at)
+            self._cap.answered(max(0.0, now - sent_at), self._rate())
         wake, self._answer = self._answer, asyncio.Event()
         wake.set()
+
+    def _rate(self) -> float | None:
+        """Requests a second the service allows in the long run: the limit over the
+        window's length (None: not known). Until two reset values have told the length,
+        the longest time left an answer announced stands for it, but not less than
+        ``_ASSUMED_WINDOW``: a first answer late in a window would tell a rate many times
+        too high. (What a window has left is not counted: spending it faster than this
+        rate is a burst the pacing rule allows, not a reason to open more connections.)"""
+        if self._limit is None or (self._window is None and self._window_floor <= 0):
+            return None
+        window = self._window or max(self._window_floor, _ASSUMED_WINDOW)
+        return self._limit / window
 
     def _observe(self, headers: Mapping[str, str], sent_at: float) -> None:
         remaining = _number(headers, "x-ratelimit-remaining")

@@ -112,7 +112,9 @@ _OPTIONS: tuple[Callable[[F], F], ...] = (
     click.option(
         "--concurrency",
         type=click.IntRange(1, MAX_CONCURRENCY),
-        help=f"Requests in flight at most (default {DEFAULT_CONCURRENCY}).",
+        help=f"Requests in flight at most (default {DEFAULT_CONCURRENCY}): a ceiling; "
+        "below it about rate x latency are kept in flight, new connections opened a few "
+        "at a time.",
     ),
     click.option(
         "--proxy",

@@ -10,7 +10,12 @@ import click
 from linksync.cli.common import err, handle_errors
 from linksync.errors import ConfigError
 from linksync.sandbox.server import serve_forever
-from linksync.sandbox.settings import SandboxSettings, parse_latency, resolve_settings
+from linksync.sandbox.settings import (
+    DEFAULT_BACKLOG,
+    SandboxSettings,
+    parse_latency,
+    resolve_settings,
+)
 from linksync.sandbox.store import remove_state
 
 DEFAULT_DB = ".linksync/sandbox.db"
@@ -34,6 +39,8 @@ def _banner(base_url: str, settings: SandboxSettings, db_path: str) -> None:
         f"  state            {'memory' if db_path == ':memory:' else db_path}",
         f"  rate limit       {settings.rate_limit} requests per {settings.rate_window_s:g} s",
     ]
+    if settings.backlog != DEFAULT_BACKLOG:
+        lines.append(f"  listen backlog   {settings.backlog}")
     if settings.has_faults:
         lo, hi = settings.latency_ms
         lines.append(
@@ -88,6 +95,12 @@ def _banner(base_url: str, settings: SandboxSettings, db_path: str) -> None:
 @click.option("--domain-quota", type=click.IntRange(min=0), help="Plan's custom domain quota.")
 @click.option("--system-domain", help="System domain of short links.")
 @click.option(
+    "--backlog",
+    type=click.IntRange(min=1),
+    help=f"Listen backlog: connections queued before they are accepted (default "
+    f"{DEFAULT_BACKLOG}; 5 acts like Python's http.server and small deployments).",
+)
+@click.option(
     "--log-level",
     type=click.Choice(["critical", "error", "warning", "info"]),
     default="warning",
@@ -113,6 +126,7 @@ def serve(
     link_quota: int | None,
     domain_quota: int | None,
     system_domain: str | None,
+    backlog: int | None,
     log_level: str,
 ) -> None:
     """Serve the sandbox over HTTP until interrupted (Ctrl-C).
@@ -135,6 +149,7 @@ def serve(
         link_quota=link_quota,
         custom_domain_quota=domain_quota,
         system_domain=system_domain.lower() if system_domain else None,
+        backlog=backlog,
     )
     db_path = ":memory:" if memory else db
     try:

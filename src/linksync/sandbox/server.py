@@ -1,8 +1,11 @@
 """The sandbox as a real HTTP server (uvicorn), in a thread or in the foreground.
 
 The socket is bound before uvicorn starts, so port 0 picks a free port and the real
-URL is known at once. The HTTP protocol is uvicorn's h11 one, extended so the ``drop``
-fault can abort a connection without any response (``gate.DROP_EXTENSION``).
+URL is known at once. It listens with the settings' ``backlog``: the connections the
+kernel queues before the server accepts them (5 acts like Python's ``http.server``: a
+burst of new connections then has SYNs dropped, resent by TCP after 1, 3, 7 s). The
+HTTP protocol is uvicorn's h11 one, extended so the ``drop`` fault can abort a
+connection without any response (``gate.DROP_EXTENSION``).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from linksync.sandbox.app import create_app
 from linksync.sandbox.backend import Clock
 from linksync.sandbox.gate import DROP_EXTENSION
-from linksync.sandbox.settings import SandboxSettings
+from linksync.sandbox.settings import DEFAULT_BACKLOG, SandboxSettings
 
 
 class DroppingH11Protocol(H11Protocol):
@@ -46,7 +49,7 @@ class DroppingH11Protocol(H11Protocol):
         self.transport.abort()
 
 
-def bind(host: str, port: int) -> socket.socket:
+def bind(host: str, port: int, backlog: int = DEFAULT_BACKLOG) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # proto must be IPPROTO_TCP: asyncio only sets TCP_NODELAY on accepted sockets whose
     # proto says TCP, and without it Nagle + delayed ACK add ~40 ms to every response
@@ -54,7 +57,7 @@ def bind(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
-        sock.listen(2048)
+        sock.listen(backlog)
     except OSError:
         sock.close()  # a port in use: no socket left open behind the error
         raise
@@ -68,12 +71,18 @@ def base_url_of(sock: socket.socket) -> str:
     return f"http://{shown}:{port}"
 
 
-def make_server(app: ASGIApp, sock: socket.socket, log_level: str = "warning") -> uvicorn.Server:
+def make_server(
+    app: ASGIApp,
+    sock: socket.socket,
+    log_level: str = "warning",
+    backlog: int = DEFAULT_BACKLOG,
+) -> uvicorn.Server:
     host, port = sock.getsockname()[:2]
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
+        backlog=backlog,  # the socket is bound by ``bind`` with it; kept here in step
         http=DroppingH11Protocol,
         lifespan="off",
         log_level=log_level,
@@ -115,11 +124,12 @@ def serve_in_thread(
     """Start the sandbox on a real socket in a daemon thread; returns once it listens.
     ``wrap`` puts an ASGI middleware of the caller's in front of it (tests use one to
     change what the service answers mid-run)."""
+    settings = settings or SandboxSettings()
     app: ASGIApp = create_app(settings, db_path, clock=clock)
     if wrap is not None:
         app = wrap(app)
-    sock = bind(host, port)
-    server = make_server(app, sock)
+    sock = bind(host, port, settings.backlog)
+    server = make_server(app, sock, backlog=settings.backlog)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="linksync-sandbox", daemon=True
     )
@@ -146,6 +156,6 @@ def serve_forever(
     """Serve in the foreground until interrupted; ``on_ready(base_url)`` is called once
     the socket is bound (the real port when ``port`` is 0)."""
     app = create_app(settings, db_path)
-    sock = bind(host, port)
+    sock = bind(host, port, settings.backlog)
     on_ready(base_url_of(sock))
-    make_server(app, sock, log_level).run(sockets=[sock])
+    make_server(app, sock, log_level, settings.backlog).run(sockets=[sock])

@@ -1,4 +1,4 @@
-"""Sandbox settings: keys, plan quotas, rate limit, faults, domains.
+"""Sandbox settings: keys, plan quotas, rate limit, faults, domains, the listen backlog.
 
 The defaults in code equal ``configs/sandbox.yaml``. ``load(path)`` reads that YAML
 shape (nested sections, every key optional); ``SandboxSettings.with_overrides`` applies
@@ -21,6 +21,8 @@ DEFAULT_FULL_KEY = "sandbox-full-access-key"
 DEFAULT_READ_KEY = "sandbox-read-only-key"
 DEFAULT_SYSTEM_DOMAIN = "lnk.test"
 DEFAULT_CNAME_TARGET = "cname.lnk.test"
+#: Connections the kernel queues before the server accepts them (``listen(backlog)``).
+DEFAULT_BACKLOG = 2048
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,9 @@ class SandboxSettings:
     fail_500_after_write: float = 0.0
     drop: float = 0.0
     seed: int = 0
+    #: The listen backlog of ``sandbox serve``: 5 acts like Python's ``http.server`` and
+    #: many small deployments (a burst of new connections then has SYNs dropped).
+    backlog: int = DEFAULT_BACKLOG
 
     def __post_init__(self) -> None:
         problems = validate_settings(self)
@@ -96,6 +101,8 @@ def validate_settings(s: SandboxSettings) -> list[str]:
         out.append("rate_limit must be >= 1")
     if s.rate_window_s <= 0:
         out.append("rate_window_s must be > 0")
+    if s.backlog < 1:
+        out.append("backlog must be >= 1")
     lo, hi = s.latency_ms
     if lo < 0 or hi < lo:
         out.append("latency_ms must be a range A-B with 0 <= A <= B")
@@ -143,6 +150,7 @@ _SECTIONS: dict[str, dict[str, str]] = {
         "drop": "drop",
         "latency_ms": "latency_ms",
     },
+    "server": {"backlog": "backlog"},
 }
 
 _TYPES: dict[str, str] = {f.name: str(f.type) for f in dataclasses.fields(SandboxSettings)}
