@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import ssl
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -276,7 +277,7 @@ def network_failure(
     proxy: str | None,
     attempts: int,
     trace: ConnectionTrace,
-    redact: Any,
+    redact: Callable[[str], str],
 ) -> ApiError | Failure:
     """What an httpx (or socket) error of one attempt means: a terminal error (a refused
     certificate, a proxy refusing the credentials), or a transport failure."""
