@@ -30,11 +30,11 @@ from linksync.errors import (
     ERRORS,
     AccessError,
     ApiError,
-    CertificateError,
     ConfigError,
     FileProblems,
     InterruptedAfterWrites,
     LockError,
+    NetworkSetupError,
     SourceError,
     Stop,
     StoppedAfterWrites,
@@ -141,7 +141,7 @@ def exit_code_for(exc: BaseException) -> int:
         return EXIT_ROWS_FAILED
     if isinstance(exc, ConfigError | LockError | UnsafePlanError | SourceError | AccessError):
         return EXIT_USAGE
-    if isinstance(exc, CertificateError):  # no request reached the service
+    if isinstance(exc, NetworkSetupError):  # no request reached the service
         return EXIT_USAGE
     if isinstance(exc, OSError):
         return EXIT_USAGE

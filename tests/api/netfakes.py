@@ -4,10 +4,17 @@ own event loop (so a CLI run in the test's thread can use them):
 - ``Relay``: a forward proxy. Absolute-form requests (``GET http://host/...``, plain
   http targets) are sent on to the target, one upstream connection each; ``CONNECT``
   opens a tunnel (https targets). It records every request line and the
-  ``Proxy-Authorization`` it was given; ``refuse_auth`` answers 407 instead.
+  ``Proxy-Authorization`` it was given; ``refuse_auth`` answers 407 instead, ``refuse``
+  any status line given (``"401 Unauthorized"`` as tinyproxy does for a wrong password,
+  ``"502 Bad Gateway"``), to CONNECT and to absolute-form requests alike.
 - ``Relay(tls=ctx, upstream=...)``: a TLS front (the role nginx plays): decrypts and
   pipes to a plain http server. ``connections`` counts the connections made to either
   (a TLS handshake that fails included).
+- ``KeepAliveLoser``: a keep-alive HTTP/1.1 front for a plain server that loses the
+  keep-alive race every time it can: a request that arrives on a connection which
+  already carried an answer is dropped (the connection closed, the request neither
+  answered nor passed on), ``streak`` times in a row, then one goes through. What a
+  client meets when a server's keep-alive timeout ends just as it reuses a connection.
 - ``make_pki``: a CA and server certificates made with the ``openssl`` command.
 """
 
@@ -21,7 +28,10 @@ import threading
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self
 
+import h11
+import httpx
 import pytest
 
 
@@ -47,25 +57,15 @@ async def _both_ways(
 
 
 @dataclass
-class Relay:
-    """A forward proxy, or (``upstream`` given) a TLS front for a plain server."""
+class _Served:
+    """A server on 127.0.0.1 (a free port), in a thread with its own event loop."""
 
-    tls: ssl.SSLContext | None = None
-    upstream: tuple[str, int] | None = None
-    refuse_auth: bool = False
-    lines: list[str] = field(default_factory=list)
-    auth: list[str | None] = field(default_factory=list)
-    connections: int = 0
     port: int = 0
     _loop: asyncio.AbstractEventLoop | None = None
     _thread: threading.Thread | None = None
     _server: asyncio.Server | None = None
 
-    @property
-    def url(self) -> str:
-        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> Relay:
+    def __enter__(self) -> Self:
         started = threading.Event()
         self._loop = asyncio.new_event_loop()
 
@@ -103,6 +103,26 @@ class Relay:
         loop.close()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        raise NotImplementedError
+
+
+@dataclass
+class Relay(_Served):
+    """A forward proxy, or (``upstream`` given) a TLS front for a plain server."""
+
+    tls: ssl.SSLContext | None = None
+    upstream: tuple[str, int] | None = None
+    refuse_auth: bool = False
+    refuse: str | None = None
+    lines: list[str] = field(default_factory=list)
+    auth: list[str | None] = field(default_factory=list)
+    connections: int = 0
+
+    @property
+    def url(self) -> str:
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
         try:
             if self.tls is not None:  # counted before the handshake, which may fail
@@ -133,10 +153,11 @@ class Relay:
         lower = {k.lower(): v for k, v in headers}
         self.lines.append(lines[0])
         self.auth.append(lower.get("proxy-authorization"))
-        if self.refuse_auth:
+        refuse = self.refuse or ("407 Proxy Authentication Required" if self.refuse_auth else None)
+        if refuse is not None:
             writer.write(
-                b"HTTP/1.1 407 Proxy Authentication Required\r\n"
-                b'proxy-authenticate: Basic realm="test"\r\ncontent-length: 0\r\n\r\n'
+                f"HTTP/1.1 {refuse}\r\n".encode("latin-1")
+                + b'proxy-authenticate: Basic realm="test"\r\ncontent-length: 0\r\n\r\n'
             )
             await writer.drain()
             return False
@@ -165,6 +186,83 @@ class Relay:
         writer.write(answer)
         await writer.drain()
         return b"connection: close" not in answer.lower()
+
+
+@dataclass
+class KeepAliveLoser(_Served):
+    """A keep-alive front for the plain server at ``upstream`` (see module docstring)."""
+
+    upstream: str = ""
+    streak: int = 4
+    connections: int = 0
+    answered: int = 0
+    dropped: int = 0
+    _in_a_row: int = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        conn = h11.Connection(h11.SERVER)
+        carried = 0
+        try:
+            while (request := await _read_request(conn, reader)) is not None:
+                if carried:  # a reused connection: the race, lost `streak` times in a row
+                    if self._in_a_row < self.streak:
+                        self._in_a_row += 1
+                        self.dropped += 1
+                        return  # closed with the request unread: no answer, not passed on
+                    self._in_a_row = 0
+                head, body = request
+                status, headers, content = await self._forward(head, body)
+                writer.write(conn.send(h11.Response(status_code=status, headers=headers)) or b"")
+                writer.write(conn.send(h11.Data(data=content)) or b"")
+                writer.write(conn.send(h11.EndOfMessage()) or b"")
+                await writer.drain()
+                self.answered += 1
+                carried += 1
+                conn.start_next_cycle()
+        except (ConnectionError, OSError, h11.ProtocolError):
+            pass
+        finally:
+            with suppress(Exception):
+                writer.close()
+
+    async def _forward(
+        self, head: h11.Request, body: bytes
+    ) -> tuple[int, list[tuple[str, str]], bytes]:
+        skip = {"host", "connection", "content-length", "accept-encoding"}
+        headers = [(k.decode(), v.decode()) for k, v in head.headers if k.decode() not in skip]
+        async with httpx.AsyncClient(base_url=self.upstream, trust_env=False) as http:
+            r = await http.request(
+                head.method.decode(), head.target.decode(), headers=headers, content=body
+            )
+        drop = {"connection", "content-length", "content-encoding", "transfer-encoding"}
+        kept = [(k, v) for k, v in r.headers.items() if k.lower() not in drop]
+        return r.status_code, [*kept, ("content-length", str(len(r.content)))], r.content
+
+
+async def _read_request(
+    conn: h11.Connection, reader: asyncio.StreamReader
+) -> tuple[h11.Request, bytes] | None:
+    """The next request on a connection (its head, its whole body), None at its end."""
+    head: h11.Request | None = None
+    body = b""
+    while True:
+        event = conn.next_event()
+        if event is h11.NEED_DATA:
+            conn.receive_data(await reader.read(65536))
+        elif isinstance(event, h11.Request):
+            head = event
+        elif isinstance(event, h11.Data):
+            body += bytes(event.data)
+        elif isinstance(event, h11.EndOfMessage):
+            assert head is not None
+            return head, body
+        else:  # ConnectionClosed, PAUSED
+            return None
 
 
 @dataclass(frozen=True)

@@ -113,7 +113,9 @@ async def test_call_events_carry_status_request_id_and_attempts() -> None:
     assert isinstance(failing.error, SlugExists) and not failing.outcome_unknown
 
 
-@pytest.mark.parametrize("constant", ["TRANSPORT_ERROR", "CERTIFICATE_ERROR", "NOT_ATTEMPTED"])
+@pytest.mark.parametrize(
+    "constant", ["TRANSPORT_ERROR", "CERTIFICATE_ERROR", "PROXY_AUTH_ERROR", "NOT_ATTEMPTED"]
+)
 async def test_an_answer_naming_a_constant_of_linksyncs_own_is_not_read_as_it(
     constant: str,
 ) -> None:

@@ -24,7 +24,13 @@ from linksync.api.network import (
     shown_proxy,
     ssl_context,
 )
-from linksync.errors import ApiError, CertificateError, ConfigError, TransportError, describe
+from linksync.errors import (
+    CertificateError,
+    ConfigError,
+    ProxyAuthError,
+    TransportError,
+    describe,
+)
 from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings, create_app
 
 KEY = DEFAULT_FULL_KEY
@@ -92,16 +98,62 @@ async def test_a_given_proxy_with_credentials_authenticates(
     assert proxy.auth == ["Basic " + base64.b64encode(b"alice:pa@ss-word").decode()]
 
 
-async def test_a_proxy_that_refuses_the_credentials_does_not_show_them(
-    live_sandbox: str,
+@pytest.mark.parametrize(
+    ("scheme", "refusal"),
+    [
+        ("http", "407 Proxy Authentication Required"),  # absolute form: the proxy's answer
+        ("https", "407 Proxy Authentication Required"),  # CONNECT refused
+        ("https", "401 Unauthorized"),  # CONNECT refused as tinyproxy does
+    ],
+)
+async def test_a_proxy_refusing_the_credentials_stops_at_once_without_showing_them(
+    live_sandbox: str, tls_sandbox: Relay, pki: Pki, scheme: str, refusal: str
+) -> None:
+    target = tls_sandbox.url if scheme == "https" else live_sandbox
+    with Relay(refuse=refusal) as proxy:
+        given = proxy.url.replace("http://", "http://alice:s3cret-word@")
+        network = Network(proxy=given, ca_bundle=str(pki.ca))
+        async with client(target, network) as c:
+            with pytest.raises(ProxyAuthError) as info:
+                await c.create_link({"url": "https://e.com/p", "slug": "p"})
+    error = info.value
+    assert len(proxy.lines) == 1 and error.attempts == 1  # never retried
+    assert error.constant == "PROXY_AUTH_ERROR" and not error.retryable
+    assert not error.outcome_unknown
+    shown = f"{error} {describe(error)} {error!r}"
+    assert f"the proxy {proxy.url} refused linksync's credentials ({refusal})" in shown
+    assert "--proxy http://USER:PASSWORD@HOST:PORT" in shown and "HTTPS_PROXY" in shown
+    assert "s3cret-word" not in shown and "alice" not in shown
+    assert "outcome unknown" not in shown and "code None" not in shown
+    assert tls_sandbox.connections == 0  # nothing went on to the service
+
+
+async def test_a_proxy_asking_for_credentials_when_none_were_given_says_so(
+    tls_sandbox: Relay, pki: Pki, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with Relay(refuse_auth=True) as proxy:
-        given = proxy.url.replace("http://", "http://alice:s3cret-word@")
-        async with client(live_sandbox, Network(proxy=given)) as c:
-            with pytest.raises(ApiError) as info:
+        monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+        async with client(tls_sandbox.url, Network(ca_bundle=str(pki.ca))) as c:
+            with pytest.raises(ProxyAuthError) as info:
                 await c.get_organization()
-    shown = f"{info.value} {describe(info.value)} {info.value!r}"
-    assert "407" in shown and "s3cret-word" not in shown
+    assert f"the proxy {proxy.url} asks for credentials, none were given" in str(info.value)
+    assert len(proxy.lines) == 1
+
+
+async def test_a_proxy_that_cannot_reach_the_service_is_retried_as_not_sent(
+    tls_sandbox: Relay, pki: Pki
+) -> None:
+    with Relay(refuse="502 Bad Gateway") as proxy:
+        async with client(tls_sandbox.url, Network(proxy=proxy.url, ca_bundle=str(pki.ca))) as c:
+            with pytest.raises(TransportError) as info:
+                await c.create_link({"url": "https://e.com/q", "slug": "q"})
+            confirmations = c.stats.confirmations
+    error = info.value
+    assert not error.sent and not error.outcome_unknown
+    assert f"{proxy.url} answered 502 Bad Gateway (before sending)" in str(error)
+    assert error.attempts == 4 and len(proxy.lines) == 4  # retried like a refused connection
+    assert all(line.startswith("CONNECT ") for line in proxy.lines)
+    assert confirmations == 0  # nothing was sent: no read to confirm a create
 
 
 async def test_https_goes_through_the_proxy_by_connect(

@@ -107,16 +107,21 @@ def test_a_profile_proxy_and_an_env_proxy_are_announced(
     assert proxy.auth[0] == proxy.auth[-1] and proxy.auth[0] is not None
 
 
-def test_a_proxy_refusing_the_credentials_never_shows_them(
-    workdir: Path, live_sandbox: str
+def test_a_proxy_refusing_the_credentials_stops_with_exit_2_and_never_shows_them(
+    workdir: Path, live_sandbox: str, tls_front: Relay, pki: Pki
 ) -> None:
-    with Relay(refuse_auth=True) as proxy:
+    with Relay(refuse="401 Unauthorized") as proxy:
         given = proxy.url.replace("http://", f"http://alice:{SECRET}@")
-        result = run("apply", "links.csv", "--yes", "--base-url", live_sandbox,
-                     "--proxy", given, "--report", "r.json", "--log-format", "json")  # fmt: skip
-    assert result.exit_code != 0
-    assert "407" in result.output
+        result = run("apply", "links.csv", "--yes", "--base-url", tls_front.url,
+                     "--proxy", given, "--ca-bundle", str(pki.ca), "--report", "r.json",
+                     "--log-format", "json")  # fmt: skip
+    assert result.exit_code == 2, result.output  # nothing written: a usage error
+    assert "PROXY_AUTH_ERROR" in result.output and f"the proxy {proxy.url}" in result.output
+    assert "--proxy http://USER:PASSWORD@HOST:PORT" in result.output
+    assert "outcome unknown" not in result.output
+    assert len(proxy.lines) == 1  # never retried
     assert SECRET not in everything(result, workdir / "r.json")
+    assert slugs(live_sandbox) == []
 
 
 def test_an_untrusted_certificate_stops_the_run_with_exit_2(

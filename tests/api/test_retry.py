@@ -161,3 +161,13 @@ def test_classify() -> None:
     undecided = TransportError("x", sent=True)
     undecided.retryable = False
     assert classify(undecided) is None
+
+
+def test_a_closed_kept_alive_connection_has_its_own_budget_and_no_wait() -> None:
+    policy = RetryPolicy(random=lambda: 0.0)
+    reused = TransportError("x", sent=True, reused=True)
+    assert classify(reused) is RetryClass.REUSED_CONNECTION
+    assert policy.budget(RetryClass.REUSED_CONNECTION) == 8 > policy.transport_retries
+    assert [policy.delay(RetryClass.REUSED_CONNECTION, reused, n) for n in (1, 8)] == [0, 0]
+    assert RetryPolicy.never().budget(RetryClass.REUSED_CONNECTION) == 0
+    assert reused.outcome_unknown  # a create is still confirmed by reading first

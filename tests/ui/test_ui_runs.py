@@ -12,6 +12,7 @@ import pytest
 from ui_support import ScriptedRun, eventually, failed_row, ok_row
 
 from linksync.ui import RunBusy, RunFeed, RunOutcome, RunRegistry, RunState, UiState
+from linksync.ui.runs import Run, RunRecord
 
 
 class Clock:
@@ -66,6 +67,43 @@ def test_a_run_goes_in_the_background_and_is_kept_on_disk(tmp_path: Path) -> Non
     # A new server on the same folder shows the same last run.
     again = RunRegistry(tmp_path / "runs")
     assert again.latest().record.to_dict() == record.to_dict()  # type: ignore[union-attr]
+
+
+class SlowDisk(RunRegistry):
+    """A registry whose disk takes its time with a run's last record: the save of an
+    ended run waits until the test lets it go, while the test looks at what a page
+    would see meanwhile."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(folder)
+        self.writing_last = threading.Event()
+        self.go_on = threading.Event()
+
+    def _write(self, run: Run, record: RunRecord) -> None:
+        if record.state.over:
+            self.writing_last.set()
+            assert self.go_on.wait(10)
+        super()._write(run, record)
+
+
+def test_a_run_is_over_for_a_reader_only_once_its_record_is_saved(tmp_path: Path) -> None:
+    registry = SlowDisk(tmp_path / "runs")
+    script = ScriptedRun(total=1)
+    run = registry.start(script)
+    script.send("row")
+    script.send("end")
+    assert registry.writing_last.wait(10)
+    # The last record is on its way to disk: every reader still sees the run going.
+    seen = registry.latest()
+    assert seen is not None and not seen.current().state.over and not run.ended.is_set()
+    on_disk = json.loads((run.folder / "run.json").read_text(encoding="utf-8"))
+    assert on_disk["state"] == "running"
+    registry.go_on.set()
+    eventually(lambda: run.record.state.over)
+    on_disk = json.loads((run.folder / "run.json").read_text(encoding="utf-8"))
+    assert on_disk["state"] == "finished" and on_disk["summary"] == run.record.summary
+    again = RunRegistry(tmp_path / "runs").latest()
+    assert again is not None and again.record.to_dict() == run.record.to_dict()
 
 
 def test_cancel_stops_the_run_and_keeps_its_files(tmp_path: Path) -> None:

@@ -2,16 +2,14 @@
 client, the shared rate limiter, the tenacity retry loop, error conversion, redaction,
 and the call events subscribers receive (``linksync.api.events``).
 
-The network goes through httpx's own transport (its pool sized to the concurrency, env
-proxies and ``SSL_CERT_FILE`` honoured, see ``linksync.api.network``); a given
-transport (the in-process sandbox, test fakes) replaces it. This module, ``client.py``
-and ``network.py`` are the only ones that import httpx.
+The network goes through httpx's own transport (pool sized to the concurrency, env
+proxies, ``SSL_CERT_FILE``: ``linksync.api.network``); a given transport (in-process
+sandbox, test fakes) replaces it. Only this module, client.py, network.py import httpx.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json as jsonlib
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
@@ -23,18 +21,21 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
 from linksync import __version__
 from linksync.api.events import CallEvent, CallHook, CallHooks
-from linksync.api.failures import error_from_answer, request_id_of
+from linksync.api.failures import error_from_answer, is_success, read_body, request_id_of
 from linksync.api.limiter import RateLimiter
 from linksync.api.network import (
+    ConnectionTrace,
+    Failure,
     Network,
-    certificate_error,
+    network_failure,
+    proxy_auth_error,
     proxy_for,
     proxy_secrets,
     ssl_context,
 )
 from linksync.api.retry import RetryClass, RetryPolicy, classify
 from linksync.api.types import CallMeta, ClientStats
-from linksync.api.urls import check_base_url, clean_params, describe_exception
+from linksync.api.urls import check_base_url, clean_params
 from linksync.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
 from linksync.errors import ApiError, ConfigError, TransportError
 from linksync.secrets import redact
@@ -188,36 +189,35 @@ class BaseClient:
             if state.first_sent_at is None:
                 state.first_sent_at = self.retry.clock()
             self._stats.requests_by_kind[kind] += 1
+            trace = ConnectionTrace()
             try:
                 async with asyncio.timeout(self.timeout):
                     resp = await self._http.request(
-                        method, path, params=clean_params(params), json=body
-                    )
+                        method, path, params=clean_params(params), json=body,
+                        extensions=trace.extensions,
+                    )  # fmt: skip
                 status, headers, content = resp.status_code, resp.headers, resp.content
             except TimeoutError:
                 what = f"no answer within {self.timeout:g} s"
-                raise self._transport_error(kind, what, True, state) from None
-            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
-                refused = certificate_error(exc, self.base_url, state.attempts)
-                if refused is not None:
-                    self._stats.transport_errors += 1
-                    raise refused from None
-                raise self._transport_error(kind, describe_exception(exc), False, state) from None
+                raise self._transport_error(kind, Failure(what, True), state) from None
             except (httpx.TransportError, OSError) as exc:
-                raise self._transport_error(kind, describe_exception(exc), True, state) from None
+                failure = network_failure(
+                    exc, base_url=self.base_url, proxy=self.proxy, attempts=state.attempts,
+                    trace=trace, redact=self.redact,
+                )  # fmt: skip
+                if isinstance(failure, ApiError):  # terminal: no retry
+                    self._stats.transport_errors += 1
+                    raise failure from None
+                raise self._transport_error(kind, failure, state) from None
             slot.observe(status, headers)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("%s %s -> HTTP %s", method, path, status)  # the path holds no secret
         self._stats.responses_by_status[status] += 1
-        text = content.decode("utf-8", "replace")
-        parsed: Any = None
-        if text.strip():
-            try:
-                parsed = jsonlib.loads(text)
-            except ValueError:
-                parsed = None
-        is_error_body = isinstance(parsed, Mapping) and isinstance(parsed.get("error"), Mapping)
-        if 200 <= status < 300 and not is_error_body and (parsed is not None or not text):
+        if status == 407:  # a proxy's answer (http:// services): the service saw nothing
+            reason = self.redact(resp.reason_phrase or "Proxy Authentication Required")
+            raise proxy_auth_error(self.proxy, status, reason, state.attempts)
+        text, parsed = read_body(content)
+        if is_success(status, text, parsed):
             return Answer(status, headers, parsed, request_id_of(headers))
         error = error_from_answer(
             status,
@@ -235,13 +235,13 @@ class BaseClient:
             self.limiter.pause(self.retry.retry_after(error))
         raise error
 
-    def _transport_error(
-        self, kind: str, what: str, sent: bool, state: CallState
-    ) -> TransportError:
+    def _transport_error(self, kind: str, failure: Failure, state: CallState) -> TransportError:
         self._stats.transport_errors += 1
-        stage = "after sending, outcome unknown" if sent else "before sending"
-        message = self.redact(f"{kind}: {what} ({stage})")
-        return TransportError(message, sent=sent, attempts=state.attempts)
+        stage = "after sending, outcome unknown" if failure.sent else "before sending"
+        message = self.redact(f"{kind}: {failure.what} ({stage})")
+        return TransportError(
+            message, sent=failure.sent, attempts=state.attempts, reused=failure.reused
+        )
 
     # --- one call: attempts under the retry policy, then its event ---------------------
 

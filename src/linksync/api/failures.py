@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import email.utils
 import html
+import json
 import re
 import time
 from collections.abc import Iterable, Mapping
@@ -135,3 +136,20 @@ def error_from_answer(
         retry_after=retry_after,
         attempts=attempts,
     )
+
+
+def read_body(content: bytes) -> tuple[str, Any]:
+    """An answer's body as text, and its JSON (None when empty or not JSON)."""
+    text = content.decode("utf-8", "replace")
+    if not text.strip():
+        return text, None
+    try:
+        return text, json.loads(text)
+    except ValueError:
+        return text, None
+
+
+def is_success(status: int, text: str, parsed: Any) -> bool:
+    """A 2xx whose body is JSON that is not an error object, or empty."""
+    is_error_body = isinstance(parsed, Mapping) and isinstance(parsed.get("error"), Mapping)
+    return 200 <= status < 300 and not is_error_body and (parsed is not None or not text)

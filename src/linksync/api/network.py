@@ -12,18 +12,32 @@
 - A certificate that does not verify is terminal: ``certificate_error`` turns the
   httpx error into :class:`~linksync.errors.CertificateError`, naming the host, the
   reason and the three ways to fix it.
+- So is a proxy that refuses linksync's credentials (407, or 401 to CONNECT):
+  ``proxy_failure`` makes it a :class:`~linksync.errors.ProxyAuthError` naming the
+  proxy (without its credentials) and where to give them. Any other refusal of the
+  proxy (502, 503: it could not reach the service) happened before the request was
+  sent: a transport error "before sending", retried like a refused connection.
+- A kept-alive connection the server closes just as a request goes out on it (nginx's
+  ``keepalive_timeout``, ``keepalive_requests``): ``ConnectionTrace`` (httpx's
+  ``trace`` extension) tells that the failed attempt reused a connection and got no
+  byte of answer; ``network_failure`` marks such a transport error ``reused``, which
+  the retry policy retries at once, on a budget of its own (``RetryPolicy``).
 """
 
 from __future__ import annotations
 
+import re
 import ssl
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import httpx
 
-from linksync.errors import CertificateError, ConfigError
+from linksync.api.urls import describe_exception
+from linksync.errors import ApiError, CertificateError, ConfigError, ProxyAuthError
 
 PROXY_SCHEMES = ("http", "https")
 
@@ -161,3 +175,119 @@ def certificate_error(exc: BaseException, base_url: str, attempts: int) -> Certi
     reason = (found.verify_message or found.reason or str(found)).rstrip(".")
     message = f"the TLS certificate of {host} was refused: {reason}. Fix: {FIXES}"
     return CertificateError(None, "CERTIFICATE_ERROR", message, attempts=attempts)
+
+
+PROXY_FIXES = (
+    "give the proxy's user and password in its URL: --proxy http://USER:PASSWORD@HOST:PORT, "
+    "the profile's proxy:, or the HTTPS_PROXY variable (HTTP_PROXY for an http:// service); "
+    "a character such as @ or : in the password is written %40, %3A"
+)
+#: httpcore's message for a CONNECT the proxy refused: "407 Proxy Authentication Required".
+_PROXY_STATUS = re.compile(r"^\s*(\d{3})\b\s*(.*)$")
+
+
+def proxy_answer(text: str) -> tuple[int, str] | None:
+    """The status and reason a proxy answered a CONNECT with, from the text of httpx's
+    ``ProxyError`` (it carries only ``"407 Proxy Authentication Required"``); None
+    when there was no answer."""
+    match = _PROXY_STATUS.match(text)
+    if match is None:
+        return None
+    return int(match.group(1)), match.group(2).strip()
+
+
+def proxy_auth_error(proxy: str | None, status: int, reason: str, attempts: int) -> ProxyAuthError:
+    """The terminal error for a proxy refusing linksync's credentials: the proxy as
+    output may show it, whether credentials were given, what it said, and the fix."""
+    where = f"the proxy {shown_proxy(proxy)}" if proxy else "a proxy on the way to the service"
+    given = bool(proxy) and bool(_user_of(proxy or ""))
+    what = "refused linksync's credentials" if given else "asks for credentials, none were given"
+    said = f"{status} {reason}".strip()
+    message = f"{where} {what} ({said}); nothing was sent to the service. Fix: {PROXY_FIXES}"
+    return ProxyAuthError(None, "PROXY_AUTH_ERROR", message, attempts=attempts)
+
+
+def proxy_failure(text: str, proxy: str | None, attempts: int) -> ProxyAuthError | str:
+    """What httpx's ``ProxyError`` (its ``text``, secrets taken out) means: the terminal
+    error when the proxy refused the credentials (407, or 401 to CONNECT), else the
+    words of a transport error (the proxy answered another status, or none)."""
+    answered = proxy_answer(text)
+    where = f"the proxy {shown_proxy(proxy)}" if proxy else "the proxy"
+    if answered is None:
+        return f"ProxyError: {where}: {text}"
+    status, reason = answered
+    if status in (401, 407):
+        return proxy_auth_error(proxy, status, reason, attempts)
+    return f"ProxyError: {where} answered {status} {reason}".rstrip()
+
+
+def _user_of(url: str) -> str | None:
+    try:
+        return urlsplit(url).username
+    except ValueError:
+        return None
+
+
+class ConnectionTrace:
+    """httpx's ``trace`` request extension for one attempt: whether httpx spoke to the
+    network at all (``seen``; not through an in-process transport), opened a connection
+    for it (``opened``), and received the head of an answer (``answered``)."""
+
+    __slots__ = ("answered", "opened", "seen")
+
+    def __init__(self) -> None:
+        self.seen = self.opened = self.answered = False
+
+    async def __call__(self, name: str, info: dict[str, Any]) -> None:
+        self.seen = True
+        if name.startswith(("connection.connect_tcp.", "connection.connect_unix_socket.")):
+            self.opened = True
+        elif name.endswith(".receive_response_headers.complete"):
+            self.answered = True
+
+    @property
+    def extensions(self) -> dict[str, Any]:
+        return {"trace": self}
+
+    @property
+    def reused_unanswered(self) -> bool:
+        """The attempt went out on a connection kept alive from an earlier request, and
+        not a byte of answer came back on it."""
+        return self.seen and not self.opened and not self.answered
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A transport failure in words: whether the request may have reached the service
+    (``sent``), and whether it went out on a kept-alive connection the server closed
+    without answering (``reused``)."""
+
+    what: str
+    sent: bool
+    reused: bool = False
+
+
+REUSED = "on a kept-alive connection the server closed without answering"
+
+
+def network_failure(
+    exc: Exception,
+    *,
+    base_url: str,
+    proxy: str | None,
+    attempts: int,
+    trace: ConnectionTrace,
+    redact: Callable[[str], str],
+) -> ApiError | Failure:
+    """What an httpx (or socket) error of one attempt means: a terminal error (a refused
+    certificate, a proxy refusing the credentials), or a transport failure."""
+    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout):
+        refused = certificate_error(exc, base_url, attempts)
+        return refused if refused is not None else Failure(describe_exception(exc), False)
+    if isinstance(exc, httpx.ProxyError):  # the proxy refused the CONNECT: nothing sent on
+        failure = proxy_failure(redact(str(exc)), proxy, attempts)
+        return failure if isinstance(failure, ApiError) else Failure(failure, False)
+    what = describe_exception(exc)
+    if trace.reused_unanswered and not isinstance(exc, httpx.TimeoutException):
+        return Failure(f"{what} ({REUSED})", True, reused=True)
+    return Failure(what, True)

@@ -7,6 +7,11 @@
 - Transport errors (connection refused or dropped, timeouts): short exponential delay.
   A create whose outcome is unknown is confirmed by reading before it is re-sent (see
   ``LinkServiceClient.create_link``).
+- A request that went out on a kept-alive connection the server closed without a byte
+  of answer (``TransportError.reused``: the race with a server's keep-alive timeout or
+  request limit, known and benign): retried at once, on a budget of its own (8), since
+  each retry is a fresh draw of the same race (the closed connection is gone from the
+  pool). Its outcome still counts as unknown, so a create is confirmed first.
 - Everything else (400, 401, 403, 404, 409, unexpected shapes) is terminal.
 
 ``sleep``, ``random`` and ``clock`` are injectable so tests run fast without patching.
@@ -29,6 +34,7 @@ class RetryClass(StrEnum):
     SERVER_ERROR = "server_error"
     UNAVAILABLE = "unavailable"
     TRANSPORT = "transport"
+    REUSED_CONNECTION = "reused_connection"
 
 
 def classify(exc: BaseException) -> RetryClass | None:
@@ -36,7 +42,7 @@ def classify(exc: BaseException) -> RetryClass | None:
     if not isinstance(exc, ApiError) or not exc.retryable:
         return None
     if isinstance(exc, TransportError):
-        return RetryClass.TRANSPORT
+        return RetryClass.REUSED_CONNECTION if exc.reused else RetryClass.TRANSPORT
     if exc.status == 429 or isinstance(exc, RateLimited):
         return RetryClass.RATE_LIMITED
     if exc.status == 500:
@@ -52,6 +58,7 @@ class RetryPolicy:
     server_error_retries: int = 4
     unavailable_retries: int = 4
     transport_retries: int = 3
+    reused_connection_retries: int = 8
     default_retry_after: float = 5.0
     max_retry_after: float = 120.0
     jitter: float = 1.0
@@ -74,6 +81,7 @@ class RetryPolicy:
             server_error_retries=0,
             unavailable_retries=0,
             transport_retries=0,
+            reused_connection_retries=0,
         )
 
     def budget(self, kind: RetryClass) -> int:
@@ -82,6 +90,7 @@ class RetryPolicy:
             RetryClass.SERVER_ERROR: self.server_error_retries,
             RetryClass.UNAVAILABLE: self.unavailable_retries,
             RetryClass.TRANSPORT: self.transport_retries,
+            RetryClass.REUSED_CONNECTION: self.reused_connection_retries,
         }[kind]
 
     def retry_after(self, exc: ApiError) -> float:
@@ -92,6 +101,8 @@ class RetryPolicy:
     def delay(self, kind: RetryClass, exc: BaseException, failures: int) -> float:
         """Seconds to wait before retry number ``failures`` of this class (1-based)."""
         n = max(1, failures)
+        if kind is RetryClass.REUSED_CONNECTION:
+            return 0.0  # nothing to wait for: the next attempt takes another connection
         if kind is RetryClass.RATE_LIMITED and isinstance(exc, ApiError):
             return self.retry_after(exc) + self.random() * self.jitter
         if kind is RetryClass.SERVER_ERROR:

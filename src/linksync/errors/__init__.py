@@ -25,8 +25,10 @@ Exception tree::
     │   ├── SlugExists             409 SLUG_EXISTS (another writer got there)
     │   ├── RateLimited            429 RATE_LIMITED (retried after Retry-After)
     │   ├── TransportError         no HTTP response: connection refused/reset, timeout
-    │   └── CertificateError       the service's TLS certificate did not verify (stops
-    │                              the run, never retried)
+    │   └── NetworkSetupError      the way to the service refused the run before any
+    │       │                      request reached it (stops the run, never retried)
+    │       ├── CertificateError   the service's TLS certificate did not verify
+    │       └── ProxyAuthError     the proxy refused linksync's credentials (407)
     ├── UnsafePlanError            a plan crosses a safety threshold (use --force)
     ├── LockError                  another run holds the lock (exit 2)
     └── StoppedAfterWrites         an error or an interrupt ended a run that had
@@ -57,6 +59,8 @@ from linksync.errors.tree import (
     LinkNotFound,
     LinksyncError,
     LockError,
+    NetworkSetupError,
+    ProxyAuthError,
     QuotaExceeded,
     RateLimited,
     SlugExists,
@@ -82,7 +86,9 @@ __all__ = [
     "LinkNotFound",
     "LinksyncError",
     "LockError",
+    "NetworkSetupError",
     "Origin",
+    "ProxyAuthError",
     "QuotaExceeded",
     "RateLimited",
     "SlugExists",

@@ -14,6 +14,7 @@ from linksync.errors.tree import (
     Forbidden,
     LinkNotFound,
     LinksyncError,
+    ProxyAuthError,
     QuotaExceeded,
     RateLimited,
     SlugExists,
@@ -281,6 +282,17 @@ _TABLE: tuple[ErrorDef, ...] = (
         stops=Stop.RUN,
         stop_reason="the service's TLS certificate was refused (CERTIFICATE_ERROR)",
         error=CertificateError,
+    ),
+    ErrorDef(
+        "PROXY_AUTH_ERROR",
+        None,
+        None,
+        "The proxy refused linksync's credentials or asked for some (407, or 401 to "
+        "CONNECT): give them in the proxy URL (--proxy, proxy:, HTTPS_PROXY)",
+        Origin.LOCAL,
+        stops=Stop.RUN,
+        stop_reason="the proxy refused linksync's credentials (PROXY_AUTH_ERROR)",
+        error=ProxyAuthError,
     ),
     ErrorDef(
         "UNEXPECTED_RESPONSE",

@@ -160,7 +160,9 @@ class RateLimited(ApiError):
 
 class TransportError(ApiError):
     """No HTTP response at all. ``sent`` tells whether the request may have reached the
-    service (a read timeout after sending) so a create can be confirmed before a retry."""
+    service (a read timeout after sending) so a create can be confirmed before a retry;
+    ``reused`` that it went out on a kept-alive connection the server closed without
+    answering (a race with the server's keep-alive limits, retried on its own budget)."""
 
     def __init__(
         self,
@@ -169,19 +171,32 @@ class TransportError(ApiError):
         sent: bool = False,
         attempts: int = 1,
         retryable: bool = True,
+        reused: bool = False,
     ):
         super().__init__(None, "TRANSPORT_ERROR", message, retryable=retryable, attempts=attempts)
         self.sent = sent
+        self.reused = reused
 
     @property
     def outcome_unknown(self) -> bool:
         return self.sent
 
 
-class CertificateError(ApiError):
-    """The service's TLS certificate did not verify (CERTIFICATE_ERROR): no request can
-    reach it until it is trusted, so it is not retried and a run stops (exit 2 when
-    nothing was written). The message names the host, the reason and the fixes."""
+class NetworkSetupError(ApiError):
+    """The way to the service refused the run before any request reached it (its
+    certificate, the proxy's credentials): nothing reaches the service until the setup
+    is fixed, so it is not retried and a run stops (exit 2 when nothing was written)."""
+
+
+class CertificateError(NetworkSetupError):
+    """The service's TLS certificate did not verify (CERTIFICATE_ERROR). The message
+    names the host, the reason and the fixes."""
+
+
+class ProxyAuthError(NetworkSetupError):
+    """The proxy refused linksync's credentials, or asked for some and none were given
+    (PROXY_AUTH_ERROR: a 407, or a 401 to CONNECT). The message names the proxy
+    (never its credentials) and where to put them."""
 
 
 class UnsafePlanError(LinksyncError):

@@ -4,7 +4,7 @@ Each run gets a folder ``<runs folder>/<run id>/`` (by default ``.linksync/ui/``
 folder ``linksync ui`` started in) holding the files it wrote (the page's downloads)
 and ``run.json``, its record: kind, state, times, last progress, outcome. The record is
 written when the run starts, every few seconds while it goes, and when it ends
-(atomically), so a closed tab loses
+(atomically, before the run shows as over anywhere), so a closed tab loses
 nothing (the run goes on in the server; the page shows it again when reopened) and a
 restarted server shows the last run too. A run still marked running when a server
 starts was cut short by the previous server's end: it is shown as interrupted.
@@ -16,6 +16,7 @@ inside the run's folder, never a path.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -26,6 +27,8 @@ from linksync.outputs import write_text_atomic
 from linksync.sync.journal import new_run_id
 from linksync.timestamps import utc_now
 from linksync.ui.progress import ProgressSnapshot, RunFeed, RunOutcome, RunSource, RunState
+
+log = logging.getLogger("linksync.ui")
 
 RECORD = "run.json"
 #: Seconds between two saves of a going run's record.
@@ -234,12 +237,19 @@ class RunRegistry:
         )
 
     def _end(self, run: Run, record: RunRecord) -> None:
-        with self._lock:
+        """Make ``record`` the run's last: on disk first, then in memory, so whatever a
+        reader sees as over (this server's page, a page reloaded, a server restarted)
+        is already saved. The first end wins (the worker's, or the server's close)."""
+        with self._save_lock:
             if run.record.state.over:
                 return
-            run.record = record
-        run.ended.set()
-        self._save(run)
+            try:
+                self._write(run, record)
+            except OSError:
+                log.warning("could not save the record of run %s", run.record.run_id)
+            with self._lock:
+                run.record = record
+            run.ended.set()
 
     # --- on disk ----------------------------------------------------------------------
 
@@ -249,8 +259,11 @@ class RunRegistry:
         with self._save_lock:
             if going and run.ended.is_set():
                 return
-            text = json.dumps(run.current().to_dict(), indent=2, sort_keys=True) + "\n"
-            write_text_atomic(run.folder / RECORD, text)
+            self._write(run, run.current())
+
+    def _write(self, run: Run, record: RunRecord) -> None:
+        text = json.dumps(record.to_dict(), indent=2, sort_keys=True) + "\n"
+        write_text_atomic(run.folder / RECORD, text)
 
     def _load_latest(self) -> Run | None:
         if not self.folder.is_dir():
