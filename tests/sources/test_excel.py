@@ -64,7 +64,7 @@ def test_dates_numbers_and_rows(tmp_path: Path, date_1904: bool) -> None:
     assert [
         (p.constant, p.severity, p.provenance.sheet if p.provenance else None)
         for p in batch.problems
-    ] == [("MISSING_URL", Severity.WARNING, "Scratch")]
+    ] == [("MISSING_URL_COLUMN", Severity.WARNING, "Scratch")]
 
 
 def test_named_sheets(tmp_path: Path) -> None:
@@ -74,7 +74,9 @@ def test_named_sheets(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="no sheet named 'Nope'"):
         read_sources([path], sheets=["Nope"])
     batch = read_sources([path], sheets=["Notes"])
-    assert [(p.constant, p.severity) for p in batch.problems] == [("MISSING_URL", Severity.ERROR)]
+    assert [(p.constant, p.severity) for p in batch.problems] == [
+        ("MISSING_URL_COLUMN", Severity.ERROR)
+    ]
 
 
 def test_not_a_workbook(tmp_path: Path) -> None:

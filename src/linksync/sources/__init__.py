@@ -120,7 +120,7 @@ def read_source(
         if result.frames and not any(len(f) for f in result.frames):
             result.problems.append(
                 Problem(
-                    "MISSING_URL",
+                    "EMPTY_SOURCE",
                     "nothing to read: the file has a header but no rows under it",
                     Provenance(display),
                 )
@@ -149,7 +149,7 @@ def _read_dir(path: Path, display: str, opts: ReadOptions) -> ReadResult:
         )
         result.problems.append(
             Problem(
-                "MISSING_URL",
+                "EMPTY_SOURCE",
                 f"the directory holds spreadsheet files that a directory source does not "
                 f"read ({shown}): pass them as sources of their own, or move them out",
                 Provenance(display),
@@ -158,7 +158,7 @@ def _read_dir(path: Path, display: str, opts: ReadOptions) -> ReadResult:
     if not iter_yaml_files(path):
         result.problems.append(
             Problem(
-                "MISSING_URL",
+                "EMPTY_SOURCE",
                 "nothing to read: the directory holds no .yaml or .yml file",
                 Provenance(display),
             )

@@ -127,9 +127,9 @@ class _CsvRead:
     def fail(self, message: str) -> SourceError:
         return SourceError(f"{self.display}: {message}", path=self.display)
 
-    def problem(self, message: str, severity: Severity = Severity.ERROR) -> None:
+    def problem(self, constant: str, message: str, severity: Severity = Severity.ERROR) -> None:
         self.result.problems.append(
-            Problem("MISSING_URL", message, Provenance(self.display), None, severity)
+            Problem(constant, message, Provenance(self.display), None, severity)
         )
 
     def read(self) -> ReadResult:
@@ -139,7 +139,7 @@ class _CsvRead:
         except OSError as exc:
             raise self.fail(f"cannot read: {exc.strerror or exc}") from exc
         if not head.strip():
-            self.problem("the file is empty: no header, no rows")
+            self.problem("EMPTY_SOURCE", "the file is empty: no header, no rows")
             return self.result
         decoded = self._decide(head)
         sample = (
@@ -165,12 +165,14 @@ class _CsvRead:
         if "url" not in match.fields and "slug" not in match.fields:
             names = ", ".join(repr(str(h)) for h in header[:20] if h)
             self.problem(
+                "MISSING_URL_COLUMN",
                 f"no column of destination URLs found among the headers ({names}); name "
-                'it e.g. "Destination URL" or map it with --map HEADER=url'
+                'it e.g. "Destination URL" or map it with --map HEADER=url',
             )
             return self.result
         if decoded.warning:
-            self.problem(decoded.warning, Severity.WARNING)
+            # The encoding warning: UNCERTAIN_ENCODING on branch trust-inputs.
+            self.problem("MISSING_URL", decoded.warning, Severity.WARNING)
         self.result.unknown.extend(UnknownColumn(self.display, None, h) for h in match.unknown)
         if match.unknown:
             self.result.problems.append(unknown_column_problem(self.display, None, match.unknown))
@@ -299,7 +301,7 @@ class _CsvRead:
                 CellIssue(
                     rec - skip,
                     None,
-                    "INVALID_FIELD",
+                    "MIXED_ENCODING",
                     f"this row is not UTF-8: it was read as cp1252 ({text!r}); "
                     "the rest of the file is UTF-8: check the text, or pass --encoding to "
                     "read the whole file one way",
@@ -309,6 +311,7 @@ class _CsvRead:
             )
         if in_header or len(seen) > 0:
             self.problem(
+                "MIXED_ENCODING",
                 f"the file mixes UTF-8 lines and others: {len(decoded.fallback)} line(s) were "
                 f"read as cp1252 (e.g. {decoded.fallback[0][1]!r}), the rest as UTF-8; the "
                 "rows concerned are named",
@@ -348,7 +351,8 @@ class _CsvRead:
                 raise self.fail(f"not valid {decoded.encoding} text at {where}") from None
             fallback = decode_unsure(self._bytes())
             if fallback.warning:
-                self.problem(fallback.warning, Severity.WARNING)
+                # The encoding warning: UNCERTAIN_ENCODING on branch trust-inputs.
+                self.problem("MISSING_URL", fallback.warning, Severity.WARNING)
             decoded.text, decoded.encoding = fallback.text, fallback.encoding
             decoded.fallback = fallback.fallback
             return self._pandas(decoded, delim, skip, wanted, width)

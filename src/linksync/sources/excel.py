@@ -194,7 +194,7 @@ def _read_book(
     if notes_for is None and names and path.suffix.lower() not in _OOXML:
         result.problems.append(
             Problem(
-                "INVALID_FIELD",
+                "UNCHECKED_FORMAT",
                 f"{path.suffix.lower()} workbooks do not let linksync tell error cells (#N/A) "
                 "from empty cells, nor see number formats and hyperlinks: save as .xlsx to "
                 "have them checked",
@@ -256,7 +256,7 @@ def _nothing_to_read(display: str, wb: CalamineWorkbook, names: list[str]) -> Pr
             f"no sheet holds links: {', '.join(repr(n) for n in names)} "
             'has no header row naming a destination URL (e.g. "Destination URL") or no rows'
         )
-    return Problem("MISSING_URL", f"nothing to read: {why}", Provenance(display))
+    return Problem("EMPTY_SOURCE", f"nothing to read: {why}", Provenance(display))
 
 
 def _read_sheet(
@@ -276,7 +276,7 @@ def _read_sheet(
             severity = Severity.ERROR if named else Severity.WARNING
             result.problems.append(
                 Problem(
-                    "MISSING_URL",
+                    "MISSING_URL_COLUMN",
                     "sheet skipped: no header row naming a destination URL column "
                     '(e.g. "Destination URL") in its first 30 rows',
                     Provenance(display, sheet),
@@ -290,7 +290,7 @@ def _read_sheet(
     if "url" not in match.fields and "slug" not in match.fields:
         result.problems.append(
             Problem(
-                "MISSING_URL",
+                "MISSING_URL_COLUMN",
                 "no column of destination URLs found among the headers",
                 Provenance(display, sheet),
             )
@@ -323,7 +323,7 @@ def _read_sheet(
     if not len(frame):
         result.problems.append(
             Problem(
-                "MISSING_URL",
+                "EMPTY_SOURCE",
                 f"the sheet has a header (row {head.last + 1}) but no rows under it",
                 Provenance(display, sheet),
                 None,

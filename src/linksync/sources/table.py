@@ -166,7 +166,7 @@ class _Builder:
                     CellIssue(
                         k,
                         fname,
-                        "INVALID_FIELD",
+                        "CONFLICTING_COLUMNS",
                         f'columns "{a}" and "{b}" both give the {fname} and differ on this '
                         f"row ({_short(merged[k])} and {_short(extra[k])}); keep one column, "
                         f'or map the other with --map "{b}=ignore"',
@@ -175,7 +175,7 @@ class _Builder:
             return
         self.problems.append(
             Problem(
-                "INVALID_FIELD",
+                "CONFLICTING_COLUMNS",
                 f'columns "{a}" and "{b}" both give the {fname}: "{a}" is used and "{b}" '
                 f"only fills its empty cells; they differ on {len(differ)} row(s), "
                 f"e.g. {_short(merged[differ[0]])} and {_short(extra[differ[0]])} "
@@ -257,7 +257,9 @@ def build_frame(
         for i, name, old, new in replaced:
             col = match.header_of(name) if name in match.fields else name
             message = f"the URL's {name}={old!r} was replaced by the column's value {new!r}"
-            late.append((i, CellIssue(-1, "url", "INVALID_FIELD", message, Severity.WARNING, col)))
+            late.append(
+                (i, CellIssue(-1, "url", "URL_PARAM_REPLACED", message, Severity.WARNING, col))
+            )
 
     # Which values are set, known already for every field the steps above kept as is
     # (lower-casing a domain, merging UTM parameters into a URL keep None as None).
@@ -352,7 +354,7 @@ def unknown_column_problem(source: str, sheet: str | None, headers: Sequence[str
     names = ", ".join(f'"{h}"' for h in headers[:20])
     more = f" and {len(headers) - 20} more" if len(headers) > 20 else ""
     return Problem(
-        "INVALID_FIELD",
+        "UNKNOWN_COLUMN",
         f"unknown column(s) ignored: {names}{more} (map them with --map HEADER=FIELD or a "
         "profile's columns: block)",
         Provenance(source, sheet),

@@ -84,7 +84,7 @@ def _read_file(
             message = "nothing to read: the file holds no YAML document"
             severity = Severity.ERROR if direct else Severity.WARNING
             result.problems.append(
-                Problem("MISSING_URL", message, Provenance(display), None, severity)
+                Problem("EMPTY_SOURCE", message, Provenance(display), None, severity)
             )
             return
         _FileReader(display, result, opts).read(root)
