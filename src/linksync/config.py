@@ -28,6 +28,7 @@ Config file shape (see ``configs/linksync.example.yaml``)::
         strict: true                     # every source warning is an error
         encoding: cp1252                 # CSV encoding (default: detected)
         date_format: dmy                 # 31/12/2026 in files
+        timezone: America/New_York       # zone of date-times without one (default UTC)
         empty_values: [N/A, "-", TBD]    # cells read as empty
         system_domain: sho.rt
         limits: {max_deletes: 50, max_change_ratio: 0.3, min_existing: 10}

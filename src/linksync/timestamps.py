@@ -25,6 +25,7 @@ import re
 import time
 from datetime import UTC, datetime, tzinfo
 from enum import StrEnum
+from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from linksync.errors import ConfigError
@@ -144,12 +145,16 @@ def localize(naive: datetime, zone: tzinfo | None) -> tuple[datetime, Oddity | N
     return first.astimezone(UTC), None
 
 
-def show_expiry(value: str | None, zone: tzinfo | None) -> str:
+@lru_cache(maxsize=4096)
+def show_expiry(value: str | None, zone: tzinfo | str | None) -> str:
     """An expiry with its zone, for a person: ``2027-03-31 23:59 America/New_York =
     2027-04-01T03:59:00.000Z`` (``2027-03-31 23:59 UTC = ...`` without a zone; seconds
-    shown when not zero). A value that is not a timestamp is returned as it is."""
+    shown when not zero). ``zone``: a zone or its IANA name. A value that is not a
+    timestamp is returned as it is."""
     if not value:
         return ""
+    if isinstance(zone, str):
+        zone = time_zone(zone)
     dt = parse_iso(value.strip(), assume_utc=True)
     if dt is None:
         return value

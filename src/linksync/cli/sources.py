@@ -126,6 +126,7 @@ def validate_command(
         mapping=mapping or None,
         encoding=given["encoding"] or prof.encoding,
         date_format=given["date_format"] or prof.date_format,
+        timezone=given["timezone"] or prof.timezone,
         empty_values=given["empty_values"] or prof.empty_values,
     )
     strict = prof.strict if given["strict"] is None else bool(given["strict"])

@@ -16,6 +16,7 @@ from linksync.model.links import (
     Provenance,
     RemoteLink,
 )
+from linksync.timestamps import show_expiry
 
 
 class Action(StrEnum):
@@ -157,6 +158,10 @@ class RowResult:
             field_name = field_name or error_field(constant, spec)
         shown = link if link is not None else change.remote
         url = spec.url.strip() if spec is not None and spec.url else None
+        if message is None and constant is None and spec is not None and spec.expires_at:
+            # The expiry as the user wrote it, in its zone, and the instant it names.
+            zone = prov.timezone if prov is not None else None
+            message = f"expires {show_expiry(spec.expires_at, zone)}"
         return cls(
             action=action or change.action,
             status=status,

@@ -39,13 +39,14 @@ class Reading:
     mapping: Mapping[str, str] | None = None
     encoding: str | None = None
     date_format: str | None = None
+    timezone: str | None = None
     empty_values: Iterable[str] = ()
     strict: bool | None = None
     fix_invisible: bool = False
 
     def over(self, settings: Settings) -> Reading:
         """These options over the profile's (``columns``, ``encoding``, ``date_format``,
-        ``empty_values``, ``strict``)."""
+        ``timezone``, ``empty_values``, ``strict``)."""
         prof = settings.profile
         columns = {**{str(k): str(v) for k, v in settings.columns.items()}, **(self.mapping or {})}
         return replace(
@@ -53,6 +54,7 @@ class Reading:
             mapping=columns or None,
             encoding=self.encoding or prof.encoding,
             date_format=self.date_format or prof.date_format,
+            timezone=self.timezone or prof.timezone,
             empty_values=tuple(self.empty_values) or prof.empty_values,
             strict=prof.strict if self.strict is None else self.strict,
         )
@@ -84,6 +86,7 @@ def load_specs(
         mapping=reading.mapping,
         encoding=reading.encoding,
         date_format=reading.date_format,
+        timezone=reading.timezone,
         empty_values=reading.empty_values,
     )
     batch = read_sources(source_paths(items), options=options)

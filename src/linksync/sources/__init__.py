@@ -175,19 +175,22 @@ def read_sources(
     encoding: str | None = None,
     date_format: str | None = None,
     empty_values: Iterable[str] = (),
+    timezone: str | None = None,
     options: ReadOptions | None = None,
 ) -> SourceBatch:
     """Read every source (see module docstring). ``sheets`` limits Excel workbooks to
     the named sheets; ``mapping`` is a profile's ``columns:`` block {header: field}
-    that overrides the alias guesses; ``encoding``, ``date_format`` and
-    ``empty_values`` are the ``--encoding``, ``--date-format`` and ``--empty-value``
-    options (``linksync.sources.options``), or give them all as ``options``."""
+    that overrides the alias guesses; ``encoding``, ``date_format``, ``empty_values``
+    and ``timezone`` are the ``--encoding``, ``--date-format``, ``--empty-value`` and
+    ``--timezone`` options (``linksync.sources.options``), or give them all as
+    ``options``."""
     opts = options or ReadOptions.build(
         sheets=sheets,
         mapping=mapping,
         encoding=encoding,
         date_format=date_format,
         empty_values=empty_values,
+        timezone=timezone,
     )
     frames: list[SpecFrame] = []
     problems: list[Problem] = []

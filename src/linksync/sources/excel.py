@@ -7,8 +7,9 @@ read with calamine directly, streamed into the mapped columns only
 
 Every visible worksheet is read, or the named ones. The header row is found under
 any title rows. Dates and datetimes become ISO 8601 UTC (a workbook has no zone, so
-its times are taken as UTC); a plain number in the expiry column is an Excel serial
-day in the workbook's date system (1900, or 1904 when ``workbookPr date1904`` is set).
+its times are wall-clock times in the run's zone, ``--timezone``, UTC by default); a
+plain number in the expiry column is an Excel serial day in the workbook's date system
+(1900, or 1904 when ``workbookPr date1904`` is set).
 Numbers elsewhere are text without a spurious ``.0`` (slug ``2024`` stays ``2024``).
 
 Before calamine reads anything, ``linksync.sources.xlsx_guard`` refuses bombs (a sheet
@@ -75,7 +76,8 @@ def cell_expiry(v: Any, date1904: bool) -> Any:
         return "TRUE" if v else "FALSE"
     if isinstance(v, int | float):
         dt = excel_serial_to_datetime(float(v), date1904=date1904)
-        return dt if dt is not None else cell_text(v)
+        # A serial is a wall-clock time too: read in the run's zone, as dates are.
+        return dt.replace(tzinfo=None) if dt is not None else cell_text(v)
     if isinstance(v, timedelta):
         return str(v)
     return v
@@ -127,13 +129,23 @@ def _expiry_texts(values: Sequence[Any], date1904: bool) -> list[str]:
             stamps.append(i)
         else:
             cell = cell_expiry(v, date1904)
-            out[i] = "" if cell is None else normalize_expiry(cell)
+            out[i] = "" if cell is None else _wall_clock(cell)
     if stamps:
         when = pd.DatetimeIndex([values[i] for i in stamps]).to_numpy()
         iso = np.datetime_as_string(when.astype("datetime64[ms]"), unit="ms")
         for i, text in zip(stamps, iso.tolist(), strict=True):
-            out[i] = text + "Z"
+            out[i] = text
     return out
+
+
+def _wall_clock(cell: Any) -> str:
+    """A date or naive date-time cell as ISO text without a zone (the run's zone applies
+    when the column is normalised); anything else as ``normalize_expiry`` writes it."""
+    if isinstance(cell, datetime) and cell.tzinfo is None:
+        return cell.isoformat(timespec="milliseconds")
+    if isinstance(cell, date) and not isinstance(cell, datetime):
+        return cell.isoformat()
+    return normalize_expiry(cell)
 
 
 def read_excel_file(

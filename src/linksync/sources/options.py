@@ -2,9 +2,9 @@
 and the documented limits every reader enforces before it reads.
 
 ``ReadOptions`` travels from the CLI flags (``--encoding``, ``--date-format``,
-``--empty-value``, ``--map``, ``--sheet``) or a profile (``encoding``, ``date_format``,
-``empty_values``, ``columns``) to every reader, and from ``linksync.plan`` /
-``linksync.apply`` the same way.
+``--timezone``, ``--empty-value``, ``--map``, ``--sheet``) or a profile (``encoding``,
+``date_format``, ``timezone``, ``empty_values``, ``columns``) to every reader, and from
+``linksync.plan`` / ``linksync.apply`` the same way.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ import codecs
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 from itertools import product
 
 from linksync.errors import ConfigError
+from linksync.timestamps import time_zone
 
 # --- limits (docs/reliability.md, "Inputs: classes, limits and what you see") -------
 
@@ -155,6 +156,8 @@ class ReadOptions:
     encoding: str | None = None
     date_format: DateFormat | None = None
     empty_values: frozenset[str] = field(default_factory=frozenset)
+    #: The zone of date-times written without one (None: UTC).
+    timezone: tzinfo | None = None
 
     @classmethod
     def build(
@@ -165,8 +168,10 @@ class ReadOptions:
         encoding: str | None = None,
         date_format: str | DateFormat | None = None,
         empty_values: Iterable[str] = (),
+        timezone: str | tzinfo | None = None,
     ) -> ReadOptions:
-        """Checked options; ConfigError for an unknown encoding or date format."""
+        """Checked options; ConfigError for an unknown encoding, date format or time
+        zone (an IANA name such as America/New_York; None or UTC for UTC)."""
         if encoding is not None:
             try:
                 encoding = codecs.lookup(encoding).name
@@ -180,6 +185,7 @@ class ReadOptions:
             encoding,
             fmt,
             empties,
+            timezone if isinstance(timezone, tzinfo) else time_zone(timezone),
         )
 
     def is_empty_value(self, text: str) -> bool:

@@ -30,12 +30,14 @@ from linksync.sources.cleaning import ASCII_WS, clean_joined
 from linksync.sources.columns import SHORT_URL, UTM_FIELDS, ColumnMatch
 from linksync.sources.frame import DistinctValues, JoinedText, SpecFrame, not_none
 from linksync.sources.normalize import (
+    expiry_oddity,
     merge_utm_checked,
     normalize_expiry,
     split_short_url,
     split_tags,
 )
 from linksync.sources.options import ReadOptions
+from linksync.timestamps import zone_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +114,7 @@ class _Builder:
 
     def clean(self, fname: str, raw: Any) -> tuple[np.ndarray, np.ndarray]:
         if fname == "expires_at":
-            out = _expiry(raw, self.opts)
+            out = _expiry(raw, self.opts, self.issues)
             if isinstance(out, DistinctValues):
                 self.distinct[fname] = out
                 return out.values, out.present()
@@ -273,6 +275,7 @@ def build_frame(
         managed=managed,
         joined=b.joined,
         distinct=b.distinct,
+        timezone=zone_name(b.opts.timezone) if b.opts.timezone is not None else None,
     )
     at = np.searchsorted(keep, [x.index for x in found]).tolist()
     attached = [
@@ -288,14 +291,21 @@ def build_frame(
     return frame, b.problems
 
 
-def _expiry(raw: Any, opts: ReadOptions) -> np.ndarray | DistinctValues:
-    norm = partial(normalize_expiry, date_format=opts.date_format)
+def _expiry(raw: Any, opts: ReadOptions, issues: list[CellIssue]) -> np.ndarray | DistinctValues:
+    """The expiry column normalised (``normalize_expiry`` in the run's zone); a local
+    time the zone skips or repeats is named on its row in ``issues``."""
+    norm = partial(normalize_expiry, date_format=opts.date_format, zone=opts.timezone)
     try:
         text = clean_joined(raw, opts.empty_values, text_only=True, keep=False)[0]
     except TypeError:  # datetimes (Excel), missing cells
         vals: list[Any] = raw.tolist() if isinstance(raw, pd.Series | np.ndarray) else list(raw)
     else:
-        return map_distinct_values(pd.Series(text, dtype=object), norm)
+        series = pd.Series(text, dtype=object)
+        if opts.timezone is not None:
+            _oddities(series.tolist(), opts, issues)
+        return map_distinct_values(series, norm)
+    if opts.timezone is not None:
+        _oddities(vals, opts, issues)
 
     def one(v: Any) -> Any:
         if v is None or (isinstance(v, float) and np.isnan(v)):
@@ -308,6 +318,24 @@ def _expiry(raw: Any, opts: ReadOptions) -> np.ndarray | DistinctValues:
     out = np.empty(len(vals), dtype=object)
     out[:] = [one(v) for v in vals]
     return out
+
+
+def _oddities(cells: list[Any], opts: ReadOptions, issues: list[CellIssue]) -> None:
+    """Each expiry cell that names a local time the run's zone skips (an error) or
+    repeats (a warning), as an issue on its row; each distinct cell is looked at once."""
+    seen: dict[Any, tuple[str, str, bool] | None] = {}
+    for k, v in enumerate(cells):
+        if v is None or v == "" or (isinstance(v, float) and np.isnan(v)):
+            continue
+        key = (type(v), v)
+        if key not in seen:
+            text = v.strip(ASCII_WS) if isinstance(v, str) else v
+            seen[key] = expiry_oddity(text, opts.date_format, opts.timezone)
+        odd = seen[key]
+        if odd is not None:
+            constant, message, error = odd
+            severity = Severity.ERROR if error else Severity.WARNING
+            issues.append(CellIssue(k, "expires_at", constant, message, severity))
 
 
 def _split_short(short: np.ndarray, values: dict[str, np.ndarray], n: int) -> None:
