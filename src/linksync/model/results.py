@@ -158,10 +158,8 @@ class RowResult:
             field_name = field_name or error_field(constant, spec)
         shown = link if link is not None else change.remote
         url = spec.url.strip() if spec is not None and spec.url else None
-        if message is None and constant is None and spec is not None and spec.expires_at:
-            # The expiry as the user wrote it, in its zone, and the instant it names.
-            zone = prov.timezone if prov is not None else None
-            message = f"expires {show_expiry(spec.expires_at, zone)}"
+        if message is None and constant is None:
+            message = expiry_note(spec)
         return cls(
             action=action or change.action,
             status=status,
@@ -191,6 +189,16 @@ class RowResult:
     def not_attempted(self) -> bool:
         """A row the run never sent (it was stopped or interrupted first)."""
         return self.status is Status.SKIPPED and self.error_constant == "NOT_ATTEMPTED"
+
+
+def expiry_note(spec: LinkSpec | None) -> str | None:
+    """``expires 2027-03-31 23:59 America/New_York = 2027-04-01T03:59:00.000Z``: a row's
+    expiry as a wall-clock time in the zone its source was read in (UTC when none was
+    given) and the instant sent; None for a row without one."""
+    if spec is None or not spec.expires_at:
+        return None
+    zone = spec.provenance.timezone if spec.provenance is not None else None
+    return f"expires {show_expiry(spec.expires_at, zone)}"
 
 
 class PlannedRow(Protocol):
