@@ -109,7 +109,7 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sources/table.py", "_conflicts"): {"CONFLICTING_COLUMNS"},
     ("sources/table.py", "build_frame"): {"URL_PARAM_REPLACED"},
     ("sources/table.py", "unknown_column_problem"): {"UNKNOWN_COLUMN"},
-    ("sources/yaml_reader.py", "_entry"): {"INVALID_FIELD"},
+    ("sources/yaml_reader.py", "_entry"): {"INVALID_FIELD", "UNKNOWN_COLUMN"},
     ("sources/yaml_reader.py", "_fields"): {"URL_PARAM_REPLACED"},
     ("sources/yaml_reader.py", "_file_problem"): {"INVALID_FIELD"},
     ("sources/yaml_reader.py", "_read_file"): {"EMPTY_SOURCE"},

@@ -223,9 +223,8 @@ class _FileReader:
                 if fname is None:
                     self.result.unknown.append(UnknownColumn(self.display, None, key))
                     message = f'unknown key "{key}" (line {line_of(knode)}) ignored'
-                    problems.append(
-                        (None, message + _suggest(key, list(_KEYS)), Severity.WARNING, key)
-                    )
+                    message += _suggest(key, list(_KEYS))
+                    self.named.append(("UNKNOWN_COLUMN", None, message, Severity.WARNING, key))
                     continue
                 if fname in lines:
                     problems.append(
