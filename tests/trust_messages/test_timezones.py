@@ -195,3 +195,15 @@ def test_utc_by_name_is_the_default(workdir: Path, zone: str) -> None:
     assert code == 0
     assert remote(workdir)["u"].expires_at == "2027-03-31T23:59:00.000Z"
     assert rows["u"]["message"].startswith("expires 2027-03-31 23:59 UTC = ")
+
+
+def test_annotated_copy_shows_each_expiry_with_its_zone(workdir: Path) -> None:
+    path = csv_file(workdir, [("a", "2027-03-31 23:59"), ("none", "")])
+    code, _ = apply(workdir, path, "--timezone", NY, "--annotate", "done.csv")
+    assert code == 0
+    lines = (workdir / "done.csv").read_text(encoding="utf-8").splitlines()
+    assert lines[0].endswith("Short link,Status,Error,Expires")
+    assert lines[1].endswith(
+        ",created,,2027-03-31 23:59 America/New_York = 2027-04-01T03:59:00.000Z"
+    )
+    assert lines[2].endswith(",created,,")
