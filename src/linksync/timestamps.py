@@ -136,13 +136,22 @@ def localize(naive: datetime, zone: tzinfo | None) -> tuple[datetime, Oddity | N
     if zone is None:
         return naive.replace(tzinfo=UTC), None
     first = naive.replace(tzinfo=zone, fold=0)
-    second = naive.replace(tzinfo=zone, fold=1)
-    back = first.astimezone(UTC).astimezone(zone).replace(tzinfo=None, fold=0)
-    if back != naive.replace(fold=0):
-        return first.astimezone(UTC), Oddity.GAP
-    if first.utcoffset() != second.utcoffset():
-        return first.astimezone(UTC), Oddity.FOLD
-    return first.astimezone(UTC), None
+    before, after = first.utcoffset(), naive.replace(tzinfo=zone, fold=1).utcoffset()
+    when = first.astimezone(UTC)
+    if before == after or before is None or after is None:
+        return when, None
+    # PEP 495: in a gap fold=0 takes the offset before the change (the smaller, as the
+    # clocks move forward); in a fold it takes the first one (the larger).
+    return when, Oddity.GAP if before < after else Oddity.FOLD
+
+
+#: A timestamp as ``format_ts`` writes it.
+_WRITTEN = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z", re.ASCII)
+
+
+@lru_cache(maxsize=64)
+def _zone(name: str) -> tzinfo | None:
+    return time_zone(name)
 
 
 @lru_cache(maxsize=4096)
@@ -154,7 +163,15 @@ def show_expiry(value: str | None, zone: tzinfo | str | None) -> str:
     if not value:
         return ""
     if isinstance(zone, str):
-        zone = time_zone(zone)
+        zone = _zone(zone)
+    if _WRITTEN.fullmatch(value):  # as format_ts writes: no parsing needed in UTC
+        if zone is None:
+            seconds = value[16:19] if value[17:19] != "00" else ""
+            return f"{value[:10]} {value[11:16]}{seconds} UTC = {value}"
+        local = datetime.fromisoformat(value[:19]).replace(tzinfo=UTC).astimezone(zone)
+        shown = f"{local.year:04d}-{local.month:02d}-{local.day:02d} {local.hour:02d}:"
+        shown += f"{local.minute:02d}:{local.second:02d}" if local.second else f"{local.minute:02d}"
+        return f"{shown} {zone_name(zone)} = {value}"
     dt = parse_iso(value.strip(), assume_utc=True)
     if dt is None:
         return value

@@ -105,7 +105,7 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sources/excel.py", "_read_book"): {"UNCHECKED_FORMAT"},
     ("sources/excel.py", "_read_sheet"): {"EMPTY_SOURCE", "MISSING_URL_COLUMN"},
     ("sources/excel_cells.py", "_issue"): {"INVALID_FIELD"},
-    ("sources/normalize.py", "expiry_oddity"): {"AMBIGUOUS_TIME", "INVALID_EXPIRY"},
+    ("sources/normalize.py", "_oddness"): {"AMBIGUOUS_TIME", "INVALID_EXPIRY"},
     ("sources/table.py", "_conflicts"): {"CONFLICTING_COLUMNS"},
     ("sources/table.py", "build_frame"): {"URL_PARAM_REPLACED"},
     ("sources/table.py", "unknown_column_problem"): {"UNKNOWN_COLUMN"},

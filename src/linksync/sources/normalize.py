@@ -100,15 +100,29 @@ def normalize_expiry(
     validation reports INVALID_EXPIRY on that cell. The one rule for files and for
     ``links create --expires-at``.
     """
+    return read_expiry(value, date_format, zone)[0]
+
+
+#: What is odd about an expiry in a zone: (constant, message, is_error).
+Oddness = tuple[str, str, bool]
+
+
+def read_expiry(
+    value: Any, date_format: DateFormat | None = None, zone: tzinfo | None = None
+) -> tuple[str, Oddness | None]:
+    """``normalize_expiry``'s text, and what is odd about the value in ``zone``
+    (``expiry_oddity``), read once."""
     if zone is None and type(value) is str:
         quick = _plain_utc(value)
         if quick is not None:
-            return quick
+            return quick, None
     naive, text = _naive_expiry(value, date_format)
     if naive is None:
-        return text
+        return text, None
     when, odd = localize(naive, zone)
-    return text if odd is Oddity.GAP else format_ts(when)
+    if odd is None or zone is None:
+        return format_ts(when), None
+    return (text if odd is Oddity.GAP else format_ts(when)), _oddness(naive, when, odd, zone)
 
 
 def _naive_expiry(value: Any, date_format: DateFormat | None) -> tuple[datetime | None, str]:
@@ -148,17 +162,15 @@ def _naive_expiry(value: Any, date_format: DateFormat | None) -> tuple[datetime 
 
 def expiry_oddity(
     value: Any, date_format: DateFormat | None, zone: tzinfo | None
-) -> tuple[str, str, bool] | None:
+) -> Oddness | None:
     """What is odd about an expiry cell in ``zone``, as (constant, message, is_error):
     a local time the clocks skip (``INVALID_EXPIRY``, an error) or one that happens
     twice (``AMBIGUOUS_TIME``, a warning: the first occurrence is used); None for
     anything else (UTC never has either)."""
-    if zone is None:
-        return None
-    naive, _ = _naive_expiry(value, date_format)
-    if naive is None:
-        return None
-    when, odd = localize(naive, zone)
+    return read_expiry(value, date_format, zone)[1] if zone is not None else None
+
+
+def _oddness(naive: datetime, when: datetime, odd: Oddity, zone: tzinfo) -> Oddness:
     shown = naive.strftime("%Y-%m-%d %H:%M:%S" if naive.second else "%Y-%m-%d %H:%M")
     name = zone_name(zone)
     if odd is Oddity.GAP:
@@ -168,7 +180,7 @@ def expiry_oddity(
             "starts); write a time before or after the change",
             True,
         )
-    if odd is Oddity.FOLD:
+    else:
         second = naive.replace(tzinfo=zone, fold=1).astimezone(UTC)
         return (
             "AMBIGUOUS_TIME",
@@ -177,7 +189,6 @@ def expiry_oddity(
             "offset to choose",
             False,
         )
-    return None
 
 
 #: A URL parameter the row replaced: (name, value in the URL, value of the row).

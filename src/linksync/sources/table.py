@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -30,9 +29,9 @@ from linksync.sources.cleaning import ASCII_WS, clean_joined
 from linksync.sources.columns import SHORT_URL, UTM_FIELDS, ColumnMatch
 from linksync.sources.frame import DistinctValues, JoinedText, SpecFrame, not_none
 from linksync.sources.normalize import (
-    expiry_oddity,
+    Oddness,
     merge_utm_checked,
-    normalize_expiry,
+    read_expiry,
     split_short_url,
     split_tags,
 )
@@ -294,18 +293,23 @@ def build_frame(
 def _expiry(raw: Any, opts: ReadOptions, issues: list[CellIssue]) -> np.ndarray | DistinctValues:
     """The expiry column normalised (``normalize_expiry`` in the run's zone); a local
     time the zone skips or repeats is named on its row in ``issues``."""
-    norm = partial(normalize_expiry, date_format=opts.date_format, zone=opts.timezone)
+    odd: dict[Any, Oddness] = {}  # value -> what is odd about it in the zone
+
+    def norm(v: Any) -> str:
+        text, found = read_expiry(v, opts.date_format, opts.timezone)
+        if found is not None:
+            odd[v] = found
+        return text
+
     try:
         text = clean_joined(raw, opts.empty_values, text_only=True, keep=False)[0]
     except TypeError:  # datetimes (Excel), missing cells
         vals: list[Any] = raw.tolist() if isinstance(raw, pd.Series | np.ndarray) else list(raw)
     else:
-        series = pd.Series(text, dtype=object)
-        if opts.timezone is not None:
-            _oddities(series.tolist(), opts, issues)
-        return map_distinct_values(series, norm)
-    if opts.timezone is not None:
-        _oddities(vals, opts, issues)
+        out = map_distinct_values(pd.Series(text, dtype=object), norm)
+        if odd:
+            _oddities(list(text), odd, issues)
+        return out
 
     def one(v: Any) -> Any:
         if v is None or (isinstance(v, float) and np.isnan(v)):
@@ -315,25 +319,24 @@ def _expiry(raw: Any, opts: ReadOptions, issues: list[CellIssue]) -> np.ndarray 
             return norm(v) if v and not opts.is_empty_value(v) else None
         return norm(v)
 
-    out = np.empty(len(vals), dtype=object)
-    out[:] = [one(v) for v in vals]
-    return out
+    result = np.empty(len(vals), dtype=object)
+    result[:] = [one(v) for v in vals]
+    if odd:
+        cells = [v.strip(ASCII_WS) if isinstance(v, str) else v for v in vals]
+        _oddities(cells, odd, issues)
+    return result
 
 
-def _oddities(cells: list[Any], opts: ReadOptions, issues: list[CellIssue]) -> None:
-    """Each expiry cell that names a local time the run's zone skips (an error) or
-    repeats (a warning), as an issue on its row; each distinct cell is looked at once."""
-    seen: dict[Any, tuple[str, str, bool] | None] = {}
+def _oddities(cells: list[Any], odd: dict[Any, Oddness], issues: list[CellIssue]) -> None:
+    """Each expiry cell whose value names a local time the run's zone skips (an error)
+    or repeats (a warning), as an issue on its row."""
     for k, v in enumerate(cells):
-        if v is None or v == "" or (isinstance(v, float) and np.isnan(v)):
+        try:
+            found = odd.get(v)
+        except TypeError:  # a cell that cannot be hashed
             continue
-        key = (type(v), v)
-        if key not in seen:
-            text = v.strip(ASCII_WS) if isinstance(v, str) else v
-            seen[key] = expiry_oddity(text, opts.date_format, opts.timezone)
-        odd = seen[key]
-        if odd is not None:
-            constant, message, error = odd
+        if found is not None:
+            constant, message, error = found
             severity = Severity.ERROR if error else Severity.WARNING
             issues.append(CellIssue(k, "expires_at", constant, message, severity))
 
