@@ -9,7 +9,9 @@
 - ``live_sandbox``: the sandbox served by uvicorn in a thread on 127.0.0.1 (free port);
   yields the base URL. Real time, real sockets.
 - every test runs with ``LINKSYNC_STATE_DIR`` in a temporary folder of its own, so the
-  default run locks never touch the user's real state folder (nor one another).
+  default run locks never touch the user's real state folder (nor one another), and
+  without the proxy variables of the machine (``HTTPS_PROXY`` & co.: httpx would send
+  requests to 127.0.0.1 through them); a test that wants one sets it.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ def _private_state_dir(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("LINKSYNC_STATE_DIR", str(tmp_path_factory.mktemp("state")))
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
 
 
 @pytest.fixture

@@ -109,6 +109,9 @@ def test_config_errors(home: Path, kwargs: dict[str, str], env: dict[str, str], 
         ({"columns": ["url"]}, "columns must be a mapping"),
         ({"insecure": "yes"}, "insecure"),
         ({"timeout": -1}, "timeout"),
+        ({"trust": "everything"}, "trust must be one of default, system"),
+        ({"proxy": "proxy.corp:3128"}, "profile 'p': proxy: a proxy is http|https://"),
+        ({"proxy": 3128}, "proxy must be a non-empty string"),
     ],
 )
 def test_profile_validation(tmp_path: Path, profile: dict[str, object], words: str) -> None:
@@ -178,3 +181,68 @@ def test_profile_retry_settings(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump({"retry": {"forever": 1}}))
     with pytest.raises(ConfigError, match=r"retry\.forever"):
         resolve(env={}, cwd=tmp_path)
+
+
+def test_network_keys_flags_over_the_profile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from linksync.config import NetworkFlags
+
+    for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "certs").mkdir()
+    ca = tmp_path / "certs" / "ca.pem"
+    ca.write_text(_a_ca_pem(tmp_path))
+    profile = {
+        "base_url": "https://api.example.com",
+        "api_key_env": "K",
+        "proxy": "http://carol:pw-in-profile@proxy.corp:3128",
+        "ca_bundle": "certs/ca.pem",  # relative to the config file
+        "trust": "system",
+    }
+    (tmp_path / "linksync.yaml").write_text(yaml.safe_dump(profile))
+    env = {"K": SECRET}
+    t = resolve(env=env, cwd=tmp_path).target
+    assert (t.proxy, t.ca_bundle, t.system_trust) == (profile["proxy"], str(ca), True)
+    assert t.describe() == "target: https://api.example.com via proxy http://proxy.corp:3128"
+    assert "pw-in-profile" not in repr(t) and "pw-in-profile" in t.secrets()
+    flags = NetworkFlags(proxy="http://other:8080", ca_bundle=str(ca))
+    t = resolve(env=env, cwd=tmp_path, network=flags).target
+    assert t.proxy == "http://other:8080" and t.describe().endswith("via proxy http://other:8080")
+    with pytest.raises(ConfigError, match=r"--ca-bundle: CA file nowhere\.pem does not exist"):
+        resolve(env=env, cwd=tmp_path, network=NetworkFlags(ca_bundle="nowhere.pem"))
+    ca.unlink()
+    with pytest.raises(ConfigError, match=r"ca_bundle: CA file .*ca\.pem does not exist"):
+        resolve(env=env, cwd=tmp_path)
+
+
+def test_the_banner_names_an_env_proxy_unless_no_proxy_exempts_the_host(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", "http://dave:pw-in-env@proxy.corp:3128")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    env = {"LINKSYNC_API_KEY": SECRET}
+    t = resolve(env=env, base_url="https://api.example.com", cwd=tmp_path).target
+    assert t.describe().endswith("via proxy http://proxy.corp:3128")
+    assert "pw-in-env" in t.secrets() and "pw-in-env" not in t.describe()
+    monkeypatch.setenv("NO_PROXY", ".example.com")
+    t = resolve(env=env, base_url="https://api.example.com", cwd=tmp_path).target
+    assert t.describe() == "target: https://api.example.com" and t.secrets() == (SECRET,)
+    sandbox = resolve(env={}, cwd=tmp_path).target
+    assert "via proxy" not in sandbox.describe()  # in-process: no network
+
+
+def _a_ca_pem(folder: Path) -> str:
+    """A CA certificate (the openssl command makes it)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("the openssl command is needed to make a CA for this test")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-subj", "/CN=t", "-keyout", "k.pem", "-out", "c.pem"],
+        cwd=folder, check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    return (folder / "c.pem").read_text()

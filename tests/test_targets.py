@@ -146,3 +146,23 @@ def test_the_example_config_has_targets() -> None:
     workspaces = load_workspaces(example, env={})
     assert len(workspaces) >= 2
     assert all(w.files for w in workspaces)
+
+
+def test_network_keys_and_flags_reach_each_target(
+    config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from linksync.config import NetworkFlags
+
+    config.write_text(
+        CONFIG.replace(
+            "    owner_tag: managed\n", "    owner_tag: managed\n    trust: system\n"
+        ).replace("    mode: mirror\n", "    mode: mirror\n    proxy: http://proxy.corp:3128\n"),
+        encoding="utf-8",
+    )
+    a, b = load_workspaces(config, env={})
+    assert a.profile.proxy == "http://proxy.corp:3128" and a.profile.trust == "system"
+    ta = a.settings(env={"BRAND_A_KEY": "key-of-a"}).target
+    assert ta.system_trust and ta.describe().endswith("via proxy http://proxy.corp:3128")
+    flags = NetworkFlags(proxy="http://flag.corp:8080")
+    tb = b.settings(env={}, network=flags).target
+    assert tb.proxy == "http://flag.corp:8080" and not tb.system_trust

@@ -4,7 +4,7 @@ A target is a base URL plus an API key. Every setting is taken from the first so
 that gives it, in this order:
 
 1. command-line flags (``--base-url``, ``--api-key-file``, ``--profile``, ``--insecure``,
-   ``--concurrency``, ``--config``);
+   ``--concurrency``, ``--proxy``, ``--ca-bundle``, ``--system-trust``, ``--config``);
 2. the environment: ``LINKSYNC_BASE_URL``, ``LINKSYNC_API_KEY``, ``LINKSYNC_PROFILE``;
 3. the config file (``--config``, else ``./linksync.yaml`` when it exists), a named
    profile in it (``--profile`` / ``LINKSYNC_PROFILE`` / the file's ``default_profile``);
@@ -23,6 +23,9 @@ Config file shape (see ``configs/linksync.example.yaml``)::
         api_key_env: LINKSYNC_PROD_KEY
         default_domain: go.example.com
         concurrency: 8
+        proxy: http://proxy.example.com:3128   # else HTTPS_PROXY & co. (docs/network.md)
+        ca_bundle: certs/company-ca.pem  # a CA to trust (relative to this file)
+        trust: system                    # the operating system's trust store
         owner_tag: managed-by-linksync
         columns: {Destination: url}
         strict: true                     # every source warning is an error
@@ -30,6 +33,8 @@ Config file shape (see ``configs/linksync.example.yaml``)::
         date_format: dmy                 # 31/12/2026 in files
         timezone: America/New_York       # zone of date-times without one (default UTC)
         empty_values: [N/A, "-", TBD]    # cells read as empty
+        workbook_password_env: CAMPAIGN_PW  # password of encrypted workbooks
+        slugless: stable                 # rows without slug: stable (default) | random
         system_domain: sho.rt
         limits: {max_deletes: 50, max_change_ratio: 0.3, min_existing: 10}
 """
@@ -71,6 +76,9 @@ class Target:
     sandbox_db: str | None = None
     sandbox_config: str | None = None
     sandbox: SandboxSettings | None = field(default=None, compare=False)
+    proxy: str | None = field(default=None, repr=False)  # may hold credentials
+    ca_bundle: str | None = None
+    system_trust: bool = False
 
     def __repr__(self) -> str:
         return (
@@ -79,8 +87,31 @@ class Target:
         )
 
     def describe(self) -> str:
-        """The one line every command prints on stderr."""
-        return f"target: {self.label or self.base_url}"
+        """The one line every command prints on stderr (with the proxy requests go
+        through, without its credentials)."""
+        used = self.used_proxy()
+        via = ""
+        if used:
+            from linksync.api.network import shown_proxy
+
+            via = f" via proxy {shown_proxy(used)}"
+        return f"target: {self.label or self.base_url}{via}"
+
+    def used_proxy(self) -> str | None:
+        """The proxy requests go through (``proxy``, else the environment's by httpx's
+        rules, ``NO_PROXY`` included); None for the in-process sandbox."""
+        if self.is_sandbox:
+            return None
+        from linksync.api.network import proxy_for
+
+        return proxy_for(self.base_url, self.proxy)
+
+    def secrets(self) -> tuple[str, ...]:
+        """What no output may show: the key, and the password of the proxy used."""
+        from linksync.api.network import proxy_secrets
+
+        used = self.used_proxy()
+        return (self.api_key, *(proxy_secrets(used) if used else ()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +132,7 @@ class Settings:
             "API key file": self.key_file,
             "sandbox database": self.target.sandbox_db if self.target.is_sandbox else None,
             "sandbox config": self.target.sandbox_config,
+            "CA file": self.target.ca_bundle,
         }
 
     @property
@@ -123,6 +155,11 @@ class Settings:
     @property
     def owner_tag(self) -> str | None:
         return self.profile.owner_tag
+
+    @property
+    def slugless(self) -> str | None:
+        """How rows without a slug are created (``stable`` / ``random``; None: default)."""
+        return self.profile.slugless
 
     @property
     def limits(self) -> Mapping[str, Any]:
@@ -155,6 +192,7 @@ def resolve(
     concurrency: int | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | Path | None = None,
+    network: NetworkFlags | None = None,
 ) -> Settings:
     """Flags (the keyword arguments) > environment > config file > defaults."""
     env = os.environ if env is None else env
@@ -176,6 +214,7 @@ def resolve(
         api_key_file=api_key_file,
         insecure=insecure,
         concurrency=concurrency,
+        network=network,
     )
 
 
@@ -204,6 +243,7 @@ def settings_for(
     insecure: bool = False,
     concurrency: int | None = None,
     kind: str = "profile",
+    network: NetworkFlags | None = None,
 ) -> Settings:
     """The settings of a profile already chosen (flags > environment > the profile >
     defaults); ``kind`` names it in the target's label (``profile`` or ``target``)."""
@@ -213,6 +253,7 @@ def settings_for(
     if not 1 <= n <= MAX_CONCURRENCY:
         raise ConfigError(f"concurrency must be 1..{MAX_CONCURRENCY}")
     timeout = prof.timeout or DEFAULT_TIMEOUT
+    net = (network or NetworkFlags()).over(prof)
     where = f" ({kind} {prof.name})" if prof.name else ""
     if url:
         url = check_url(url)
@@ -226,6 +267,9 @@ def settings_for(
             api_key=key,
             label=f"{url.rstrip('/')}{where}",
             insecure=insecure or prof.insecure,
+            proxy=net.proxy,
+            ca_bundle=net.ca_bundle,
+            system_trust=net.system_trust,
         )
     else:
         target = sandbox_target(here, prof, key)
@@ -233,6 +277,27 @@ def settings_for(
         prof.api_key_file if not env.get(ENV_API_KEY) and not prof.api_key_env else None
     )
     return Settings(target, prof, n, timeout, config_path, key_file)
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkFlags:
+    """What ``--proxy``, ``--ca-bundle`` and ``--system-trust`` said (None / False: not
+    given); ``over`` puts them over a profile's ``proxy:``, ``ca_bundle:``, ``trust:``."""
+
+    proxy: str | None = field(default=None, repr=False)
+    ca_bundle: str | None = None
+    system_trust: bool = False
+
+    def over(self, prof: Profile) -> NetworkFlags:
+        """The flags over the profile's keys, checked: a proxy URL that is one, a CA
+        file that exists and holds certificates (before any request)."""
+        from linksync.api.network import check_ca_bundle, check_proxy
+
+        proxy = check_proxy(self.proxy) if self.proxy else prof.proxy
+        ca = self.ca_bundle or prof.ca_bundle
+        if ca is not None:
+            ca = check_ca_bundle(ca, "--ca-bundle" if self.ca_bundle else "ca_bundle")
+        return NetworkFlags(proxy, ca, self.system_trust or prof.trust == "system")
 
 
 def _resolve_key(flag_file: str | None, env: Mapping[str, str], prof: Profile) -> str | None:
@@ -285,6 +350,9 @@ def open_client(
     from linksync.api import LinkServiceClient, asgi_transport
 
     if not target.is_sandbox:
+        from linksync.api.network import Network
+
+        network = Network(target.proxy, target.ca_bundle, target.system_trust)
         return LinkServiceClient(
             target.base_url,
             target.api_key,
@@ -292,6 +360,7 @@ def open_client(
             timeout=timeout,
             allow_insecure=target.insecure,
             retry=retry,
+            network=network,
         )
     from linksync.sandbox import SandboxSettings, create_app
 

@@ -50,6 +50,7 @@ from linksync.export_formats import (
     render_yaml,
     write_xlsx,
 )
+from linksync.leftovers import describe_removed, remove_leftovers
 from linksync.model import RemoteLink
 from linksync.outputs import (
     Output,
@@ -268,6 +269,8 @@ def write_export(
         protected=protected,
         files=list(paths.values()),
     )
+    removed = remove_leftovers(paths.values())  # what killed exports of this host left
+    left = (describe_removed(removed),) if removed else ()
     written: list[Path] = []
     for stem, members in groups.items():
         path = paths[stem]
@@ -285,7 +288,7 @@ def write_export(
         files=tuple(written),
         links=len(all_links),
         with_password=tuple(f"{ln.domain}/{ln.slug}" for ln in all_links if ln.has_password),
-        warnings=(*_warnings(all_links, format, now), *schema_warnings),
+        warnings=(*left, *_warnings(all_links, format, now), *schema_warnings),
         schemas=schemas,
     )
 

@@ -22,6 +22,12 @@ file, ``<lock>.holder`` records who holds it (pid, host, start time, target labe
 the message a second run gets: ``LockError``, exit code 2, nothing done. With ``wait``
 a second run waits that many seconds for the lock instead.
 
+Whose files. A lock file linksync makes is empty, and its holder record is one JSON
+object (``LockHolder``). An existing file at either path that is not that (``--lock``
+pointed at a file of the user's) is refused before anything happens (``foreign_lock``,
+``foreign_holder``: the preflight names it; ``acquire_lock`` raises ``LockError``) and
+left untouched.
+
 What it cannot do: the lock is a file on one machine. Runs on different machines (two
 CI runners, a laptop and a server) do not see each other's lock; serialise them in the
 scheduler (a CI concurrency group), or point ``LINKSYNC_STATE_DIR`` at a folder they
@@ -166,6 +172,39 @@ def read_holder(path: str | os.PathLike[str]) -> LockHolder | None:
     return LockHolder.parse(text)
 
 
+def foreign_lock(path: Path) -> str | None:
+    """Why the existing file at ``path`` is not a lock file linksync made (which is
+    empty), or None when it may be one."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return None
+    if size == 0:
+        return None
+    return (
+        f"exists and is not a linksync lock file (it holds {size} bytes; a lock file "
+        "linksync makes is empty); not using it: give --lock a new file"
+    )
+
+
+def foreign_holder(path: Path) -> str | None:
+    """Why the existing file at ``path`` is not a lock holder record linksync wrote (an
+    empty file is taken as one), or None."""
+    try:
+        data = path.read_bytes()[: 1 << 16]
+    except OSError:
+        return None
+    if not data.strip():
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = ""
+    if LockHolder.parse(text) is not None:
+        return None
+    return "exists and is not a linksync lock record; not replacing it: give --lock another file"
+
+
 def _busy(lock_path: Path, waited: float) -> LockError:
     holder = read_holder(lock_path)
     who = holder.describe() if holder else "a run that is just starting"
@@ -202,6 +241,9 @@ def acquire_lock(
     recorded for that message.
     """
     lock_path = Path(path)
+    why = foreign_lock(lock_path) if lock_path.is_file() else None
+    if why is not None:
+        raise LockError(f"{lock_path} {why}. Nothing was done.")
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -215,6 +257,10 @@ def acquire_lock(
         if not _take(lock, lock_path, wait):
             raise _busy(lock_path, wait)
     try:
+        record = holder_path(lock_path)
+        why = foreign_holder(record) if record.is_file() else None
+        if why is not None:
+            raise LockError(f"{record} {why}. Nothing was done.")
         holder = LockHolder.current(target)
         try:
             write_text_atomic(holder_path(lock_path), json.dumps(holder.to_dict()) + "\n")

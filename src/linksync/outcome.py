@@ -30,6 +30,7 @@ from linksync.errors import (
     ERRORS,
     AccessError,
     ApiError,
+    CertificateError,
     ConfigError,
     FileProblems,
     InterruptedAfterWrites,
@@ -139,6 +140,8 @@ def exit_code_for(exc: BaseException) -> int:
     if isinstance(exc, StoppedAfterWrites | FileProblems):
         return EXIT_ROWS_FAILED
     if isinstance(exc, ConfigError | LockError | UnsafePlanError | SourceError | AccessError):
+        return EXIT_USAGE
+    if isinstance(exc, CertificateError):  # no request reached the service
         return EXIT_USAGE
     if isinstance(exc, OSError):
         return EXIT_USAGE

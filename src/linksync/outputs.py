@@ -15,7 +15,11 @@ is written remotely:
 - the path is not a file the run reads: compared by resolved path and by inode, so a
   symbolic link or a hard link to a source is caught;
 - no two outputs share a path;
-- an appended output (the journal) that exists already is a linksync journal.
+- an appended output (the journal) that exists already is a linksync journal (empty,
+  or a first line that is a journal record: ``ts``, ``run`` and a journal ``event``);
+  an output used in place (the lock) or replaced by a record of its own (the lock's
+  holder record) is refused when the existing file is not that (``Output.foreign``):
+  the file is left untouched, byte for byte and its modification time.
 
 Writing: ``AtomicFile`` / ``atomic_path`` / ``write_text_atomic`` write into a hidden
 temporary file in the same folder and rename it over the target when complete, so a
@@ -31,13 +35,14 @@ import json
 import os
 import secrets
 import stat
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from linksync.errors import ConfigError
+from linksync.leftovers import HOST_TAG
 
 #: Extensions an appended run journal may have.
 JOURNAL_SUFFIXES = (".jsonl",)
@@ -54,7 +59,8 @@ class Output:
     journal), so an existing one must be a linksync journal. ``folder``: a folder that
     will receive files (export ``--split-by``). ``in_place``: the file is used where it
     is, never replaced (a lock file), so a symbolic link there is refused rather than
-    followed.
+    followed. ``foreign``: for an output that is linksync's own kind of file (the lock,
+    its holder record), why an existing file at the path is not one (None: it is).
     """
 
     path: Path
@@ -63,6 +69,7 @@ class Output:
     append: bool = False
     folder: bool = False
     in_place: bool = False
+    foreign: Callable[[Path], str | None] | None = None
 
     @classmethod
     def of(cls, path: str | os.PathLike[str], role: str, **kw: Any) -> Output:
@@ -142,20 +149,31 @@ def _probe_folder(folder: Path) -> str | None:
     return None
 
 
+#: The events a run journal records (``linksync.sync.journal``).
+JOURNAL_EVENTS = frozenset({"start", "request", "result", "end"})
+
+
 def is_journal_file(path: Path) -> bool:
-    """Whether the existing file at ``path`` is empty or starts with a journal record."""
+    """Whether the existing file at ``path`` is empty (0 bytes) or its first line is a
+    journal record: a JSON object with the text ``ts`` and ``run`` and a journal
+    ``event``. A file that begins with a blank line is not a journal."""
     try:
         with open(path, "rb") as fh:
             first = fh.readline(1 << 16)
     except OSError:
         return False
-    if not first.strip():
+    if not first:
         return True
     try:
         record = json.loads(first)
     except ValueError:
         return False
-    return isinstance(record, dict) and "run" in record and "event" in record
+    return (
+        isinstance(record, dict)
+        and isinstance(record.get("ts"), str)
+        and isinstance(record.get("run"), str)
+        and record.get("event") in JOURNAL_EVENTS
+    )
 
 
 def _check_one(output: Output, protected_ids: dict[Any, str]) -> list[str]:
@@ -185,6 +203,10 @@ def _problems_of(output: Output, protected_ids: dict[Any, str]) -> list[str]:
             problems.append(f"{name} is read-only; not replacing it")
         elif path.is_file() and output.append and not is_journal_file(path):
             problems.append(f"{name} exists and is not a linksync journal; not appending to it")
+        elif path.is_file() and output.foreign is not None:
+            why = output.foreign(path)
+            if why is not None:
+                problems.append(f"{name} {why}")
     if not problems:
         folder = _nearest_existing(path if not output.folder else path / "x")
         if not folder.is_dir():
@@ -235,8 +257,11 @@ def check_outputs(outputs: Sequence[Output], protected: Sequence[Protected] = ()
 
 
 def temp_sibling(path: Path) -> Path:
-    """A new, unused hidden file name beside ``path`` (same folder, same extension)."""
-    return path.with_name(f".{path.stem}.{os.getpid()}-{secrets.token_hex(4)}.tmp{path.suffix}")
+    """A new, unused hidden file name beside ``path`` (same folder, same extension):
+    ``.<stem>.<pid>-<8 hex>-h<host tag>.tmp<suffix>``, so the next run can tell a file
+    left by a killed run of this host (``linksync.leftovers``)."""
+    token = f"{os.getpid()}-{secrets.token_hex(4)}-h{HOST_TAG}"
+    return path.with_name(f".{path.stem}.{token}.tmp{path.suffix}")
 
 
 def _create_temp(path: Path) -> tuple[Path, int]:

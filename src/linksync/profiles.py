@@ -20,6 +20,8 @@ from linksync.errors import ConfigError
 from linksync.timestamps import time_zone
 
 ENV_PROFILE = "LINKSYNC_PROFILE"
+#: ``trust:`` values: ``system`` (the OS trust store, through truststore) or ``default``.
+TRUST_CHOICES = ("default", "system")
 #: The config file's block of named targets (``linksync.targets``).
 TARGETS_KEY = "targets"
 
@@ -29,6 +31,9 @@ PROFILE_KEYS = frozenset(
         "api_key_env",
         "api_key_file",
         "insecure",
+        "proxy",
+        "ca_bundle",
+        "trust",
         "default_domain",
         "system_domain",
         "concurrency",
@@ -44,6 +49,8 @@ PROFILE_KEYS = frozenset(
         "date_format",
         "timezone",
         "empty_values",
+        "workbook_password_env",
+        "slugless",  # stable | random: how rows without a slug are created
     }
 )
 
@@ -75,6 +82,9 @@ class Profile:
     api_key_env: str | None = None
     api_key_file: str | None = None
     insecure: bool = False
+    proxy: str | None = field(default=None, repr=False)  # may hold credentials
+    ca_bundle: str | None = None
+    trust: str | None = None  # "system": the OS trust store; "default": httpx's
     default_domain: str | None = None
     system_domain: str | None = None
     concurrency: int | None = None
@@ -91,6 +101,9 @@ class Profile:
     #: IANA zone of date-times written without one (None: UTC).
     timezone: str | None = None
     empty_values: tuple[str, ...] = ()
+    #: The environment variable holding the password of encrypted workbooks.
+    workbook_password_env: str | None = None
+    slugless: str | None = None
 
 
 def _opt_str(data: Mapping[str, Any], key: str, where: str) -> str | None:
@@ -158,6 +171,17 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
     strict = data.get("strict", False)
     if not isinstance(strict, bool):
         raise ConfigError(f"{where}: strict must be true or false")
+    trust = data.get("trust")
+    if trust is not None and trust not in TRUST_CHOICES:
+        raise ConfigError(f"{where}: trust must be one of {', '.join(TRUST_CHOICES)}")
+    proxy = _opt_str(data, "proxy", where)
+    if proxy is not None:
+        from linksync.api.network import check_proxy
+
+        proxy = check_proxy(proxy, f"{where}: proxy")
+    slugless = _opt_str(data, "slugless", where)
+    if slugless is not None and slugless.lower() not in ("stable", "random"):
+        raise ConfigError(f"{where}: slugless must be stable or random")
     empties = data.get("empty_values") or []
     if not isinstance(empties, list) or not all(isinstance(v, str) for v in empties):
         raise ConfigError(f'{where}: empty_values must be a list of text, e.g. [N/A, "-"]')
@@ -167,6 +191,9 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         api_key_env=_opt_str(data, "api_key_env", where),
         api_key_file=_relative(_opt_str(data, "api_key_file", where), base_dir),
         insecure=insecure,
+        proxy=proxy,
+        ca_bundle=_relative(_opt_str(data, "ca_bundle", where), base_dir),
+        trust=trust,
         default_domain=_opt_str(data, "default_domain", where),
         system_domain=_opt_str(data, "system_domain", where),
         concurrency=concurrency,
@@ -182,6 +209,8 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         date_format=_opt_str(data, "date_format", where),
         timezone=_timezone(data, where),
         empty_values=tuple(empties),
+        workbook_password_env=_opt_str(data, "workbook_password_env", where),
+        slugless=slugless.lower() if slugless is not None else None,
     )
 
 

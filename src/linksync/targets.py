@@ -45,7 +45,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from linksync.config import ENV_API_KEY, ENV_BASE_URL, Settings, find_config, settings_for
+from linksync.config import (
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    NetworkFlags,
+    Settings,
+    find_config,
+    settings_for,
+)
 from linksync.errors import ConfigError
 from linksync.profiles import (
     PROFILE_KEYS,
@@ -84,6 +91,7 @@ class Workspace:
         insecure: bool = False,
         concurrency: int | None = None,
         cwd: str | os.PathLike[str] | None = None,
+        network: NetworkFlags | None = None,
     ) -> Settings:
         """The target and the profile of this workspace, its key from its own key
         source (``ConfigError`` when that is missing)."""
@@ -101,6 +109,7 @@ class Workspace:
                 insecure=insecure,
                 concurrency=concurrency,
                 kind="target",
+                network=network,
             )
         except ConfigError as exc:
             raise ConfigError(f"target {self.name}: {exc}") from None

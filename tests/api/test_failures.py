@@ -111,3 +111,19 @@ async def test_call_events_carry_status_request_id_and_attempts() -> None:
     failing = scope.last
     assert (failing.status, failing.request_id, failing.attempts) == (409, "r-9", 1)
     assert isinstance(failing.error, SlugExists) and not failing.outcome_unknown
+
+
+@pytest.mark.parametrize("constant", ["TRANSPORT_ERROR", "CERTIFICATE_ERROR", "NOT_ATTEMPTED"])
+async def test_an_answer_naming_a_constant_of_linksyncs_own_is_not_read_as_it(
+    constant: str,
+) -> None:
+    """Local constants are found by linksync itself, never sent by the service: a body
+    naming one (a proxy, a service of another kind) is an unexpected answer, not a
+    transport failure (whose class has another shape) nor a refused certificate."""
+    app = FakeService(lambda s: error(502, constant, 0, "odd", "rid-7"))
+    async with fake_client(app, retry=RetryPolicy.never()) as client:
+        with pytest.raises(ApiError) as info:
+            await client.get_link("abc")
+    exc = info.value
+    assert type(exc) is ApiError and exc.constant == "UNEXPECTED_RESPONSE"
+    assert exc.message == "odd" and exc.stops is None and exc.retryable

@@ -1,19 +1,20 @@
-"""The lean network transport (``linksync.api.transport``) on real 127.0.0.1 sockets:
-keep-alive reuse, body framings, servers that close or drop connections, the
-connection limit, and the errors the client's retry rules rely on."""
+"""The network transport (httpx's own, as ``LinkServiceClient`` sets it up) on real
+127.0.0.1 sockets: keep-alive reuse, body framings, servers that close or drop
+connections, the connection limit, what every request carries, and the errors the
+client's retry rules rely on."""
 
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
-import httpx
 import pytest
 
+from linksync import __version__
 from linksync.api import LinkServiceClient, RetryPolicy
-from linksync.api.transport import LeanTransport
 from linksync.errors import TransportError
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -169,14 +170,13 @@ async def test_no_more_connections_than_allowed() -> None:
             writer.write(answer(OK))
             await writer.drain()
 
-    transport = LeanTransport(max_connections=2)
-    async with serve(server, slow) as base, httpx.AsyncClient(transport=transport) as http:
-        answers = await asyncio.gather(*(http.get(f"{base}/x?i={i}") for i in range(8)))
-    assert [a.status_code for a in answers] == [200] * 8
+    async with serve(server, slow) as base, client(base, concurrency=2) as c:
+        got = await asyncio.gather(*(c.ai_slug(f"https://e.com/{i}") for i in range(8)))
+    assert got == ["s"] * 8
     assert server.most_open <= 2 and len(server.requests) == 8
 
 
-async def test_a_cancelled_exchange_closes_its_connection() -> None:
+async def test_a_request_that_timed_out_does_not_leave_its_connection_in_use() -> None:
     server = Server()
     first = True
 
@@ -190,13 +190,19 @@ async def test_a_cancelled_exchange_closes_its_connection() -> None:
             writer.write(answer(OK))
             await writer.drain()
 
-    transport = LeanTransport(max_connections=1)
-    async with serve(server, hang_once) as base, httpx.AsyncClient(transport=transport) as http:
-        with pytest.raises(asyncio.TimeoutError):
-            async with asyncio.timeout(0.05):
-                await http.get(f"{base}/slow")
-        again = await http.get(f"{base}/fast")
-    assert again.status_code == 200 and server.connections == 2
+    async with (
+        serve(server, hang_once) as base,
+        client(base, concurrency=1, transport_retries=0) as c,
+    ):
+        c.timeout = 0.2
+        with pytest.raises(TransportError) as info:
+            await c.ai_slug("https://e.com/slow")
+        assert info.value.sent  # sent, no answer: outcome unknown
+        assert await c.ai_slug("https://e.com/fast") == "s"
+    assert server.connections == 2
+
+
+SENT = (b"content-type", b"authorization", b"accept", b"accept-encoding", b"user-agent")
 
 
 class Recorder(Server):
@@ -219,7 +225,7 @@ class Recorder(Server):
                 if name:
                     headers[name.strip().lower()] = value.strip()
             body = await reader.readexactly(int(headers.get(b"content-length", b"0")))
-            keep = {k: v for k, v in headers.items() if k in (b"content-type", b"authorization")}
+            keep = {k: v for k, v in headers.items() if k in SENT}
             self.seen.append((lines[0], keep, body))
             page = {"code": 0, "data": [], "pagination": {"page": 2, "total": 0}}
             link = {"code": 0, "data": {"slug": "s", "url": "https://e.com/é"}}
@@ -238,149 +244,32 @@ async def calls(c: LinkServiceClient) -> None:
     await c.verify_domain("dom_1")  # a POST without a body
 
 
-async def test_the_direct_path_sends_what_httpx_sends(monkeypatch: pytest.MonkeyPatch) -> None:
-    direct, via_httpx = Recorder(), Recorder()
-    async with serve(direct, direct.handler) as base, client(base) as c:
+async def test_every_request_carries_the_key_accept_gzip_and_the_user_agent() -> None:
+    seen = Recorder()
+    async with serve(seen, seen.handler) as base, client(base) as c:
         await calls(c)
-    # A proxy in the environment sends requests through httpx's models (127.0.0.1 is
-    # exempted from the proxy, so they still reach the server, over the lean transport).
-    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-    async with serve(via_httpx, via_httpx.handler) as base, client(base) as c:
-        await calls(c)
-    assert direct.seen == via_httpx.seen and len(direct.seen) == 4
-    assert direct.seen[0][0].startswith(b"GET /api/v1/links?page=2&limit=100&search=https%3A")
+    assert len(seen.seen) == 4
+    lines = [line for line, _, _ in seen.seen]
+    assert lines[0].startswith(b"GET /api/v1/links?page=2&limit=100&search=https%3A")
+    assert lines[1:] == [
+        b"POST /api/v1/links HTTP/1.1",
+        b"PATCH /api/v1/links/s?domain=go.example.com HTTP/1.1",
+        b"POST /api/v1/domains/dom_1/verify HTTP/1.1",
+    ]
+    for _, headers, _ in seen.seen:
+        assert headers[b"authorization"] == b"Bearer key-0123456789"
+        assert headers[b"accept"] == b"application/json"
+        assert headers[b"accept-encoding"] == b"gzip"
+        assert headers[b"user-agent"] == f"linksync/{__version__}".encode()
+    create = json.loads(seen.seen[1][2])
+    assert create == {"url": "https://e.com/é", "slug": "s", "tags": ["a", "b"]}
+    assert seen.seen[1][1][b"content-type"] == b"application/json"
 
 
-def raw_reply(server: Server, raw: bytes) -> Handler:
-    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if await server.read_request(reader) is not None:
-            writer.write(raw)
-            await writer.drain()
-
-    return handler
-
-
-async def fetch_raw(raw: bytes, method: str = "GET") -> tuple[httpx.Response, Server]:
+async def test_a_gzipped_answer_is_decoded() -> None:
     server = Server()
-    async with serve(server, raw_reply(server, raw)) as base:
-        transport = LeanTransport()
-        try:
-            request = httpx.Request(method, base + "/x")
-            response = await transport.handle_async_request(request)
-            await response.aread()
-            return response, server
-        finally:
-            await transport.aclose()
+    packed = gzip.compress(OK)
+    reply = answer(packed, b"content-encoding: gzip")
 
-
-@pytest.mark.parametrize(
-    ("raw", "status", "body"),
-    [
-        (b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nhi", 200, b"hi"),
-        (
-            b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 1\r\n\r\nx",
-            201,
-            b"x",
-        ),
-        (
-            b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
-            b"3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nx-trailer: 1\r\n\r\n",
-            200,
-            b"abcde",
-        ),
-        (b"HTTP/1.1 204 No Content\r\n\r\n", 204, b""),
-        (b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 1\r\n\r\nz", 200, b"z"),
-        (b"HTTP/1.0 200 OK\r\ncontent-length: 1\r\n\r\nz", 200, b"z"),
-        (b"HTTP/1.1 200 OK\r\n\r\nuntil the end", 200, b"until the end"),
-    ],
-)
-async def test_answers_are_framed_as_http_says(raw: bytes, status: int, body: bytes) -> None:
-    response, _ = await fetch_raw(raw)
-    assert (response.status_code, response.content) == (status, body)
-
-
-@pytest.mark.parametrize(
-    "raw",
-    [
-        b"HTTP/2 200 OK\r\n\r\n",
-        b"HTTP/1.1 2000 OK\r\n\r\n",
-        b"HTTP/1.1 200 OK\r\nno colon\r\n\r\n",
-        b"HTTP/1.1 200 OK\r\ncontent-length: 3\r\ncontent-length: 4\r\n\r\nabcd",
-        b"HTTP/1.1 200 OK\r\ncontent-length: -1\r\n\r\n",
-        b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n",
-        b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nshort",
-        b"HTTP/1.1 200 OK\r\ncontent-le",
-        b"",
-    ],
-)
-async def test_malformed_answers_are_refused(raw: bytes) -> None:
-    with pytest.raises(httpx.RemoteProtocolError):
-        await fetch_raw(raw)
-
-
-async def test_a_line_break_in_a_header_is_refused_before_sending() -> None:
-    server = Server()
-    async with serve(server, keep_alive(server)) as base:
-        transport = LeanTransport()
-        try:
-            request = httpx.Request("GET", base + "/x", headers={"x-a": "1\r\nx-evil: 2"})
-            with pytest.raises(httpx.LocalProtocolError):
-                await transport.handle_async_request(request)
-        finally:
-            await transport.aclose()
-    assert server.requests == []
-
-
-async def test_bytes_after_an_answer_end_the_connection_and_the_answer_stands() -> None:
-    """A server that sends more than one answer's worth (a second answer, or garbage)
-    is not trusted with the next request: the next one goes on a new connection."""
-    server = Server()
-    extras = [answer(OK) + answer(OK), answer(OK) + b"garbage"]
-
-    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while await server.read_request(reader) is not None:
-            writer.write(extras.pop(0) if extras else answer(OK))
-            await writer.drain()
-
-    async with serve(server, handler) as base, client(base) as c:
-        for i in range(3):
-            assert await c.ai_slug(f"https://e.com/{i}") == "s"
-    assert server.connections == 3
-
-
-async def test_header_values_lose_their_edge_spaces_and_head_answers_have_no_body() -> None:
-    response, _ = await fetch_raw(
-        b"HTTP/1.1 200 OK\r\nx-a:   padded  \r\ncontent-length: 0\r\n\r\n"
-    )
-    assert response.headers["x-a"] == "padded"
-    # An answer to HEAD announces a length but has no body: it is not waited for.
-    response, server = await fetch_raw(
-        b"HTTP/1.1 200 OK\r\ncontent-length: 500\r\n\r\n", method="HEAD"
-    )
-    assert response.status_code == 200 and response.content == b""
-    assert server.requests == [b"HEAD /x HTTP/1.1"]
-
-
-async def test_an_answer_head_that_never_ends_is_refused() -> None:
-    """A server that sends header lines without end (the connection left open) is cut
-    off once 64 KiB hold no complete head, not waited on."""
-    server = Server()
-
-    async def endless(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await server.read_request(reader)
-        writer.write(b"HTTP/1.1 200 OK\r\n")
-        for _ in range(100):
-            writer.write(b"x-filler: " + b"a" * 1000 + b"\r\n")
-        await writer.drain()
-        await asyncio.sleep(5)
-
-    async with serve(server, endless) as base:
-        transport = LeanTransport()
-        try:
-            with pytest.raises(httpx.RemoteProtocolError, match="head too large"):
-                await asyncio.wait_for(
-                    transport.handle_async_request(httpx.Request("GET", base + "/x")), 2
-                )
-        finally:
-            await transport.aclose()
+    async with serve(server, keep_alive(server, reply)) as base, client(base) as c:
+        assert await c.ai_slug("https://e.com/1") == "s"

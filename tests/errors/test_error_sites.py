@@ -40,6 +40,7 @@ SITES: dict[tuple[str, str], set[str]] = {
         "UNAUTHORIZED",
     },
     ("api/failures.py", "_constant_for"): {"UNEXPECTED_RESPONSE"},
+    ("api/network.py", "certificate_error"): {"CERTIFICATE_ERROR"},
     ("api/parse.py", "unexpected"): {"UNEXPECTED_RESPONSE"},
     ("errors/tree.py", "__init__"): {"TRANSPORT_ERROR"},
     ("model/results.py", "<module>"): {
@@ -97,10 +98,10 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sources/__init__.py", "_read_dir"): {"EMPTY_SOURCE"},
     ("sources/__init__.py", "read_source"): {"EMPTY_SOURCE"},
     ("sources/csv_reader.py", "_mixed"): {"MIXED_ENCODING"},
-    ("sources/csv_reader.py", "_pandas"): {"MISSING_URL"},
     ("sources/csv_reader.py", "_table"): {"INVALID_FIELD"},
     ("sources/csv_reader.py", "_unclosed"): {"INVALID_FIELD"},
-    ("sources/csv_reader.py", "read"): {"EMPTY_SOURCE", "MISSING_URL", "MISSING_URL_COLUMN"},
+    ("sources/csv_reader.py", "<module>"): {"UNCERTAIN_ENCODING"},  # _UNCERTAIN
+    ("sources/csv_reader.py", "read"): {"EMPTY_SOURCE", "MISSING_URL_COLUMN"},
     ("sources/excel.py", "_nothing_to_read"): {"EMPTY_SOURCE"},
     ("sources/excel.py", "_read_book"): {"UNCHECKED_FORMAT"},
     ("sources/excel.py", "_read_sheet"): {"EMPTY_SOURCE", "MISSING_URL_COLUMN"},
@@ -114,9 +115,11 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sources/yaml_reader.py", "_file_problem"): {"INVALID_FIELD"},
     ("sources/yaml_reader.py", "_read_file"): {"EMPTY_SOURCE"},
     ("sources/yaml_reader.py", "_unknown"): {"UNKNOWN_COLUMN"},
+    ("sync/calls.py", "adopt_stable"): {"SLUG_EXISTS"},
     ("sync/calls.py", "converge"): {"REPLACE_REQUIRED"},
     ("sync/calls.py", "recheck"): {"AMBIGUOUS_MATCH"},
-    ("sync/diff.py", "_decide"): {"MISSING_URL", "REPLACE_REQUIRED"},
+    # SLUG_EXISTS: every stable slug candidate of a slugless row is taken.
+    ("sync/diff.py", "_decide"): {"MISSING_URL", "REPLACE_REQUIRED", "SLUG_EXISTS"},
     ("sync/diff.py", "_domain_problem"): {"DOMAIN_NOT_ACTIVE", "DOMAIN_NOT_FOUND"},
     ("sync/diff.py", "_duplicate"): {"DUPLICATE_IN_SOURCE"},
     ("sync/diff.py", "_match"): {"AMBIGUOUS_MATCH"},
@@ -140,14 +143,9 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("validate/rows.py", "_urls"): {"INVALID_FIELD", "INVALID_URL"},
 }
 
-#: Sites known to carry a wrong constant, each fixed on another branch: the encoding
-#: warning ("the file is not UTF-8 and its encoding is not certain") carries
-#: MISSING_URL here; it is fixed on branch trust-inputs (UNCERTAIN_ENCODING), which
-#: owns the encoding guess. Nothing else may be listed.
-KNOWN_WRONG: set[tuple[str, str, str]] = {
-    ("sources/csv_reader.py", "_pandas", "MISSING_URL"),  # fixed on branch trust-inputs
-    ("sources/csv_reader.py", "read", "MISSING_URL"),  # fixed on branch trust-inputs
-}
+#: Sites known to carry a wrong constant, each fixed on another branch. Empty: the
+#: encoding warning's MISSING_URL is UNCERTAIN_ENCODING since trust-inputs' merge.
+KNOWN_WRONG: set[tuple[str, str, str]] = set()
 
 #: The sites allowed to say a row has no destination URL: MISSING_URL is not the
 #: constant of an empty file, a missing column or an encoding guess.
@@ -247,11 +245,3 @@ def test_missing_url_is_only_said_of_a_row_without_url() -> None:
         if "MISSING_URL" in constants and (module, fn, "MISSING_URL") not in KNOWN_WRONG
     }
     assert sites == MISSING_URL_SITES
-
-
-def test_known_wrong_sites_are_still_there() -> None:
-    """The tolerance is for exactly the encoding warning: once trust-inputs' fix is
-    merged these entries go (the lead removes them), and this fails until they do."""
-    found, _ = _literals()
-    for module, fn, constant in KNOWN_WRONG:
-        assert constant in found.get((module, fn), set())

@@ -2,8 +2,10 @@
 client, the shared rate limiter, the tenacity retry loop, error conversion, redaction,
 and the call events subscribers receive (``linksync.api.events``).
 
-This module, ``client.py`` and ``transport.py`` (the network transport) are the only
-ones that import httpx.
+The network goes through httpx's own transport (its pool sized to the concurrency, env
+proxies and ``SSL_CERT_FILE`` honoured, see ``linksync.api.network``); a given
+transport (the in-process sandbox, test fakes) replaces it. This module, ``client.py``
+and ``network.py`` are the only ones that import httpx.
 """
 
 from __future__ import annotations
@@ -23,15 +25,16 @@ from linksync import __version__
 from linksync.api.events import CallEvent, CallHook, CallHooks
 from linksync.api.failures import error_from_answer, request_id_of
 from linksync.api.limiter import RateLimiter
-from linksync.api.retry import RetryClass, RetryPolicy, classify
-from linksync.api.transport import Direct, LeanTransport
-from linksync.api.types import CallMeta, ClientStats
-from linksync.api.urls import (
-    check_base_url,
-    clean_params,
-    describe_exception,
-    proxy_in_environment,
+from linksync.api.network import (
+    Network,
+    certificate_error,
+    proxy_for,
+    proxy_secrets,
+    ssl_context,
 )
+from linksync.api.retry import RetryClass, RetryPolicy, classify
+from linksync.api.types import CallMeta, ClientStats
+from linksync.api.urls import check_base_url, clean_params, describe_exception
 from linksync.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
 from linksync.errors import ApiError, ConfigError, TransportError
 from linksync.secrets import redact
@@ -88,6 +91,7 @@ class BaseClient:
         timeout: float = DEFAULT_TIMEOUT,
         allow_insecure: bool = False,
         retry: RetryPolicy | None = None,
+        network: Network | None = None,
     ) -> None:
         if (
             not api_key
@@ -106,22 +110,21 @@ class BaseClient:
         self.retry = retry or RetryPolicy()
         self._stats = ClientStats()
         self.limiter = RateLimiter(concurrency, sleep=self.retry.sleep, clock=self.retry.clock)
-        self._secrets = (api_key,)
+        self._secrets: tuple[str, ...] = (api_key,)
         self._hooks = CallHooks()
         headers = {
             "Authorization": f"Bearer {api_key}",
             "Accept": "application/json",
+            "Accept-Encoding": "gzip",
             "User-Agent": f"linksync/{__version__}",
         }
-        # The network goes through the lean transport, straight (no httpx models) unless
-        # the environment names a proxy; given transports (in-process sandbox, test
-        # fakes) go through httpx.
-        self._direct: Direct | None = None
-        if transport is None:
-            lean = LeanTransport(max_connections=concurrency)
-            if not proxy_in_environment():
-                self._direct = Direct(lean, self.base_url, headers, timeout=timeout)
-            transport = lean
+        network = network or Network()
+        #: The proxy the network requests go through (None: straight, or in-process).
+        self.proxy = proxy_for(self.base_url, network.proxy) if transport is None else None
+        if self.proxy:
+            self._secrets = (api_key, *proxy_secrets(self.proxy))
+        # No transport given: httpx's own, with its environment rules (proxies, NO_PROXY,
+        # SSL_CERT_FILE / SSL_CERT_DIR) and the pool sized to the concurrency.
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             transport=transport,
@@ -129,6 +132,9 @@ class BaseClient:
             timeout=httpx.Timeout(timeout),
             limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
             follow_redirects=False,
+            trust_env=True,
+            proxy=network.proxy if transport is None else None,
+            verify=ssl_context(network) if transport is None else True,
         )
 
     def __repr__(self) -> str:
@@ -184,11 +190,18 @@ class BaseClient:
             self._stats.requests_by_kind[kind] += 1
             try:
                 async with asyncio.timeout(self.timeout):
-                    status, headers, content = await self._exchange(method, path, params, body)
+                    resp = await self._http.request(
+                        method, path, params=clean_params(params), json=body
+                    )
+                status, headers, content = resp.status_code, resp.headers, resp.content
             except TimeoutError:
                 what = f"no answer within {self.timeout:g} s"
                 raise self._transport_error(kind, what, True, state) from None
             except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
+                refused = certificate_error(exc, self.base_url, state.attempts)
+                if refused is not None:
+                    self._stats.transport_errors += 1
+                    raise refused from None
                 raise self._transport_error(kind, describe_exception(exc), False, state) from None
             except (httpx.TransportError, OSError) as exc:
                 raise self._transport_error(kind, describe_exception(exc), True, state) from None
@@ -221,15 +234,6 @@ class BaseClient:
             self._stats.rate_limited += 1
             self.limiter.pause(self.retry.retry_after(error))
         raise error
-
-    async def _exchange(
-        self, method: str, path: str, params: Mapping[str, Any] | None, body: Any
-    ) -> tuple[int, Mapping[str, str], bytes]:
-        """Status, headers and body of one request (direct, or through httpx)."""
-        if self._direct is not None:
-            return await self._direct.send(method, path, clean_params(params), body)
-        resp = await self._http.request(method, path, params=clean_params(params), json=body)
-        return resp.status_code, resp.headers, resp.content
 
     def _transport_error(
         self, kind: str, what: str, sent: bool, state: CallState

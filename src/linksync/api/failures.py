@@ -4,9 +4,11 @@ out of every message.
 The service's error body is ``{"error": {code, constant, message, requestId}}``. Anything
 else (an HTML page from a proxy, an empty 502, a constant this version does not know)
 still becomes a clear ApiError: the constant is taken from the body when it looks like
-one, else from the five-digit code, else from the status when the interface gives that
-status exactly one constant, else ``UNEXPECTED_RESPONSE``. Whether it is retryable
-follows the status (429, 500, 502, 503, 504 are).
+one and is not one of linksync's own (a body naming TRANSPORT_ERROR or
+CERTIFICATE_ERROR is not read as one), else from the five-digit code, else from the
+status when the interface gives that status exactly one constant, else
+``UNEXPECTED_RESPONSE``. Whether it is retryable follows the status (429, 500, 502,
+503, 504 are).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from linksync.errors import BY_CODE, ERRORS, ApiError, is_retryable_status
+from linksync.errors import BY_CODE, ERRORS, ApiError, Origin, is_retryable_status
 from linksync.secrets import redact
 
 #: Statuses that name exactly one constant of the interface's table.
@@ -79,7 +81,9 @@ def request_id_of(headers: Mapping[str, str], body: Any = None) -> str | None:
 def _constant_for(status: int, constant: Any, code: Any) -> tuple[str, int | None]:
     code_int = code if isinstance(code, int) and not isinstance(code, bool) else None
     if isinstance(constant, str) and _CONSTANT_SHAPE.match(constant):
-        return constant, code_int
+        known = ERRORS.get(constant)
+        if known is None or known.origin is not Origin.LOCAL:  # linksync's own: never sent
+            return constant, code_int
     if code_int is not None and code_int in BY_CODE:
         return BY_CODE[code_int].constant, code_int
     if status in STATUS_CONSTANTS:

@@ -1,10 +1,10 @@
 """Where requests go: the base URL check (https, or plain http to loopback only; no
-credentials in it), the proxy check, and the small helpers that shape a request."""
+credentials in it), and the small helpers that shape a request (proxies and trust:
+``linksync.api.network``)."""
 
 from __future__ import annotations
 
 import ipaddress
-import os
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -42,12 +42,6 @@ def check_base_url(base_url: str, *, allow_insecure: bool) -> str:
     if path.endswith(API_PREFIX):
         path = path[: -len(API_PREFIX)]
     return f"{parts.scheme}://{parts.netloc}{path}"
-
-
-def proxy_in_environment() -> bool:
-    """Whether the environment names a proxy (httpx routes those through its own)."""
-    names = {"http_proxy", "https_proxy", "all_proxy"}
-    return any(k.lower() in names and v.strip() for k, v in os.environ.items())
 
 
 def clean_params(params: Mapping[str, Any] | None) -> dict[str, Any] | None:

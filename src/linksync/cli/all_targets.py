@@ -41,10 +41,16 @@ def prepare(
     workspaces = load_workspaces(target.config, names or None)
     for ws in workspaces:
         try:
-            settings = ws.settings(insecure=target.insecure, concurrency=target.concurrency)
+            settings = ws.settings(
+                insecure=target.insecure, concurrency=target.concurrency, network=target.network
+            )
         except ConfigError:
             continue  # the run reports it as this target's error
-        secrets.add(settings.target.api_key)
+        for secret in settings.target.secrets():
+            secrets.add(secret)
+        via = settings.target.describe().partition(" via proxy ")[2]
+        if via:
+            err(f"[{ws.name}] via proxy {via}")
     err(f"targets: {', '.join(ws.name for ws in workspaces)}")
     return workspaces, logger
 
@@ -96,7 +102,7 @@ def plan_targets(
     asking = threading.Lock()
     every = plan_all(
         workspaces, config=target.config, insecure=target.insecure,
-        concurrency=target.concurrency, logger=logger,
+        concurrency=target.concurrency, network=target.network, logger=logger,
         events=lambda name: TargetEvents(name, asking, yes=True),
         **more, **kw,
     )  # fmt: skip
@@ -129,7 +135,7 @@ def apply_targets(
     asking = threading.Lock()
     every = apply_all(
         workspaces, config=target.config, insecure=target.insecure,
-        concurrency=target.concurrency, logger=logger,
+        concurrency=target.concurrency, network=target.network, logger=logger,
         events=lambda name: TargetEvents(name, asking, yes=yes), **more, **kw,
     )  # fmt: skip
     if as_json:

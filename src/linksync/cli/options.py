@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -46,6 +46,13 @@ class TargetOptions:
     api_key_file: str | None = None
     insecure: bool = False
     concurrency: int | None = None
+    proxy: str | None = field(default=None, repr=False)  # may hold credentials
+    ca_bundle: str | None = None
+    system_trust: bool = False
+
+    @property
+    def network(self) -> cfg.NetworkFlags:
+        return cfg.NetworkFlags(self.proxy, self.ca_bundle, self.system_trust)
 
     def resolve(self, *, announce: bool = True) -> cfg.Settings:
         """Flags > environment > config file > defaults; prints the target on stderr."""
@@ -56,6 +63,7 @@ class TargetOptions:
             api_key_file=self.api_key_file,
             insecure=self.insecure,
             concurrency=self.concurrency,
+            network=self.network,
         )
         if announce:
             err(settings.target.describe())
@@ -106,6 +114,36 @@ _OPTIONS: tuple[Callable[[F], F], ...] = (
         type=click.IntRange(1, MAX_CONCURRENCY),
         help=f"Requests in flight at most (default {DEFAULT_CONCURRENCY}).",
     ),
+    click.option(
+        "--proxy",
+        metavar="URL",
+        help="Send every request through this proxy, http://[user:pass@]host:port [profile "
+        "proxy:; else env HTTPS_PROXY, HTTP_PROXY, ALL_PROXY with NO_PROXY].",
+    ),
+    click.option(
+        "--ca-bundle",
+        type=click.Path(dir_okay=False),
+        metavar="FILE",
+        help="Trust the CA certificates of this PEM file for https [profile ca_bundle:; "
+        "else env SSL_CERT_FILE / SSL_CERT_DIR, or the bundled CAs].",
+    ),
+    click.option(
+        "--system-trust",
+        is_flag=True,
+        default=False,
+        help="Trust what the operating system trusts (its certificate store, as "
+        "browsers do) [profile trust: system].",
+    ),
+)
+
+
+#: ``--slugless``: how rows without a slug are created (``linksync.sync.slugs``).
+SLUGLESS_OPTION: Callable[[F], F] = click.option(
+    "--slugless",
+    type=click.Choice(["stable", "random"]),
+    help="Rows without a slug: stable (default: a slug derived from domain and URL, so "
+    "runs racing on any number of machines make one link) or random (the service picks "
+    "one; only the run lock on one machine prevents doubles) [profile: slugless].",
 )
 
 
@@ -121,6 +159,9 @@ def target_options(fn: F) -> F:
             api_key_file=kwargs.pop("api_key_file"),
             insecure=kwargs.pop("insecure"),
             concurrency=kwargs.pop("concurrency"),
+            proxy=kwargs.pop("proxy"),
+            ca_bundle=kwargs.pop("ca_bundle"),
+            system_trust=kwargs.pop("system_trust"),
         )
         return fn(*args, **kwargs)
 

@@ -1,7 +1,8 @@
 """Flags of how sources are read, shared by ``validate``, ``plan`` and ``apply``.
 
 Each flag has a profile key of the same meaning (``columns``, ``encoding``,
-``date_format``, ``empty_values``, ``strict``); a flag given wins over the profile.
+``date_format``, ``empty_values``, ``strict``, and ``workbook_password_env`` for
+``--workbook-password-file``); a flag given wins over the profile.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ _FLAGS: tuple[Callable[[F], F], ...] = (
         "--encoding",
         metavar="ENCODING",
         help="Encoding of CSV files (e.g. cp1252, cp1251, gb18030, shift_jis, utf-16); "
-        "default: detected, with a warning when the guess is not certain.",
+        "default: detected, with a warning (UNCERTAIN_ENCODING) when the guess is not "
+        "certain; a short file that reads as text in several encodings is not read "
+        "until this names one.",
     ),
     click.option(
         "--date-format",
@@ -53,6 +56,15 @@ _FLAGS: tuple[Callable[[F], F], ...] = (
         "Without it such placeholders are errors naming the cell.",
     ),
     click.option(
+        "--workbook-password-file",
+        metavar="FILE",
+        type=click.Path(dir_okay=False),
+        help="The password of encrypted (password-protected) workbooks, read from FILE "
+        "(one trailing line break ignored); they are decrypted in memory. Never printed. "
+        "Or name an environment variable holding it with the profile's "
+        "workbook_password_env:.",
+    ),
+    click.option(
         "--strict/--no-strict",
         default=None,
         help="Every warning about the sources is an error (its row is not sent; a "
@@ -64,7 +76,7 @@ _FLAGS: tuple[Callable[[F], F], ...] = (
 
 def source_flags(fn: F) -> F:
     """Add the flags; the command receives maps, encoding, date_format, timezone,
-    empty_values, strict."""
+    empty_values, workbook_password_file, strict."""
     decorated: Any = fn
     for option in reversed(_FLAGS):
         decorated = option(decorated)
@@ -91,5 +103,6 @@ def pop_source_flags(kw: dict[str, Any]) -> dict[str, Any]:
         "date_format": kw.pop("date_format", None),
         "timezone": kw.pop("timezone", None),
         "empty_values": tuple(kw.pop("empty_values", ()) or ()),
+        "workbook_password_file": kw.pop("workbook_password_file", None),
         "strict": kw.pop("strict", None),
     }

@@ -15,6 +15,7 @@ from linksync.jsontext import readable
 from linksync.model import Severity
 from linksync.profiles import Profile, load_profile
 from linksync.sources import ReadOptions, SourceBatch, read_sources
+from linksync.sources.encrypted import workbook_password
 from linksync.sources.template import FORMATS, write_template
 from linksync.validate import Validation, validate
 
@@ -87,7 +88,13 @@ def render_json(batch: SourceBatch, result: Validation) -> str:
 
 @click.command("validate")
 @click.argument("sources", nargs=-1, required=True)
-@click.option("--sheet", "sheets", multiple=True, help="Only this Excel sheet (repeatable).")
+@click.option(
+    "--sheet",
+    "sheets",
+    multiple=True,
+    help="Only this Excel sheet (repeatable). A name with control or direction characters "
+    "may be typed as linksync prints it (Links\\u202e\\u0007).",
+)
 @click.option(
     "--fix-invisible",
     is_flag=True,
@@ -128,6 +135,9 @@ def validate_command(
         date_format=given["date_format"] or prof.date_format,
         timezone=given["timezone"] or prof.timezone,
         empty_values=given["empty_values"] or prof.empty_values,
+        workbook_password=workbook_password(
+            password_file=given["workbook_password_file"], env_name=prof.workbook_password_env
+        ),
     )
     strict = prof.strict if given["strict"] is None else bool(given["strict"])
     domain = default_domain or prof.default_domain

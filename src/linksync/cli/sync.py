@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from linksync.cli.common import echo, err, fail, handle_errors
-from linksync.cli.options import TargetOptions, refuse, selected, target_options, target_selection
+from linksync.cli.options import (
+    SLUGLESS_OPTION,
+    TargetOptions,
+    refuse,
+    selected,
+    target_options,
+    target_selection,
+)
 from linksync.cli.source_flags import pop_source_flags, source_flags
 from linksync.config import Settings
 from linksync.errors import ConfigError
@@ -38,9 +45,16 @@ _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
         help="Mirror scope: the only domain(s) where links may be deleted (repeatable).",
     ),
     click.option("--owner-tag", help="Only links with this tag may be deleted; added to creates."),
-    click.option("--sheet", "sheets", multiple=True, help="Only these workbook sheets."),
+    click.option(
+        "--sheet",
+        "sheets",
+        multiple=True,
+        help="Only these workbook sheets. A name with control or direction characters "
+        "may be typed as linksync prints it (Links\\u202e\\u0007).",
+    ),
     click.option("--fix-invisible", is_flag=True, help="Strip invisible characters (warned)."),
     click.option("--ai-slug", is_flag=True, help="Fill empty slugs from the AI tool."),
+    SLUGLESS_OPTION,
     click.option("--ai-og", is_flag=True, help="Fill empty descriptions from the AI tool."),
     click.option("--allow-replace", is_flag=True, help="Delete+create links whose expiry differs."),
     click.option(
@@ -87,6 +101,7 @@ def run_keywords(kw: dict[str, Any]) -> dict[str, Any]:
         "reset_passwords": kw["reset_passwords"] or None,
         "max_deletes": kw["max_deletes"],
         "force": kw["force"] or None,
+        "slugless": kw["slugless"],
     }
 
 
@@ -96,7 +111,8 @@ def start(target: TargetOptions, log_format: str) -> tuple[Settings, logging.Log
     secrets = Secrets()
     logger = setup_logging(log_format, secrets=secrets)  # type: ignore[arg-type]
     settings = target.resolve(announce=False)
-    secrets.add(settings.target.api_key)
+    for secret in settings.target.secrets():
+        secrets.add(secret)
     err(settings.target.describe())
     return settings, logger
 

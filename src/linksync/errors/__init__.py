@@ -24,7 +24,9 @@ Exception tree::
     │   ├── LinkNotFound           404 LINK_NOT_FOUND
     │   ├── SlugExists             409 SLUG_EXISTS (another writer got there)
     │   ├── RateLimited            429 RATE_LIMITED (retried after Retry-After)
-    │   └── TransportError         no HTTP response: connection refused/reset, timeout
+    │   ├── TransportError         no HTTP response: connection refused/reset, timeout
+    │   └── CertificateError       the service's TLS certificate did not verify (stops
+    │                              the run, never retried)
     ├── UnsafePlanError            a plan crosses a safety threshold (use --force)
     ├── LockError                  another run holds the lock (exit 2)
     └── StoppedAfterWrites         an error or an interrupt ended a run that had
@@ -47,6 +49,7 @@ from linksync.errors.table import (
 from linksync.errors.tree import (
     AccessError,
     ApiError,
+    CertificateError,
     ConfigError,
     FileProblems,
     Forbidden,
@@ -70,6 +73,7 @@ __all__ = [
     "ERRORS",
     "AccessError",
     "ApiError",
+    "CertificateError",
     "ConfigError",
     "ErrorDef",
     "FileProblems",

@@ -75,6 +75,10 @@ ADVICE: dict[str, str] = {
     "MIXED_ENCODING": (
         "Save the file as UTF-8 again, or pass --encoding to read the whole file one way."
     ),
+    "UNCERTAIN_ENCODING": (
+        "Check the text shown in the message; if it is garbled, name the file's encoding "
+        "with --encoding (or the profile's encoding:), or save it as UTF-8."
+    ),
     "UNCHECKED_FORMAT": "Save the workbook as .xlsx to have every cell checked.",
     "PASSWORD_NOT_IN_PLAN": (
         "Give the sources to apply --plan as well, so the passwords are read from them."
@@ -101,6 +105,10 @@ ADVICE: dict[str, str] = {
     "NOT_ATTEMPTED": "Not sent, because the run stopped first: apply again to send it.",
     "INTERRUPTED": "The run was stopped: apply again to send what is left.",
     "TRANSPORT_ERROR": "The service did not answer: check the connection and apply again.",
+    "CERTIFICATE_ERROR": (
+        "The service's certificate is not trusted on this machine: ask whoever set up "
+        "linksync to trust its CA (ca_bundle: or trust: system in the profile)."
+    ),
     "UNEXPECTED_RESPONSE": (
         "The service's answer made no sense (a proxy page?): check the target's address."
     ),

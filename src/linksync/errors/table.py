@@ -10,6 +10,7 @@ from enum import StrEnum
 
 from linksync.errors.tree import (
     ApiError,
+    CertificateError,
     Forbidden,
     LinkNotFound,
     LinksyncError,
@@ -237,6 +238,15 @@ _TABLE: tuple[ErrorDef, ...] = (
         Origin.LOCAL,
     ),
     ErrorDef(
+        "UNCERTAIN_ENCODING",
+        None,
+        None,
+        "A file is not UTF-8 and its encoding is not certain: read as the likeliest with a "
+        "warning, or not read when its text is too short to tell; name it with --encoding "
+        "(or the profile's encoding:)",
+        Origin.LOCAL,
+    ),
+    ErrorDef(
         "DUPLICATE_IN_SOURCE",
         None,
         None,
@@ -320,6 +330,17 @@ _TABLE: tuple[ErrorDef, ...] = (
         error=TransportError,
     ),
     ErrorDef(
+        "CERTIFICATE_ERROR",
+        None,
+        None,
+        "The service's TLS certificate did not verify (an unknown CA, a name mismatch, "
+        "expired): trust its CA (SSL_CERT_FILE, --ca-bundle) or the system's store",
+        Origin.LOCAL,
+        stops=Stop.RUN,
+        stop_reason="the service's TLS certificate was refused (CERTIFICATE_ERROR)",
+        error=CertificateError,
+    ),
+    ErrorDef(
         "UNEXPECTED_RESPONSE",
         None,
         None,
@@ -356,8 +377,10 @@ def describe(exc: BaseException) -> str:
     requestId; a file that cannot be used with its name and the system's reason."""
     if isinstance(exc, ApiError):
         rid = f" (requestId {exc.request_id})" if exc.request_id else ""
-        status = f"HTTP {exc.status}, " if exc.status is not None else ""
-        return f"{exc.constant}: {exc.message} [{status}code {exc.code}]{rid}"
+        parts = [f"HTTP {exc.status}"] if exc.status is not None else []
+        parts += [f"code {exc.code}"] if exc.code is not None else []
+        tail = f" [{', '.join(parts)}]" if parts else ""
+        return f"{exc.constant}: {exc.message}{tail}{rid}"
     if isinstance(exc, OSError) and not isinstance(exc, LinksyncError):
         where = f" {exc.filename}" if exc.filename else ""
         return f"cannot use{where}: {exc.strerror or exc}"

@@ -178,6 +178,12 @@ class TransportError(ApiError):
         return self.sent
 
 
+class CertificateError(ApiError):
+    """The service's TLS certificate did not verify (CERTIFICATE_ERROR): no request can
+    reach it until it is trusted, so it is not retried and a run stops (exit 2 when
+    nothing was written). The message names the host, the reason and the fixes."""
+
+
 class UnsafePlanError(LinksyncError):
     """The plan crosses a safety threshold (too many updates or deletes). Use --force."""
 

@@ -35,7 +35,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, Unpack
 
-from linksync.config import Settings
+from linksync.config import NetworkFlags, Settings
 from linksync.errors import ConfigError, LinksyncError, describe
 from linksync.lock import default_lock_path
 from linksync.outcome import EXIT_OK, RemoteWrites, error_constant, exit_code_for
@@ -59,6 +59,7 @@ class AllOptions(SharedOptions, total=False):
     cwd: str | PathLike[str] | None  # where ./linksync.yaml and a sandbox's default state are
     insecure: bool  # --insecure, for every target
     concurrency: int | None  # --concurrency, for every target
+    network: NetworkFlags | None  # --proxy, --ca-bundle, --system-trust, for every target
     events: Callable[[str], RunEvents]  # the events of each target, by its name
 
 
@@ -184,7 +185,7 @@ def _resolve(
         try:
             settings[ws.name] = ws.settings(
                 env=env, insecure=kw.get("insecure", False),
-                concurrency=kw.get("concurrency"), cwd=cwd,
+                concurrency=kw.get("concurrency"), cwd=cwd, network=kw.get("network"),
             )  # fmt: skip
         except ConfigError as exc:
             failed[ws.name] = _error(ws.name, None, exc)

@@ -3,6 +3,8 @@
 1. Every output path is checked before the first request (``preflight``): reports,
    annotated copies, the QR zip, the journal, the lock and its holder record, against
    every file the run reads. A problem is a ``ConfigError``: nothing was done.
+   Temporary files that killed runs of this host left beside those outputs are then
+   removed, with a warning naming them (``linksync.leftovers``).
 2. The sources are read and validated; an error that belongs to no row refuses the run
    (``FileProblems``) unless a saved plan is applied.
 3. The run lock is taken (keyed on the target by default); then the reports are opened
@@ -40,6 +42,7 @@ from linksync.errors import (
     UnsafePlanError,
     describe,
 )
+from linksync.leftovers import describe_removed
 from linksync.lock import LockHolder, acquire_lock
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RowResult, RunInfo
@@ -53,7 +56,7 @@ from linksync.pipeline.inputs import (
     source_paths,
 )
 from linksync.pipeline.planning import plan_to_apply
-from linksync.pipeline.preflight import Checks, RunPaths, run_checks, run_paths
+from linksync.pipeline.preflight import Checks, RunPaths, clear_leftovers, run_checks, run_paths
 from linksync.report import ReportOptions, ReportSet
 from linksync.report.annotate import annotation_pairs, write_annotated
 from linksync.report.qr import QrCodes, write_results_qr
@@ -108,7 +111,9 @@ class ApplyRun:
         self.on_progress = on_progress
         self.cancel = cancel
         self.log = logger or logging.getLogger("linksync")
-        self.secrets = Secrets([request.settings.target.api_key])
+        self.secrets = Secrets(
+            [*request.settings.target.secrets(), request.reading.workbook_password]
+        )
         self.writes = RemoteWrites()
         self.run_id = new_run_id()
         self.journal: Path | None = None
@@ -185,6 +190,9 @@ class ApplyRun:
     def _preflight(self) -> RunPaths:
         paths = self.paths()
         self.checks(paths).check()
+        removed = clear_leftovers(paths)
+        if removed:
+            self.warn(describe_removed(removed))
         return paths
 
     def _lock(self, paths: RunPaths) -> AbstractContextManager[LockHolder | None]:

@@ -17,19 +17,21 @@ import asyncio
 import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from os import PathLike
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
 from linksync.collection import fewer_collections
 from linksync.config import Settings, resolve
 from linksync.errors import ConfigError
+from linksync.leftovers import describe_removed
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.outputs import write_text_atomic
 from linksync.pipeline.applying import ApplyRequest, ApplyRun, PathArg, run_apply
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import Reading, Sources, load_specs, options_from, source_paths
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
-from linksync.pipeline.preflight import preflight, run_paths
+from linksync.pipeline.preflight import clear_leftovers, preflight, run_paths
 from linksync.report.plans import plan_rows
 from linksync.sync.options import Mode, SyncOptions
 from linksync.sync.plan import Plan
@@ -46,6 +48,7 @@ class SharedOptions(TypedDict, total=False):
     date_format: str | None  # --date-format
     timezone: str | None  # --timezone
     empty_values: Iterable[str]  # --empty-value
+    workbook_password_file: str | PathLike[str] | None  # --workbook-password-file
     strict: bool | None  # --strict
     fix_invisible: bool  # --fix-invisible
     ai_slug: bool  # --ai-slug
@@ -64,6 +67,7 @@ class SharedOptions(TypedDict, total=False):
     max_change_ratio: float | None
     min_existing: int | None
     force: bool | None
+    slugless: str | None  # --slugless stable|random
 
 
 class RunOptions(SharedOptions, total=False):
@@ -109,6 +113,7 @@ def _reading(kw: SharedOptions, settings: Settings) -> Reading:
         empty_values=kw.get("empty_values", ()),
         strict=kw.get("strict"),
         fix_invisible=kw.get("fix_invisible", False),
+        workbook_password_file=kw.get("workbook_password_file"),
     )
     return given.over(settings)
 
@@ -140,6 +145,9 @@ async def _plan(sources: Sources, **kw: Unpack[PlanOptions]) -> Planned:
     if out is not None:
         paths = run_paths(settings, journal=False, lock=False, plan_out=out)
         preflight(settings, source_paths(sources), paths)
+        removed = clear_leftovers(paths)
+        if removed:
+            events.warning(describe_removed(removed))
     label = settings.target.label
     shown = [str(s) for s in source_paths(sources)]
     log_run_start(log, target=label, mode=opts.mode.value, dry_run=True, sources=shown)

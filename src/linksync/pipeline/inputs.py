@@ -10,7 +10,7 @@ only when a spreadsheet is read (a plan of YAML files loads numpy, not pandas).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from os import PathLike
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,7 @@ from linksync.config import Settings
 from linksync.errors import ConfigError, FileProblems
 from linksync.model import LinkSpec, Severity
 from linksync.sync.options import SyncOptions
+from linksync.sync.slugs import Slugless
 
 if TYPE_CHECKING:
     from linksync.validate import Validation
@@ -32,8 +33,10 @@ LIMIT_KEYS = frozenset({"max_deletes", "max_change_ratio", "min_existing"})
 @dataclass(frozen=True, slots=True)
 class Reading:
     """How the sources are read: ``--sheet``, ``--map HEADER=FIELD``, ``--encoding``,
-    ``--date-format``, ``--empty-value``, ``--strict``, ``--fix-invisible`` (None or
-    empty: the profile's setting, else the default)."""
+    ``--date-format``, ``--empty-value``, ``--strict``, ``--fix-invisible``,
+    ``--workbook-password-file`` (None or empty: the profile's setting, else the
+    default). ``workbook_password`` is what ``over`` read from the file, or from the
+    variable the profile's ``workbook_password_env`` names."""
 
     sheets: Sequence[str] | None = None
     mapping: Mapping[str, str] | None = None
@@ -43,11 +46,18 @@ class Reading:
     empty_values: Iterable[str] = ()
     strict: bool | None = None
     fix_invisible: bool = False
+    workbook_password_file: str | PathLike[str] | None = None
+    workbook_password: str | None = field(default=None, repr=False, compare=False)
 
     def over(self, settings: Settings) -> Reading:
         """These options over the profile's (``columns``, ``encoding``, ``date_format``,
-        ``timezone``, ``empty_values``, ``strict``)."""
+        ``timezone``, ``empty_values``, ``strict``, ``workbook_password_env``)."""
+        from linksync.sources.encrypted import workbook_password
+
         prof = settings.profile
+        password = self.workbook_password or workbook_password(
+            password_file=self.workbook_password_file, env_name=prof.workbook_password_env
+        )
         columns = {**{str(k): str(v) for k, v in settings.columns.items()}, **(self.mapping or {})}
         return replace(
             self,
@@ -57,6 +67,7 @@ class Reading:
             timezone=self.timezone or prof.timezone,
             empty_values=tuple(self.empty_values) or prof.empty_values,
             strict=prof.strict if self.strict is None else self.strict,
+            workbook_password=password,
         )
 
 
@@ -88,6 +99,7 @@ def load_specs(
         date_format=reading.date_format,
         timezone=reading.timezone,
         empty_values=reading.empty_values,
+        workbook_password=reading.workbook_password,
     )
     batch = read_sources(source_paths(items), options=options)
     return validate(batch, fix_invisible=fix, default_domain=default_domain, strict=strict)
@@ -122,6 +134,7 @@ def options_from(settings: Settings, options: SyncOptions | None, **given: Any) 
         base = SyncOptions(
             default_domain=settings.default_domain,
             owner_tag=settings.owner_tag,
+            slugless=Slugless(settings.slugless or Slugless.STABLE),
             max_deletes=limits.get("max_deletes"),
             max_change_ratio=float(limits.get("max_change_ratio", 0.30)),
             min_existing=int(limits.get("min_existing", 10)),

@@ -22,7 +22,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from linksync.config import Settings
-from linksync.lock import ENV_STATE_DIR, default_lock_path, holder_path
+from linksync.leftovers import Leftover, remove_leftovers
+from linksync.lock import (
+    ENV_STATE_DIR,
+    default_lock_path,
+    foreign_holder,
+    foreign_lock,
+    holder_path,
+)
 from linksync.outputs import (
     JOURNAL_SUFFIXES,
     PLAN_SUFFIXES,
@@ -65,8 +72,9 @@ class RunPaths:
             role = "--lock"
             if self.lock_is_default:
                 role = f"the run lock (move it with {ENV_STATE_DIR} or --lock FILE)"
-            out.append(Output(self.lock, role, in_place=True))
-            out.append(Output(holder_path(self.lock), f"{role}, holder record"))
+            out.append(Output(self.lock, role, in_place=True, foreign=foreign_lock))
+            holder = holder_path(self.lock)
+            out.append(Output(holder, f"{role}, holder record", foreign=foreign_holder))
         if self.plan_out is not None:
             out.append(Output(self.plan_out, "--out", PLAN_SUFFIXES))
         return out
@@ -143,6 +151,14 @@ def run_checks(
     if saved_plan is not None:
         reads["saved plan"] = str(saved_plan)
     return Checks(tuple(paths.outputs()), tuple(protected_inputs(sources, reads)))
+
+
+def clear_leftovers(paths: RunPaths) -> list[Leftover]:
+    """Remove the temporary files killed runs of this host left beside the outputs of
+    ``paths`` (``linksync.leftovers``); the ones removed. Called once the preflight
+    passed, before anything is written."""
+    files = [o.path for o in paths.outputs() if not (o.folder or o.append or o.in_place)]
+    return remove_leftovers(files)
 
 
 def preflight(

@@ -116,6 +116,14 @@ def annotate_output(source: Path, out: Path) -> Output:
     suffix = source.suffix.lower()
     if suffix not in SPREADSHEET_SUFFIXES or source.is_dir():
         raise ConfigError(f"cannot annotate {source}: only .xlsx, .xlsm and .csv sources")
+    from linksync.sources.encrypted import is_encrypted_workbook  # light: no pandas
+
+    if suffix != ".csv" and is_encrypted_workbook(source):
+        # The copy would hold the workbook's contents decrypted, beside the encrypted one.
+        raise ConfigError(
+            f"cannot annotate {source}: the workbook is encrypted, and linksync does not "
+            "write a decrypted copy of it; use --report for the results (nothing was done)"
+        )
     return Output(out, f"--annotate (copy of {source})", (suffix,))
 
 
@@ -260,15 +268,23 @@ def _annotate_xlsx(
 ) -> None:
     import openpyxl  # type: ignore[import-untyped]  # only needed to annotate
 
+    from linksync.sources.xlsx_guard import parked_package, unpark, unpark_package
+
+    # Sheet names with characters XML 1.0 forbids (Links&#x7;): openpyxl reads a copy
+    # with them parked, and they are put back in the annotated copy.
+    parked = parked_package(source)
     try:
-        wb = openpyxl.load_workbook(source, keep_vba=keep_vba, rich_text=True)
+        wb = openpyxl.load_workbook(
+            source if parked is None else io.BytesIO(parked), keep_vba=keep_vba, rich_text=True
+        )
     except Exception as exc:  # openpyxl raises many kinds on a damaged file
         raise SourceError(f"cannot open {source} to annotate: {exc}", path=str(source)) from exc
+    titles = {unpark(title): title for title in wb.sheetnames}
     for sheet, rows in by_sheet.items():
         if sheet is None:
             ws = wb.worksheets[0]
-        elif sheet in wb.sheetnames:
-            ws = wb[sheet]
+        elif sheet in titles:
+            ws = wb[titles[sheet]]
         else:
             raise SourceError(
                 f"cannot annotate {source}: no sheet {sheet!r} (did the file change?)",
@@ -277,6 +293,8 @@ def _annotate_xlsx(
             )
         _annotate_sheet(ws, rows, qr, out)
     wb.save(tmp)
+    if parked is not None:
+        unpark_package(tmp)
 
 
 # --- csv ----------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from typing import Any
 
 from linksync.model import RowResult
 from linksync.secrets import redact
+from linksync.terminal import printable
 
 #: First characters that make a spreadsheet treat a cell as a formula.
 FORMULA_PREFIXES: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r")
@@ -58,6 +59,10 @@ def report_row(result: RowResult, secrets: Sequence[str] = ()) -> dict[str, Any]
     """The report values of one result (``RESULT_COLUMNS`` order, plain JSON types),
     with any secret redacted from text values. Every writer starts from this."""
     row = result.to_dict()
+    if row.get("sheet"):
+        # A sheet name may hold control or direction characters (Links\u202e\u0007):
+        # shown escaped as the terminal shows them (``--sheet`` takes that spelling).
+        row["sheet"] = printable(row["sheet"])
     if secrets:
         for key, value in row.items():
             if isinstance(value, str):
@@ -71,7 +76,7 @@ def where(result: RowResult) -> str:
     if result.source:
         parts.append(result.source)
     if result.sheet:
-        parts.append(f"sheet {result.sheet}")
+        parts.append(f"sheet {printable(result.sheet)}")
     if result.row is not None:
         parts.append(f"row {result.row}")
     if not parts:

@@ -19,6 +19,7 @@ from linksync.report.base import (
 from linksync.report.cells import error_text, link_label, report_row, xml_text
 from linksync.report.summary import Tally, run_title, safe_target
 from linksync.secrets import redact
+from linksync.terminal import printable
 
 _DETAIL_FIELDS = (
     "action",
@@ -62,7 +63,7 @@ def _attr(value: str) -> str:
 def classname_of(result: RowResult) -> str:
     """'campaign.xlsx/Spring', 'links/a.yaml', or 'remote/<domain>' for a row without source."""
     if result.source:
-        return f"{result.source}/{result.sheet}" if result.sheet else result.source
+        return f"{result.source}/{printable(result.sheet)}" if result.sheet else result.source
     return f"remote/{result.domain}" if result.domain else "remote"
 
 

@@ -13,6 +13,7 @@ from linksync.report.base import DEFAULT_MD_ROWS, Closing, ReportOptions
 from linksync.report.cells import field_change_text
 from linksync.report.markdown import MarkdownWriter
 from linksync.sync.plan import Change, Plan
+from linksync.sync.slugs import Slugless
 
 MAX_SHOWN = 200
 
@@ -47,9 +48,35 @@ def plan_rows(plan: Plan) -> list[RowResult]:
     return [plan_row(ch) for ch in plan.changes]
 
 
+def slugless_note(plan: Plan) -> str | None:
+    """How the plan's creates without a slug get one (None when it has none)."""
+    n = sum(
+        1
+        for ch in plan.changes
+        if ch.action is Action.CREATE and ch.spec is not None and not ch.spec.slug
+    )
+    if not n:
+        return None
+    rows = "1 row" if n == 1 else f"{n} rows"
+    if plan.options.slugless is Slugless.STABLE:
+        return (
+            f"{rows} without a slug: created with a stable slug derived from domain and URL "
+            "(shown per row): runs racing on other machines make one link per row"
+        )
+    return (
+        f"{rows} without a slug: the service picks a random slug (slugless: random); only "
+        "the run lock on this machine keeps another run from making a second link"
+    )
+
+
+def _stable(ch: Change) -> bool:
+    return ch.action is Action.CREATE and ch.spec is not None and not ch.spec.slug and bool(ch.slug)
+
+
 def describe_change(ch: Change) -> str:
     where = ch.provenance.where() if ch.provenance else "(remote)"
-    head = f"{ch.action.value:<9} {ch.label()}  [{where}]"
+    label = f"{ch.label()} (stable slug)" if _stable(ch) else ch.label()
+    head = f"{ch.action.value:<9} {label}  [{where}]"
     lines = [head]
     for f in ch.fields:
         lines.append("            " + field_change_text(f.field, f.old, f.new))
@@ -81,6 +108,9 @@ def render_plan_text(plan: Plan, *, max_shown: int = MAX_SHOWN) -> str:
     if plan.quota is not None:
         out.append(f"  quota: {plan.quota.describe()}")
     out.append(f"  unmanaged: {plan.unmanaged.describe()}")
+    slugless = slugless_note(plan)
+    if slugless is not None:
+        out.append(f"  slugs: {slugless}")
     shown = [ch for ch in plan.changes if ch.action is not Action.UNCHANGED]
     for ch in shown[:max_shown]:
         out.append(describe_change(ch))
@@ -102,6 +132,9 @@ def plan_notes(plan: Plan) -> tuple[str, ...]:
     if plan.quota is not None and plan.quota.excess:
         notes.append(f"Quota: {plan.quota.describe()}.")
     notes.append(f"Unmanaged: {plan.unmanaged.describe()}.")
+    slugless = slugless_note(plan)
+    if slugless is not None:
+        notes.append(f"Slugs: {slugless}.")
     return tuple(notes)
 
 

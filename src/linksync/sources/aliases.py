@@ -23,6 +23,9 @@ other products' CSV exports, so such a file imports without a hand-written mappi
   "Created at", "Visits" (its short URL record: ``shortCode``, ``shortUrl``,
   ``longUrl``, ``dateCreated``, ``tags``, ``title``, ``domain``).
 
+Headers marketers write in their own sheets are covered as well: "Campaign tags",
+"Tags (comma separated)", "Short link ending", "Custom back-half", "Expiration".
+
 Columns that are clearly metadata of an export (ids, click counts, creation dates,
 QR codes, archive flags) are ignored silently; any other unknown column is reported
 once per sheet.
@@ -84,6 +87,10 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "custom back-half",
         "custom back half",
         "custom ending",
+        "short link ending",
+        "short url ending",
+        "link ending",
+        "url ending",
         "custom slug",
         "custom alias",
         "alias",
@@ -116,7 +123,22 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "comments",
         "link title",
     ),
-    "tags": ("tags", "tag", "labels", "categories", "category", "keywords"),
+    "tags": (
+        "tags",
+        "tag",
+        "labels",
+        "categories",
+        "category",
+        "keywords",
+        # what marketers write: the separator said in the header
+        "campaign tags",
+        "link tags",
+        "tags (comma separated)",
+        "tags, comma separated",
+        "comma separated tags",
+        "tags (separated by commas)",
+        "tag list",
+    ),
     "password": ("password", "link password", "passcode", "pass"),
     "expires_at": (
         "expires at",

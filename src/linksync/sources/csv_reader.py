@@ -43,6 +43,12 @@ __all__ = ["DELIMITERS", "detect_encoding", "read_csv_file", "sniff"]
 DELIMITERS: tuple[str, ...] = (",", ";", "\t")
 _SAMPLE_BYTES = CSV_SAMPLE_BYTES
 _EOF_IN_QUOTE = re.compile(r"EOF inside string starting at row (\d+)")
+#: The constant of encoding warnings, and of a file not read for its encoding.
+_UNCERTAIN = "UNCERTAIN_ENCODING"
+
+
+class _Asked(Exception):
+    """A file whose bytes past the first ones are not UTF-8 and cannot be told apart."""
 
 
 def _decode_sample(data: bytes, encoding: str) -> str:
@@ -142,6 +148,9 @@ class _CsvRead:
             self.problem("EMPTY_SOURCE", "the file is empty: no header, no rows")
             return self.result
         decoded = self._decide(head)
+        if decoded.ask:
+            self.problem(_UNCERTAIN, decoded.ask)
+            return self.result
         sample = (
             decoded.text[:_SAMPLE_BYTES]
             if decoded.text is not None
@@ -171,8 +180,7 @@ class _CsvRead:
             )
             return self.result
         if decoded.warning:
-            # The encoding warning: UNCERTAIN_ENCODING on branch trust-inputs.
-            self.problem("MISSING_URL", decoded.warning, Severity.WARNING)
+            self.problem(_UNCERTAIN, decoded.warning, Severity.WARNING)
         self.result.unknown.extend(UnknownColumn(self.display, None, h) for h in match.unknown)
         if match.unknown:
             self.result.problems.append(unknown_column_problem(self.display, None, match.unknown))
@@ -217,7 +225,11 @@ class _CsvRead:
         last: int,
     ) -> None:
         width = len(header)
-        frame_df, unclosed = self._pandas(decoded, delim, skip, match.used, width)
+        try:
+            frame_df, unclosed = self._pandas(decoded, delim, skip, match.used, width)
+        except _Asked as exc:
+            self.problem(_UNCERTAIN, str(exc))
+            return
         # The scan runs after pandas, which may have had to decode the file another
         # way (beside pandas in a thread it gains nothing: the C parser keeps the GIL),
         # and only when pandas did not read every value (``csv_records``) or the
@@ -350,9 +362,10 @@ class _CsvRead:
                 where = locate_error(self._bytes(), decoded.encoding)
                 raise self.fail(f"not valid {decoded.encoding} text at {where}") from None
             fallback = decode_unsure(self._bytes())
+            if fallback.ask:
+                raise _Asked(fallback.ask) from None
             if fallback.warning:
-                # The encoding warning: UNCERTAIN_ENCODING on branch trust-inputs.
-                self.problem("MISSING_URL", fallback.warning, Severity.WARNING)
+                self.problem(_UNCERTAIN, fallback.warning, Severity.WARNING)
             decoded.text, decoded.encoding = fallback.text, fallback.encoding
             decoded.fallback = fallback.fallback
             return self._pandas(decoded, delim, skip, wanted, width)

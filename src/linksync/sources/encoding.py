@@ -12,11 +12,26 @@ Decided in this order:
    - some lines are UTF-8 (with non-ASCII text) and some are not: a file pasted
      together from two sources. Each UTF-8 line is read as UTF-8 and each other line
      as cp1252; the reader says so on each row concerned, with the text as read.
-   - none of it is UTF-8: cp1252 (what Excel writes on Western Windows) when the text
-     reads as plain Western text (accented letters inside words, usual punctuation).
-     Otherwise the guess is not certain: charset-normalizer's guess is taken when it
-     decodes the file, else cp1252, and a warning names the encoding chosen with an
-     example of the text as read and as cp1252 would read it.
+   - none of it is UTF-8: each legacy encoding a spreadsheet program writes (cp1252,
+     ISO-8859-2, cp1250, cp1251, GB18030, Big5, Shift-JIS, cp949) is tried, and its
+     text judged by the script it gives (``linksync.sources.encoding_guess``).
+
+     - one plausible reading: cp1252 (what Excel writes on Western Windows) without a
+       word when it reads as plain Western text; any other with a warning
+       (``UNCERTAIN_ENCODING``) naming it, with an example of the text as read.
+     - cp1252 as plain Western text, and Central European readings (ISO-8859-2,
+       cp1250) too: one script, cp1252 read (the default), and the warning shows the
+       other reading (``Brnì`` or ``Brně``): ``--strict`` refuses the file.
+     - several, and the file is short (under ``SHORT_TEXT`` non-ASCII characters):
+       the file is not read. An error (``UNCERTAIN_ENCODING``) names the readings
+       with an example of each and asks for ``--encoding``: a twenty-character
+       Chinese line reads as Korean too, and guessing one script from another
+       language garbles every row.
+     - several, and the file is long: charset-normalizer's guess among them (good on
+       long text), with the warning naming the others.
+     - none: charset-normalizer's guess, else cp1252, with the warning.
+
+   The hit rates, measured by ``benchmarks/encoding_guesses.py``, are in docs/reliability.md.
 """
 
 from __future__ import annotations
@@ -24,7 +39,15 @@ from __future__ import annotations
 import codecs
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from linksync.sources.encoding_guess import Candidate, readings
+
+#: Under this many non-ASCII characters, a file that reads as plausible text in
+#: several encodings is not read (the user is asked for --encoding): too little text
+#: to tell them apart. Above it, charset-normalizer's guess among them is read, warned.
+SHORT_TEXT = 400
 
 #: Punctuation and symbols a Western cp1252 text holds besides letters.
 _WESTERN_MARKS = frozenset("€‚„…†‡‰‹›‘’“”•–—™¡¢£¥§¨©ª«¬®°±²³´µ¶·¸¹º»¼½¾¿×÷")
@@ -37,12 +60,14 @@ _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 class Decoded:
     """The decision: ``encoding`` to name; ``text`` when decoded here (None: pandas
     reads the file in ``encoding``); ``fallback`` byte offsets of a mixed file read as
-    cp1252, with the text they became; ``warning`` for an uncertain guess."""
+    cp1252, with the text they became; ``warning`` for an uncertain guess; ``ask``:
+    the error of a file not read, its encoding not told apart (``UNCERTAIN_ENCODING``)."""
 
     encoding: str
     text: str | None = None
     fallback: list[tuple[int, str]] = field(default_factory=list)
     warning: str | None = None
+    ask: str | None = None
 
 
 def utf16_without_bom(data: bytes) -> str | None:
@@ -178,28 +203,73 @@ def decode_unsure(data: bytes) -> Decoded:
     if utf8 and bad:
         text, fallback = decode_mixed(lines)
         return Decoded("utf-8", text, fallback)
-    try:
-        western = data.decode("cp1252")
-    except UnicodeDecodeError:
-        western = None
-    if western is not None and plain_western(western):
-        return Decoded("cp1252", western)
-    as_cp = data.decode("cp1252", errors="replace")
+    options = readings(data)
+    if len(options) == 1:
+        (only,) = options
+        if "cp1252" in only.encodings and plain_western(only.text):
+            return Decoded("cp1252", only.text)
+        return _unsure(data, only.encoding, only.text, ())
+    short = max((r.non_ascii for r in options), default=0) < SHORT_TEXT
+    western = next((r for r in options if "cp1252" in r.encodings), None)
+    if western is not None and all(r.latin for r in options) and plain_western(western.text):
+        # Western or Central European letters: one script, and cp1252 the default
+        # (charset-normalizer tells them apart poorly); the warning shows the other
+        # reading (Brnì or Brně), and --strict refuses the file.
+        return _unsure(data, "cp1252", western.text, [r for r in options if r is not western])
     guess = _guess(data)
-    chosen, text = "cp1252", as_cp
+    if options and short:
+        return Decoded(options[0].encoding, None, ask=_ask(options))
+    if options:
+        named = guess is not None and codecs.lookup(guess).name
+        chosen = next((r for r in options if named in r.encodings), options[0])
+        others = [r for r in options if r is not chosen]
+        return _unsure(data, chosen.encoding, chosen.text, others)
+    # No reading is plausible text: cp1252 when it reads as plain Western text (letters
+    # the check does not list, þ, ð), as before; else charset-normalizer's guess, else
+    # cp1252, warned.
+    try:
+        western_text = data.decode("cp1252")
+    except UnicodeDecodeError:
+        western_text = None
+    if western_text is not None and plain_western(western_text):
+        return Decoded("cp1252", western_text)
+    as_cp = data.decode("cp1252", errors="replace")
+    chosen_name, text = "cp1252", as_cp
     if guess is not None and codecs.lookup(guess).name != "cp1252":
         try:
-            chosen, text = codecs.lookup(guess).name, data.decode(guess)
+            chosen_name, text = codecs.lookup(guess).name, data.decode(guess)
         except (UnicodeDecodeError, LookupError):
-            chosen, text = "cp1252", as_cp
+            chosen_name, text = "cp1252", as_cp
+    return _unsure(data, chosen_name, text, ())
+
+
+def _unsure(data: bytes, chosen: str, text: str, others: Sequence[Candidate]) -> Decoded:
     shown = example(text)
-    other = "" if chosen == "cp1252" else f"; as cp1252 it would read {example(as_cp)!r}"
+    if others:
+        other = "; it also reads as " + ", ".join(
+            f"{r.encoding} ({example(r.text)!r})" for r in others[:3]
+        )
+    elif chosen != "cp1252":
+        other = f"; as cp1252 it would read {example(data.decode('cp1252', 'replace'))!r}"
+    else:
+        other = ""
     warning = (
         f"the file is not UTF-8 and its encoding is not certain: read as {chosen}, e.g. "
         f"{shown!r}{other}; pass --encoding ENCODING (or the profile's encoding:) to "
         "choose"
     )
     return Decoded(chosen, text, warning=warning)
+
+
+def _ask(options: Sequence[Candidate]) -> str:
+    """The error of a short file that reads as plausible text in several encodings."""
+    shown = "; ".join(f"as {r.encoding}: {example(r.text)!r}" for r in options[:4])
+    return (
+        f"the file is not UTF-8, and its text is too short to tell its encoding: it reads "
+        f"as {len(options)} different texts ({shown}); its rows are not read: pass "
+        f"--encoding with the one that reads right (e.g. --encoding {options[0].encoding}), "
+        "or the profile's encoding:"
+    )
 
 
 def locate_error(data: bytes, encoding: str) -> str:

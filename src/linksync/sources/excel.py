@@ -22,6 +22,7 @@ none with a header) is an error, as an empty CSV is.
 
 from __future__ import annotations
 
+import io
 import re
 import zipfile
 from collections import Counter
@@ -37,6 +38,7 @@ from python_calamine import CalamineWorkbook, SheetTypeEnum, SheetVisibleEnum
 from linksync.errors import SourceError
 from linksync.model import Problem, Provenance, Severity
 from linksync.sources.columns import compile_mapping, match_columns, normalize_header
+from linksync.sources.encrypted import decrypt_workbook, is_encrypted_workbook
 from linksync.sources.excel_cells import CellReader, cell_text
 from linksync.sources.excel_rows import SheetRows, calamine_failed
 from linksync.sources.frame import ReadResult, UnknownColumn
@@ -45,6 +47,7 @@ from linksync.sources.normalize import excel_serial_to_datetime, normalize_expir
 from linksync.sources.options import MAX_WORKBOOK_BYTES, ReadOptions
 from linksync.sources.table import build_frame, unknown_column_problem
 from linksync.sources.xlsx_guard import Package, PendingNotes, SheetNotes
+from linksync.terminal import printable
 
 #: Zip packages whose parts are size-checked; OOXML ones are scanned sheet by sheet.
 _ZIPPED = frozenset({".xlsx", ".xlsm", ".ods"})
@@ -56,16 +59,29 @@ _HELP_SHEETS = frozenset(
 _DATE1904_RE = re.compile(rb"<(?:\w+:)?workbookPr\b[^>]*\bdate1904=\"(?:1|true)\"")
 
 
-def uses_1904(path: Path) -> bool:
-    """True when an xlsx/xlsm workbook counts dates from 1904 (old Mac Excel)."""
+def uses_1904(path: Path, data: bytes | None = None) -> bool:
+    """True when an xlsx/xlsm workbook counts dates from 1904 (old Mac Excel).
+    ``data``: the workbook's bytes when they are not the file's (decrypted)."""
     if path.suffix.lower() not in (".xlsx", ".xlsm"):
         return False
     try:
-        with zipfile.ZipFile(path) as zf:
+        with zipfile.ZipFile(path if data is None else io.BytesIO(data)) as zf:
             xml = zf.read("xl/workbook.xml")
     except (OSError, KeyError, zipfile.BadZipFile):
         return False
     return _DATE1904_RE.search(xml) is not None
+
+
+def typed_sheet(typed: str, names: Sequence[str]) -> str:
+    """The sheet ``--sheet typed`` names: the name itself, else the one whose control
+    or direction characters are typed as linksync prints them (``Links\\u202e\\u0007``,
+    or Python's ``Links\\u202e\\x07``); ``typed`` when none."""
+    if typed in names:
+        return typed
+    for name in names:
+        if typed in (printable(name), repr(name)[1:-1]):
+            return name
+    return typed
 
 
 def cell_expiry(v: Any, date1904: bool) -> Any:
@@ -167,26 +183,41 @@ def read_excel_file(
         raise SourceError(
             f"{display}: {size:,} bytes, more than {MAX_WORKBOOK_BYTES:,}: refused", path=display
         )
-    pkg = Package(path, display) if suffix in _ZIPPED else None
+    # An encrypted workbook is decrypted in memory; its bytes pass the same guards.
+    data = (
+        decrypt_workbook(path, display, opts.workbook_password)
+        if is_encrypted_workbook(path)
+        else None
+    )
+    pkg = Package(path, display, data) if suffix in _ZIPPED else None
     try:
         if pkg is not None:
             pkg.check_sizes()
-        return _read_book(path, display, wanted, opts, pkg)
+        return _read_book(path, display, wanted, opts, pkg, data)
     finally:
         if pkg is not None:
             pkg.close()
 
 
 def _read_book(
-    path: Path, display: str, wanted: list[str], opts: ReadOptions, pkg: Package | None
+    path: Path,
+    display: str,
+    wanted: list[str],
+    opts: ReadOptions,
+    pkg: Package | None,
+    data: bytes | None,
 ) -> ReadResult:
     try:
-        wb = CalamineWorkbook.from_path(str(path))
+        if data is None:
+            wb = CalamineWorkbook.from_path(str(path))
+        else:
+            wb = CalamineWorkbook.from_filelike(io.BytesIO(data))
     except Exception as exc:  # calamine raises its own error types
         raise SourceError(f"{display}: not a readable workbook: {exc}", path=display) from exc
     result = ReadResult()
-    date1904 = uses_1904(path)
+    date1904 = uses_1904(path, data)
     if wanted:
+        wanted = [typed_sheet(w, wb.sheet_names) for w in wanted]
         missing = [s for s in wanted if s not in wb.sheet_names]
         if missing:
             raise SourceError(

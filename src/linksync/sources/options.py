@@ -2,9 +2,10 @@
 and the documented limits every reader enforces before it reads.
 
 ``ReadOptions`` travels from the CLI flags (``--encoding``, ``--date-format``,
-``--timezone``, ``--empty-value``, ``--map``, ``--sheet``) or a profile (``encoding``,
-``date_format``, ``timezone``, ``empty_values``, ``columns``) to every reader, and from
-``linksync.plan`` / ``linksync.apply`` the same way.
+``--timezone``, ``--empty-value``, ``--map``, ``--sheet``, ``--workbook-password-file``)
+or a profile (``encoding``, ``date_format``, ``timezone``, ``empty_values``, ``columns``,
+``workbook_password_env``) to every reader, and from ``linksync.plan`` /
+``linksync.apply`` the same way.
 """
 
 from __future__ import annotations
@@ -158,6 +159,8 @@ class ReadOptions:
     empty_values: frozenset[str] = field(default_factory=frozenset)
     #: The zone of date-times written without one (None: UTC).
     timezone: tzinfo | None = None
+    #: The password of encrypted workbooks (``linksync.sources.encrypted``); never shown.
+    workbook_password: str | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def build(
@@ -169,9 +172,11 @@ class ReadOptions:
         date_format: str | DateFormat | None = None,
         empty_values: Iterable[str] = (),
         timezone: str | tzinfo | None = None,
+        workbook_password: str | None = None,
     ) -> ReadOptions:
         """Checked options; ConfigError for an unknown encoding, date format or time
-        zone (an IANA name such as America/New_York; None or UTC for UTC)."""
+        zone (an IANA name such as America/New_York; None or UTC for UTC).
+        ``workbook_password``: opens encrypted workbooks (``--workbook-password-file``)."""
         if encoding is not None:
             try:
                 encoding = codecs.lookup(encoding).name
@@ -186,6 +191,7 @@ class ReadOptions:
             fmt,
             empties,
             timezone if isinstance(timezone, tzinfo) else time_zone(timezone),
+            workbook_password or None,
         )
 
     def is_empty_value(self, text: str) -> bool:

@@ -26,6 +26,7 @@ their cost is in docs/performance.md.
 
 from __future__ import annotations
 
+import io
 import posixpath
 import re
 import threading
@@ -37,6 +38,7 @@ from xml.etree import ElementTree
 from linksync.errors import SourceError
 from linksync.sources.options import MAX_PART_BYTES, MAX_SHEET_CELLS, MAX_WORKBOOK_BYTES
 from linksync.sources.xlsx_scan import _CONTEXT, SheetNotes, SheetScan, cell_of, col_index
+from linksync.terminal import printable
 
 __all__ = ["Package", "PendingNotes", "SheetNotes", "col_index"]
 
@@ -45,6 +47,14 @@ _NS_REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}
 #: Built-in number formats that are dates or times (calamine turns those into dates).
 _DATE_IDS = frozenset({*range(14, 23), *range(27, 37), *range(45, 48), *range(50, 59)})
 _DATE_CODE = re.compile(r"[dmyhs]", re.IGNORECASE)
+#: Characters XML 1.0 forbids (C0 controls but tab, line feed and carriage return), raw
+#: or as a character reference: Excel and calamine accept them in a sheet name
+#: (``Links&#x7;``), Python's XML parser does not.
+_FORBIDDEN_XML = re.compile(rb"&#(x[0-9A-Fa-f]{1,6}|[0-9]{1,7});|[\x00-\x08\x0b\x0c\x0e-\x1f]")
+#: Where a forbidden character waits while the XML is parsed: the same code point in
+#: plane 15 (private use), put back in the names read (``_restore``).
+_PARKED = 0xF0000
+_RESTORE = {_PARKED + i: i for i in range(0x20)}
 _BUILTIN = {1: "0", 2: "0.00", 3: "#,##0", 4: "#,##0.00", 9: "0%", 10: "0.00%", 11: "0.00E+00"}
 
 
@@ -75,10 +85,11 @@ class PendingNotes:
 class Package:
     """The parts of an .xlsx/.xlsm a reader needs: sheet paths, number formats."""
 
-    def __init__(self, path: Path, display: str):
+    def __init__(self, path: Path, display: str, data: bytes | None = None):
+        """``data``: the workbook's bytes when they are not the file's (decrypted)."""
         self.path, self.display = path, display
         try:
-            self.zf = zipfile.ZipFile(path)
+            self.zf = zipfile.ZipFile(path if data is None else io.BytesIO(data))
         except (OSError, zipfile.BadZipFile) as exc:
             raise SourceError(f"{display}: not a readable workbook: {exc}", path=display) from exc
 
@@ -86,7 +97,7 @@ class Package:
         self.zf.close()
 
     def fail(self, message: str, sheet: str | None = None) -> SourceError:
-        where = f"{self.display}, sheet {sheet}" if sheet else self.display
+        where = f"{self.display}, sheet {printable(sheet)}" if sheet else self.display
         return SourceError(f"{where}: {message}", path=self.display, sheet=sheet)
 
     def check_sizes(self) -> None:
@@ -118,7 +129,7 @@ class Package:
         except (KeyError, zipfile.BadZipFile, OSError):
             return None
         try:
-            return ElementTree.fromstring(data)
+            return ElementTree.fromstring(_park_forbidden(data))
         except ElementTree.ParseError:
             return None
 
@@ -142,7 +153,7 @@ class Package:
         out: dict[str, str] = {}
         for el in root.iter() if root is not None else ():
             if el.tag.endswith("}sheet") and el.get(_NS_REL) in rels:
-                out[el.get("name", "")] = rels[el.get(_NS_REL, "")]
+                out[el.get("name", "").translate(_RESTORE)] = rels[el.get(_NS_REL, "")]
         return out
 
     def display_formats(self) -> dict[bytes, str]:
@@ -249,6 +260,74 @@ class Package:
             if cell is not None:
                 out[cell] = target
         return out
+
+
+def parked_package(path: Path) -> bytes | None:
+    """A copy of the workbook ``path`` whose XML parts hold no character XML 1.0
+    forbids (each moved to plane 15, as ``_park_forbidden`` does), for a reader that
+    refuses them (openpyxl, for the annotated copy); None when the file needs none.
+    ``unpark_package`` puts them back in a copy written from it; ``unpark`` in a name."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            parts = [(info, zf.read(info)) for info in zf.infolist()]
+    except (OSError, zipfile.BadZipFile, KeyError):
+        return None
+    parked = [(info, _park_forbidden(data) if _is_xml(info) else data) for info, data in parts]
+    if all(new is old for (_, new), (_, old) in zip(parked, parts, strict=True)):
+        return None
+    return _zip(parked)
+
+
+def unpark(name: str) -> str:
+    """A name read from a ``parked_package``, with its characters put back."""
+    return name.translate(_RESTORE)
+
+
+def unpark_package(path: Path) -> None:
+    """Rewrite the workbook ``path`` (written from a ``parked_package``) with each
+    parked character as the character reference Excel and calamine read."""
+    with zipfile.ZipFile(path) as zf:
+        parts = [(info, zf.read(info)) for info in zf.infolist()]
+    path.write_bytes(
+        _zip([(info, _unpark_xml(data) if _is_xml(info) else data) for info, data in parts])
+    )
+
+
+def _is_xml(info: zipfile.ZipInfo) -> bool:
+    return info.filename.endswith((".xml", ".rels", ".vml"))
+
+
+def _unpark_xml(data: bytes) -> bytes:
+    for code in range(0x20):
+        data = data.replace(chr(_PARKED + code).encode("utf-8"), f"&#x{code:x};".encode())
+    return data
+
+
+def _zip(parts: list[tuple[zipfile.ZipInfo, bytes]]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for info, data in parts:
+            zf.writestr(info, data)
+    return out.getvalue()
+
+
+def _park_forbidden(data: bytes) -> bytes:
+    """``data`` with each character XML 1.0 forbids (raw, or a ``&#7;`` reference) moved
+    to plane 15, so the parser reads the rest; ``_RESTORE`` puts it back."""
+
+    def park(m: re.Match[bytes]) -> bytes:
+        ref = m.group(1)
+        if ref is None:
+            code = m.group(0)[0]
+        else:
+            code = int(ref[1:], 16) if ref[:1] in (b"x", b"X") else int(ref)
+        if code >= 0x20 or code in (0x9, 0xA, 0xD):
+            return m.group(0)
+        return chr(_PARKED + code).encode("utf-8")
+
+    if _FORBIDDEN_XML.search(data) is None:
+        return data
+    return _FORBIDDEN_XML.sub(park, data)
 
 
 def _is_date_code(code: str) -> bool:

@@ -26,6 +26,8 @@ from linksync.sources.options import MAX_YAML_DEPTH
 
 YAML_SUFFIXES: frozenset[str] = frozenset({".yaml", ".yml"})
 
+_TOO_DEEP = f"nested deeper than {MAX_YAML_DEPTH} levels"
+
 _BaseLoader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _TAG = "tag:yaml.org,2002:"
@@ -73,7 +75,7 @@ class Walk:
             return self.scalar(node)
         check_tag(node)
         if depth >= MAX_YAML_DEPTH:
-            raise Refused(f"nested deeper than {MAX_YAML_DEPTH} levels", node)
+            raise Refused(_TOO_DEEP, node)
         self.enter(node)
         if isinstance(node, SequenceNode):
             return [self.plain(n, depth + 1) for n in node.value]
@@ -126,14 +128,21 @@ def compose(text: str) -> Node | None:
     loader = TextLoader(text)
     try:
         return loader.get_single_node()  # type: ignore[no-any-return]
-    except RecursionError:
-        raise Refused(f"nested deeper than {MAX_YAML_DEPTH} levels", _Top()) from None
+    except RecursionError:  # the pure-Python parser
+        raise Refused(_TOO_DEEP, _Top()) from None
+    except yaml.MarkedYAMLError as exc:
+        # libyaml 0.2.5 as bundled since PyYAML 6.0.4 stops deep nesting itself: the same
+        # refusal, at the line where it gave up
+        if "maximum nesting depth" not in (exc.problem or ""):
+            raise
+        mark = exc.problem_mark or exc.context_mark
+        raise Refused(_TOO_DEEP, _Top(mark.line if mark else 0)) from None
     finally:
         loader.dispose()
 
 
 class _Top(ScalarNode):
-    """A stand-in node at line 1, for errors that have no node of their own."""
+    """A stand-in node (line 1 unless given), for errors that have no node of their own."""
 
-    def __init__(self) -> None:
-        super().__init__(NULL, "", yaml.Mark("", 0, 0, 0, "", 0))
+    def __init__(self, line: int = 0) -> None:
+        super().__init__(NULL, "", yaml.Mark("", 0, line, 0, "", 0))

@@ -1,6 +1,12 @@
 """The requests of one row, and how a row meets a link another writer made meanwhile (a
 409 on create, or a URL found by the re-check of a create without slug).
 
+A create with the row's stable slug (``linksync.sync.slugs``) that meets a 409 reads
+the link: the same URL is the row's own link made by another run (adopted: unchanged,
+or updated when other fields differ); another URL moves the row to its next candidate,
+skipping slugs other rows of the plan use, until one is created or adopted or the
+candidates run out (SLUG_EXISTS on the row).
+
 Each call is made inside a ``call_scope`` labelled with the row (action, domain, slug,
 source, sheet, row): the journal reads those labels off the call events, and the row's
 result reads its call's status, requestId and attempts off the scope.
@@ -8,17 +14,19 @@ result reads its call's status, requestId and attempts off the scope.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import replace
 from typing import Any, TypeVar
 
 from linksync.api import CallEvent, LinkClient, call_scope
-from linksync.model import Action, RemoteLink, RowResult, Status
+from linksync.errors import SlugExists
+from linksync.model import Action, LinkKey, RemoteLink, RowResult, Status
 from linksync.sync.compare import compare
-from linksync.sync.options import SyncOptions
+from linksync.sync.options import Mode, SyncOptions
 from linksync.sync.ownership import OWNED_BY_OTHER, other_owners
 from linksync.sync.plan import Change
 from linksync.sync.results import ok_result
+from linksync.sync.slugs import MAX_CANDIDATES, candidate_number, first_free, identity_domain
 
 T = TypeVar("T")
 
@@ -90,6 +98,57 @@ class RowCalls:
             status=event.status, request_id=event.request_id,
         )  # fmt: skip
 
+    async def adopt_stable(
+        self, ch: Change, spent: int, options: SyncOptions, planned: Collection[LinkKey]
+    ) -> RowResult:
+        """409 on the create of a row's stable slug: adopt the link when it has the
+        row's URL (another run made it), else create with the next candidate (see the
+        module docstring). ``planned``: the links the other rows of the plan name."""
+        assert ch.slug is not None and ch.spec is not None
+        url = str(ch.payload.get("url") or "").strip()
+        domain = ch.domain
+        ident = identity_domain(domain, options.system_domain)
+        slug, moved = ch.slug, False
+        while True:
+            link, event = await self.call(ch, self.client.get_link, slug, domain=ch.domain)
+            spent += event.attempts
+            if link.url.strip() == url:
+                note = f"the link {slug} with this URL was created by another run meanwhile"
+                return await self.converge(
+                    ch, link, spent, note, options,
+                    status=event.status, request_id=event.request_id,
+                )  # fmt: skip
+            number = candidate_number(ident, url, slug)
+            nxt = first_free(
+                ident,
+                url,
+                lambda s: LinkKey.of(domain, s) in planned,
+                start=(number if number is not None else MAX_CANDIDATES) + 1,
+            )
+            if nxt is None:
+                return RowResult.from_change(
+                    ch,
+                    Status.FAILED,
+                    constant="SLUG_EXISTS",
+                    message=f"no stable slug is free for this row: {slug} and the "
+                    f"candidates before it are taken by links to other URLs (or reserved); "
+                    "give the row a slug",
+                    http_status=409,
+                    attempts=spent,
+                )
+            slug, moved = nxt[1], True
+            ch = replace(ch, slug=slug, payload={**ch.payload, "slug": slug})
+            try:
+                _, event = await self.call(ch, self.client.create_link, dict(ch.payload))
+            except SlugExists as exc:
+                spent += exc.attempts
+                continue
+            done = ok_result(ch, event, attempts=spent + event.attempts)
+            if moved:
+                why = "the stable slug planned is taken by a link to another URL"
+                done = replace(done, message=f"{why}; created with the next candidate, {slug}")
+            return done
+
     async def converge(
         self,
         ch: Change,
@@ -105,6 +164,13 @@ class RowCalls:
         REPLACE_REQUIRED when only a new expiry would do."""
         assert ch.spec is not None
         cmp = compare(ch.spec, link, options)
+        if options.mode is Mode.CREATE_ONLY and not cmp.same:
+            # As the plan does with a link that exists and differs: left as it is.
+            return RowResult.from_change(
+                ch, Status.SKIPPED, action=Action.SKIP, link=link, http_status=status,
+                request_id=request_id, attempts=spent,
+                message=f"{note}; it differs, and create-only mode does not update it",
+            )  # fmt: skip
         owners = other_owners(link.tags, options)
         blocked = None
         if cmp.needs_replace:

@@ -98,11 +98,15 @@ def create_payload(
     options: SyncOptions,
     *,
     carry: RemoteLink | None = None,
+    slug: str | None = None,
 ) -> dict[str, Any]:
     """The POST body for ``spec`` (wire names). With ``carry`` (a replace), fields the
-    row does not manage keep the remote record's values."""
+    row does not manage keep the remote record's values. ``slug``: the slug to send
+    (a row's stable slug), else the row's own."""
     body: dict[str, Any] = {"url": (spec.url or (carry.url if carry else "")).strip()}
-    if spec.slug:
+    if slug:
+        body["slug"] = slug
+    elif spec.slug:
         body["slug"] = spec.slug
     elif carry is not None:
         body["slug"] = carry.slug

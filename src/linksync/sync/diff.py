@@ -4,7 +4,10 @@ Rules (DESIGN.md, "Sync semantics"):
 
 - Identity is (domain, slug); a row naming no domain gets the default domain, else the
   system domain. A row without slug is matched by (domain, url): one match is that link,
-  none means create (the service generates the slug), several is AMBIGUOUS_MATCH.
+  none means create, several is AMBIGUOUS_MATCH. The create sends the row's stable slug
+  (``linksync.sync.slugs``: the first candidate not reserved, not taken by a link of
+  the workspace and not named by another row), or none with ``slugless=random`` (the
+  service generates one).
 - Only managed fields are compared (``linksync.sync.compare``): tags as sets, URLs
   trimmed, timestamps as instants; the password is write-only.
 - expiresAt cannot be patched: a different expiry is a ``replace`` (delete + create)
@@ -30,6 +33,7 @@ from linksync.sync.options import Mode, SyncOptions
 from linksync.sync.ownership import other_owners, takeover_note, takeover_refused
 from linksync.sync.plan import Change, FieldChange, Plan, QuotaNote, Unmanaged, sort_changes
 from linksync.sync.safety import judge_safety, mark_quota
+from linksync.sync.slugs import MAX_CANDIDATES, Slugless, first_free, identity_domain
 from linksync.sync.state import RemoteState
 
 __all__ = ["diff"]
@@ -48,8 +52,11 @@ class _Differ:
         options: SyncOptions,
         problems: Iterable[Problem],
         invalid: Collection[int] = (),
+        desired: Sequence[LinkSpec] = (),
     ):
         self.remote = remote
+        self.desired = desired
+        self._named: set[LinkKey] | None = None
         self.invalid = frozenset(invalid)
         self.options = options
         self.by_place: dict[Place, list[Problem]] = {}
@@ -187,8 +194,22 @@ class _Differ:
             if not spec.url:
                 problem = _problem("MISSING_URL", "a new link needs a destination URL", spec, "url")
                 return self._invalid(index, spec, domain, spec.slug, None, (*found, problem))
-            payload = create_payload(spec, domain, self.options)
-            return Change(Action.CREATE, domain, spec.slug, index, spec, None, (), payload, found)
+            slug = spec.slug or None
+            if slug is None and self.options.slugless is Slugless.STABLE:
+                slug = self._stable_slug(domain, spec.url)
+                if slug is None:
+                    problem = _problem(
+                        "SLUG_EXISTS",
+                        f"no stable slug is free for this row: its {MAX_CANDIDATES} "
+                        "candidates are reserved or taken by links to other URLs; give "
+                        "the row a slug",
+                        spec,
+                        "slug",
+                    )
+                    return self._invalid(index, spec, domain, None, None, (*found, problem))
+                self.claimed[LinkKey.of(domain, slug)] = index
+            payload = create_payload(spec, domain, self.options, slug=slug)
+            return Change(Action.CREATE, domain, slug, index, spec, None, (), payload, found)
         cmp = compare(spec, link, self.options)
         if cmp.same:
             return Change(Action.UNCHANGED, domain, link.slug, index, spec, link, problems=found)
@@ -244,6 +265,25 @@ class _Differ:
         return Change(
             Action.UPDATE, domain, link.slug, index, spec, link, cmp.fields, cmp.patch, found
         )
+
+    def _stable_slug(self, domain: str, url: str) -> str | None:
+        """The row's stable slug: its first candidate that no link of the workspace
+        holds and no row of the sources names (the same on every machine)."""
+        if self._named is None:
+            system = self.remote.system_domain
+            self._named = {
+                LinkKey.of(row_domain(s, self.options, system), s.slug)
+                for s in self.desired
+                if s.slug
+            }
+        named, claimed, links = self._named, self.claimed, self.remote.links
+
+        def taken(slug: str) -> bool:
+            key = LinkKey(domain, slug)  # both lower case already
+            return key in named or key in claimed or key in links
+
+        found = first_free(identity_domain(domain, self.remote.system_domain), url, taken)
+        return found[1] if found is not None else None
 
     def in_scope(self, link: RemoteLink) -> bool:
         opts = self.options
@@ -308,7 +348,7 @@ def diff(
     """
     if options.system_domain is None:
         options = options.with_system_domain(remote.system_domain)
-    differ = _Differ(remote, options, problems, invalid)
+    differ = _Differ(remote, options, problems, invalid, desired)
     changes = [differ.row_change(i, spec) for i, spec in enumerate(desired)]
     if options.deletes:
         changes.extend(differ.deletes(len(desired)))

@@ -9,6 +9,8 @@ as fast as the limit allows and no faster.
 Rules while running (DESIGN.md), read from the error table (``ErrorDef.stops``):
 
 - 409 SLUG_EXISTS on create: another writer got there; read the link and update it.
+  For a row's stable slug (``linksync.sync.slugs``), a link with another URL is not
+  the row's: the row moves to its next candidate (``RowCalls.adopt_stable``).
 - 401 UNAUTHORIZED stops everything; 403 FORBIDDEN stops every write.
 - 403 QUOTA_EXCEEDED on create stops further creates (and replaces); updates go on.
 - A replace is a delete then a create.
@@ -47,6 +49,10 @@ from linksync.timestamps import utc_now
 __all__ = ["ProgressSink", "Results", "execute", "static_result"]
 
 INTERRUPTED = "INTERRUPTED"
+CONFIRMED = (
+    "the service's answer to the create was lost; reading it found the link with this "
+    "URL, so it is counted as created (by this run, or by another run at the same moment)"
+)
 
 
 def count_writes(writes: RemoteWrites) -> Callable[[CallEvent], None]:
@@ -83,6 +89,8 @@ class _Run:
         self.cancel = cancel
         self.recheck_urls = recheck_urls
         self.results: dict[int, RowResult] = {}
+        #: The links the plan's rows name (a stable slug moving on avoids them).
+        self.planned = frozenset(ch.key for ch in plan.changes if ch.key is not None)
         self._emitted = 0
         self.stopped_by: str | None = None
         self.creates_stopped: str | None = None
@@ -157,7 +165,7 @@ class _Run:
             self.creates_stopped = exc.constant
 
     async def create(self, ch: Change) -> RowResult:
-        if self.recheck_urls and not ch.slug and ch.spec is not None:
+        if self.recheck_urls and ch.spec is not None and not ch.spec.slug:
             found = await self.calls.recheck(ch, self.plan.options)
             if found is not None:
                 return found
@@ -166,8 +174,17 @@ class _Run:
         except SlugExists as exc:
             if not ch.slug or ch.spec is None:
                 raise
+            if not ch.spec.slug:  # the row's stable slug
+                return await self.calls.adopt_stable(
+                    ch, exc.attempts, self.plan.options, self.planned
+                )
             return await self.calls.adopt(ch, exc.attempts, self.plan.options)
-        return ok_result(ch, event)
+        done = ok_result(ch, event)
+        if event.confirmed:
+            # The answer was lost and a read found the link: this request made it, or (a
+            # stable slug racing) another run's did at the same moment. Say so.
+            done = replace(done, message=CONFIRMED)
+        return done
 
     async def delete(self, ch: Change) -> RowResult:
         assert ch.slug is not None

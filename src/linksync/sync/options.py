@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Any
 
 from linksync.errors import ConfigError
+from linksync.sync.slugs import SLUGLESS_MODES, Slugless
 
 
 class Mode(StrEnum):
@@ -43,6 +44,9 @@ class SyncOptions:
     - ``allow_takeover``: update, replace or delete links that another owner tag marks
       (``linksync.sync.ownership``), replacing that tag by ``owner_tag``; without it
       such writes are refused (OWNED_BY_OTHER).
+    - ``slugless``: how a row without a slug is created (``linksync.sync.slugs``):
+      ``stable`` (default) sends a slug derived from the domain and URL, so racing runs
+      on any number of machines make one link; ``random`` lets the service pick one.
     """
 
     mode: Mode = Mode.UPSERT
@@ -57,8 +61,17 @@ class SyncOptions:
     max_change_ratio: float = 0.30
     min_existing: int = 10
     force: bool = False
+    slugless: Slugless = Slugless.STABLE
 
     def __post_init__(self) -> None:
+        if not isinstance(self.slugless, Slugless):
+            try:
+                object.__setattr__(self, "slugless", Slugless(str(self.slugless).strip().lower()))
+            except ValueError:
+                raise ConfigError(
+                    f"unknown slugless mode {self.slugless!r}; choose one of "
+                    f"{', '.join(SLUGLESS_MODES)}"
+                ) from None
         if not isinstance(self.mode, Mode):
             try:
                 object.__setattr__(self, "mode", Mode(str(self.mode)))
@@ -106,6 +119,7 @@ class SyncOptions:
             "max_change_ratio": self.max_change_ratio,
             "min_existing": self.min_existing,
             "force": self.force,
+            "slugless": self.slugless.value,
         }
 
     @classmethod
@@ -123,4 +137,6 @@ class SyncOptions:
             max_change_ratio=float(data.get("max_change_ratio", 0.30)),
             min_existing=int(data.get("min_existing", 10)),
             force=bool(data.get("force", False)),
+            # A plan saved before stable slugs existed created slugless rows at random.
+            slugless=Slugless(data.get("slugless", Slugless.RANDOM.value)),
         )

@@ -23,12 +23,16 @@ from linksync.timestamps import same_instant
 
 def plan_specs(plan: Plan) -> list[LinkSpec]:
     """The desired links a plan was made from, plus the links it deletes (as specs), so
-    fetching them again reads every record the plan touches."""
+    fetching them again reads every record the plan touches. A create with a stable slug
+    stays a row without slug: its domain is listed, so both a link made meanwhile with
+    its slug and one made with its URL are seen."""
     out: list[LinkSpec] = []
     for ch in plan.changes:
         if not ch.is_write:
             continue
-        if ch.spec is not None:
+        if ch.spec is not None and not ch.spec.slug and ch.action is Action.CREATE:
+            out.append(replace(ch.spec, domain=ch.domain))
+        elif ch.spec is not None:
             out.append(replace(ch.spec, slug=ch.slug or ch.spec.slug, domain=ch.domain))
         elif ch.slug:
             out.append(LinkSpec(url=None, slug=ch.slug, domain=ch.domain))
@@ -39,7 +43,7 @@ def _why_stale(ch: Change, now: RemoteLink | None, fresh: RemoteState) -> str | 
     if ch.action is Action.CREATE:
         if now is not None:
             return f"{ch.label()} was created since the plan was made"
-        if ch.slug is None and ch.spec is not None and ch.spec.url:
+        if ch.spec is not None and not ch.spec.slug and ch.spec.url:
             url = ch.spec.url.strip()
             if fresh.with_url(ch.domain, url):
                 return f"a link to {url} was created on {ch.domain} since the plan was made"

@@ -30,6 +30,7 @@ from linksync.model.results import expiry_note
 from linksync.pipeline.inputs import Reading, load_specs, options_from
 from linksync.pipeline.planning import Planned
 from linksync.report.cells import field_change_text, show_value
+from linksync.report.plans import slugless_note
 from linksync.sync.plan import Change
 from linksync.ui.choices import Choices
 from linksync.ui.columns import SheetView, preview
@@ -289,6 +290,7 @@ class PlanView:
     refused: str | None  # the safety threshold crossed (apply refuses without force)
     forced: bool
     unmanaged: str
+    slugs: str | None  # how rows without a slug get one (stable or random)
     requests: int
     file_problems: tuple[str, ...]
     command_line: str
@@ -310,6 +312,7 @@ class PlanView:
             "refused": self.refused,
             "forced": self.forced,
             "unmanaged": self.unmanaged,
+            "slugs": self.slugs,
             "requests": self.requests,
             "file_problems": list(self.file_problems),
             "command_line": self.command_line,
@@ -344,6 +347,7 @@ def plan_view(shown: ShownPlan, files: PageFiles, spreadsheets: Sequence[str]) -
         refused=plan.safety.reason if plan.safety.refused else None,
         forced=plan.options.force,
         unmanaged=plan.unmanaged.describe(),
+        slugs=slugless_note(plan),
         requests=plan.requests,
         file_problems=tuple(
             f"{p.severity.value}: {files.shorten(p.where())}: {p.constant}: "

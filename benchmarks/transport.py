@@ -1,0 +1,189 @@
+"""Client CPU per request and wall time of the network transport (issue 22, part 3).
+
+The same workload (N creates through ``LinkServiceClient.create_link``, ``--concurrency``
+workers, the default 64) against ``linksync sandbox serve`` on a free 127.0.0.1 port with
+a rate limit of R requests per 1 s window and 20-40 ms of latency, at R = 10, 100 and
+1,000. The client runs in a child process of its own (pinned to other cores than the
+sandbox where the machine has two), which measures ``time.process_time`` (its CPU, user
++ system) and wall time around the creates only (no start-up, no imports).
+
+Variants of the client's transport:
+
+- ``default``: what ``LinkServiceClient`` uses for the network when given no transport.
+  Up to commit ``bench: lean transport measured`` (the commit that added this script)
+  that was the hand-written lean transport (``api/transport.py``, httptools, its
+  "Direct" path); since then it is httpx's own ``AsyncHTTPTransport``.
+- ``httpx``: httpx's own ``AsyncHTTPTransport`` given explicitly, its pool sized
+  ``max_connections = max_keepalive_connections = concurrency``.
+- ``httpx-pool-8`` / ``httpx-pool-32``: the same with a pool of 8 or 32 connections
+  (about rate x latency with headroom at R = 100 and R = 1,000; the client's limiter
+  still lets ``concurrency`` requests wait for a connection).
+
+Usage (from the repository root, in the project's virtualenv)::
+
+    python benchmarks/transport.py                       # every rate; default, httpx, pool 8
+    python benchmarks/transport.py --rates 100 --repeat 1
+    python benchmarks/transport.py --variants default,httpx
+
+Prints one JSON document on stdout; progress goes to stderr. The figures are in
+``docs/network.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+from _harness import SandboxOptions, pin, running_sandbox, split_cores
+
+CORES = split_cores()  # (sandbox cores, client cores), or None on one core
+#: Rate (requests per 1 s window) -> creates of one run.
+SIZES: dict[int, int] = {10: 100, 100: 1_000, 1_000: 5_000}
+VARIANTS = ("default", "httpx", "httpx-pool-8", "httpx-pool-32")
+
+
+def log(msg: str) -> None:
+    print(f"[transport] {msg}", file=sys.stderr, flush=True)
+
+
+def default_transport_name() -> str:
+    """Which transport ``LinkServiceClient`` uses for the network in this checkout."""
+    try:
+        import linksync.api.transport  # noqa: F401
+    except ImportError:
+        return "httpx AsyncHTTPTransport"
+    return "lean (httptools)"
+
+
+# --------------------------------------------------------------------------- child
+
+
+async def _creates(base_url: str, key: str, variant: str, n: int, concurrency: int) -> dict:
+    import httpx
+
+    from linksync.api import LinkServiceClient
+
+    transport: httpx.AsyncBaseTransport | None = None
+    if variant != "default":
+        pool = int(variant.rsplit("-", 1)[1]) if "-pool-" in variant else concurrency
+        limits = httpx.Limits(max_connections=pool, max_keepalive_connections=pool)
+        transport = httpx.AsyncHTTPTransport(limits=limits)
+    client = LinkServiceClient(
+        base_url, key, transport=transport, concurrency=concurrency, allow_insecure=True
+    )
+    todo = iter(range(n))
+    failed = 0
+
+    async def worker() -> None:
+        nonlocal failed
+        for i in todo:
+            try:
+                await client.create_link({"url": f"https://example.com/t/{i}", "slug": f"t-{i}"})
+            except Exception:  # counted: the figures say how many failed
+                failed += 1
+
+    async with client:
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        stats = client.stats
+    return {
+        "cpu_s": cpu,
+        "wall_s": wall,
+        "failed": failed,
+        "requests": sum(stats.requests_by_kind.values()),
+        "rate_limited": stats.rate_limited,
+    }
+
+
+def child(argv: list[str]) -> None:
+    base_url, key, variant, n, concurrency = argv
+    result = asyncio.run(_creates(base_url, key, variant, int(n), int(concurrency)))
+    print(json.dumps(result))
+
+
+# --------------------------------------------------------------------------- parent
+
+
+def one_run(rate: int, n: int, variant: str, concurrency: int) -> dict[str, Any]:
+    opts = SandboxOptions(rate_limit=rate, latency_ms=(20, 40), cpus=CORES[0] if CORES else None)
+    with running_sandbox(opts, timeout=60) as box:
+        env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+        proc = subprocess.Popen(
+            [sys.executable, __file__, "--child", box.base_url, box.key, variant, str(n),
+             str(concurrency)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )  # fmt: skip
+        pin(proc.pid, CORES[1] if CORES else None)
+        out, _ = proc.communicate(timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeError(f"client of {variant} at R={rate} exited {proc.returncode}")
+    got: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    got["cpu_ms_per_request"] = 1000 * got["cpu_s"] / max(1, got["requests"])
+    return got
+
+
+def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    def med(key: str) -> float:
+        return round(statistics.median(r[key] for r in runs), 4)
+
+    return {
+        "runs": len(runs),
+        "cpu_ms_per_request_median": med("cpu_ms_per_request"),
+        "cpu_ms_per_request_all": [round(r["cpu_ms_per_request"], 4) for r in runs],
+        "wall_s_median": med("wall_s"),
+        "wall_s_all": [round(r["wall_s"], 3) for r in runs],
+        "requests": runs[0]["requests"],
+        "failed": sum(r["failed"] for r in runs),
+        "rate_limited": sum(r["rate_limited"] for r in runs),
+    }
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        child(sys.argv[2:])
+        return
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rates", default="10,100,1000", help="comma-separated R values")
+    ap.add_argument("--variants", default=",".join(VARIANTS[:3]), help=", ".join(VARIANTS))
+    ap.add_argument("--repeat", type=int, default=2, help="runs of each (rate, variant)")
+    ap.add_argument("--concurrency", type=int, default=64)
+    args = ap.parse_args()
+    rates = [int(r) for r in args.rates.split(",")]
+    variants = [v for v in args.variants.split(",") if v]
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        ap.error(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(VARIANTS)}")
+    results: list[dict[str, Any]] = []
+    for rate in rates:
+        n = SIZES.get(rate, rate * 5)
+        runs: dict[str, list[dict[str, Any]]] = {v: [] for v in variants}
+        for rep in range(args.repeat):
+            order = variants if rep % 2 == 0 else list(reversed(variants))
+            for variant in order:
+                log(f"R={rate} n={n} {variant} run {rep + 1}/{args.repeat}")
+                runs[variant].append(one_run(rate, n, variant, args.concurrency))
+        for variant in variants:
+            results.append({"rate": rate, "creates": n, "variant": variant,
+                            **summarise(runs[variant])})  # fmt: skip
+    doc = {
+        "default_transport": default_transport_name(),
+        "concurrency": args.concurrency,
+        "latency_ms": [20, 40],
+        "cores": {"sandbox": CORES[0], "client": CORES[1]} if CORES else None,
+        "results": results,
+    }
+    print(json.dumps(doc, indent=2))
+
+
+if __name__ == "__main__":
+    main()

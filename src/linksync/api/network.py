@@ -1,0 +1,163 @@
+"""How the client reaches a service over the network: the proxy and the trust of TLS.
+
+- Proxies: httpx's own rules. With no ``--proxy`` (profile ``proxy:``), the environment's
+  ``HTTPS_PROXY`` / ``HTTP_PROXY`` / ``ALL_PROXY`` (either case) apply, with ``NO_PROXY``
+  host, suffix and address rules (``httpx._utils.get_environment_proxies``); a proxy
+  given explicitly carries every request (httpx ignores the environment then).
+  ``proxy_for`` answers which proxy a base URL goes through, by the same rules, so the
+  run's banner can say it; ``shown_proxy`` is a proxy URL without its credentials.
+- Trust: ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` (httpx's default context reads them), a CA
+  file (``--ca-bundle`` / ``ca_bundle:``), or the operating system's trust store
+  through ``truststore`` (``--system-trust`` / ``trust: system``).
+- A certificate that does not verify is terminal: ``certificate_error`` turns the
+  httpx error into :class:`~linksync.errors.CertificateError`, naming the host, the
+  reason and the three ways to fix it.
+"""
+
+from __future__ import annotations
+
+import ssl
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import httpx
+
+from linksync.errors import CertificateError, ConfigError
+
+PROXY_SCHEMES = ("http", "https")
+
+
+@dataclass(frozen=True, slots=True)
+class Network:
+    """The network settings of a target: a proxy URL (None: the environment's), a CA
+    file to trust (None: the default), and whether to use the OS trust store."""
+
+    proxy: str | None = None
+    ca_bundle: str | None = None
+    system_trust: bool = False
+
+    def __repr__(self) -> str:
+        proxy = shown_proxy(self.proxy) if self.proxy else None
+        return (
+            f"Network(proxy={proxy!r}, ca_bundle={self.ca_bundle!r}, "
+            f"system_trust={self.system_trust})"
+        )
+
+
+def check_proxy(url: str, where: str = "--proxy") -> str:
+    """The proxy URL, stripped; ``ConfigError`` when it is not scheme://host[:port]."""
+    url = url.strip()
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        raise ConfigError(f"{where}: not a proxy URL (http://host:port)") from None
+    if parts.scheme not in PROXY_SCHEMES or not parts.hostname:
+        raise ConfigError(
+            f"{where}: a proxy is {'|'.join(PROXY_SCHEMES)}://[user:password@]host:port, "
+            f"got {shown_proxy(url)!r}"
+        )
+    return url
+
+
+def check_ca_bundle(path: str, where: str = "--ca-bundle") -> str:
+    """The CA file, checked to be a readable file of certificates (before any request)."""
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigError(f"{where}: CA file {path} does not exist (or is not a file)")
+    try:
+        ssl.create_default_context(cafile=str(file))
+    except (OSError, ssl.SSLError) as exc:
+        reason = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or exc
+        message = f"{where}: CA file {path} holds no usable certificate: {reason}"
+        raise ConfigError(message) from None
+    return str(file)
+
+
+def proxy_secrets(proxy: str) -> tuple[str, ...]:
+    """The password of a proxy URL (as written and decoded): kept out of every output,
+    like the API key."""
+    try:
+        password = urlsplit(proxy).password
+    except ValueError:
+        return ()
+    if not password:
+        return ()
+    return tuple({password, unquote(password)})
+
+
+def shown_proxy(url: str) -> str:
+    """A proxy URL as output may show it: scheme://host:port, never the credentials."""
+    try:
+        parts = urlsplit(url.strip() if "://" in url else f"http://{url.strip()}")
+        host, port = parts.hostname or "", parts.port
+    except ValueError:
+        return "(a proxy URL that cannot be read)"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{parts.scheme}://{host}" + (f":{port}" if port else "")
+
+
+def proxy_for(base_url: str, proxy: str | None = None) -> str | None:
+    """The proxy requests to ``base_url`` go through (with its credentials, for httpx),
+    by httpx's rules: ``proxy`` when given, else the environment's (None when
+    ``NO_PROXY`` exempts the host, or none is set)."""
+    if proxy:
+        return proxy
+    from httpx._utils import URLPattern, get_environment_proxies
+
+    url = httpx.URL(base_url)
+    # The order httpx gives its mounts (most specific first) and the first that matches.
+    mounts = sorted((URLPattern(k), v) for k, v in get_environment_proxies().items())
+    for pattern, value in mounts:
+        if pattern.matches(url):
+            return value
+    return None
+
+
+def ssl_context(network: Network) -> ssl.SSLContext | bool:
+    """What httpx's ``verify=`` gets: True (httpx's default context: certifi, or
+    ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``), a context on the CA file, or on the OS store
+    (plus the CA file when both are given)."""
+    if network.system_trust:
+        import truststore
+
+        ctx: ssl.SSLContext = truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        if network.ca_bundle:
+            ctx.load_verify_locations(cafile=network.ca_bundle)
+        return ctx
+    if network.ca_bundle:
+        return ssl.create_default_context(cafile=network.ca_bundle)
+    return True
+
+
+FIXES = (
+    "SSL_CERT_FILE=/path/ca.pem (the CA that signed it, in the environment), "
+    "--ca-bundle FILE (profile ca_bundle: FILE), "
+    "or --system-trust (profile trust: system: the operating system's trust store)"
+)
+
+
+def verification_failure(exc: BaseException) -> ssl.SSLCertVerificationError | None:
+    """The certificate verification error behind an httpx error (its cause chain)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ssl.SSLCertVerificationError):
+            return current
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def certificate_error(exc: BaseException, base_url: str, attempts: int) -> CertificateError | None:
+    """The terminal error for a certificate that did not verify (None for another
+    failure): the host, the reason, the three fixes."""
+    found = verification_failure(exc)
+    if found is None:
+        return None
+    host = urlsplit(base_url).hostname or base_url
+    reason = (found.verify_message or found.reason or str(found)).rstrip(".")
+    message = f"the TLS certificate of {host} was refused: {reason}. Fix: {FIXES}"
+    return CertificateError(None, "CERTIFICATE_ERROR", message, attempts=attempts)
