@@ -31,6 +31,7 @@ Config file shape (see ``configs/linksync.example.yaml``)::
         strict: true                     # every source warning is an error
         encoding: cp1252                 # CSV encoding (default: detected)
         date_format: dmy                 # 31/12/2026 in files
+        timezone: America/New_York       # zone of date-times without one (default UTC)
         empty_values: [N/A, "-", TBD]    # cells read as empty
         workbook_password_env: CAMPAIGN_PW  # password of encrypted workbooks
         slugless: stable                 # rows without slug: stable (default) | random

@@ -17,6 +17,7 @@ import yaml
 
 from linksync.defaults import MAX_CONCURRENCY
 from linksync.errors import ConfigError
+from linksync.timestamps import time_zone
 
 ENV_PROFILE = "LINKSYNC_PROFILE"
 #: ``trust:`` values: ``system`` (the OS trust store, through truststore) or ``default``.
@@ -46,6 +47,7 @@ PROFILE_KEYS = frozenset(
         "strict",
         "encoding",
         "date_format",
+        "timezone",
         "empty_values",
         "workbook_password_env",
         "slugless",  # stable | random: how rows without a slug are created
@@ -96,6 +98,8 @@ class Profile:
     strict: bool = False
     encoding: str | None = None
     date_format: str | None = None
+    #: IANA zone of date-times written without one (None: UTC).
+    timezone: str | None = None
     empty_values: tuple[str, ...] = ()
     #: The environment variable holding the password of encrypted workbooks.
     workbook_password_env: str | None = None
@@ -203,6 +207,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         strict=strict,
         encoding=_opt_str(data, "encoding", where),
         date_format=_opt_str(data, "date_format", where),
+        timezone=_timezone(data, where),
         empty_values=tuple(empties),
         workbook_password_env=_opt_str(data, "workbook_password_env", where),
         slugless=slugless.lower() if slugless is not None else None,
@@ -271,3 +276,14 @@ def read_key_file(path: str) -> str:
     if not key or any(c.isspace() for c in key):
         raise ConfigError(f"API key file {path} must hold exactly one key on one line")
     return key
+
+
+def _timezone(data: Mapping[str, Any], where: str) -> str | None:
+    """The profile's ``timezone:``, checked now (an unknown zone is a configuration
+    error before anything is read or sent)."""
+    name = _opt_str(data, "timezone", where)
+    try:
+        time_zone(name)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: timezone: {exc}") from None
+    return name

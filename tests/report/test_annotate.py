@@ -104,7 +104,7 @@ def test_annotated_workbook(tmp_path: Path) -> None:
     assert [str(r) for r in spring.merged_cells.ranges] == ["A1:C1"]
     assert spring.column_dimensions["A"].width == 30
     # Header in the header row (row 2, below the title), right of the last column.
-    assert tuple(c.value for c in spring[2][4:7]) == ANNOTATION_HEADERS
+    assert tuple(c.value for c in spring[2][4:8]) == ANNOTATION_HEADERS
     assert spring["E2"].font.bold and spring["E2"].fill.fgColor.rgb == "FFDDEBF7"
     assert spring["E1"].value is None
     assert [spring.cell(3, c).value for c in (5, 6, 7)] == [
@@ -122,7 +122,7 @@ def test_annotated_workbook(tmp_path: Path) -> None:
     assert all(spring.cell(5, c).value is None for c in (5, 6, 7))  # no result for row 5
     assert spring["D3"].value == "=1+1"  # the user's own formula is still a formula
     autumn = wb["Autumn"]
-    assert tuple(c.value for c in autumn[1][2:5]) == ANNOTATION_HEADERS
+    assert tuple(c.value for c in autumn[1][2:6]) == ANNOTATION_HEADERS
     assert autumn["D2"].value == "invalid"
     assert autumn["E2"].value == "=1+2" and autumn["E2"].data_type == "s"
     assert autumn["D3"].value == "unchanged"
@@ -138,7 +138,7 @@ def test_annotating_an_annotated_copy_reuses_its_columns(tmp_path: Path) -> None
     ]
     second = write_annotated(first, again, tmp_path / "twice.xlsx")
     spring = openpyxl.load_workbook(second)["Spring"]
-    assert spring.max_column == 7
+    assert spring.max_column == 8
     assert spring["F3"].value == "unchanged"
     assert spring["F4"].value == "planned: update"
     assert spring["G4"].value is None
@@ -197,9 +197,9 @@ def test_annotated_csv_keeps_encoding_delimiter_and_line_ending(
     rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
     assert rows[0] == lines[0]  # the title row is left alone
     assert rows[1] == [*lines[1], *ANNOTATION_HEADERS]
-    assert rows[2] == [*lines[2], "https://l.t/a", "created", ""]
-    assert rows[3] == [*lines[3], "", "invalid", "'-oops"]
-    assert rows[4] == [*lines[4], "", "", ""]
+    assert rows[2] == [*lines[2], "https://l.t/a", "created", "", ""]
+    assert rows[3] == [*lines[3], "", "invalid", "'-oops", ""]
+    assert rows[4] == [*lines[4], "", "", "", ""]
 
 
 def test_annotate_refuses_what_it_cannot_do(tmp_path: Path) -> None:
@@ -229,10 +229,10 @@ def test_annotated_csv_below_an_excel_sep_line_and_blank_rows(tmp_path: Path) ->
     out = write_annotated(source, results, tmp_path / "c.annotated.csv")
     assert out.read_text(encoding="utf-8").splitlines() == [
         "sep=;",
-        "url;slug;Short link;Status;Error",
-        ";;;;",
-        "https://example.com/a;a;https://l.t/a;created;",
-        "https://example.com/b;b;;skipped;",
+        "url;slug;Short link;Status;Error;Expires",
+        ";;;;;",
+        "https://example.com/a;a;https://l.t/a;created;;",
+        "https://example.com/b;b;;skipped;;",
     ]
 
 
@@ -250,8 +250,8 @@ def test_annotated_workbook_header_found_above_blank_rows(tmp_path: Path) -> Non
     out = write_annotated(tmp_path / "w.xlsx", rows, tmp_path / "w.annotated.xlsx")
     ws = openpyxl.load_workbook(out)["Links"]
     assert [c.value for c in ws[2]] == ["Destination URL", "Slug", *ANNOTATION_HEADERS]
-    assert [c.value for c in ws[3]][2:] == [None, None, None]
-    assert [c.value for c in ws[4]][2:] == [None, "created", None]
+    assert [c.value for c in ws[3]][2:] == [None, None, None, None]
+    assert [c.value for c in ws[4]][2:] == [None, "created", None, None]
 
 
 def test_annotated_workbook_without_header_row(tmp_path: Path) -> None:

@@ -62,7 +62,7 @@ def test_sample_workbook_annotated_on_the_rows_read(tmp_path: Path) -> None:
             assert after.max_column == width
             continue
         header_row = min(r.row or 0 for r in annotated) - 1
-        head = [after.cell(header_row, width + i).value for i in (1, 2, 3)]
+        head = [after.cell(header_row, width + i).value for i in (1, 2, 3, 4)]
         assert tuple(head) == ANNOTATION_HEADERS
         for r in annotated:
             assert r.row is not None

@@ -210,12 +210,13 @@ def test_annotated_workbook_has_a_qr_image_in_each_row(tmp_path: Path) -> None:
         "Short link",
         "Status",
         "Error",
+        "Expires",
         QR_HEADER,
     ]
     images = _images_by_row(ws)
     assert sorted(images) == [3, 5]  # the invalid row 4 has no link, so no code
     for row, (col, png) in images.items():
-        assert col == 6
+        assert col == 7
         assert decode(png) == [ws.cell(row, 3).value]
     assert ws.row_dimensions[3].height >= 57
     assert not qr_folder(out).exists()
@@ -228,14 +229,14 @@ def test_annotated_workbook_has_a_qr_image_in_each_row(tmp_path: Path) -> None:
     shutil.copy(out, second / "campaign.xlsx")
     write_annotated(second / "campaign.xlsx", rerun, second / "done.xlsx", qr=QrCodes())
     ws = openpyxl.load_workbook(second / "done.xlsx")["Spring"]
-    assert [c.value for c in ws[2]][2:] == ["Short link", "Status", "Error", QR_HEADER]
-    assert ws.max_column == 6
+    assert [c.value for c in ws[2]][2:] == ["Short link", "Status", "Error", "Expires", QR_HEADER]
+    assert ws.max_column == 7
     assert sorted(_images_by_row(ws)) == [3, 5] and len(ws._images) == 2  # not doubled
 
     shutil.copy(second / "done.xlsx", second / "campaign.xlsx")
     write_annotated(second / "campaign.xlsx", rerun, second / "plain.xlsx")  # no --qr
     ws = openpyxl.load_workbook(second / "plain.xlsx")["Spring"]
-    assert ws._images == [] and ws.cell(2, 6).value is None  # no stale codes
+    assert ws._images == [] and ws.cell(2, 7).value is None  # no stale codes
     assert ws.cell(3, 4).value == "unchanged"
 
 
@@ -245,10 +246,10 @@ def test_a_large_sheet_links_to_png_files_beside_the_workbook(tmp_path: Path) ->
     write_annotated(source, _results(3), out, qr=QrCodes(sheet_image_limit=1))
     ws = openpyxl.load_workbook(out)["Spring"]
     assert ws._images == []
-    cell = ws.cell(3, 6)
+    cell = ws.cell(3, 7)
     assert cell.value == "done-qr/lnk.test/s0.png"
     assert cell.hyperlink.target == "done-qr/lnk.test/s0.png"
-    assert ws.cell(4, 6).value is None
+    assert ws.cell(4, 7).value is None
     assert decode((tmp_path / cell.value).read_bytes()) == ["https://lnk.test/s0"]
 
 

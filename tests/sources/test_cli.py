@@ -50,7 +50,10 @@ def test_validate_map_option(tmp_path: Path) -> None:
     path = tmp_path / "l.csv"
     path.write_text("Where to,Name\nhttps://e.com/a,a\n", encoding="utf-8")
     res = CliRunner().invoke(cli, ["validate", str(path), "--json"])
-    assert res.exit_code == 1 and json.loads(res.output)["problems"][0]["constant"] == "MISSING_URL"
+    assert (
+        res.exit_code == 1
+        and json.loads(res.output)["problems"][0]["constant"] == "MISSING_URL_COLUMN"
+    )
     res = CliRunner().invoke(cli, ["validate", str(path), "--map", "Where to=url", "--json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["rows"] == 1

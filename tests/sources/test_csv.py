@@ -93,14 +93,14 @@ def test_file_without_url_column_is_a_file_problem(tmp_path: Path) -> None:
     path.write_text("Name,Clicks\nfoo,3\n", encoding="utf-8")
     batch = read_sources([path])
     assert batch.specs == ()
-    assert [p.constant for p in batch.problems] == ["MISSING_URL"]
+    assert [p.constant for p in batch.problems] == ["MISSING_URL_COLUMN"]
 
 
 def test_empty_file(tmp_path: Path) -> None:
     path = tmp_path / "c.csv"
     path.write_bytes(b"")
     batch = read_sources([path])
-    assert len(batch) == 0 and [p.constant for p in batch.problems] == ["MISSING_URL"]
+    assert len(batch) == 0 and [p.constant for p in batch.problems] == ["EMPTY_SOURCE"]
 
 
 def test_short_url_column_split_and_explicit_columns_win(tmp_path: Path) -> None:

@@ -64,7 +64,7 @@ def test_dates_numbers_and_rows(tmp_path: Path, date_1904: bool) -> None:
     assert [
         (p.constant, p.severity, p.provenance.sheet if p.provenance else None)
         for p in batch.problems
-    ] == [("MISSING_URL", Severity.WARNING, "Scratch")]
+    ] == [("MISSING_URL_COLUMN", Severity.WARNING, "Scratch")]
 
 
 def test_named_sheets(tmp_path: Path) -> None:
@@ -74,7 +74,9 @@ def test_named_sheets(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="no sheet named 'Nope'"):
         read_sources([path], sheets=["Nope"])
     batch = read_sources([path], sheets=["Notes"])
-    assert [(p.constant, p.severity) for p in batch.problems] == [("MISSING_URL", Severity.ERROR)]
+    assert [(p.constant, p.severity) for p in batch.problems] == [
+        ("MISSING_URL_COLUMN", Severity.ERROR)
+    ]
 
 
 def test_not_a_workbook(tmp_path: Path) -> None:
@@ -102,7 +104,8 @@ def test_excel_serials(serial: float, date1904: bool, expected: date) -> None:
 
 
 def test_expiry_column_matches_cell_by_cell_conversion() -> None:
-    """The per-distinct, numpy-formatted expiry column equals converting each cell."""
+    """The per-distinct, numpy-formatted expiry column names the instant of converting
+    each cell."""
     from datetime import datetime, time, timedelta
 
     from linksync.sources.excel import _expiry_column, cell_expiry
@@ -135,8 +138,11 @@ def test_expiry_column_matches_cell_by_cell_conversion() -> None:
                 if isinstance(cell, str):
                     assert text == cell
                     continue
+                # Wall-clock text (the run's zone applies when the column is
+                # normalised): the same instant as converting the cell itself.
                 value = cell_expiry(cell, date1904)
-                assert text == ("" if value is None else normalize_expiry(value)), cell
+                want = "" if value is None else normalize_expiry(value)
+                assert (normalize_expiry(text) if text else "") == want, cell
 
 
 class _Rows:

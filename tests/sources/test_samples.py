@@ -50,7 +50,7 @@ def test_workbook_bad_rows_have_constant_sheet_row_and_column(
     # The one unknown column is reported once, as a warning, not per row.
     assert [
         (w.constant, w.provenance.sheet if w.provenance else None) for w in result.warnings
-    ] == [("INVALID_FIELD", "Spring")]
+    ] == [("UNKNOWN_COLUMN", "Spring")]
     assert len(result.invalid) == 4 and result.total == 18
 
 

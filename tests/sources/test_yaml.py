@@ -151,7 +151,7 @@ def test_wrong_shapes_make_the_row_invalid(tmp_path: Path) -> None:
     ]
     assert result.invalid == frozenset({0, 2})
     assert [u.header for u in batch.unknown_columns] == ["colour"]
-    assert [w.constant for w in result.warnings] == ["INVALID_FIELD"]
+    assert [w.constant for w in result.warnings] == ["UNKNOWN_COLUMN"]
 
 
 def test_directory_tree_sorted_and_hidden_skipped(tmp_path: Path) -> None:

@@ -174,7 +174,7 @@ def test_drop_map_check_plan_apply_download_and_nothing_to_do(
     book = openpyxl.load_workbook(download(page, "campaign-annotated.xlsx", tmp_path))
     spring = book["Spring"]
     head = [c.value for c in spring[3]]
-    assert head[-4:] == ["Short link", "Status", "Error", "QR code"]
+    assert head[-5:] == ["Short link", "Status", "Error", "Expires", "QR code"]
     link_col = head.index("Short link") + 1
     by_row = {r: [spring.cell(r, link_col + i).value for i in range(3)] for r in range(4, 14)}
     assert by_row[4][:2] == ["https://lnk.test/spring-sale", "created"]

@@ -135,7 +135,7 @@ def test_batch_problems_and_frames(tmp_path: Path) -> None:
     batch = read_sources([tmp_path / "a.csv", tmp_path / "b.yaml"])
     result = validate(batch, now=NOW)
     assert [(p.constant, p.severity) for p in result.problems] == [
-        ("INVALID_FIELD", Severity.WARNING),
+        ("UNKNOWN_COLUMN", Severity.WARNING),
         ("DUPLICATE_IN_SOURCE", Severity.ERROR),
     ]
     assert str(tmp_path / "a.csv") + ", row 2" in result.problems[1].message

@@ -41,6 +41,13 @@ _FLAGS: tuple[Callable[[F], F], ...] = (
         "or a strptime pattern (%d.%m.%Y). Without it such dates are errors.",
     ),
     click.option(
+        "--timezone",
+        metavar="ZONE",
+        help="Time zone of date-times written without one (Excel dates, CSV and YAML "
+        "text such as 2027-03-31 23:59): an IANA name such as America/New_York; "
+        "default UTC. A time with Z or an offset is kept as written.",
+    ),
+    click.option(
         "--empty-value",
         "empty_values",
         multiple=True,
@@ -68,8 +75,8 @@ _FLAGS: tuple[Callable[[F], F], ...] = (
 
 
 def source_flags(fn: F) -> F:
-    """Add the flags; the command receives maps, encoding, date_format, empty_values,
-    workbook_password_file, strict."""
+    """Add the flags; the command receives maps, encoding, date_format, timezone,
+    empty_values, workbook_password_file, strict."""
     decorated: Any = fn
     for option in reversed(_FLAGS):
         decorated = option(decorated)
@@ -94,6 +101,7 @@ def pop_source_flags(kw: dict[str, Any]) -> dict[str, Any]:
         "mapping": parse_maps(tuple(kw.pop("maps", ()) or ())),
         "encoding": kw.pop("encoding", None),
         "date_format": kw.pop("date_format", None),
+        "timezone": kw.pop("timezone", None),
         "empty_values": tuple(kw.pop("empty_values", ()) or ()),
         "workbook_password_file": kw.pop("workbook_password_file", None),
         "strict": kw.pop("strict", None),

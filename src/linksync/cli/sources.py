@@ -133,6 +133,7 @@ def validate_command(
         mapping=mapping or None,
         encoding=given["encoding"] or prof.encoding,
         date_format=given["date_format"] or prof.date_format,
+        timezone=given["timezone"] or prof.timezone,
         empty_values=given["empty_values"] or prof.empty_values,
         workbook_password=workbook_password(
             password_file=given["workbook_password_file"], env_name=prof.workbook_password_env

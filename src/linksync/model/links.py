@@ -73,12 +73,15 @@ class Provenance:
     ``row`` is 1-based as shown by a spreadsheet program (the header is usually row 1,
     so the first data row is 2); for YAML it is the line of the entry. ``columns`` maps
     a field name to the column header (or YAML key) its value came from.
+    ``timezone`` is the IANA zone its date-times without one were read in (``--timezone``;
+    None: UTC), so an expiry is shown as the user wrote it.
     """
 
     source: str
     sheet: str | None = None
     row: int | None = None
     columns: Mapping[str, str] = field(default_factory=dict)
+    timezone: str | None = None
 
     @property
     def place(self) -> Place:
@@ -101,8 +104,11 @@ class Provenance:
         return ", ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "sheet": self.sheet, "row": self.row,
-                "columns": dict(self.columns)}  # fmt: skip
+        out = {"source": self.source, "sheet": self.sheet, "row": self.row,
+               "columns": dict(self.columns)}  # fmt: skip
+        if self.timezone is not None:
+            out["timezone"] = self.timezone
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Provenance:
@@ -111,6 +117,7 @@ class Provenance:
             sheet=d.get("sheet"),
             row=d.get("row"),
             columns=dict(d.get("columns") or {}),
+            timezone=d.get("timezone"),
         )
 
 

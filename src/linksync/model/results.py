@@ -16,6 +16,7 @@ from linksync.model.links import (
     Provenance,
     RemoteLink,
 )
+from linksync.timestamps import show_expiry
 
 
 class Action(StrEnum):
@@ -80,6 +81,10 @@ class RowResult:
     #: (field, old, new) of each changed field when known (a plan's rows), for readers
     #: such as the markdown plan; not a report column.
     field_changes: tuple[tuple[str, Any, Any], ...] = ()
+    #: The row's expiry with its zone (``2027-03-31 23:59 America/New_York =
+    #: 2027-04-01T03:59:00.000Z``) when known, for the annotated copy; not a report
+    #: column (the message says it on a row without another message).
+    expires: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Report row: the RESULT_COLUMNS, plain JSON types."""
@@ -157,6 +162,9 @@ class RowResult:
             field_name = field_name or error_field(constant, spec)
         shown = link if link is not None else change.remote
         url = spec.url.strip() if spec is not None and spec.url else None
+        expires = expiry_shown(spec)
+        if message is None and constant is None and expires is not None:
+            message = f"expires {expires}"
         return cls(
             action=action or change.action,
             status=status,
@@ -176,6 +184,7 @@ class RowResult:
             request_id=request_id,
             attempts=attempts,
             field_changes=field_changes,
+            expires=expires,
         )
 
     @property
@@ -186,6 +195,22 @@ class RowResult:
     def not_attempted(self) -> bool:
         """A row the run never sent (it was stopped or interrupted first)."""
         return self.status is Status.SKIPPED and self.error_constant == "NOT_ATTEMPTED"
+
+
+def expiry_shown(spec: LinkSpec | None) -> str | None:
+    """``2027-03-31 23:59 America/New_York = 2027-04-01T03:59:00.000Z``: a row's expiry
+    as a wall-clock time in the zone its source was read in (UTC when none was given)
+    and the instant sent; None for a row without one."""
+    if spec is None or not spec.expires_at:
+        return None
+    zone = spec.provenance.timezone if spec.provenance is not None else None
+    return show_expiry(spec.expires_at, zone)
+
+
+def expiry_note(spec: LinkSpec | None) -> str | None:
+    """``expires 2027-03-31 23:59 America/New_York = ...`` (``expiry_shown``), or None."""
+    shown = expiry_shown(spec)
+    return f"expires {shown}" if shown is not None else None
 
 
 class PlannedRow(Protocol):

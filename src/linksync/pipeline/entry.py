@@ -46,6 +46,7 @@ class SharedOptions(TypedDict, total=False):
     mapping: Mapping[str, str] | None  # --map HEADER=FIELD
     encoding: str | None  # --encoding
     date_format: str | None  # --date-format
+    timezone: str | None  # --timezone
     empty_values: Iterable[str]  # --empty-value
     workbook_password_file: str | PathLike[str] | None  # --workbook-password-file
     strict: bool | None  # --strict
@@ -108,6 +109,7 @@ def _reading(kw: SharedOptions, settings: Settings) -> Reading:
         mapping=kw.get("mapping"),
         encoding=kw.get("encoding"),
         date_format=kw.get("date_format"),
+        timezone=kw.get("timezone"),
         empty_values=kw.get("empty_values", ()),
         strict=kw.get("strict"),
         fix_invisible=kw.get("fix_invisible", False),

@@ -42,6 +42,7 @@ class Reading:
     mapping: Mapping[str, str] | None = None
     encoding: str | None = None
     date_format: str | None = None
+    timezone: str | None = None
     empty_values: Iterable[str] = ()
     strict: bool | None = None
     fix_invisible: bool = False
@@ -50,7 +51,7 @@ class Reading:
 
     def over(self, settings: Settings) -> Reading:
         """These options over the profile's (``columns``, ``encoding``, ``date_format``,
-        ``empty_values``, ``strict``, ``workbook_password_env``)."""
+        ``timezone``, ``empty_values``, ``strict``, ``workbook_password_env``)."""
         from linksync.sources.encrypted import workbook_password
 
         prof = settings.profile
@@ -63,6 +64,7 @@ class Reading:
             mapping=columns or None,
             encoding=self.encoding or prof.encoding,
             date_format=self.date_format or prof.date_format,
+            timezone=self.timezone or prof.timezone,
             empty_values=tuple(self.empty_values) or prof.empty_values,
             strict=prof.strict if self.strict is None else self.strict,
             workbook_password=password,
@@ -95,6 +97,7 @@ def load_specs(
         mapping=reading.mapping,
         encoding=reading.encoding,
         date_format=reading.date_format,
+        timezone=reading.timezone,
         empty_values=reading.empty_values,
         workbook_password=reading.workbook_password,
     )

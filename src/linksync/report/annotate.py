@@ -1,11 +1,13 @@
-"""The annotated copy of a source spreadsheet: the user's own file with three columns
-appended to each sheet that has results (Short link, Status, Error), filled on the row
-each result came from. Everything else is left as it was.
+"""The annotated copy of a source spreadsheet: the user's own file with four columns
+appended to each sheet that has results (Short link, Status, Error, Expires: the expiry
+with the zone it was read in and the instant sent), filled on the row each result came
+from. Everything else is left as it was.
 
 The header goes in the row the reader found the header in: the row above the first data
 row reported for that sheet (sample workbooks have a title row above the header).
-Columns are appended after the last used column; a file that already ends with these
-three headers (an annotated copy run again) gets them refilled, not appended again.
+Columns are appended after the last used column; a file that already has these headers
+(an annotated copy run again; Short link, Status, Error found) gets them refilled, not
+appended again.
 
 xlsx/xlsm are edited with openpyxl (load, change, save: values, styles, other sheets and
 column order are kept; VBA kept for .xlsm). CSV keeps its encoding, delimiter and line
@@ -35,7 +37,10 @@ from linksync.report.qr_sheet import QR_HEADER, clear_qr_column, fill_qr_column,
 # openpyxl and the sources package (pandas) are imported where used: writing reports
 # does not need them, and every run imports this package.
 
-ANNOTATION_HEADERS: tuple[str, str, str] = ("Short link", "Status", "Error")
+ANNOTATION_HEADERS: tuple[str, ...] = ("Short link", "Status", "Error", "Expires")
+#: The headers of copies annotated before the Expires column: found and extended.
+_OLD_HEADERS = ANNOTATION_HEADERS[:3]
+_N = len(ANNOTATION_HEADERS)
 SPREADSHEET_SUFFIXES = (".xlsx", ".xlsm", ".csv")
 
 _DONE = {
@@ -66,10 +71,13 @@ def status_text(result: RowResult) -> str:
     return result.status.value
 
 
-def annotation(result: RowResult) -> tuple[str, str, str]:
-    """The three appended values of one row."""
-    error = error_text(result) if result.status != Status.OK else ""
-    return (result.short_url or "", status_text(result), error)
+def annotation(result: RowResult) -> tuple[str, str, str, str]:
+    """The appended values of one row: short link, status, error, and the expiry with
+    its zone (``2027-03-31 23:59 America/New_York = 2027-04-01T03:59:00.000Z``)."""
+    error = "" if result.status == Status.OK else error_text(result)
+    if result.expires and error == f"expires {result.expires}":
+        error = ""  # a planned row's message is its expiry: said in its own column
+    return (result.short_url or "", status_text(result), error, result.expires or "")
 
 
 def default_annotated_path(source: str | Path) -> Path:
@@ -180,7 +188,7 @@ def write_annotated(
 def _annotation_start(values: Sequence[object]) -> int | None:
     """0-based column of existing annotation headers in a header row, if present."""
     for i in range(len(values) - 2):
-        if tuple(values[i : i + 3]) == ANNOTATION_HEADERS:
+        if tuple(values[i : i + 3]) == _OLD_HEADERS:
             return i
     return None
 
@@ -219,7 +227,7 @@ def _annotate_sheet(ws: Any, rows: dict[int, RowResult], qr: QrCodes | None, out
     existing = _annotation_start(top[found]) if found is not None else None
     start = existing + 1 if existing is not None else ws.max_column + 1
     header_values = top[found] if found is not None else []
-    qr_at = existing + 3 if existing is not None else len(header_values)
+    qr_at = existing + _N if existing is not None else len(header_values)
     had_qr = qr_at < len(header_values) and header_values[qr_at] == QR_HEADER
     headers = (*ANNOTATION_HEADERS, QR_HEADER) if qr is not None else ANNOTATION_HEADERS
     if header_row >= 1:
@@ -244,9 +252,9 @@ def _annotate_sheet(ws: Any, rows: dict[int, RowResult], qr: QrCodes | None, out
     for i, width in enumerate(widths):
         ws.column_dimensions[get_column_letter(start + i)].width = min(width + 2, 60)
     if qr is not None:
-        fill_qr_column(ws, rows, start + 3, qr, out)
+        fill_qr_column(ws, rows, start + _N, qr, out)
     elif had_qr:
-        clear_qr_column(ws, start + 3, max(header_row, 1))
+        clear_qr_column(ws, start + _N, max(header_row, 1))
 
 
 def _annotate_xlsx(
@@ -317,12 +325,12 @@ def _annotate_csv(
         start = width
     for index in range(first, len(records)):
         record = records[index]
-        if len(record) < start + 3:
-            record.extend([""] * (start + 3 - len(record)))
+        if len(record) < start + _N:
+            record.extend([""] * (start + _N - len(record)))
         if index == header:
-            record[start : start + 3] = ANNOTATION_HEADERS
+            record[start : start + _N] = ANNOTATION_HEADERS
         elif index in results:
-            record[start : start + 3] = [neutralize(v) for v in annotation(results[index])]
+            record[start : start + _N] = [neutralize(v) for v in annotation(results[index])]
     with open(out, "w", encoding=fmt.encoding, newline="") as f:
         writer = csv.writer(f, delimiter=fmt.delimiter, lineterminator=fmt.lineterminator)
         writer.writerows(records)

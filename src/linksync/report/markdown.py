@@ -23,7 +23,7 @@ from linksync.secrets import redact
 #: Characters of a field's old or new value shown in the "changed" column.
 VALUE_WIDTH = 120
 
-TABLE_COLUMNS = ("#", "where", "link", "action", "status", "changed", "short URL", "error")
+TABLE_COLUMNS = ("#", "where", "link", "action", "status", "changed", "short URL", "message")
 
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from linksync.model import Action, RowResult, RunInfo, Status, in_column
+from linksync.model.results import expiry_note
 from linksync.report.base import DEFAULT_MD_ROWS, Closing, ReportOptions
 from linksync.report.cells import field_change_text
 from linksync.report.markdown import MarkdownWriter
@@ -79,6 +80,9 @@ def describe_change(ch: Change) -> str:
     lines = [head]
     for f in ch.fields:
         lines.append("            " + field_change_text(f.field, f.old, f.new))
+    note = expiry_note(ch.spec) if ch.action in (Action.CREATE, Action.REPLACE) else None
+    if note is not None:
+        lines.append(f"            {note}")
     for p in ch.problems:
         message = in_column(p.message, p.field, ch.provenance, p.column)
         lines.append(f"            {p.severity.value} {p.constant}: {message}")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from linksync.errors.advice import advice_for
 from linksync.model import Action, RowResult, RunInfo, Status
 from linksync.report.cells import link_label, where
 from linksync.terminal import printable
@@ -208,6 +209,9 @@ def render_summary(
             lines.append(
                 f"  {e.constant:<{cwidth}} x{e.count:<6} e.g. {where(example)}{label}{detail}"
             )
+            advice = advice_for(e.constant)
+            if advice:
+                lines.append(f"  {'':<{cwidth}} what to change: {advice}")
         rest = len(counts.errors) - len(shown)
         if rest > 0:
             lines.append(f"  ... and {rest} more error constants")

@@ -120,7 +120,7 @@ def read_source(
         if result.frames and not any(len(f) for f in result.frames):
             result.problems.append(
                 Problem(
-                    "MISSING_URL",
+                    "EMPTY_SOURCE",
                     "nothing to read: the file has a header but no rows under it",
                     Provenance(display),
                 )
@@ -149,7 +149,7 @@ def _read_dir(path: Path, display: str, opts: ReadOptions) -> ReadResult:
         )
         result.problems.append(
             Problem(
-                "MISSING_URL",
+                "EMPTY_SOURCE",
                 f"the directory holds spreadsheet files that a directory source does not "
                 f"read ({shown}): pass them as sources of their own, or move them out",
                 Provenance(display),
@@ -158,7 +158,7 @@ def _read_dir(path: Path, display: str, opts: ReadOptions) -> ReadResult:
     if not iter_yaml_files(path):
         result.problems.append(
             Problem(
-                "MISSING_URL",
+                "EMPTY_SOURCE",
                 "nothing to read: the directory holds no .yaml or .yml file",
                 Provenance(display),
             )
@@ -175,19 +175,22 @@ def read_sources(
     encoding: str | None = None,
     date_format: str | None = None,
     empty_values: Iterable[str] = (),
+    timezone: str | None = None,
     options: ReadOptions | None = None,
 ) -> SourceBatch:
     """Read every source (see module docstring). ``sheets`` limits Excel workbooks to
     the named sheets; ``mapping`` is a profile's ``columns:`` block {header: field}
-    that overrides the alias guesses; ``encoding``, ``date_format`` and
-    ``empty_values`` are the ``--encoding``, ``--date-format`` and ``--empty-value``
-    options (``linksync.sources.options``), or give them all as ``options``."""
+    that overrides the alias guesses; ``encoding``, ``date_format``, ``empty_values``
+    and ``timezone`` are the ``--encoding``, ``--date-format``, ``--empty-value`` and
+    ``--timezone`` options (``linksync.sources.options``), or give them all as
+    ``options``."""
     opts = options or ReadOptions.build(
         sheets=sheets,
         mapping=mapping,
         encoding=encoding,
         date_format=date_format,
         empty_values=empty_values,
+        timezone=timezone,
     )
     frames: list[SpecFrame] = []
     problems: list[Problem] = []

@@ -133,9 +133,7 @@ class _CsvRead:
     def fail(self, message: str) -> SourceError:
         return SourceError(f"{self.display}: {message}", path=self.display)
 
-    def problem(
-        self, message: str, severity: Severity = Severity.ERROR, constant: str = "MISSING_URL"
-    ) -> None:
+    def problem(self, constant: str, message: str, severity: Severity = Severity.ERROR) -> None:
         self.result.problems.append(
             Problem(constant, message, Provenance(self.display), None, severity)
         )
@@ -147,11 +145,11 @@ class _CsvRead:
         except OSError as exc:
             raise self.fail(f"cannot read: {exc.strerror or exc}") from exc
         if not head.strip():
-            self.problem("the file is empty: no header, no rows")
+            self.problem("EMPTY_SOURCE", "the file is empty: no header, no rows")
             return self.result
         decoded = self._decide(head)
         if decoded.ask:
-            self.problem(decoded.ask, Severity.ERROR, _UNCERTAIN)
+            self.problem(_UNCERTAIN, decoded.ask)
             return self.result
         sample = (
             decoded.text[:_SAMPLE_BYTES]
@@ -176,12 +174,13 @@ class _CsvRead:
         if "url" not in match.fields and "slug" not in match.fields:
             names = ", ".join(repr(str(h)) for h in header[:20] if h)
             self.problem(
+                "MISSING_URL_COLUMN",
                 f"no column of destination URLs found among the headers ({names}); name "
-                'it e.g. "Destination URL" or map it with --map HEADER=url'
+                'it e.g. "Destination URL" or map it with --map HEADER=url',
             )
             return self.result
         if decoded.warning:
-            self.problem(decoded.warning, Severity.WARNING, _UNCERTAIN)
+            self.problem(_UNCERTAIN, decoded.warning, Severity.WARNING)
         self.result.unknown.extend(UnknownColumn(self.display, None, h) for h in match.unknown)
         if match.unknown:
             self.result.problems.append(unknown_column_problem(self.display, None, match.unknown))
@@ -229,7 +228,7 @@ class _CsvRead:
         try:
             frame_df, unclosed = self._pandas(decoded, delim, skip, match.used, width)
         except _Asked as exc:
-            self.problem(str(exc), Severity.ERROR, _UNCERTAIN)
+            self.problem(_UNCERTAIN, str(exc))
             return
         # The scan runs after pandas, which may have had to decode the file another
         # way (beside pandas in a thread it gains nothing: the C parser keeps the GIL),
@@ -314,7 +313,7 @@ class _CsvRead:
                 CellIssue(
                     rec - skip,
                     None,
-                    "INVALID_FIELD",
+                    "MIXED_ENCODING",
                     f"this row is not UTF-8: it was read as cp1252 ({text!r}); "
                     "the rest of the file is UTF-8: check the text, or pass --encoding to "
                     "read the whole file one way",
@@ -324,6 +323,7 @@ class _CsvRead:
             )
         if in_header or len(seen) > 0:
             self.problem(
+                "MIXED_ENCODING",
                 f"the file mixes UTF-8 lines and others: {len(decoded.fallback)} line(s) were "
                 f"read as cp1252 (e.g. {decoded.fallback[0][1]!r}), the rest as UTF-8; the "
                 "rows concerned are named",
@@ -365,7 +365,7 @@ class _CsvRead:
             if fallback.ask:
                 raise _Asked(fallback.ask) from None
             if fallback.warning:
-                self.problem(fallback.warning, Severity.WARNING, _UNCERTAIN)
+                self.problem(_UNCERTAIN, fallback.warning, Severity.WARNING)
             decoded.text, decoded.encoding = fallback.text, fallback.encoding
             decoded.fallback = fallback.fallback
             return self._pandas(decoded, delim, skip, wanted, width)

@@ -7,8 +7,9 @@ read with calamine directly, streamed into the mapped columns only
 
 Every visible worksheet is read, or the named ones. The header row is found under
 any title rows. Dates and datetimes become ISO 8601 UTC (a workbook has no zone, so
-its times are taken as UTC); a plain number in the expiry column is an Excel serial
-day in the workbook's date system (1900, or 1904 when ``workbookPr date1904`` is set).
+its times are wall-clock times in the run's zone, ``--timezone``, UTC by default); a
+plain number in the expiry column is an Excel serial day in the workbook's date system
+(1900, or 1904 when ``workbookPr date1904`` is set).
 Numbers elsewhere are text without a spurious ``.0`` (slug ``2024`` stays ``2024``).
 
 Before calamine reads anything, ``linksync.sources.xlsx_guard`` refuses bombs (a sheet
@@ -91,7 +92,8 @@ def cell_expiry(v: Any, date1904: bool) -> Any:
         return "TRUE" if v else "FALSE"
     if isinstance(v, int | float):
         dt = excel_serial_to_datetime(float(v), date1904=date1904)
-        return dt if dt is not None else cell_text(v)
+        # A serial is a wall-clock time too: read in the run's zone, as dates are.
+        return dt.replace(tzinfo=None) if dt is not None else cell_text(v)
     if isinstance(v, timedelta):
         return str(v)
     return v
@@ -143,13 +145,23 @@ def _expiry_texts(values: Sequence[Any], date1904: bool) -> list[str]:
             stamps.append(i)
         else:
             cell = cell_expiry(v, date1904)
-            out[i] = "" if cell is None else normalize_expiry(cell)
+            out[i] = "" if cell is None else _wall_clock(cell)
     if stamps:
         when = pd.DatetimeIndex([values[i] for i in stamps]).to_numpy()
         iso = np.datetime_as_string(when.astype("datetime64[ms]"), unit="ms")
         for i, text in zip(stamps, iso.tolist(), strict=True):
-            out[i] = text + "Z"
+            out[i] = text
     return out
+
+
+def _wall_clock(cell: Any) -> str:
+    """A date or naive date-time cell as ISO text without a zone (the run's zone applies
+    when the column is normalised); anything else as ``normalize_expiry`` writes it."""
+    if isinstance(cell, datetime) and cell.tzinfo is None:
+        return cell.isoformat(timespec="milliseconds")
+    if isinstance(cell, date) and not isinstance(cell, datetime):
+        return cell.isoformat()
+    return normalize_expiry(cell)
 
 
 def read_excel_file(
@@ -225,7 +237,7 @@ def _read_book(
     if notes_for is None and names and path.suffix.lower() not in _OOXML:
         result.problems.append(
             Problem(
-                "INVALID_FIELD",
+                "UNCHECKED_FORMAT",
                 f"{path.suffix.lower()} workbooks do not let linksync tell error cells (#N/A) "
                 "from empty cells, nor see number formats and hyperlinks: save as .xlsx to "
                 "have them checked",
@@ -287,7 +299,7 @@ def _nothing_to_read(display: str, wb: CalamineWorkbook, names: list[str]) -> Pr
             f"no sheet holds links: {', '.join(repr(n) for n in names)} "
             'has no header row naming a destination URL (e.g. "Destination URL") or no rows'
         )
-    return Problem("MISSING_URL", f"nothing to read: {why}", Provenance(display))
+    return Problem("EMPTY_SOURCE", f"nothing to read: {why}", Provenance(display))
 
 
 def _read_sheet(
@@ -307,7 +319,7 @@ def _read_sheet(
             severity = Severity.ERROR if named else Severity.WARNING
             result.problems.append(
                 Problem(
-                    "MISSING_URL",
+                    "MISSING_URL_COLUMN",
                     "sheet skipped: no header row naming a destination URL column "
                     '(e.g. "Destination URL") in its first 30 rows',
                     Provenance(display, sheet),
@@ -321,7 +333,7 @@ def _read_sheet(
     if "url" not in match.fields and "slug" not in match.fields:
         result.problems.append(
             Problem(
-                "MISSING_URL",
+                "MISSING_URL_COLUMN",
                 "no column of destination URLs found among the headers",
                 Provenance(display, sheet),
             )
@@ -354,7 +366,7 @@ def _read_sheet(
     if not len(frame):
         result.problems.append(
             Problem(
-                "MISSING_URL",
+                "EMPTY_SOURCE",
                 f"the sheet has a header (row {head.last + 1}) but no rows under it",
                 Provenance(display, sheet),
                 None,

@@ -31,7 +31,7 @@ from typing import Any
 
 from linksync import rules
 from linksync.model import Severity
-from linksync.sources.normalize import excel_serial_to_datetime, normalize_expiry
+from linksync.sources.normalize import excel_serial_to_datetime
 from linksync.sources.table import CellIssue
 from linksync.sources.xlsx_guard import SheetNotes
 
@@ -197,9 +197,17 @@ class CellReader:
                             k,
                             "expires_at",
                             f"the cell holds the number {cell_text(v)}, not a date: read as "
-                            f"the Excel date {normalize_expiry(when)} (format the cell as a "
-                            "date to say so)",
+                            f"the Excel date {_shown(when)} (format the cell as a date to "
+                            "say so)",
                             warn=True,
                         )
         self._errors(out, "expires_at", col)
         return out
+
+
+def _shown(when: datetime) -> str:
+    """An Excel date as its wall-clock text: ``2027-03-31`` or ``2027-03-31 23:59``
+    (the run's zone applies to it, as to every date cell)."""
+    if when.hour == when.minute == when.second == 0:
+        return when.strftime("%Y-%m-%d")
+    return when.strftime("%Y-%m-%d %H:%M:%S" if when.second else "%Y-%m-%d %H:%M")

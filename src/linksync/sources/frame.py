@@ -99,6 +99,8 @@ class SpecFrame:
     joined: dict[str, JoinedText] = field(default_factory=dict)
     #: Columns the reader made value by distinct value (``DistinctValues``).
     distinct: Mapping[str, DistinctValues] = field(default_factory=dict)
+    #: The zone its date-times without one were read in (``Provenance.timezone``).
+    timezone: str | None = None
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -116,6 +118,7 @@ class SpecFrame:
         managed: Mapping[str, np.ndarray] | None = None,
         joined: Mapping[str, JoinedText] | None = None,
         distinct: Mapping[str, DistinctValues] | None = None,
+        timezone: str | None = None,
     ) -> SpecFrame:
         """A spreadsheet frame: a field is managed where its value is not None
         (``managed`` gives that mask for fields whose caller knows it already;
@@ -142,6 +145,7 @@ class SpecFrame:
             MappingProxyType(
                 {f: d for f, d in (distinct or {}).items() if d.values is full.get(f)}
             ),
+            timezone,
         )
 
     @classmethod
@@ -171,7 +175,7 @@ class SpecFrame:
     def provenance(self, i: int) -> Provenance:
         if self.provenances is not None:
             return self.provenances[i]
-        return Provenance(self.source, self.sheet, int(self.rows[i]), self.columns)
+        return Provenance(self.source, self.sheet, int(self.rows[i]), self.columns, self.timezone)
 
     def spec(self, i: int) -> LinkSpec:
         managed = frozenset(f for f in LINK_FIELDS if self.managed[f][i])
@@ -208,7 +212,9 @@ class SpecFrame:
             prov = (
                 provs[i]
                 if provs is not None
-                else Provenance(self.source, self.sheet, int(self.rows[i]), self.columns)
+                else Provenance(
+                    self.source, self.sheet, int(self.rows[i]), self.columns, self.timezone
+                )
             )
             yield LinkSpec(url, slug, domain, desc, tags, pw, exp, apple, google, ms, prov)
 

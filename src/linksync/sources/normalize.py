@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus, unquote_plus
 
-from linksync.timestamps import format_ts, parse_iso
+from linksync.timestamps import Oddity, format_ts, localize, parse_iso, zone_name
 
 if TYPE_CHECKING:
     from linksync.sources.options import DateFormat
@@ -50,9 +50,11 @@ def split_tags(text: str) -> tuple[str, ...]:
     return dedupe(_TAG_SPLIT_RE.split(text))
 
 
-def to_utc(dt: datetime) -> datetime:
-    """A naive datetime is taken as UTC (spreadsheets carry no zone)."""
-    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
+def to_utc(dt: datetime, zone: tzinfo | None = None) -> datetime:
+    """A naive datetime is taken in ``zone`` (UTC for None: spreadsheets carry no zone);
+    an aware one is converted. A time the clocks skip is taken with the offset before
+    the change: ``expiry_oddity`` finds those first."""
+    return localize(dt, zone)[0] if dt.tzinfo is None else dt.astimezone(UTC)
 
 
 def excel_serial_to_datetime(serial: float, *, date1904: bool = False) -> datetime | None:
@@ -84,35 +86,109 @@ def _plain_utc(text: str) -> str | None:
     return f"{day}T{hm}:{sec or '00'}.{(frac or '')[:3].ljust(3, '0')}Z"
 
 
-def normalize_expiry(value: Any, date_format: DateFormat | None = None) -> str:
+def normalize_expiry(
+    value: Any, date_format: DateFormat | None = None, zone: tzinfo | None = None
+) -> str:
     """An expiry as ``YYYY-MM-DDTHH:MM:SS.sssZ`` when it can be read, else the raw text.
 
-    Accepted: datetime and date objects (naive = UTC), ISO 8601 date-times with or
-    without a zone designator (none = UTC), bare ISO dates (midnight UTC), and with a
-    ``date_format`` the dates it describes (``31/12/2026`` for ``dmy``). Anything else
-    is returned as typed so validation reports INVALID_EXPIRY on that cell. The one
-    rule for files and for ``links create --expires-at``.
+    Accepted: datetime and date objects, ISO 8601 date-times with or without a zone
+    designator, bare ISO dates (midnight), and with a ``date_format`` the dates it
+    describes (``31/12/2026`` for ``dmy``). A time without a designator (a naive
+    datetime, a date) is a wall-clock time in ``zone`` (UTC for None); one with ``Z``
+    or an offset is that instant. A local time the clocks skip in ``zone`` is returned
+    as typed (``expiry_oddity`` names it). Anything else is returned as typed so
+    validation reports INVALID_EXPIRY on that cell. The one rule for files and for
+    ``links create --expires-at``.
     """
+    return read_expiry(value, date_format, zone)[0]
+
+
+#: What is odd about an expiry in a zone: (constant, message, is_error).
+Oddness = tuple[str, str, bool]
+
+
+def read_expiry(
+    value: Any, date_format: DateFormat | None = None, zone: tzinfo | None = None
+) -> tuple[str, Oddness | None]:
+    """``normalize_expiry``'s text, and what is odd about the value in ``zone``
+    (``expiry_oddity``), read once."""
+    if zone is None and type(value) is str:
+        quick = _plain_utc(value)
+        if quick is not None:
+            return quick, None
+    naive, text = _naive_expiry(value, date_format)
+    if naive is None:
+        return text, None
+    when, odd = localize(naive, zone)
+    if odd is None or zone is None:
+        return format_ts(when), None
+    return (text if odd is Oddity.GAP else format_ts(when)), _oddness(naive, when, odd, zone)
+
+
+def _naive_expiry(value: Any, date_format: DateFormat | None) -> tuple[datetime | None, str]:
+    """(the wall-clock time ``value`` writes, or None; the normalised text when it names
+    its instant itself or cannot be read, else the value as text)."""
     if type(value) is str:
         quick = _plain_utc(value)
         if quick is not None:
-            return quick
+            if value.endswith(("Z", "z")):
+                return None, quick
+            return datetime.fromisoformat(quick[:-1]), value
     if isinstance(value, datetime):
-        return format_ts(to_utc(value))
+        if value.tzinfo is not None:
+            return None, format_ts(value)
+        return value, value.isoformat()
     if isinstance(value, date):
-        return format_ts(datetime(value.year, value.month, value.day, tzinfo=UTC))
+        return datetime(value.year, value.month, value.day), value.isoformat()
     text = str(value).strip()
     if _DATE_ONLY_RE.fullmatch(text):
         try:
             d = date.fromisoformat(text)
         except ValueError:
-            return text
-        return format_ts(datetime(d.year, d.month, d.day, tzinfo=UTC))
-    dt = parse_iso(text, assume_utc=True)
-    if dt is None and date_format is not None:
-        local = date_format.read(text)
-        dt = to_utc(local) if local is not None else None
-    return format_ts(dt) if dt is not None else text
+            return None, text
+        return datetime(d.year, d.month, d.day), text
+    dt = parse_iso(text)  # with a designator: that instant
+    if dt is not None:
+        return None, format_ts(dt)
+    local = parse_iso(text, assume_utc=True)
+    if local is not None:
+        return local.replace(tzinfo=None), text
+    if date_format is not None:
+        read = date_format.read(text)
+        if read is not None:
+            return (read, text) if read.tzinfo is None else (None, format_ts(read))
+    return None, text
+
+
+def expiry_oddity(
+    value: Any, date_format: DateFormat | None, zone: tzinfo | None
+) -> Oddness | None:
+    """What is odd about an expiry cell in ``zone``, as (constant, message, is_error):
+    a local time the clocks skip (``INVALID_EXPIRY``, an error) or one that happens
+    twice (``AMBIGUOUS_TIME``, a warning: the first occurrence is used); None for
+    anything else (UTC never has either)."""
+    return read_expiry(value, date_format, zone)[1] if zone is not None else None
+
+
+def _oddness(naive: datetime, when: datetime, odd: Oddity, zone: tzinfo) -> Oddness:
+    shown = naive.strftime("%Y-%m-%d %H:%M:%S" if naive.second else "%Y-%m-%d %H:%M")
+    name = zone_name(zone)
+    if odd is Oddity.GAP:
+        return (
+            "INVALID_EXPIRY",
+            f"{shown} does not exist in {name}: the clocks skip it (daylight saving time "
+            "starts); write a time before or after the change",
+            True,
+        )
+    else:
+        second = naive.replace(tzinfo=zone, fold=1).astimezone(UTC)
+        return (
+            "AMBIGUOUS_TIME",
+            f"{shown} happens twice in {name} (daylight saving time ends): read as the "
+            f"first, {format_ts(when)}, not the second, {format_ts(second)}; write the "
+            "offset to choose",
+            False,
+        )
 
 
 #: A URL parameter the row replaced: (name, value in the URL, value of the row).

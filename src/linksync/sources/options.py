@@ -2,9 +2,9 @@
 and the documented limits every reader enforces before it reads.
 
 ``ReadOptions`` travels from the CLI flags (``--encoding``, ``--date-format``,
-``--empty-value``, ``--map``, ``--sheet``, ``--workbook-password-file``) or a profile
-(``encoding``, ``date_format``, ``empty_values``, ``columns``, ``workbook_password_env``)
-to every reader, and from ``linksync.plan`` /
+``--timezone``, ``--empty-value``, ``--map``, ``--sheet``, ``--workbook-password-file``)
+or a profile (``encoding``, ``date_format``, ``timezone``, ``empty_values``, ``columns``,
+``workbook_password_env``) to every reader, and from ``linksync.plan`` /
 ``linksync.apply`` the same way.
 """
 
@@ -14,10 +14,11 @@ import codecs
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 from itertools import product
 
 from linksync.errors import ConfigError
+from linksync.timestamps import time_zone
 
 # --- limits (docs/reliability.md, "Inputs: classes, limits and what you see") -------
 
@@ -156,6 +157,8 @@ class ReadOptions:
     encoding: str | None = None
     date_format: DateFormat | None = None
     empty_values: frozenset[str] = field(default_factory=frozenset)
+    #: The zone of date-times written without one (None: UTC).
+    timezone: tzinfo | None = None
     #: The password of encrypted workbooks (``linksync.sources.encrypted``); never shown.
     workbook_password: str | None = field(default=None, repr=False, compare=False)
 
@@ -168,9 +171,11 @@ class ReadOptions:
         encoding: str | None = None,
         date_format: str | DateFormat | None = None,
         empty_values: Iterable[str] = (),
+        timezone: str | tzinfo | None = None,
         workbook_password: str | None = None,
     ) -> ReadOptions:
-        """Checked options; ConfigError for an unknown encoding or date format.
+        """Checked options; ConfigError for an unknown encoding, date format or time
+        zone (an IANA name such as America/New_York; None or UTC for UTC).
         ``workbook_password``: opens encrypted workbooks (``--workbook-password-file``)."""
         if encoding is not None:
             try:
@@ -185,6 +190,7 @@ class ReadOptions:
             encoding,
             fmt,
             empties,
+            timezone if isinstance(timezone, tzinfo) else time_zone(timezone),
             workbook_password or None,
         )
 

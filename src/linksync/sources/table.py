@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -30,12 +29,14 @@ from linksync.sources.cleaning import ASCII_WS, clean_joined
 from linksync.sources.columns import SHORT_URL, UTM_FIELDS, ColumnMatch
 from linksync.sources.frame import DistinctValues, JoinedText, SpecFrame, not_none
 from linksync.sources.normalize import (
+    Oddness,
     merge_utm_checked,
-    normalize_expiry,
+    read_expiry,
     split_short_url,
     split_tags,
 )
 from linksync.sources.options import ReadOptions
+from linksync.timestamps import zone_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +113,7 @@ class _Builder:
 
     def clean(self, fname: str, raw: Any) -> tuple[np.ndarray, np.ndarray]:
         if fname == "expires_at":
-            out = _expiry(raw, self.opts)
+            out = _expiry(raw, self.opts, self.issues)
             if isinstance(out, DistinctValues):
                 self.distinct[fname] = out
                 return out.values, out.present()
@@ -166,7 +167,7 @@ class _Builder:
                     CellIssue(
                         k,
                         fname,
-                        "INVALID_FIELD",
+                        "CONFLICTING_COLUMNS",
                         f'columns "{a}" and "{b}" both give the {fname} and differ on this '
                         f"row ({_short(merged[k])} and {_short(extra[k])}); keep one column, "
                         f'or map the other with --map "{b}=ignore"',
@@ -175,7 +176,7 @@ class _Builder:
             return
         self.problems.append(
             Problem(
-                "INVALID_FIELD",
+                "CONFLICTING_COLUMNS",
                 f'columns "{a}" and "{b}" both give the {fname}: "{a}" is used and "{b}" '
                 f"only fills its empty cells; they differ on {len(differ)} row(s), "
                 f"e.g. {_short(merged[differ[0]])} and {_short(extra[differ[0]])} "
@@ -257,7 +258,9 @@ def build_frame(
         for i, name, old, new in replaced:
             col = match.header_of(name) if name in match.fields else name
             message = f"the URL's {name}={old!r} was replaced by the column's value {new!r}"
-            late.append((i, CellIssue(-1, "url", "INVALID_FIELD", message, Severity.WARNING, col)))
+            late.append(
+                (i, CellIssue(-1, "url", "URL_PARAM_REPLACED", message, Severity.WARNING, col))
+            )
 
     # Which values are set, known already for every field the steps above kept as is
     # (lower-casing a domain, merging UTM parameters into a URL keep None as None).
@@ -271,6 +274,7 @@ def build_frame(
         managed=managed,
         joined=b.joined,
         distinct=b.distinct,
+        timezone=zone_name(b.opts.timezone) if b.opts.timezone is not None else None,
     )
     at = np.searchsorted(keep, [x.index for x in found]).tolist()
     attached = [
@@ -286,14 +290,26 @@ def build_frame(
     return frame, b.problems
 
 
-def _expiry(raw: Any, opts: ReadOptions) -> np.ndarray | DistinctValues:
-    norm = partial(normalize_expiry, date_format=opts.date_format)
+def _expiry(raw: Any, opts: ReadOptions, issues: list[CellIssue]) -> np.ndarray | DistinctValues:
+    """The expiry column normalised (``normalize_expiry`` in the run's zone); a local
+    time the zone skips or repeats is named on its row in ``issues``."""
+    odd: dict[Any, Oddness] = {}  # value -> what is odd about it in the zone
+
+    def norm(v: Any) -> str:
+        text, found = read_expiry(v, opts.date_format, opts.timezone)
+        if found is not None:
+            odd[v] = found
+        return text
+
     try:
         text = clean_joined(raw, opts.empty_values, text_only=True, keep=False)[0]
     except TypeError:  # datetimes (Excel), missing cells
         vals: list[Any] = raw.tolist() if isinstance(raw, pd.Series | np.ndarray) else list(raw)
     else:
-        return map_distinct_values(pd.Series(text, dtype=object), norm)
+        out = map_distinct_values(pd.Series(text, dtype=object), norm)
+        if odd:
+            _oddities(list(text), odd, issues)
+        return out
 
     def one(v: Any) -> Any:
         if v is None or (isinstance(v, float) and np.isnan(v)):
@@ -303,9 +319,26 @@ def _expiry(raw: Any, opts: ReadOptions) -> np.ndarray | DistinctValues:
             return norm(v) if v and not opts.is_empty_value(v) else None
         return norm(v)
 
-    out = np.empty(len(vals), dtype=object)
-    out[:] = [one(v) for v in vals]
-    return out
+    result = np.empty(len(vals), dtype=object)
+    result[:] = [one(v) for v in vals]
+    if odd:
+        cells = [v.strip(ASCII_WS) if isinstance(v, str) else v for v in vals]
+        _oddities(cells, odd, issues)
+    return result
+
+
+def _oddities(cells: list[Any], odd: dict[Any, Oddness], issues: list[CellIssue]) -> None:
+    """Each expiry cell whose value names a local time the run's zone skips (an error)
+    or repeats (a warning), as an issue on its row."""
+    for k, v in enumerate(cells):
+        try:
+            found = odd.get(v)
+        except TypeError:  # a cell that cannot be hashed
+            continue
+        if found is not None:
+            constant, message, error = found
+            severity = Severity.ERROR if error else Severity.WARNING
+            issues.append(CellIssue(k, "expires_at", constant, message, severity))
 
 
 def _split_short(short: np.ndarray, values: dict[str, np.ndarray], n: int) -> None:
@@ -352,7 +385,7 @@ def unknown_column_problem(source: str, sheet: str | None, headers: Sequence[str
     names = ", ".join(f'"{h}"' for h in headers[:20])
     more = f" and {len(headers) - 20} more" if len(headers) > 20 else ""
     return Problem(
-        "INVALID_FIELD",
+        "UNKNOWN_COLUMN",
         f"unknown column(s) ignored: {names}{more} (map them with --map HEADER=FIELD or a "
         "profile's columns: block)",
         Provenance(source, sheet),

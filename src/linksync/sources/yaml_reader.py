@@ -32,7 +32,13 @@ from linksync.errors import SourceError
 from linksync.model import FIELD_FROM_API, LINK_FIELDS, LinkSpec, Problem, Provenance, Severity
 from linksync.sources.columns import UTM_FIELDS
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
-from linksync.sources.normalize import dedupe, merge_utm_checked, normalize_expiry, split_tags
+from linksync.sources.normalize import (
+    dedupe,
+    expiry_oddity,
+    merge_utm_checked,
+    normalize_expiry,
+    split_tags,
+)
 from linksync.sources.options import ReadOptions
 from linksync.sources.yaml_nodes import (
     NULL,
@@ -44,6 +50,7 @@ from linksync.sources.yaml_nodes import (
     iter_yaml_files,
     line_of,
 )
+from linksync.timestamps import zone_name
 
 __all__ = ["YAML_SUFFIXES", "iter_yaml_files", "read_yaml_path"]
 
@@ -84,7 +91,7 @@ def _read_file(
             message = "nothing to read: the file holds no YAML document"
             severity = Severity.ERROR if direct else Severity.WARNING
             result.problems.append(
-                Problem("MISSING_URL", message, Provenance(display), None, severity)
+                Problem("EMPTY_SOURCE", message, Provenance(display), None, severity)
             )
             return
         _FileReader(display, result, opts).read(root)
@@ -110,7 +117,9 @@ class _FileReader:
     defaults: dict[str, Any] = field(default_factory=dict)
     specs: list[LinkSpec] = field(default_factory=list)
     row_problems: list[tuple[int, Problem]] = field(default_factory=list)
-    utm_replaced: list[tuple[str | None, str, Severity, str | None]] = field(default_factory=list)
+    #: Findings of a link entry named by their own constant: (constant, field, message,
+    #: severity, column); the entry's other findings are INVALID_FIELD.
+    named: list[tuple[str, str | None, str, Severity, str | None]] = field(default_factory=list)
 
     def read(self, root: Node) -> None:
         links: Node | None = None
@@ -153,17 +162,24 @@ class _FileReader:
         self.result.problems.extend(p for _, p in self.row_problems)
 
     def _file_problem(
-        self, message: str, node: Node | None = None, severity: Severity = Severity.ERROR
+        self,
+        message: str,
+        node: Node | None = None,
+        severity: Severity = Severity.ERROR,
+        constant: str = "INVALID_FIELD",
     ) -> None:
         row = line_of(node) if node is not None else None
         self.result.problems.append(
-            Problem("INVALID_FIELD", message, Provenance(self.display, None, row), None, severity)
+            Problem(constant, message, Provenance(self.display, None, row), None, severity)
         )
 
     def _unknown(self, key: str, node: Node, known: list[str]) -> None:
         self.result.unknown.append(UnknownColumn(self.display, None, key))
         self._file_problem(
-            f'unknown key "{key}" ignored{_suggest(key, known)}', node, Severity.WARNING
+            f'unknown key "{key}" ignored{_suggest(key, known)}',
+            node,
+            Severity.WARNING,
+            "UNKNOWN_COLUMN",
         )
 
     def _defaults(self, node: Node) -> None:
@@ -207,9 +223,8 @@ class _FileReader:
                 if fname is None:
                     self.result.unknown.append(UnknownColumn(self.display, None, key))
                     message = f'unknown key "{key}" (line {line_of(knode)}) ignored'
-                    problems.append(
-                        (None, message + _suggest(key, list(_KEYS)), Severity.WARNING, key)
-                    )
+                    message += _suggest(key, list(_KEYS))
+                    self.named.append(("UNKNOWN_COLUMN", None, message, Severity.WARNING, key))
                     continue
                 if fname in lines:
                     problems.append(
@@ -237,18 +252,20 @@ class _FileReader:
         for fname, (key, value) in self.defaults.items():
             if fname not in raw and fname not in ("tags", "utm"):
                 raw[fname], columns[fname] = value, f"defaults.{key}"
-        prov = Provenance(self.display, None, line, columns)
+        zone = self.opts.timezone
+        prov = Provenance(
+            self.display, None, line, columns, zone_name(zone) if zone is not None else None
+        )
         plain: list[tuple[str, str]] = []
         values, managed = self._fields(raw, columns, plain)
         problems.extend((f, m, Severity.ERROR, None) for f, m in plain)
-        if self.utm_replaced:
-            problems.extend(self.utm_replaced)
-            self.utm_replaced = []
         values.setdefault("url", None)
         spec = LinkSpec(**values, managed=frozenset(managed), provenance=prov)
         self.specs.append(spec)
-        for fname, message, severity, column in problems:
-            problem = Problem("INVALID_FIELD", message, prov, fname, severity, column)
+        found = [("INVALID_FIELD", *p) for p in problems] + self.named
+        self.named = []
+        for constant, fname, message, severity, column in found:
+            problem = Problem(constant, message, prov, fname, severity, column)
             self.row_problems.append((index, problem))
 
     def _fields(
@@ -276,10 +293,15 @@ class _FileReader:
             if isinstance(v, str) and self.opts.is_empty_value(v):
                 pass
             elif v is None or isinstance(v, str):
-                fmt = self.opts.date_format
+                fmt, zone = self.opts.date_format, self.opts.timezone
                 text = v.strip() if v is not None else ""
-                values["expires_at"] = normalize_expiry(text, fmt) if text else None
+                values["expires_at"] = normalize_expiry(text, fmt, zone) if text else None
                 managed.add("expires_at")
+                odd = expiry_oddity(text, fmt, zone) if text else None
+                if odd is not None:
+                    constant, message, error = odd
+                    severity = Severity.ERROR if error else Severity.WARNING
+                    self.named.append((constant, "expires_at", message, severity, None))
             else:
                 problems.append(("expires_at", f"{columns['expires_at']}: expected a date-time"))
         self._tags(raw, columns, problems, values, managed)
@@ -288,7 +310,7 @@ class _FileReader:
             values["url"], replaced = merge_utm_checked(values["url"], own, defaults)
             for name, old, new in replaced:
                 message = f"the URL's {name}={old!r} was replaced by utm: {new!r}"
-                self.utm_replaced.append(("url", message, Severity.WARNING, "utm"))
+                self.named.append(("URL_PARAM_REPLACED", "url", message, Severity.WARNING, "utm"))
         return values, managed
 
     def _tags(

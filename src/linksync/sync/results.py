@@ -157,7 +157,7 @@ def static_result(ch: Change) -> RowResult | None:
         return RowResult.from_change(
             ch,
             Status.FAILED,
-            constant="INVALID_FIELD",
+            constant="PASSWORD_NOT_IN_PLAN",
             message="the saved plan does not hold link passwords; give the sources to "
             "apply --plan so they can be read from there",
         )

@@ -26,6 +26,7 @@ import linksync
 from linksync.config import Settings
 from linksync.errors import SourceError
 from linksync.model import Action, Problem, Severity
+from linksync.model.results import expiry_note
 from linksync.pipeline.inputs import Reading, load_specs, options_from
 from linksync.pipeline.planning import Planned
 from linksync.report.cells import field_change_text, show_value
@@ -228,11 +229,22 @@ def _field_lines(ch: Change) -> tuple[str, ...]:
         return tuple(visible(field_change_text(f.field, f.old, f.new)) for f in ch.fields)
     if ch.action in (Action.CREATE, Action.REPLACE):
         return tuple(
-            f"{key}: (set)" if key == "password" else visible(f"{key}: {show_value(value, 80)}")
+            _payload_line(ch, key, value)
             for key, value in ch.payload.items()
             if value is not None and key not in ("domain", "slug")  # the short link says them
         )
     return ()
+
+
+def _payload_line(ch: Change, key: str, value: object) -> str:
+    """One field a create sends; the expiry with the zone it was read in."""
+    if key == "password":
+        return f"{key}: (set)"
+    if key == "expiresAt":
+        note = expiry_note(ch.spec)
+        if note is not None:
+            return note
+    return visible(f"{key}: {show_value(value, 80)}")
 
 
 def _change_row(ch: Change, files: PageFiles) -> ChangeRow:

@@ -24,6 +24,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from linksync import rules
+from linksync.validate.suggest import suggest_slug, suggest_url, use
 
 #: scheme://host[:port] followed by the end, a path, a query or a fragment. The host
 #: is ASCII labels of 1-63 characters (letters, digits, ``_``, inner ``-``), the first
@@ -325,7 +326,12 @@ def describe_value(text: str, limit: int = 80) -> str:
 
 
 def url_message(url: str) -> str:
-    """Why ``rules.check_url`` rejects ``url``, in words."""
+    """Why ``rules.check_url`` rejects ``url``, in words, with a near URL that passes
+    when there is one (``linksync.validate.suggest``)."""
+    return _why_url(url) + use(suggest_url(url))
+
+
+def _why_url(url: str) -> str:
     if rules.find_invisible(url):
         return f"{describe_value(url)} contains {rules.describe_invisible(url)}"
     spaces = [i + 1 for i, ch in enumerate(url) if ch.isspace()]
@@ -338,7 +344,12 @@ def url_message(url: str) -> str:
 
 
 def slug_message(slug: str, constant: str) -> str:
-    """Why ``rules.check_slug`` rejects ``slug``, in words."""
+    """Why ``rules.check_slug`` rejects ``slug``, in words, with a near slug that passes
+    when there is one (``linksync.validate.suggest``)."""
+    return _why_slug(slug, constant) + use(suggest_slug(slug))
+
+
+def _why_slug(slug: str, constant: str) -> str:
     if constant == "RESERVED_SLUG":
         return f"{describe_value(slug)} is reserved for system use; pick another slug"
     if rules.find_invisible(slug):

@@ -43,6 +43,7 @@ from linksync.validate.joined import (
     slug_ok_joined,
     url_ok_joined,
 )
+from linksync.validate.suggest import suggest_domain, suggest_expiry, suggest_tag, use
 
 _URL_FIELDS = ("url", "apple", "google")
 _FIXABLE = ("url", "apple", "google", "slug", "domain")
@@ -235,6 +236,8 @@ class FrameChecker:
                 message = f"tag {describe_value(bad)} contains {rules.describe_invisible(bad)}"
             else:
                 message = f"tag {describe_value(bad)}: {rules.check_tag(bad)}"
+            if bad is not None:
+                message += use(suggest_tag(bad))
             self.add(int(idx[j]), "tags", "INVALID_REQUEST", message)
 
     def _descriptions(self) -> None:
@@ -356,10 +359,12 @@ class FrameChecker:
             if dt is not None:
                 message = f"{describe_value(text)} is in the past (now {now_text})"
             elif looks_like_local_date(text):
+                near = suggest_expiry(text)
+                written = f"`{near}`" if near else "2030-12-31"
                 message = (
                     f"{describe_value(text)} is a day-first or month-first date: pass "
                     "--date-format dmy (or mdy, or the profile's date_format:), or write "
-                    "it as 2030-12-31"
+                    f"it as {written}"
                 )
             else:
                 message = (
@@ -386,5 +391,6 @@ class FrameChecker:
                     int(idx[j]),
                     "domain",
                     "INVALID_FIELD",
-                    f"{describe_value(str(v))} is not a host name such as go.example.com",
+                    f"{describe_value(str(v))} is not a host name such as go.example.com"
+                    + use(suggest_domain(str(v))),
                 )

@@ -1,0 +1,125 @@
+"""What to change, in plain words, for every constant of the error table: the advice the
+page's Check table and plan show beside a row's message (``linksync.ui.fixes`` adds
+the page's own controls to a few), one entry per constant (``tests/errors`` walks the
+table and checks each has one).
+
+Advice that names a value rule (slug, URL, expiry, tag) says the rule the service
+applies (``linksync.rules``): ``tests/validate/test_advice.py`` applies each such
+advice to a bad value (``linksync.validate.suggest``) and the validator must accept
+the result. The row's own message says what exactly is wrong, and names a value that
+would pass when one is near (``use 'black-friday'``).
+"""
+
+from __future__ import annotations
+
+_QUOTA = (
+    "Your plan's link limit is reached: remove rows, delete old links, or ask for a larger plan."
+)
+
+ADVICE: dict[str, str] = {
+    "INVALID_URL": (
+        "Type the full web address, starting with https://, without spaces or invisible "
+        "characters (a pasted address can carry some: retype it, or use --fix-invisible)."
+    ),
+    "MISSING_URL": "Fill in the destination URL of this row, or delete the row.",
+    "INVALID_SLUG": (
+        "Use only letters and digits in the slug (back-half), with single hyphens between "
+        "groups (spring-sale-2026; no spaces, no _), or leave it empty to let the service "
+        "pick one."
+    ),
+    "RESERVED_SLUG": "The service keeps this slug for itself: pick another one.",
+    "INVALID_EXPIRY": (
+        "Put a date in the future (for example 2030-12-31 23:59), or leave the cell empty "
+        "for a link that never expires; a time the clocks skip in your time zone does "
+        "not exist: write one that does."
+    ),
+    "AMBIGUOUS_TIME": (
+        "This time happens twice in your time zone (clocks set back): the first one is "
+        "used; to mean the second, write it with its offset (2026-11-01T01:30-05:00)."
+    ),
+    "UNAUTHORIZED": "The API key was refused: ask whoever set up linksync for a valid key.",
+    "FORBIDDEN": "This API key may not make changes: ask for a key that may write.",
+    "QUOTA_EXCEEDED": _QUOTA,
+    "LINK_NOT_FOUND": "The link is gone from the workspace: plan again.",
+    "DOMAIN_NOT_FOUND": (
+        "This domain is not in your workspace: correct it, or empty the cell to use the "
+        "default domain."
+    ),
+    "SLUG_EXISTS": "Someone already uses this short link: pick another slug.",
+    "RATE_LIMITED": "The service asked to slow down: apply again in a minute.",
+    "INTERNAL_ERROR": "The service failed: apply again; it sends only what is left.",
+    "EDGE_UNAVAILABLE": "The service was unavailable: apply again; it sends only what is left.",
+    "INVALID_REQUEST": (
+        "The service would refuse this value (the detail says why): shorten it, or "
+        "remove line breaks and invisible characters."
+    ),
+    "NOT_FOUND": "The service does not know this address: check the target's base URL.",
+    "DOMAIN_EXISTS": "This domain is registered already: use it, or pick another name.",
+    "MEMBER_EXISTS": "This person is a member or invited already: nothing to do.",
+    "EMPTY_SOURCE": "There is nothing to read here: check you picked the right file or sheet.",
+    "MISSING_URL_COLUMN": (
+        'Name the column of destination URLs (e.g. "Destination URL"), or map it with '
+        "--map HEADER=url (a profile's columns: block)."
+    ),
+    "UNKNOWN_COLUMN": (
+        "Map the column to a field (--map HEADER=FIELD, or the profile's columns:), or "
+        "to ignore to silence this."
+    ),
+    "CONFLICTING_COLUMNS": (
+        "Keep one of the two columns, or map the other one to ignore (--map HEADER=ignore)."
+    ),
+    "URL_PARAM_REPLACED": (
+        "The column's value is used: remove the parameter from the URL, or empty the "
+        "column's cell, to silence this."
+    ),
+    "MIXED_ENCODING": (
+        "Save the file as UTF-8 again, or pass --encoding to read the whole file one way."
+    ),
+    "UNCERTAIN_ENCODING": (
+        "Check the text shown in the message; if it is garbled, name the file's encoding "
+        "with --encoding (or the profile's encoding:), or save it as UTF-8."
+    ),
+    "UNCHECKED_FORMAT": "Save the workbook as .xlsx to have every cell checked.",
+    "PASSWORD_NOT_IN_PLAN": (
+        "Give the sources to apply --plan as well, so the passwords are read from them."
+    ),
+    "DUPLICATE_IN_SOURCE": (
+        "The same short link is on two rows: change the slug on one of them, or delete "
+        "the second row."
+    ),
+    "INVALID_FIELD": (
+        "This cell is not what its column expects (the detail says why): correct it or empty it."
+    ),
+    "AMBIGUOUS_MATCH": (
+        "Several links already point to this address: give the row a slug so it is "
+        "clear which one you mean."
+    ),
+    "DOMAIN_NOT_ACTIVE": "This domain is not active yet: wait until it is, or use another.",
+    "REPLACE_REQUIRED": (
+        "An existing link's expiry cannot be changed in place: keep the old date, or ask "
+        "whoever runs linksync to replace it (--allow-replace)."
+    ),
+    "OWNED_BY_OTHER": "Another team's link: leave it out of your sheet, or ask its owner.",
+    "STALE_PLAN": "The link changed in the workspace after the plan was shown: plan again.",
+    "QUOTA_WOULD_EXCEED": _QUOTA,
+    "NOT_ATTEMPTED": "Not sent, because the run stopped first: apply again to send it.",
+    "INTERRUPTED": "The run was stopped: apply again to send what is left.",
+    "TRANSPORT_ERROR": "The service did not answer: check the connection and apply again.",
+    "CERTIFICATE_ERROR": (
+        "The service's certificate is not trusted on this machine: ask whoever set up "
+        "linksync to trust its CA (ca_bundle: or trust: system in the profile)."
+    ),
+    "UNEXPECTED_RESPONSE": (
+        "The service's answer made no sense (a proxy page?): check the target's address."
+    ),
+    "CONFIG_ERROR": "Correct the profile, flag or variable the message names, then run again.",
+    "LOCK_HELD": "Another run is working on this workspace: wait for it to finish.",
+    "UNSAFE_PLAN": "Check the plan: if it is what you want, run again with --force.",
+    "FILE_ERROR": "Check the file named exists and may be read (or written), then run again.",
+    "UNEXPECTED_ERROR": "A bug in linksync: run again, and report it with the log if it stays.",
+}
+
+
+def advice_for(constant: str | None) -> str:
+    """What to change for ``constant``, in plain words ("" for none or unknown)."""
+    return ADVICE.get(constant or "", "")
