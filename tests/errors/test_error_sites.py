@@ -41,6 +41,7 @@ SITES: dict[tuple[str, str], set[str]] = {
     },
     ("api/failures.py", "_constant_for"): {"UNEXPECTED_RESPONSE"},
     ("api/network.py", "certificate_error"): {"CERTIFICATE_ERROR"},
+    ("api/network.py", "proxy_auth_error"): {"PROXY_AUTH_ERROR"},
     ("api/parse.py", "unexpected"): {"UNEXPECTED_RESPONSE"},
     ("errors/tree.py", "__init__"): {"TRANSPORT_ERROR"},
     ("model/results.py", "<module>"): {

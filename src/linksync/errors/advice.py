@@ -109,6 +109,10 @@ ADVICE: dict[str, str] = {
         "The service's certificate is not trusted on this machine: ask whoever set up "
         "linksync to trust its CA (ca_bundle: or trust: system in the profile)."
     ),
+    "PROXY_AUTH_ERROR": (
+        "The proxy refused linksync's user name or password: correct them in --proxy, the "
+        "profile's proxy: or HTTPS_PROXY (http://USER:PASSWORD@HOST:PORT)."
+    ),
     "UNEXPECTED_RESPONSE": (
         "The service's answer made no sense (a proxy page?): check the target's address."
     ),
