@@ -240,10 +240,12 @@ def _resolve(
     config: str | PathLike[str] | None,
     env: Mapping[str, str] | None,
     cwd: str | PathLike[str] | None,
-    **flags: Any,
+    *,
+    insecure: bool,
+    concurrency: int | None,
+    network: NetworkFlags | None,
 ) -> tuple[tuple[Workspace, ...], dict[str, Settings], dict[str, TargetResult]]:
-    """The workspaces, the settings of those that resolve (``flags``: ``insecure``,
-    ``concurrency``, ``network``), the failure of the others."""
+    """The workspaces, the settings of those that resolve, the failure of the others."""
     given = list(targets or ())
     named = [t for t in given if isinstance(t, str)]
     if given and len(named) == len(given):
@@ -261,7 +263,9 @@ def _resolve(
     failed: dict[str, TargetResult] = {}
     for ws in workspaces:
         try:
-            settings[ws.name] = ws.settings(env=env, cwd=cwd, **flags)
+            settings[ws.name] = ws.settings(
+                env=env, insecure=insecure, concurrency=concurrency, cwd=cwd, network=network
+            )
         except ConfigError as exc:
             failed[ws.name] = _error(ws.name, None, exc)
     _one_workspace_each(settings)
