@@ -4,15 +4,20 @@
 ``linksync.pipeline``), ``linksync.plan_all`` and ``linksync.apply_all`` the same over
 the targets (workspaces) of a config file, and ``linksync.load_workspaces`` reads those
 targets (``linksync.targets``); they are imported on first use, so ``import linksync``
-stays light.
+stays light. Their keywords are spelled out, one line each in ``help(linksync.apply)``,
+named like the command line's flags.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linksync._version import __version__
+
+if TYPE_CHECKING:  # what editors and type checkers show for linksync.apply(...)
+    from linksync.pipeline import apply, apply_all, apply_async, plan, plan_all, plan_async
+    from linksync.targets import load_workspaces
 
 __all__ = [
     "__version__",

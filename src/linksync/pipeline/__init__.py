@@ -14,7 +14,8 @@ of these, and render what comes back::
 
 ``events`` (a ``RunEvents``) tells a front end what happens as it happens and lets it
 confirm the plan; ``on_progress`` (a ``ProgressSink``) follows the rows; ``cancel``
-stops the run from another thread. See ``entry`` for the keywords.
+stops the run from another thread. Every keyword is in ``help(linksync.apply)``
+(one line each, ``keywords``), named like the command line's flag.
 
 ``plan_all`` and ``apply_all`` run the targets (workspaces) a config file names, at
 once, each with its own client and rate limiter, and return one ``TargetResult`` per
@@ -27,46 +28,23 @@ target and the combined exit code (``AllResults``; see ``all_runs``)::
 from __future__ import annotations
 
 from linksync.pipeline.all_results import AllResults, TargetResult, for_target
-from linksync.pipeline.all_runs import (
-    AllOptions,
-    ApplyAllOptions,
-    PlanAllOptions,
-    apply_all,
-    plan_all,
-)
+from linksync.pipeline.all_runs import apply_all, plan_all
 from linksync.pipeline.applying import ApplyRun
-from linksync.pipeline.entry import (
-    ApplyOptions,
-    PlanOptions,
-    RunOptions,
-    SharedOptions,
-    apply,
-    apply_async,
-    plan,
-    plan_async,
-    prepare_apply,
-)
+from linksync.pipeline.entry import apply, apply_async, plan, plan_async, prepare_apply
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import Reading, Sources
 from linksync.pipeline.planning import Planned
 from linksync.sync.results import CancelSignal, ProgressSink, Results, WaitFn
 
 __all__ = [
-    "AllOptions",
     "AllResults",
-    "ApplyAllOptions",
-    "ApplyOptions",
     "ApplyRun",
     "CancelSignal",
-    "PlanAllOptions",
-    "PlanOptions",
     "Planned",
     "ProgressSink",
     "Reading",
     "Results",
     "RunEvents",
-    "RunOptions",
-    "SharedOptions",
     "Sources",
     "TargetResult",
     "WaitFn",

@@ -26,14 +26,15 @@ in flight finish, the reports are written.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
 from os import PathLike
 from pathlib import Path
-from typing import Any, Unpack
+from typing import Any
 
 from linksync.config import NetworkFlags, Settings
 from linksync.errors import ConfigError, LinksyncError, describe
@@ -41,52 +42,84 @@ from linksync.lock import default_lock_path
 from linksync.outcome import EXIT_OK, RemoteWrites, error_constant, exit_code_for
 from linksync.pipeline.all_results import AllResults, TargetResult, for_target
 from linksync.pipeline.applying import ApplyRun, PathArg
-from linksync.pipeline.entry import SharedOptions, plan_async, prepare_apply
+from linksync.pipeline.entry import plan_async, prepare_apply
 from linksync.pipeline.events import RunEvents
+from linksync.pipeline.keywords import documented, given
 from linksync.pipeline.preflight import Checks, run_checks, run_paths
+from linksync.sync.options import Mode
 from linksync.sync.results import CancelSignal, ProgressSink
 from linksync.targets import Workspace, load_workspaces
 
 Targets = Sequence[str | Workspace] | None
 
 
-class AllOptions(SharedOptions, total=False):
-    """The keywords ``plan_all`` and ``apply_all`` share. The reading and sync keywords
-    (``SharedOptions``) apply to every target, over its own settings."""
+#: What each target's run is told as it happens, by the target's name.
+EventsOf = Callable[[str], RunEvents]
 
-    config: str | PathLike[str] | None  # the config file (default: ./linksync.yaml)
-    env: Mapping[str, str] | None  # the environment (default: os.environ)
-    cwd: str | PathLike[str] | None  # where ./linksync.yaml and a sandbox's default state are
-    insecure: bool  # --insecure, for every target
-    concurrency: int | None  # --concurrency, for every target
-    network: NetworkFlags | None  # --proxy, --ca-bundle, --system-trust, for every target
-    events: Callable[[str], RunEvents]  # the events of each target, by its name
+#: How a keyword of ``plan_all``/``apply_all`` reads: about every target.
+_EACH = {
+    "out": "--out: one saved plan per target, a path with {target} or one file per "
+    "target beside it (see for_target).",
+    "detailed_exitcode": "--detailed-exitcode: a target with changes exits 3.",
+    "reports": "--report: one report per target and path (out/{target}.csv; see for_target).",
+    "lock_wait": "--lock-wait: seconds each target waits for another run's lock.",
+    "cancel": "set it from any thread: every target stops sending, keeps its reports.",
+    "events": "the RunEvents of each target, by its name.",
+}
 
-
-class PlanAllOptions(AllOptions, total=False):
-    out: PathArg | None  # one saved plan per target (see for_target)
-    detailed_exitcode: bool  # a target with changes exits 3
-
-
-class ApplyAllOptions(AllOptions, total=False):
-    reports: Sequence[PathArg]  # one report per target and path (see for_target)
-    lock_wait: float  # seconds each target waits for another run's lock
-    cancel: CancelSignal | None  # set from any thread: every target stops sending
-    progress: Callable[[str], ProgressSink | None]  # the progress sink of each target
+#: The keywords of ``plan_all``/``apply_all`` passed on to every target's run as given.
+_SHARED = frozenset(inspect.signature(plan_async).parameters) - {
+    "sources", "settings", "options", "out", "detailed_exitcode", "events",
+}  # fmt: skip
 
 
-#: The keywords that are not passed on to each target's run as they are.
-_OWN = (
-    PlanAllOptions.__optional_keys__ | ApplyAllOptions.__optional_keys__
-) - SharedOptions.__optional_keys__
-
-
-def plan_all(targets: Targets = None, **kw: Unpack[PlanAllOptions]) -> AllResults:
+@documented(**_EACH)
+def plan_all(
+    targets: Targets = None,
+    *,
+    config: str | PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | PathLike[str] | None = None,
+    insecure: bool = False,
+    concurrency: int | None = None,
+    network: NetworkFlags | None = None,
+    out: PathArg | None = None,
+    detailed_exitcode: bool = False,
+    sheets: Sequence[str] | None = None,
+    mapping: Mapping[str, str] | None = None,
+    encoding: str | None = None,
+    date_format: str | None = None,
+    timezone: str | None = None,
+    empty_values: Iterable[str] = (),
+    workbook_password_file: str | PathLike[str] | None = None,
+    strict: bool | None = None,
+    fix_invisible: bool = False,
+    ai_slug: bool = False,
+    ai_og: bool = False,
+    mode: Mode | str | None = None,
+    default_domain: str | None = None,
+    system_domain: str | None = None,
+    scope_domains: Sequence[str] | None = None,
+    owner_tag: str | None = None,
+    allow_replace: bool | None = None,
+    allow_takeover: bool | None = None,
+    reset_passwords: bool | None = None,
+    max_deletes: int | None = None,
+    max_change_ratio: float | None = None,
+    min_existing: int | None = None,
+    force: bool | None = None,
+    slugless: str | None = None,
+    logger: logging.Logger | None = None,
+    events: EventsOf | None = None,
+) -> AllResults:
     """Plan every target of the config (or the ``targets`` named, or given as
     ``Workspace`` objects), at once; nothing is written to any workspace. ``out`` saves
-    each target's plan (``plans/{target}.json``)."""
-    workspaces, settings, failed = _resolve(targets, kw)
-    out = kw.get("out")
+    each target's plan (``plans/{target}.json``). The reading and sync keywords apply
+    to every target, over its own settings."""
+    shared = given(locals(), _SHARED)
+    workspaces, settings, failed = _resolve(
+        targets, config, env, cwd, insecure=insecure, concurrency=concurrency, network=network
+    )
     checks = Checks()
     for ws in workspaces:
         if ws.name in settings and out is not None:
@@ -102,9 +135,9 @@ def plan_all(targets: Targets = None, **kw: Unpack[PlanAllOptions]) -> AllResult
                 list(ws.files),
                 settings=settings[ws.name],
                 out=for_target(out, ws.name) if out is not None else None,
-                detailed_exitcode=kw.get("detailed_exitcode", False),
-                events=_events(kw, ws.name),
-                **_shared(kw, ws),
+                detailed_exitcode=detailed_exitcode,
+                events=events(ws.name) if events is not None else RunEvents(),
+                **_shared(shared, ws),
             )
         )
         label = settings[ws.name].target.label
@@ -115,16 +148,59 @@ def plan_all(targets: Targets = None, **kw: Unpack[PlanAllOptions]) -> AllResult
     return AllResults("plan", tuple(failed.get(ws.name) or done[ws.name] for ws in workspaces))
 
 
-def apply_all(targets: Targets = None, **kw: Unpack[ApplyAllOptions]) -> AllResults:
+@documented(**_EACH)
+def apply_all(
+    targets: Targets = None,
+    *,
+    config: str | PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | PathLike[str] | None = None,
+    insecure: bool = False,
+    concurrency: int | None = None,
+    network: NetworkFlags | None = None,
+    reports: Sequence[PathArg] = (),
+    lock_wait: float = 0.0,
+    sheets: Sequence[str] | None = None,
+    mapping: Mapping[str, str] | None = None,
+    encoding: str | None = None,
+    date_format: str | None = None,
+    timezone: str | None = None,
+    empty_values: Iterable[str] = (),
+    workbook_password_file: str | PathLike[str] | None = None,
+    strict: bool | None = None,
+    fix_invisible: bool = False,
+    ai_slug: bool = False,
+    ai_og: bool = False,
+    mode: Mode | str | None = None,
+    default_domain: str | None = None,
+    system_domain: str | None = None,
+    scope_domains: Sequence[str] | None = None,
+    owner_tag: str | None = None,
+    allow_replace: bool | None = None,
+    allow_takeover: bool | None = None,
+    reset_passwords: bool | None = None,
+    max_deletes: int | None = None,
+    max_change_ratio: float | None = None,
+    min_existing: int | None = None,
+    force: bool | None = None,
+    slugless: str | None = None,
+    logger: logging.Logger | None = None,
+    events: EventsOf | None = None,
+    progress: Callable[[str], ProgressSink | None] | None = None,
+    cancel: CancelSignal | None = None,
+) -> AllResults:
     """Plan and apply every target of the config (or the ``targets`` named, or given as
     ``Workspace`` objects), at once, each with its own client, rate limiter, lock and
     journal; ``reports`` writes one report per target and path (``out/{target}.csv``).
+    The reading and sync keywords apply to every target, over its own settings.
     Raises ``ConfigError`` (nothing done) for a wrong config or an output that cannot be
     written; an error of one target is in its ``TargetResult``."""
-    workspaces, settings, failed = _resolve(targets, kw)
+    shared = given(locals(), _SHARED)
+    workspaces, settings, failed = _resolve(
+        targets, config, env, cwd, insecure=insecure, concurrency=concurrency, network=network
+    )
     stop = threading.Event()
-    cancel = _Either(stop, kw.get("cancel"))
-    progress = kw.get("progress")
+    either = _Either(stop, cancel)
     runs: dict[str, ApplyRun] = {}
     for ws in workspaces:
         if ws.name not in settings:
@@ -133,12 +209,12 @@ def apply_all(targets: Targets = None, **kw: Unpack[ApplyAllOptions]) -> AllResu
             runs[ws.name] = prepare_apply(
                 list(ws.files),
                 settings=settings[ws.name],
-                reports=[for_target(r, ws.name) for r in kw.get("reports", ())],
-                lock_wait=kw.get("lock_wait", 0.0),
-                cancel=cancel,
-                events=_events(kw, ws.name),
+                reports=[for_target(r, ws.name) for r in reports],
+                lock_wait=lock_wait,
+                cancel=either,
+                events=events(ws.name) if events is not None else RunEvents(),
                 on_progress=progress(ws.name) if progress is not None else None,
-                **_shared(kw, ws),
+                **_shared(shared, ws),
             )
         except ConfigError as exc:
             failed[ws.name] = _error(ws.name, settings[ws.name], exc)
@@ -162,16 +238,22 @@ def apply_all(targets: Targets = None, **kw: Unpack[ApplyAllOptions]) -> AllResu
 
 
 def _resolve(
-    targets: Targets, kw: AllOptions
+    targets: Targets,
+    config: str | PathLike[str] | None,
+    env: Mapping[str, str] | None,
+    cwd: str | PathLike[str] | None,
+    *,
+    insecure: bool,
+    concurrency: int | None,
+    network: NetworkFlags | None,
 ) -> tuple[tuple[Workspace, ...], dict[str, Settings], dict[str, TargetResult]]:
     """The workspaces, the settings of those that resolve, the failure of the others."""
-    env, cwd = kw.get("env"), kw.get("cwd")
     given = list(targets or ())
     named = [t for t in given if isinstance(t, str)]
     if given and len(named) == len(given):
-        workspaces = load_workspaces(kw.get("config"), named, env=env, cwd=cwd)
+        workspaces = load_workspaces(config, named, env=env, cwd=cwd)
     elif not given:
-        workspaces = load_workspaces(kw.get("config"), env=env, cwd=cwd)
+        workspaces = load_workspaces(config, env=env, cwd=cwd)
     elif named:
         raise ConfigError("give targets as names or as Workspace objects, not both")
     else:
@@ -184,9 +266,8 @@ def _resolve(
     for ws in workspaces:
         try:
             settings[ws.name] = ws.settings(
-                env=env, insecure=kw.get("insecure", False),
-                concurrency=kw.get("concurrency"), cwd=cwd, network=kw.get("network"),
-            )  # fmt: skip
+                env=env, insecure=insecure, concurrency=concurrency, cwd=cwd, network=network
+            )
         except ConfigError as exc:
             failed[ws.name] = _error(ws.name, None, exc)
     _one_workspace_each(settings)
@@ -214,17 +295,12 @@ def _preflight_together(runs: Mapping[str, ApplyRun]) -> None:
     checks.check()
 
 
-def _shared(kw: AllOptions, ws: Workspace) -> dict[str, Any]:
+def _shared(shared: Mapping[str, Any], ws: Workspace) -> dict[str, Any]:
     """The keywords of one target's run: the target's own (mode, scope), then every
     reading and sync keyword the caller gave (None: not given)."""
-    given = {k: v for k, v in kw.items() if k not in _OWN and v is not None}
+    caller = {k: v for k, v in shared.items() if v is not None}
     own = {k: v for k, v in ws.keywords().items() if v is not None}
-    return {**own, **given}
-
-
-def _events(kw: AllOptions, name: str) -> RunEvents:
-    factory = kw.get("events")
-    return factory(name) if factory is not None else RunEvents()
+    return {**own, **caller}
 
 
 def _error(name: str, settings: Settings | None, exc: BaseException, **more: Any) -> TargetResult:

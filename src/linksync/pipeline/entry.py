@@ -1,7 +1,8 @@
 """``linksync.plan`` and ``linksync.apply``: the run as one library call.
 
-Both take the sources (file paths, or ``LinkSpec`` objects) and keywords
-(``PlanOptions`` / ``ApplyOptions``): a resolved target (``settings``; default: the
+Both take the sources (file paths, or ``LinkSpec`` objects) and keyword-only
+parameters, each with its default and a line in the function's ``Args:``
+(``linksync.pipeline.keywords``): a resolved target (``settings``; default: the
 environment, ``./linksync.yaml`` or the built-in sandbox), the reading options of the
 command line (``sheets``, ``mapping``, ``encoding``, ``date_format``,
 ``empty_values``, ``strict``, ``fix_invisible``) and ``SyncOptions`` fields
@@ -16,10 +17,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from os import PathLike
 from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from typing import Any, ParamSpec
 
 from linksync.collection import fewer_collections
 from linksync.config import Settings, resolve
@@ -30,6 +31,7 @@ from linksync.outputs import write_text_atomic
 from linksync.pipeline.applying import ApplyRequest, ApplyRun, PathArg, run_apply
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import Reading, Sources, load_specs, options_from, source_paths
+from linksync.pipeline.keywords import documented, variant
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
 from linksync.pipeline.preflight import clear_leftovers, preflight, run_paths
 from linksync.report.plans import plan_rows
@@ -37,73 +39,11 @@ from linksync.sync.options import Mode, SyncOptions
 from linksync.sync.plan import Plan
 from linksync.sync.results import CancelSignal, ProgressSink, Results
 
-
-class SharedOptions(TypedDict, total=False):
-    """How sources are read and synced: keywords of ``plan``, ``apply`` and of the runs
-    over several targets (``plan_all``, ``apply_all``), every one optional."""
-
-    sheets: Sequence[str] | None  # --sheet
-    mapping: Mapping[str, str] | None  # --map HEADER=FIELD
-    encoding: str | None  # --encoding
-    date_format: str | None  # --date-format
-    timezone: str | None  # --timezone
-    empty_values: Iterable[str]  # --empty-value
-    workbook_password_file: str | PathLike[str] | None  # --workbook-password-file
-    strict: bool | None  # --strict
-    fix_invisible: bool  # --fix-invisible
-    ai_slug: bool  # --ai-slug
-    ai_og: bool  # --ai-og
-    logger: logging.Logger  # the run's structured events (default: "linksync")
-    # SyncOptions fields, over the profile's (or ``options``'s); None: not given
-    mode: Mode | str | None
-    default_domain: str | None
-    system_domain: str | None
-    scope_domains: Sequence[str] | None
-    owner_tag: str | None
-    allow_replace: bool | None
-    allow_takeover: bool | None
-    reset_passwords: bool | None
-    max_deletes: int | None
-    max_change_ratio: float | None
-    min_existing: int | None
-    force: bool | None
-    slugless: str | None  # --slugless stable|random
-
-
-class RunOptions(SharedOptions, total=False):
-    """The keywords ``plan`` and ``apply`` share (every one optional)."""
-
-    settings: Settings  # the target and profile (linksync.config.resolve)
-    options: SyncOptions  # instead of the profile's defaults
-    events: RunEvents  # what a front end is told; the confirmation
-
-
-class PlanOptions(RunOptions, total=False):
-    """``plan``'s keywords: ``RunOptions``, and where to save the plan."""
-
-    out: PathArg | None  # save the plan as JSON (checked before the first request)
-    detailed_exitcode: bool  # exit code 3 when the plan has changes
-
-
-class ApplyOptions(RunOptions, total=False):
-    """``apply``'s keywords: ``RunOptions``, and what the run writes and watches."""
-
-    plan: Plan | PathArg | None  # a saved plan (a Plan, or the file plan(out=...) wrote)
-    reports: Sequence[PathArg]  # .csv .xlsx .json .jsonl .md .xml
-    annotate: Sequence[PathArg]  # a copy of each spreadsheet source, annotated
-    qr: PathArg | None  # a zip of QR codes of the short links
-    lock: PathArg | bool | None  # None: the target's own lock; a path; False: none
-    lock_wait: float  # seconds to wait for another run's lock
-    journal: PathArg | bool | None  # None: .linksync/runs/<run-id>.jsonl; a path; False
-    reads: Sequence[PathArg]  # more files the run must never write (uploads)
-    on_progress: ProgressSink | None  # told of each row, and the rate limiter's wait
-    cancel: CancelSignal | None  # set from any thread: stop sending, keep the reports
-
-
+P = ParamSpec("P")
 _SYNC_FIELDS = frozenset(SyncOptions.__dataclass_fields__)
 
 
-def _reading(kw: SharedOptions, settings: Settings) -> Reading:
+def _reading(kw: Mapping[str, Any], settings: Settings) -> Reading:
     given = Reading(
         sheets=kw.get("sheets"),
         mapping=kw.get("mapping"),
@@ -118,30 +58,61 @@ def _reading(kw: SharedOptions, settings: Settings) -> Reading:
     return given.over(settings)
 
 
-def _option_values(kw: SharedOptions) -> dict[str, Any]:
+def _option_values(kw: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in kw.items() if k in _SYNC_FIELDS}
 
 
-def plan(sources: Sources, **kw: Unpack[PlanOptions]) -> Planned:
-    """Read, validate, fetch and diff: what ``apply`` would do (nothing is written to
-    the workspace). ``out`` saves the plan as JSON (checked before the first request,
-    written atomically) for ``apply(plan=...)``; ``detailed_exitcode`` makes
-    ``Planned.exit_code`` 3 when the plan has changes."""
-    return asyncio.run(plan_async(sources, **kw))
+@documented()
+async def plan_async(
+    sources: Sources,
+    *,
+    settings: Settings | None = None,
+    options: SyncOptions | None = None,
+    out: PathArg | None = None,
+    detailed_exitcode: bool = False,
+    sheets: Sequence[str] | None = None,
+    mapping: Mapping[str, str] | None = None,
+    encoding: str | None = None,
+    date_format: str | None = None,
+    timezone: str | None = None,
+    empty_values: Iterable[str] = (),
+    workbook_password_file: str | PathLike[str] | None = None,
+    strict: bool | None = None,
+    fix_invisible: bool = False,
+    ai_slug: bool = False,
+    ai_og: bool = False,
+    mode: Mode | str | None = None,
+    default_domain: str | None = None,
+    system_domain: str | None = None,
+    scope_domains: Sequence[str] | None = None,
+    owner_tag: str | None = None,
+    allow_replace: bool | None = None,
+    allow_takeover: bool | None = None,
+    reset_passwords: bool | None = None,
+    max_deletes: int | None = None,
+    max_change_ratio: float | None = None,
+    min_existing: int | None = None,
+    force: bool | None = None,
+    slugless: str | None = None,
+    events: RunEvents | None = None,
+    logger: logging.Logger | None = None,
+) -> Planned:
+    """``plan`` in the caller's event loop.
 
-
-async def plan_async(sources: Sources, **kw: Unpack[PlanOptions]) -> Planned:
-    """``plan`` in the caller's event loop."""
+    Read, validate, fetch and diff: what ``apply`` would do (nothing is written to the
+    workspace). Returns ``Planned`` (``exit_code``: what ``linksync plan`` would exit
+    with). A keyword left None leaves the profile's setting (or ``options``) as it is."""
+    kw = dict(locals())
     with fewer_collections():
-        return await _plan(sources, **kw)
+        return await _plan(sources, kw)
 
 
-async def _plan(sources: Sources, **kw: Unpack[PlanOptions]) -> Planned:
-    settings = kw.get("settings") or resolve()
-    events = kw.get("events") or RunEvents()
-    log = kw.get("logger") or logging.getLogger("linksync")
-    opts = options_from(settings, kw.get("options"), **_option_values(kw))
-    out = kw.get("out")
+async def _plan(sources: Sources, kw: Mapping[str, Any]) -> Planned:
+    settings = kw["settings"] or resolve()
+    events = kw["events"] or RunEvents()
+    log = kw["logger"] or logging.getLogger("linksync")
+    opts = options_from(settings, kw["options"], **_option_values(kw))
+    out = kw["out"]
     if out is not None:
         paths = run_paths(settings, journal=False, lock=False, plan_out=out)
         preflight(settings, source_paths(sources), paths)
@@ -159,8 +130,8 @@ async def _plan(sources: Sources, **kw: Unpack[PlanOptions]) -> Planned:
             client,
             validation,
             opts,
-            ai_slug=kw.get("ai_slug", False),
-            ai_og=kw.get("ai_og", False),
+            ai_slug=kw["ai_slug"],
+            ai_og=kw["ai_og"],
             target=label,
         )
     log_plan_counts(log, made.counts)
@@ -168,8 +139,7 @@ async def _plan(sources: Sources, **kw: Unpack[PlanOptions]) -> Planned:
     if out is not None:
         saved_json = made.to_json()
         write_text_atomic(out, saved_json + "\n")
-    detailed = kw.get("detailed_exitcode", False)
-    code = plan_exit_code(made, validation.file_problems, detailed=detailed)
+    code = plan_exit_code(made, validation.file_problems, detailed=kw["detailed_exitcode"])
     for row in plan_rows(made):
         if row.failed:
             log_row_failed(log, row)
@@ -178,36 +148,85 @@ async def _plan(sources: Sources, **kw: Unpack[PlanOptions]) -> Planned:
     return Planned(made, validation.file_problems, code, saved_to, saved_json)
 
 
-def apply(sources: Sources = (), **kw: Unpack[ApplyOptions]) -> Results:
-    """Plan and apply the sources (or a saved ``plan``: a ``Plan``, or the file
-    ``plan(out=...)`` wrote; rows changed since are refused with STALE_PLAN): every
-    step of ``linksync apply`` (``linksync.pipeline.applying``): outputs checked before
-    the first request, the run lock, failed rows of the last run first, the journal,
-    reports streamed in source order, annotated copies, QR codes.
+def _in_new_loop(fn: Callable[P, Coroutine[Any, Any, Planned]]) -> Callable[P, Planned]:
+    def run(*args: P.args, **kwargs: P.kwargs) -> Planned:
+        return asyncio.run(fn(*args, **kwargs))
 
-    Returns ``Results`` (``exit_code``: what ``linksync apply`` would exit with).
-    Raises ``ConfigError`` for a bad output path or option (nothing done),
+    return run
+
+
+plan = variant(
+    _in_new_loop(plan_async),
+    plan_async,
+    "plan",
+    """Read, validate, fetch and diff: what ``apply`` would do (nothing is written to
+the workspace); ``out`` saves the plan as JSON (checked before the first request,
+written atomically) for ``apply(plan=...)``.""",
+)
+
+
+@documented(sources="file paths or LinkSpec objects to plan from (or give ``plan``).")
+def prepare_apply(
+    sources: Sources = (),
+    *,
+    settings: Settings | None = None,
+    options: SyncOptions | None = None,
+    plan: Plan | PathArg | None = None,
+    reports: Sequence[PathArg] = (),
+    annotate: Sequence[PathArg] = (),
+    qr: PathArg | None = None,
+    lock: PathArg | bool | None = None,
+    lock_wait: float = 0.0,
+    journal: PathArg | bool | None = None,
+    reads: Sequence[PathArg] = (),
+    sheets: Sequence[str] | None = None,
+    mapping: Mapping[str, str] | None = None,
+    encoding: str | None = None,
+    date_format: str | None = None,
+    timezone: str | None = None,
+    empty_values: Iterable[str] = (),
+    workbook_password_file: str | PathLike[str] | None = None,
+    strict: bool | None = None,
+    fix_invisible: bool = False,
+    ai_slug: bool = False,
+    ai_og: bool = False,
+    mode: Mode | str | None = None,
+    default_domain: str | None = None,
+    system_domain: str | None = None,
+    scope_domains: Sequence[str] | None = None,
+    owner_tag: str | None = None,
+    allow_replace: bool | None = None,
+    allow_takeover: bool | None = None,
+    reset_passwords: bool | None = None,
+    max_deletes: int | None = None,
+    max_change_ratio: float | None = None,
+    min_existing: int | None = None,
+    force: bool | None = None,
+    slugless: str | None = None,
+    events: RunEvents | None = None,
+    on_progress: ProgressSink | None = None,
+    cancel: CancelSignal | None = None,
+    logger: logging.Logger | None = None,
+) -> ApplyRun:
+    """The run ``apply`` would do, not started (``await run.go()``).
+
+    Every step of ``linksync apply`` (``linksync.pipeline.applying``): outputs checked
+    before the first request, the run lock, failed rows of the last run first, the
+    journal, reports streamed in source order, annotated copies, QR codes. A keyword
+    left None leaves the profile's setting (or ``options``, or the saved plan's) as it
+    is.
+
+    ``apply`` returns ``Results`` (``exit_code``: what ``linksync apply`` would exit
+    with). Raises ``ConfigError`` for a bad output path or option (nothing done),
     ``LockError`` when another run holds the lock, ``FileProblems`` for sources with
     errors that belong to no row, ``UnsafePlanError`` above the safety thresholds
-    without ``force=True``, ``StoppedAfterWrites`` for an error after writing.
-    """
-    return run_apply(prepare_apply(sources, **kw))
-
-
-async def apply_async(sources: Sources = (), **kw: Unpack[ApplyOptions]) -> Results:
-    """``apply`` in the caller's event loop (cancelling the task is a Ctrl-C)."""
-    return await prepare_apply(sources, **kw).go()
-
-
-def prepare_apply(sources: Sources = (), **kw: Unpack[ApplyOptions]) -> ApplyRun:
-    """The run ``apply`` would do, not started (``await run.go()``)."""
-    settings = kw.get("settings") or resolve()
-    given = kw.get("plan")
-    if not sources and given is None:
+    without ``force=True``, ``StoppedAfterWrites`` for an error after writing."""
+    kw = dict(locals())
+    settings = settings or resolve()
+    if not sources and plan is None:
         raise ConfigError("give sources to plan from, or a saved plan")
-    saved = given if isinstance(given, Plan) else None
-    saved_path = given if not isinstance(given, Plan) else None
-    options = kw.get("options")
+    saved = plan if isinstance(plan, Plan) else None
+    saved_path = plan if not isinstance(plan, Plan) else None
     base = options if options is not None or saved is None else saved.options
     request = ApplyRequest(
         settings=settings,
@@ -216,20 +235,43 @@ def prepare_apply(sources: Sources = (), **kw: Unpack[ApplyOptions]) -> ApplyRun
         saved=saved,
         saved_path=saved_path,
         reading=_reading(kw, settings),
-        ai_slug=kw.get("ai_slug", False),
-        ai_og=kw.get("ai_og", False),
-        reports=tuple(kw.get("reports", ())),
-        annotate=tuple(kw.get("annotate", ())),
-        qr=kw.get("qr"),
-        lock=kw.get("lock"),
-        lock_wait=kw.get("lock_wait", 0.0),
-        journal=kw.get("journal"),
-        reads=tuple(kw.get("reads", ())),
+        ai_slug=ai_slug,
+        ai_og=ai_og,
+        reports=tuple(reports),
+        annotate=tuple(annotate),
+        qr=qr,
+        lock=lock,
+        lock_wait=lock_wait,
+        journal=journal,
+        reads=tuple(reads),
     )
-    return ApplyRun(
-        request,
-        events=kw.get("events"),
-        on_progress=kw.get("on_progress"),
-        cancel=kw.get("cancel"),
-        logger=kw.get("logger"),
-    )
+    return ApplyRun(request, events=events, on_progress=on_progress, cancel=cancel, logger=logger)
+
+
+def _now(fn: Callable[P, ApplyRun]) -> Callable[P, Results]:
+    def run(*args: P.args, **kwargs: P.kwargs) -> Results:
+        return run_apply(fn(*args, **kwargs))
+
+    return run
+
+
+def _in_loop(fn: Callable[P, ApplyRun]) -> Callable[P, Coroutine[Any, Any, Results]]:
+    async def run(*args: P.args, **kwargs: P.kwargs) -> Results:
+        return await fn(*args, **kwargs).go()
+
+    return run
+
+
+apply = variant(
+    _now(prepare_apply),
+    prepare_apply,
+    "apply",
+    """Plan and apply the sources (or a saved ``plan``: a ``Plan``, or the file
+``plan(out=...)`` wrote; rows changed since are refused with STALE_PLAN).""",
+)
+apply_async = variant(
+    _in_loop(prepare_apply),
+    prepare_apply,
+    "apply_async",
+    "``apply`` in the caller's event loop (cancelling the task is a Ctrl-C).",
+)
