@@ -15,7 +15,7 @@ from types import ModuleType
 import pytest
 
 from linksync.sandbox.settings import DEFAULT_FULL_KEY
-from two_workspaces import A_SLUGS, B_SLUGS, make_two, remote_slugs, report_rows
+from support.two_workspaces import A_SLUGS, B_SLUGS, make_two, remote_slugs, report_rows
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "schedulers" / "airflow_dag.py"
 

@@ -13,6 +13,8 @@ from parallel_support import run_parallel
 from linksync.api import LinkServiceClient
 from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings
 
+pytestmark = pytest.mark.usefixtures("_umask")  # umask 022 for the files runs create
+
 RUNS = 20
 CSV = (
     "slug,url,description\n"

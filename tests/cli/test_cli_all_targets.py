@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 
 from linksync.cli import cli
 from linksync.sandbox.settings import DEFAULT_FULL_KEY
-from two_workspaces import A_SLUGS, B_SLUGS, make_two, remote_slugs, report_rows
+from support.two_workspaces import A_SLUGS, B_SLUGS, make_two, remote_slugs, report_rows
 
 
 @pytest.fixture
