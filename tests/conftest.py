@@ -20,6 +20,8 @@
   accent), recorded as a ``support.cli_runs.Source`` to prove a run left it alone.
 - ``_umask``: the umask 022 the output tests expect of the files they create (a module
   asks for it with ``pytestmark = pytest.mark.usefixtures("_umask")``).
+- ``config``: the config file of two workspaces (``support.two_workspaces.make_two``)
+  in ``workdir``, ``brand-b``'s key in ``$BRAND_B_KEY``.
 - ``fake_time``: a ``support.reliability.FakeTime`` shared by an in-process sandbox and
   its client, so rate windows and backoff cost no real time.
 
@@ -38,10 +40,11 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from linksync.sandbox import SandboxSettings, create_app
+from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings, create_app
 from linksync.sandbox.server import serve_in_thread
 from support.cli_runs import Source
 from support.reliability import FakeTime
+from support.two_workspaces import make_two
 
 SANDBOX_BASE_URL = "http://sandbox.local"
 
@@ -107,6 +110,12 @@ def source(workdir: Path) -> Source:
     path = workdir / "links.csv"
     path.write_text(CSV, encoding="utf-8")
     return Source.of(path)
+
+
+@pytest.fixture
+def config(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("BRAND_B_KEY", DEFAULT_FULL_KEY)
+    return make_two(workdir)
 
 
 @pytest.fixture
