@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from linksync.cli import cli
 from linksync.sources import read_sources
 from linksync.sources.columns import match_columns
-from linksync.ui.columns import preview
+from linksync.sources.preview import preview
 
 MARKETER_HEADERS = [
     ("Campaign tags", "tags"),
@@ -68,7 +68,7 @@ def test_validate_reads_every_column_without_a_mapping(tmp_path: Path) -> None:
 
 
 def test_the_page_shows_campaign_tags_mapped(tmp_path: Path) -> None:
-    (view,) = preview([("campaign.csv", _sheet(tmp_path))], None)
+    (view,) = preview([_sheet(tmp_path)], None)
     fields = {c.header: c.field for c in view.columns}
     assert fields == {
         "Destination URL": "url",

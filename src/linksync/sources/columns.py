@@ -27,6 +27,7 @@ __all__ = [
     "SHORT_URL",
     "UTM_FIELDS",
     "ColumnMatch",
+    "column_letter",
     "compile_mapping",
     "field_for_header",
     "find_header_row",
@@ -37,12 +38,25 @@ __all__ = [
     "numbered_tags",
 ]
 
+#: The alias rank of a column the explicit mapping names (better than every alias).
+_CHOSEN = -1
+
 _PUNCT_RE = re.compile(r"[\W_]+", re.UNICODE)
 
 
 def normalize_header(header: object) -> str:
     """'Destination URL' -> 'destinationurl' (case, spaces and punctuation ignored)."""
     return _PUNCT_RE.sub("", str(header)).casefold()
+
+
+def column_letter(col: int) -> str:
+    """'A' for column 0, 'Z' for 25, 'AA' for 26 (as a spreadsheet names columns)."""
+    letters = ""
+    n = col + 1
+    while n:
+        n, rem = divmod(n - 1, 26)
+        letters = chr(65 + rem) + letters
+    return letters
 
 
 def _build_index() -> dict[str, tuple[str, int]]:
@@ -109,6 +123,15 @@ class ColumnMatch:
         """Every column index some field reads."""
         return sorted({c for f in self.fields for c in self.columns_of(f)})
 
+    def field_of(self, col: int) -> str | None:
+        """The field column ``col`` feeds (first or further column of it), or None."""
+        return next((f for f in self.fields if col in self.columns_of(f)), None)
+
+    def chosen(self, col: int) -> bool:
+        """Whether column ``col`` feeds its field by the explicit mapping (``--map``,
+        the profile's ``columns:``) rather than by an alias."""
+        return self.ranks.get(col) == _CHOSEN
+
     def header_of(self, field_name: str) -> str:
         return self.headers[self.fields[field_name]]
 
@@ -158,7 +181,7 @@ def match_columns(
             if not fname:
                 ignored.append(text)
                 continue
-            rank = -1
+            rank = _CHOSEN
         elif key in _INDEX:
             fname, rank = _INDEX[key]
         elif key in _IGNORED:

@@ -23,7 +23,13 @@ import pandas as pd
 
 from linksync.errors import SourceError
 from linksync.model import Problem, Provenance, Severity
-from linksync.sources.columns import ColumnMatch, compile_mapping, header_score, match_columns
+from linksync.sources.columns import (
+    ColumnMatch,
+    column_letter,
+    compile_mapping,
+    header_score,
+    match_columns,
+)
 from linksync.sources.csv_records import read_records
 from linksync.sources.csv_scan import Structure, scan
 from linksync.sources.encoding import (
@@ -110,15 +116,6 @@ def sniff(text: str) -> tuple[str, int, list[str], bool]:
     if head is None:
         return delim, 0, rows[0] if rows else [], sep_line
     return delim, head.last, [str(c) for c in head.cells], sep_line
-
-
-def _letters(index: int) -> str:
-    out = ""
-    index += 1
-    while index:
-        index, rem = divmod(index - 1, 26)
-        out = chr(65 + rem) + out
-    return out
 
 
 class _CsvRead:
@@ -251,7 +248,7 @@ class _CsvRead:
                     f"this row has {r.count} values but the header has {width} columns: "
                     f"{shown} belong(s) to no column (a delimiter inside an unquoted "
                     "value?); the row is not sent",
-                    column=f"{_letters(width + first)} (no header)",
+                    column=f"{column_letter(width + first)} (no header)",
                 )
             )
         if unclosed is not None:
@@ -281,7 +278,7 @@ class _CsvRead:
         line_start = data.rfind(b"\n", 0, at) + 1
         col = data[line_start:at].count(delim.encode("ascii")) if at >= 0 else 0
         lines = data[max(at, 0) :].rstrip(b"\r\n").count(b"\n")
-        name = str(header[col]) if col < len(header) and header[col] else _letters(col)
+        name = str(header[col]) if col < len(header) and header[col] else column_letter(col)
         self.issues.append(
             CellIssue(
                 k,

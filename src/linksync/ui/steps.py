@@ -1,9 +1,10 @@
-"""The page's Check and Plan steps, on the library's own calls.
+"""The page's Check and Plan steps: one library call each, and what the page shows
+of what comes back.
 
-``check`` reads and validates the uploaded files with ``linksync.pipeline.load_specs``
-(what ``linksync.plan`` and ``linksync.apply`` read them with: the same readers, the
-same ``--map`` mapping over the profile's ``columns:``, the same rules), and shows the
-columns (``linksync.ui.columns``) and every problem with its cell and what to change.
+``check`` is ``linksync.pipeline.checking.check`` (the uploads read and validated as
+``linksync.plan`` and ``linksync.apply`` read them: the same readers, the same ``--map``
+mapping over the profile's ``columns:``, the same rules); ``CheckView`` shows its
+column preview of each sheet and every problem with its cell and what to change.
 ``make_plan`` is ``linksync.plan`` itself; ``PlanView`` is what the page shows of it:
 every change (old -> new per field), the counts, the quota and the safety verdict as
 the command line words them. The plan stays in the server (``ShownPlan``) so Apply runs
@@ -18,28 +19,28 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import linksync
 from linksync.config import Settings
 from linksync.errors import SourceError
-from linksync.model import Action, Problem, Severity
+from linksync.model import Action, Severity
 from linksync.model.results import expiry_note
-from linksync.pipeline.inputs import Reading, load_specs, options_from
+from linksync.pipeline.checking import CellProblem
+from linksync.pipeline.checking import check as check_sources
+from linksync.pipeline.inputs import Reading
 from linksync.pipeline.planning import Planned
 from linksync.report.cells import field_change_text, show_value
 from linksync.report.plans import slugless_note
 from linksync.sync.plan import Change
 from linksync.ui.choices import Choices
-from linksync.ui.columns import SheetView, preview
 from linksync.ui.fixes import fix_for, visible
 from linksync.ui.uploads import Upload
 
 if TYPE_CHECKING:
-    from linksync.sources.frame import SpecFrame
-    from linksync.validate import Validation
+    from linksync.sources.preview import SheetPreview
 
 #: Changes listed on the page at most (the reports after apply hold every row).
 MAX_ROWS = 500
@@ -100,7 +101,7 @@ class CheckView:
     """What the Check step shows: the sheets' columns, the counts, every problem; or
     ``error`` when a file cannot be read at all."""
 
-    sheets: tuple[SheetView, ...] = ()
+    sheets: tuple[SheetPreview, ...] = ()
     problems: tuple[ProblemRow, ...] = ()
     counts: dict[str, int] = field(default_factory=dict)
     error: str | None = None
@@ -122,28 +123,8 @@ class CheckView:
         }
 
 
-class _Cells:
-    """The value of a problem's cell, from the links as read (after any fix)."""
-
-    def __init__(self, frames: Sequence[SpecFrame]) -> None:
-        self.frames = {(f.source, f.sheet): f for f in frames}
-        self.rows: dict[tuple[str, str | None], dict[int, int]] = {}
-
-    def value(self, problem: Problem) -> str:
-        p = problem.provenance
-        if p is None or p.row is None or problem.field is None:
-            return ""
-        frame = self.frames.get((p.source, p.sheet))
-        if frame is None or problem.field not in frame.values:
-            return ""
-        key = (p.source, p.sheet)
-        if key not in self.rows:
-            self.rows[key] = {int(r): i for i, r in enumerate(frame.rows.tolist())}
-        index = self.rows[key].get(p.row)
-        return visible(frame.values[problem.field][index]) if index is not None else ""
-
-
-def _problem_row(p: Problem, files: PageFiles, cells: _Cells) -> ProblemRow:
+def _problem_row(found: CellProblem, files: PageFiles) -> ProblemRow:
+    p = found.problem
     prov = p.provenance
     return ProblemRow(
         severity=p.severity.value,
@@ -152,42 +133,27 @@ def _problem_row(p: Problem, files: PageFiles, cells: _Cells) -> ProblemRow:
         sheet=prov.sheet if prov else None,
         row=prov.row if prov else None,
         column=p.column_name,
-        value=cells.value(p),
+        value=visible(found.value),
         fix=fix_for(p.constant),
         message=files.shorten(p.message),
     )
 
 
-def reading_of(settings: Settings, choices: Choices) -> Reading:
-    """The reading options of a run from the page: the page's over the profile's."""
-    return Reading(mapping=choices.mapping or None, fix_invisible=choices.fix_invisible).over(
-        settings
-    )
-
-
 def check(files: PageFiles, choices: Choices, settings: Settings) -> CheckView:
-    """Read and validate the uploads (no request to the target)."""
-    options = options_from(settings, None, default_domain=choices.default_domain)
-    reading = reading_of(settings, choices)
+    """``linksync.pipeline.checking.check`` of the uploads with the page's choices (no
+    request to the target), as the page shows it."""
     try:
-        validation: Validation = load_specs(
-            files.paths, reading, default_domain=options.default_domain
+        checked = check_sources(
+            files.paths,
+            settings,
+            Reading(**choices.reading()),
+            default_domain=choices.default_domain,
         )
     except SourceError as exc:
         return CheckView(error=files.shorten(str(exc)))
-    pairs = [(u.name, u.path) for u in files.uploads]
-    sheets = tuple(preview(pairs, reading.mapping))
-    cells = _Cells(validation.frames)
-    problems = tuple(_problem_row(p, files, cells) for p in validation.problems)
-    invalid = len(validation.invalid)
-    counts = {
-        "rows": validation.total,
-        "valid": validation.total - invalid,
-        "invalid": invalid,
-        "errors": len(validation.errors),
-        "warnings": len(validation.warnings),
-    }
-    return CheckView(sheets, problems, counts)
+    sheets = tuple(replace(s, source=files.name_of(s.source)) for s in checked.sheets)
+    problems = tuple(_problem_row(p, files) for p in checked.problems)
+    return CheckView(sheets, problems, dict(checked.counts))
 
 
 # --- the plan ----------------------------------------------------------------------
