@@ -12,20 +12,48 @@
   default run locks never touch the user's real state folder (nor one another), and
   without the proxy variables of the machine (``HTTPS_PROXY`` & co.: httpx would send
   requests to 127.0.0.1 through them); a test that wants one sets it.
+- ``workdir``: a temporary working directory (the current one) for the CLI on its
+  built-in sandbox, with no target in the environment (``LINKSYNC_BASE_URL``,
+  ``LINKSYNC_API_KEY``, ``LINKSYNC_PROFILE`` removed). A module that needs more in it
+  (a source file, a key) defines its own ``workdir``.
+- ``source``: ``links.csv`` written in ``workdir`` (a slug, a row without one, an
+  accent), recorded as a ``support.cli_runs.Source`` to prove a run left it alone.
+- ``_umask``: the umask 022 the output tests expect of the files they create (a module
+  asks for it with ``pytestmark = pytest.mark.usefixtures("_umask")``).
+- ``config``: the config file of two workspaces (``support.two_workspaces.make_two``)
+  in ``workdir``, ``brand-b``'s key in ``$BRAND_B_KEY``.
+- ``fake_time``: a ``support.reliability.FakeTime`` shared by an in-process sandbox and
+  its client, so rate windows and backoff cost no real time.
+
+Helpers shared by test folders are modules of the ``support`` package (this folder is
+on ``sys.path``: ``from support.two_workspaces import make_two``); a helper used by one
+folder lives in that folder.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 from starlette.applications import Starlette
 
-from linksync.sandbox import SandboxSettings, create_app
+from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings, create_app
 from linksync.sandbox.server import serve_in_thread
+from support.cli_runs import Source
+from support.reliability import FakeTime
+from support.two_workspaces import make_two
 
 SANDBOX_BASE_URL = "http://sandbox.local"
+
+CSV = (
+    "slug,Destination URL,description\n"
+    "alpha,https://example.com/alpha,café crème\n"
+    ",https://example.com/no-slug,service picks the slug\n"
+    "bravo,https://example.com/bravo,\n"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -67,3 +95,34 @@ def live_sandbox(sandbox_settings: SandboxSettings) -> Iterator[str]:
         yield handle.base_url
     finally:
         handle.stop()
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("LINKSYNC_BASE_URL", "LINKSYNC_API_KEY", "LINKSYNC_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def source(workdir: Path) -> Source:
+    path = workdir / "links.csv"
+    path.write_text(CSV, encoding="utf-8")
+    return Source.of(path)
+
+
+@pytest.fixture
+def config(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("BRAND_B_KEY", DEFAULT_FULL_KEY)
+    return make_two(workdir)
+
+
+@pytest.fixture
+def _umask() -> None:
+    os.umask(0o022)
+
+
+@pytest.fixture
+def fake_time() -> FakeTime:
+    return FakeTime()

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
 
-from linksync.api import LinkServiceClient, RetryPolicy, asgi_transport
 from virtual_clock import VirtualClock
+
+from linksync.api import LinkServiceClient, RetryPolicy, asgi_transport
 
 KEY = "fake-secret-key-0123456789"
 

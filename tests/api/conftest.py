@@ -1,5 +1,6 @@
 """Fixtures: the in-process sandbox driven by a fake clock shared with the client, so
-rate windows and retry waits pass instantly."""
+rate windows and retry waits pass instantly; ``pki``, a CA and a server certificate for
+127.0.0.1 made once per module (``netfakes.make_pki``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 import pytest
 from api_fakes import ClientFactory, FakeClock, fast_policy
+from netfakes import Pki, make_pki
 
 from linksync.api import LinkServiceClient, asgi_transport
 from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings, create_app
@@ -48,3 +50,8 @@ def sandbox(clock: FakeClock) -> Any:
 async def client(make_client: ClientFactory, sandbox: Any) -> AsyncIterator[LinkServiceClient]:
     async with make_client(sandbox) as c:
         yield c
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
+    return make_pki(tmp_path_factory.mktemp("pki"))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import truststore
-from netfakes import Pki, Relay, make_pki
+from netfakes import Pki, Relay
 from starlette.middleware.gzip import GZipMiddleware
 
 from linksync.api import LinkServiceClient, RetryPolicy, asgi_transport
@@ -34,11 +34,6 @@ from linksync.errors import (
 from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings, create_app
 
 KEY = DEFAULT_FULL_KEY
-
-
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
-    return make_pki(tmp_path_factory.mktemp("pki"))
 
 
 @pytest.fixture

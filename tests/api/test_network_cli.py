@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from netfakes import Pki, Relay, make_pki
+from netfakes import Pki, Relay
 
 from linksync.api import LinkServiceClient
 from linksync.cli import cli
@@ -19,11 +19,6 @@ from linksync.sandbox import DEFAULT_FULL_KEY
 
 CSV = "slug,url\nalpha,https://example.com/a\nbeta,https://example.com/b\n"
 SECRET = "s3cret-proxy-pw"
-
-
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
-    return make_pki(tmp_path_factory.mktemp("pki"))
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from linksync.sandbox.server import serve_in_thread
 from linksync.sandbox.settings import DEFAULT_FULL_KEY
 from linksync.sync.plan import Plan
 from linksync.sync.results import WaitFn
-from two_workspaces import (
+from support.two_workspaces import (
     A_SLUGS,
     B_SLUGS,
     good_env,

@@ -13,7 +13,7 @@ import linksync
 from linksync.collection import YOUNG_THRESHOLD, fewer_collections
 from linksync.model import Problem
 from linksync.pipeline import RunEvents
-from two_workspaces import good_env, make_two, settings_of
+from support.two_workspaces import good_env, make_two, settings_of
 
 
 @pytest.fixture(autouse=True)

@@ -14,8 +14,7 @@ from types import ModuleType
 
 import pytest
 
-from linksync.sandbox.settings import DEFAULT_FULL_KEY
-from two_workspaces import A_SLUGS, B_SLUGS, make_two, remote_slugs, report_rows
+from support.two_workspaces import A_SLUGS, B_SLUGS, remote_slugs, report_rows
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "schedulers" / "airflow_dag.py"
 
@@ -26,15 +25,6 @@ def load_sample() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-@pytest.fixture
-def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("LINKSYNC_BASE_URL", "LINKSYNC_API_KEY", "LINKSYNC_PROFILE"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("BRAND_B_KEY", DEFAULT_FULL_KEY)
-    return make_two(tmp_path)
 
 
 def test_one_task_per_target(config: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,11 +28,11 @@ CSV = "url,description\n" + "".join(f"{u},row {i}\n" for i, u in enumerate(URLS)
 
 
 def _parallel() -> ModuleType:
-    """``tests/trust_outputs/parallel_support.py``: one zygote process forking one real
+    """``tests/reliability/parallel_support.py``: one zygote process forking one real
     ``linksync`` process per run."""
     name = "parallel_support"
     if name not in sys.modules:
-        path = Path(__file__).parents[1] / "trust_outputs" / "parallel_support.py"
+        path = Path(__file__).parent / "parallel_support.py"
         spec = importlib.util.spec_from_file_location(name, path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)

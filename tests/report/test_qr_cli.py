@@ -33,12 +33,10 @@ def sandbox_slugs(workdir: Path) -> list[str]:
 
 
 @pytest.fixture
-def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("LINKSYNC_BASE_URL", "LINKSYNC_API_KEY", "LINKSYNC_PROFILE"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(tmp_path)
-    shutil.copy(SAMPLES / "campaign.xlsx", tmp_path / "campaign.xlsx")
-    return tmp_path
+def workdir(workdir: Path) -> Path:
+    """The shared working directory (``tests/conftest.py``) with the sample workbook."""
+    shutil.copy(SAMPLES / "campaign.xlsx", workdir / "campaign.xlsx")
+    return workdir
 
 
 def test_apply_qr_writes_the_zip_and_the_qr_column(workdir: Path) -> None:

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from trust_support import Source, no_raw_controls, remote_links, run
 
 from linksync.config import resolve
+from support.cli_runs import Source, no_raw_controls, remote_links, run
+
+pytestmark = pytest.mark.usefixtures("_umask")  # umask 022 for the files runs create
 
 APPLY = ["apply", "links.csv", "--yes", "--no-progress"]
 

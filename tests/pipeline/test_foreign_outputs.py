@@ -11,10 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from trust_support import Source, remote_links, run
 
 from linksync.errors import LockError
 from linksync.lock import acquire_lock, holder_path
+from support.cli_runs import Source, remote_links, run
+
+pytestmark = pytest.mark.usefixtures("_umask")  # umask 022 for the files runs create
 
 APPLY = ["apply", "links.csv", "--yes", "--no-progress"]
 OLD = 1_600_000_000  # an mtime a run would visibly change

@@ -25,12 +25,10 @@ summer,https://example.com/summer,summer,
 
 
 @pytest.fixture
-def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("LINKSYNC_BASE_URL", "LINKSYNC_API_KEY", "LINKSYNC_PROFILE"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "links.csv").write_text(CSV, encoding="utf-8")
-    return tmp_path
+def workdir(workdir: Path) -> Path:
+    """The shared working directory (``tests/conftest.py``) with this module's CSV."""
+    (workdir / "links.csv").write_text(CSV, encoding="utf-8")
+    return workdir
 
 
 def run(*args: str) -> Result:

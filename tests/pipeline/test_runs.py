@@ -16,7 +16,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from trust_support import Source, remote_links, run
 
 from linksync.api import LinkServiceClient, asgi_transport
 from linksync.config import Target, resolve
@@ -31,6 +30,9 @@ from linksync.sync.execute import execute
 from linksync.sync.journal import Journal, read_journal
 from linksync.sync.options import SyncOptions
 from linksync.validate import validate
+from support.cli_runs import Source, remote_links, run
+
+pytestmark = pytest.mark.usefixtures("_umask")  # umask 022 for the files runs create
 
 BASE = "http://sandbox.local"
 

@@ -10,11 +10,11 @@ from collections import Counter
 
 import httpx
 import pytest
-from reliability_support import BASE_URL, FakeTime, make_app, open_client
+from virtual_clock import VirtualClock
 
 from linksync.api import LinkServiceClient, RetryPolicy, asgi_transport
 from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings, create_app
-from virtual_clock import VirtualClock
+from support.reliability import BASE_URL, FakeTime, make_app, open_client
 
 FAULTS = {"fail_500": 0.10, "fail_503": 0.05, "drop": 0.02, "fail_500_after_write": 0.05}
 

@@ -142,7 +142,7 @@ def test_single_runs_still_read_the_file_with_targets(config: Path) -> None:
 
 
 def test_the_example_config_has_targets() -> None:
-    example = Path(__file__).resolve().parents[1] / "configs" / "linksync.example.yaml"
+    example = Path(__file__).resolve().parents[2] / "configs" / "linksync.example.yaml"
     workspaces = load_workspaces(example, env={})
     assert len(workspaces) >= 2
     assert all(w.files for w in workspaces)

@@ -10,7 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from trust_support import Source, remote_links, run
+
+from support.cli_runs import Source, remote_links, run
+
+pytestmark = pytest.mark.usefixtures("_umask")  # umask 022 for the files runs create
 
 Setup = Callable[[Path], tuple[list[str], str]]
 APPLY = ["apply", "links.csv", "--yes", "--no-progress"]

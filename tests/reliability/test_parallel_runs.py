@@ -11,7 +11,9 @@ import pytest
 from parallel_support import run_parallel
 
 from linksync.api import LinkServiceClient
-from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings
+from linksync.sandbox import DEFAULT_FULL_KEY
+
+pytestmark = pytest.mark.usefixtures("_umask")  # umask 022 for the files runs create
 
 RUNS = 20
 CSV = (
@@ -21,11 +23,6 @@ CSV = (
     ",https://example.com/no-slug-b,\n"
     "par-two,https://example.com/two,\n"
 )
-
-
-@pytest.fixture
-def sandbox_settings() -> SandboxSettings:
-    return SandboxSettings(rate_limit=1_000_000)
 
 
 async def _links(base_url: str) -> list[tuple[str, str]]:

@@ -7,10 +7,10 @@ import asyncio
 import random
 from collections import Counter
 
-from reliability_support import FakeTime, make_app, open_client
 from starlette.applications import Starlette
 
 from linksync.errors import ApiError
+from support.reliability import FakeTime, make_app, open_client
 
 CLIENTS = 50
 SLUGS = [f"race-{i:02d}" for i in range(6)]

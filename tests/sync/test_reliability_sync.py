@@ -17,7 +17,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from reliability_support import FakeTime, open_client
 from starlette.applications import Starlette
 from starlette.types import Message, Receive, Scope, Send
 
@@ -29,6 +28,7 @@ from linksync.sync.journal import Journal, read_journal
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Plan
 from linksync.sync.results import Results
+from support.reliability import FakeTime, open_client
 
 FAULTS = {"fail_500": 0.10, "fail_503": 0.05, "drop": 0.02, "fail_500_after_write": 0.03}
 OPTIONS = SyncOptions(system_domain="lnk.test")

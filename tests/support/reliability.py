@@ -1,4 +1,5 @@
-"""Helpers of the fast reliability tests: an in-process sandbox (no socket) and a fake
+"""Helpers of the fast reliability tests (``api/test_reliability_*``,
+``sync/test_reliability_sync.py``): an in-process sandbox (no socket) and a fake
 clock shared by the sandbox and the client, so rate windows and backoff cost no real
 time."""
 

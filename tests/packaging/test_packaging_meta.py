@@ -12,7 +12,7 @@ from pathlib import Path
 
 import linksync
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_python_dash_m_linksync_is_the_command_line() -> None:

@@ -165,7 +165,7 @@ async def test_open_client_on_the_sandbox_keeps_state(tmp_path: Path) -> None:
 
 
 def test_example_config_is_valid() -> None:
-    example = Path(__file__).resolve().parents[1] / "configs" / "linksync.example.yaml"
+    example = Path(__file__).resolve().parents[2] / "configs" / "linksync.example.yaml"
     for name in ("sandbox", "local-server", "production"):
         assert load_profile(example, name).name == name
     prod = load_profile(example, "production")

@@ -14,11 +14,13 @@ from pathlib import Path
 
 import pytest
 from starlette.types import ASGIApp, Receive, Scope, Send
-from trust_support import Source, run
 
 from linksync.api import LinkServiceClient
 from linksync.sandbox import DEFAULT_FULL_KEY, DEFAULT_READ_KEY, SandboxSettings
 from linksync.sandbox.server import ServerHandle, serve_in_thread
+from support.cli_runs import Source, run
+
+pytestmark = pytest.mark.usefixtures("_umask")  # umask 022 for the files runs create
 
 ROWS = 15
 

@@ -12,9 +12,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from trust_support import Source, run
 
 from linksync.leftovers import HOST_TAG, Leftover, describe_removed, find_leftovers
+from support.cli_runs import Source, run
+
+pytestmark = pytest.mark.usefixtures("_umask")  # umask 022 for the files runs create
 
 APPLY = ["apply", "links.csv", "--yes", "--no-progress"]
 

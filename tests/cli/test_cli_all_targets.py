@@ -10,17 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from linksync.cli import cli
-from linksync.sandbox.settings import DEFAULT_FULL_KEY
-from two_workspaces import A_SLUGS, B_SLUGS, make_two, remote_slugs, report_rows
-
-
-@pytest.fixture
-def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("LINKSYNC_BASE_URL", "LINKSYNC_API_KEY", "LINKSYNC_PROFILE"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("BRAND_B_KEY", DEFAULT_FULL_KEY)
-    monkeypatch.chdir(tmp_path)
-    return make_two(tmp_path)
+from support.two_workspaces import A_SLUGS, B_SLUGS, remote_slugs, report_rows
 
 
 def run(*args: str) -> Result:
