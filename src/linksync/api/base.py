@@ -32,6 +32,7 @@ from linksync.api.network import (
     proxy_secrets,
     ssl_context,
 )
+from linksync.api.poolentry import PoolEntry
 from linksync.api.retry import RetryClass, RetryPolicy, classify
 from linksync.api.types import CallMeta, ClientStats
 from linksync.api.urls import check_base_url, clean_params, describe_exception
@@ -123,6 +124,7 @@ class BaseClient:
         self.proxy = proxy_for(self.base_url, network.proxy) if transport is None else None
         if self.proxy:
             self._secrets = (api_key, *proxy_secrets(self.proxy))
+        self._entry = PoolEntry(gate=transport is None)  # httpx's own pool: api/poolentry.py
         # No transport given: httpx's own, with its environment rules (proxies, NO_PROXY,
         # SSL_CERT_FILE / SSL_CERT_DIR) and the pool sized to the concurrency.
         self._http = httpx.AsyncClient(
@@ -189,9 +191,9 @@ class BaseClient:
                 state.first_sent_at = self.retry.clock()
             self._stats.requests_by_kind[kind] += 1
             try:
-                async with asyncio.timeout(self.timeout):
+                async with asyncio.timeout(self.timeout), self._entry.enter() as extensions:
                     resp = await self._http.request(
-                        method, path, params=clean_params(params), json=body
+                        method, path, params=clean_params(params), json=body, extensions=extensions
                     )
                 status, headers, content = resp.status_code, resp.headers, resp.content
             except TimeoutError:
