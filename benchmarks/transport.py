@@ -94,7 +94,10 @@ async def _creates(base_url: str, key: str, variant: str, n: int, concurrency: i
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         stats = client.stats
+        state = client.limiter.state()
     return {
+        "max_in_flight": state.max_in_flight,
+        "cap": state.cap,
         "cpu_s": cpu,
         "wall_s": wall,
         "failed": failed,

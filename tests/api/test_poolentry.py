@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from tests.api.test_transport import OK, Server, answer, client, serve
+from test_transport import OK, Server, answer, client, serve
 
 from linksync.api.poolentry import PoolEntry
 
