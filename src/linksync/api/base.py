@@ -2,10 +2,9 @@
 client, the shared rate limiter, the tenacity retry loop, error conversion, redaction,
 and the call events subscribers receive (``linksync.api.events``).
 
-The network goes through httpx's own transport (its pool sized to the concurrency, env
-proxies and ``SSL_CERT_FILE`` honoured, see ``linksync.api.network``); a given
-transport (the in-process sandbox, test fakes) replaces it. This module, ``client.py``
-and ``network.py`` are the only ones that import httpx.
+The network goes through httpx's own transport (env proxies and ``SSL_CERT_FILE``
+honoured: ``api/network.py``); a given transport (the in-process sandbox, test fakes)
+replaces it. Only this module, ``client.py`` and ``network.py`` import httpx.
 """
 
 from __future__ import annotations
@@ -32,7 +31,6 @@ from linksync.api.network import (
     proxy_secrets,
     ssl_context,
 )
-from linksync.api.poolentry import PoolEntry
 from linksync.api.retry import RetryClass, RetryPolicy, classify
 from linksync.api.types import CallMeta, ClientStats
 from linksync.api.urls import check_base_url, clean_params, describe_exception
@@ -124,7 +122,7 @@ class BaseClient:
         self.proxy = proxy_for(self.base_url, network.proxy) if transport is None else None
         if self.proxy:
             self._secrets = (api_key, *proxy_secrets(self.proxy))
-        self._entry = PoolEntry(gate=transport is None)  # httpx's own pool: api/poolentry.py
+        self.limiter.entry.gate = transport is None  # httpx's own pool: api/poolentry.py
         # No transport given: httpx's own, with its environment rules (proxies, NO_PROXY,
         # SSL_CERT_FILE / SSL_CERT_DIR) and the pool sized to the concurrency.
         self._http = httpx.AsyncClient(
@@ -191,7 +189,7 @@ class BaseClient:
                 state.first_sent_at = self.retry.clock()
             self._stats.requests_by_kind[kind] += 1
             try:
-                async with asyncio.timeout(self.timeout), self._entry.enter() as extensions:
+                async with asyncio.timeout(self.timeout), self.limiter.entry.enter() as extensions:
                     resp = await self._http.request(
                         method, path, params=clean_params(params), json=body, extensions=extensions
                     )
