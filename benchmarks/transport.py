@@ -12,9 +12,11 @@ Variants of the client's transport:
 - ``default``: what ``LinkServiceClient`` uses for the network when given no transport.
   Up to commit ``bench: lean transport measured`` (the commit that added this script)
   that was the hand-written lean transport (``api/transport.py``, httptools, its
-  "Direct" path); since then it is httpx's own ``AsyncHTTPTransport``.
+  "Direct" path); since then it is httpx's own ``AsyncHTTPTransport``, and requests
+  enter its pool one at a time until each holds a connection (``api/poolentry.py``).
 - ``httpx``: httpx's own ``AsyncHTTPTransport`` given explicitly, its pool sized
-  ``max_connections = max_keepalive_connections = concurrency``.
+  ``max_connections = max_keepalive_connections = concurrency``; a given transport
+  goes without the pool entry, so this is the network path as it was before it.
 - ``httpx-pool-8`` / ``httpx-pool-32``: the same with a pool of 8 or 32 connections
   (about rate x latency with headroom at R = 100 and R = 1,000; the client's limiter
   still lets ``concurrency`` requests wait for a connection).
@@ -94,7 +96,11 @@ async def _creates(base_url: str, key: str, variant: str, n: int, concurrency: i
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         stats = client.stats
+        state = client.limiter.state()
     return {
+        "max_in_flight": state.max_in_flight,
+        "cap": state.cap,
+        "latency_ms": round(1000 * (state.latency_s or 0.0), 1),
         "cpu_s": cpu,
         "wall_s": wall,
         "failed": failed,
@@ -143,6 +149,8 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "wall_s_median": med("wall_s"),
         "wall_s_all": [round(r["wall_s"], 3) for r in runs],
         "requests": runs[0]["requests"],
+        "max_in_flight_all": [r["max_in_flight"] for r in runs],
+        "latency_ms_all": [r["latency_ms"] for r in runs],
         "failed": sum(r["failed"] for r in runs),
         "rate_limited": sum(r["rate_limited"] for r in runs),
     }

@@ -124,6 +124,7 @@ class BaseClient:
         self.proxy = proxy_for(self.base_url, network.proxy) if transport is None else None
         if self.proxy:
             self._secrets = (api_key, *proxy_secrets(self.proxy))
+        self.limiter.entry.gate = transport is None  # httpx's own pool: api/poolentry.py
         # No transport given: httpx's own, with its environment rules (proxies, NO_PROXY,
         # SSL_CERT_FILE / SSL_CERT_DIR) and the pool sized to the concurrency.
         self._http = httpx.AsyncClient(
@@ -189,13 +190,12 @@ class BaseClient:
             if state.first_sent_at is None:
                 state.first_sent_at = self.retry.clock()
             self._stats.requests_by_kind[kind] += 1
-            trace = ConnectionTrace()
+            trace, entry = ConnectionTrace(), self.limiter.entry
             try:
-                async with asyncio.timeout(self.timeout):
+                async with asyncio.timeout(self.timeout), entry.enter(trace) as extensions:
                     resp = await self._http.request(
-                        method, path, params=clean_params(params), json=body,
-                        extensions=trace.extensions,
-                    )  # fmt: skip
+                        method, path, params=clean_params(params), json=body, extensions=extensions
+                    )
                 status, headers, content = resp.status_code, resp.headers, resp.content
             except TimeoutError:
                 what = f"no answer within {self.timeout:g} s"
