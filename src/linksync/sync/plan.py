@@ -33,7 +33,8 @@ from linksync.model import (
 )
 from linksync.secrets import REDACTED
 from linksync.sync.options import SyncOptions
-from linksync.sync.safety import QuotaNote, Safety
+from linksync.sync.state import DomainFetch
+from linksync.sync.verdicts import QuotaNote, Safety
 
 PLAN_FORMAT = 1
 
@@ -160,38 +161,6 @@ class Change:
             problems=tuple(Problem.from_dict(p) for p in data.get("problems") or ()),
             reason=data.get("reason"),
             blocked_by=data.get("blocked_by"),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class DomainFetch:
-    """How the links of one domain were fetched: ``list`` (every page), ``read`` (each
-    desired slug by itself), or ``none`` (nothing needed). ``total`` is the domain's link
-    count when known; ``requests`` what the fetch cost."""
-
-    domain: str
-    strategy: str
-    requests: int
-    total: int | None = None
-    links: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "domain": self.domain,
-            "strategy": self.strategy,
-            "requests": self.requests,
-            "total": self.total,
-            "links": self.links,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> DomainFetch:
-        return cls(
-            str(data["domain"]),
-            str(data["strategy"]),
-            int(data["requests"]),
-            data.get("total"),
-            int(data.get("links", 0)),
         )
 
 

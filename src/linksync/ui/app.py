@@ -38,7 +38,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from linksync import __version__
+from linksync._version import __version__
 from linksync.config import Settings, Target
 from linksync.ui.runs import Run, RunRegistry
 from linksync.ui.security import PageGuard
