@@ -19,7 +19,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from linksync.jsontext import readable
 from linksync.model import (
     Action,
     LinkKey,
@@ -32,6 +31,7 @@ from linksync.model import (
     plain,
 )
 from linksync.secrets import REDACTED
+from linksync.sync.jsontext import readable
 from linksync.sync.options import SyncOptions
 from linksync.sync.state import DomainFetch
 from linksync.sync.verdicts import QuotaNote, Safety
@@ -254,7 +254,7 @@ class Plan:
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
-        """The plan file: indented, one change per line (``linksync.jsontext``)."""
+        """The plan file: indented, one change per line (``linksync.sync.jsontext``)."""
         if indent is None:
             return json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False)
         return readable(self.to_dict(), indent=indent)
