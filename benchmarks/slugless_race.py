@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from linksync.api import LinkServiceClient
-from linksync.collection import fewer_collections
 from linksync.model import LinkSpec, Provenance
+from linksync.model.collection import fewer_collections
 from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings
 from linksync.sandbox.server import serve_in_thread
 from linksync.sync import RemoteState, SyncOptions, diff

@@ -43,6 +43,17 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("api/network.py", "certificate_error"): {"CERTIFICATE_ERROR"},
     ("api/network.py", "proxy_auth_error"): {"PROXY_AUTH_ERROR"},
     ("api/parse.py", "unexpected"): {"UNEXPECTED_RESPONSE"},
+    ("errors/tree.py", "<module>"): {  # RAISES: the class an answer raises
+        "CERTIFICATE_ERROR",
+        "FORBIDDEN",
+        "LINK_NOT_FOUND",
+        "PROXY_AUTH_ERROR",
+        "QUOTA_EXCEEDED",
+        "RATE_LIMITED",
+        "SLUG_EXISTS",
+        "TRANSPORT_ERROR",
+        "UNAUTHORIZED",
+    },
     ("errors/tree.py", "__init__"): {"TRANSPORT_ERROR"},
     ("model/results.py", "<module>"): {
         "INVALID_EXPIRY",

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import linksync
-from linksync.collection import YOUNG_THRESHOLD, fewer_collections
 from linksync.model import Problem
+from linksync.model.collection import YOUNG_THRESHOLD, fewer_collections
 from linksync.pipeline import RunEvents
 from support.two_workspaces import good_env, make_two, settings_of
 

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import click
 
-from linksync import __version__
+from linksync._version import __version__
 
 
 class Lazy(NamedTuple):

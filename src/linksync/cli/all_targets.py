@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from linksync.cli.common import echo, err
+from linksync.cli.events import CliEvents
 from linksync.cli.options import TargetOptions
-from linksync.cli.sync import CliEvents
 from linksync.errors import ConfigError
 from linksync.logs import setup_logging
 from linksync.secrets import Secrets

@@ -1,18 +1,19 @@
 """``linksync plan``, and what plan and apply share: their options (``sync_options``),
-how a command starts (``start``: logging, the target) and what the command line shows
-while a run goes (``CliEvents``). ``linksync apply`` is in ``cli.apply``; both call
+how a command starts (``start``: logging, the target); what the command line shows
+while a run goes is ``cli.events.CliEvents``. ``linksync apply`` is in ``cli.apply``; both call
 ``linksync.plan`` / ``linksync.apply`` (``linksync.pipeline``) and render the result."""
 
 from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
-from linksync.cli.common import echo, err, fail, handle_errors
+from linksync.cli.common import echo, err, handle_errors
+from linksync.cli.events import CliEvents
 from linksync.cli.options import (
     SLUGLESS_OPTION,
     TargetOptions,
@@ -25,14 +26,8 @@ from linksync.cli.source_flags import pop_source_flags, source_flags
 from linksync.config import Settings
 from linksync.errors import ConfigError
 from linksync.logs import setup_logging
-from linksync.model import Problem
-from linksync.pipeline.events import RunEvents
 from linksync.secrets import Secrets
 from linksync.sync.options import MODES
-
-if TYPE_CHECKING:
-    from linksync.lock import LockHolder
-    from linksync.sync.plan import Plan
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -115,36 +110,6 @@ def start(target: TargetOptions, log_format: str) -> tuple[Settings, logging.Log
         secrets.add(secret)
     err(settings.target.describe())
     return settings, logger
-
-
-class CliEvents(RunEvents):
-    """What a run shows on stderr; the confirmation on a terminal (``yes``: none)."""
-
-    def __init__(self, *, yes: bool = True) -> None:
-        self.yes = yes
-
-    def problems(self, problems: Sequence[Problem]) -> None:
-        for p in problems:
-            err(f"{p.severity.value}: {p.where()}: {p.constant}: {p.message}")
-
-    def lock_wait(self, holder: LockHolder | None, seconds: float) -> None:
-        who = holder.describe() if holder else "another run"
-        err(f"waiting up to {seconds:g} s for the lock held by {who}")
-
-    def planned(self, plan: Plan) -> None:
-        from linksync.report import render_plan_text
-
-        err(render_plan_text(plan))
-
-    def confirm(self, plan: Plan) -> bool:
-        if self.yes:
-            return True
-        if not sys.stdin.isatty():
-            fail("no terminal to confirm on: pass --yes to apply without asking")
-        return click.confirm(f"Apply {len(plan.writes)} changes?", default=False, err=True)
-
-    def warning(self, text: str) -> None:
-        err(f"Warning: {text}")
 
 
 @click.command("plan")

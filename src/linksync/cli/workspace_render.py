@@ -16,8 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from linksync.api import Domain, Member, Organization, Quota
-from linksync.jsontext import readable
 from linksync.model import RemoteLink
+from linksync.sync.jsontext import readable
 from linksync.terminal import printable
 
 BAR_WIDTH = 20

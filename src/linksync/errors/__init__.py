@@ -6,9 +6,10 @@ rejects a request, the executor when it stops a run, and the reports. Service
 constants carry the HTTP status and the five-digit code the service uses; local
 constants (problems only linksync can see, such as a duplicate row in a source file)
 carry neither. What a failure stops for the rest of a run (``ErrorDef.stops``) and
-which exception class an answer raises (``ErrorDef.error``) are columns of the table
-too, so the executor, the retry policy and the exit codes dispatch on types and table
-entries, never on strings.
+are columns of the table too, and ``RAISES`` beside the exception tree names the
+exception class an answer raises, so the executor, the retry policy and the exit codes
+dispatch on types and table entries, never on strings. ``table`` is the package's lowest
+module, ``tree`` reads it; the package imports nothing else of linksync.
 
 Exception tree::
 
@@ -46,7 +47,6 @@ from linksync.errors.table import (
     Origin,
     Stop,
     code_of,
-    describe,
 )
 from linksync.errors.tree import (
     AccessError,
@@ -69,6 +69,7 @@ from linksync.errors.tree import (
     TransportError,
     Unauthorized,
     UnsafePlanError,
+    describe,
     is_retryable_status,
 )
 

@@ -1,26 +1,14 @@
 """The one table of error constants (see ``linksync.errors``): for each constant its
-HTTP status and code, meaning, origin, whether it is retried, what it stops for the rest
-of a run and the exception class an answer carrying it raises.
+HTTP status and code, meaning, origin, whether it is retried and what it stops for the
+rest of a run. The lowest module of the package: the exception tree
+(``linksync.errors.tree``) reads it, and names the class an answer raises for each
+constant that has its own.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-
-from linksync.errors.tree import (
-    ApiError,
-    CertificateError,
-    Forbidden,
-    LinkNotFound,
-    LinksyncError,
-    ProxyAuthError,
-    QuotaExceeded,
-    RateLimited,
-    SlugExists,
-    TransportError,
-    Unauthorized,
-)
 
 
 class Origin(StrEnum):
@@ -42,9 +30,8 @@ class Stop(StrEnum):
 @dataclass(frozen=True, slots=True)
 class ErrorDef:
     """One constant: HTTP status and code (service constants), what it means, where it
-    comes from, whether it is retried, what it stops for the rest of a run (``stops``,
-    with ``stop_reason``: the words of the summary), and the exception class an answer
-    carrying it raises (``error``)."""
+    comes from, whether it is retried, and what it stops for the rest of a run
+    (``stops``, with ``stop_reason``: the words of the summary)."""
 
     constant: str
     http_status: int | None
@@ -54,7 +41,6 @@ class ErrorDef:
     retryable: bool = False
     stops: Stop | None = None
     stop_reason: str | None = None
-    error: type[ApiError] = ApiError
 
 
 _TABLE: tuple[ErrorDef, ...] = (
@@ -89,7 +75,6 @@ _TABLE: tuple[ErrorDef, ...] = (
         Origin.SERVICE,
         stops=Stop.RUN,
         stop_reason="the API key was refused (401 UNAUTHORIZED)",
-        error=Unauthorized,
     ),
     ErrorDef(
         "FORBIDDEN",
@@ -99,7 +84,6 @@ _TABLE: tuple[ErrorDef, ...] = (
         Origin.SERVICE,
         stops=Stop.WRITES,
         stop_reason="the API key may not write (403 FORBIDDEN)",
-        error=Forbidden,
     ),
     ErrorDef(
         "QUOTA_EXCEEDED",
@@ -109,7 +93,6 @@ _TABLE: tuple[ErrorDef, ...] = (
         Origin.SERVICE,
         stops=Stop.CREATES,
         stop_reason="the link quota is used up (403 QUOTA_EXCEEDED)",
-        error=QuotaExceeded,
     ),
     ErrorDef(
         "LINK_NOT_FOUND",
@@ -117,7 +100,6 @@ _TABLE: tuple[ErrorDef, ...] = (
         40401,
         "Slug not present on the specified domain",
         Origin.SERVICE,
-        error=LinkNotFound,
     ),
     ErrorDef(
         "DOMAIN_NOT_FOUND",
@@ -132,7 +114,6 @@ _TABLE: tuple[ErrorDef, ...] = (
         40901,
         "Slug already used on the chosen domain",
         Origin.SERVICE,
-        error=SlugExists,
     ),
     ErrorDef(
         "RATE_LIMITED",
@@ -141,7 +122,6 @@ _TABLE: tuple[ErrorDef, ...] = (
         "Request rate above the plan's limit",
         Origin.SERVICE,
         retryable=True,
-        error=RateLimited,
     ),
     ErrorDef(
         "INTERNAL_ERROR",
@@ -328,7 +308,6 @@ _TABLE: tuple[ErrorDef, ...] = (
         "No HTTP response: connection refused, reset or timed out",
         Origin.LOCAL,
         retryable=True,
-        error=TransportError,
     ),
     ErrorDef(
         "CERTIFICATE_ERROR",
@@ -339,7 +318,6 @@ _TABLE: tuple[ErrorDef, ...] = (
         Origin.LOCAL,
         stops=Stop.RUN,
         stop_reason="the service's TLS certificate was refused (CERTIFICATE_ERROR)",
-        error=CertificateError,
     ),
     ErrorDef(
         "PROXY_AUTH_ERROR",
@@ -350,7 +328,6 @@ _TABLE: tuple[ErrorDef, ...] = (
         Origin.LOCAL,
         stops=Stop.RUN,
         stop_reason="the proxy refused linksync's credentials (PROXY_AUTH_ERROR)",
-        error=ProxyAuthError,
     ),
     ErrorDef(
         "UNEXPECTED_RESPONSE",
@@ -382,18 +359,3 @@ BY_CODE: dict[int, ErrorDef] = {e.code: e for e in _TABLE if e.code is not None}
 def code_of(constant: str) -> int | None:
     e = ERRORS.get(constant)
     return e.code if e else None
-
-
-def describe(exc: BaseException) -> str:
-    """One line for a person: an API error with its constant, status, code and
-    requestId; a file that cannot be used with its name and the system's reason."""
-    if isinstance(exc, ApiError):
-        rid = f" (requestId {exc.request_id})" if exc.request_id else ""
-        parts = [f"HTTP {exc.status}"] if exc.status is not None else []
-        parts += [f"code {exc.code}"] if exc.code is not None else []
-        tail = f" [{', '.join(parts)}]" if parts else ""
-        return f"{exc.constant}: {exc.message}{tail}{rid}"
-    if isinstance(exc, OSError) and not isinstance(exc, LinksyncError):
-        where = f" {exc.filename}" if exc.filename else ""
-        return f"cannot use{where}: {exc.strerror or exc}"
-    return str(exc)

@@ -1,25 +1,33 @@
 """The exception tree (see ``linksync.errors``). An error looks its constant up in the
 one table (``linksync.errors.table``) for its code, whether it is retried and what it
-stops; the table names, for each constant, the class of this tree an answer raises.
+stops; ``RAISES`` names, for each constant that has its own, the class of this tree an
+answer carrying it raises. Imports only the table: the model's problems an error
+carries are read through ``Finding`` (the model imports this package, not the reverse).
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from linksync.errors.table import ErrorDef, Stop
-    from linksync.model import Problem
+from linksync.errors.table import ERRORS, ErrorDef, Stop
 
 
 def _known(constant: str) -> ErrorDef | None:
-    """The table's entry for ``constant`` (the table imports this module, so it is
-    looked up when an error is built, not when this module loads)."""
-    from linksync.errors.table import ERRORS
-
+    """The table's entry for ``constant``."""
     return ERRORS.get(constant)
+
+
+class Finding(Protocol):
+    """What an error reads of a problem it carries (``linksync.model.Problem`` is one):
+    the constant naming its cause, and its severity (``"error"`` or ``"warning"``)."""
+
+    @property
+    def constant(self) -> str: ...
+
+    @property
+    def severity(self) -> str: ...
 
 
 class LinksyncError(Exception):
@@ -44,7 +52,7 @@ class FileProblems(SourceError):
     sheet that cannot be read): nothing was applied. ``problems`` are all of them."""
 
     def __init__(
-        self, message: str, problems: Sequence[Problem], *, path: str | None = None
+        self, message: str, problems: Sequence[Finding], *, path: str | None = None
     ) -> None:
         super().__init__(message, path=path)
         self.problems = tuple(problems)
@@ -59,7 +67,7 @@ class ApiError(LinksyncError):
     """The service answered with an error (or, for TransportError, did not answer).
 
     Never carries the API key: messages are built from the response body, which the
-    client redacts before raising. ``ApiError.of`` builds the class the table names
+    client redacts before raising. ``ApiError.of`` builds the class ``RAISES`` names
     for the constant (``Unauthorized`` for UNAUTHORIZED...).
     """
 
@@ -92,10 +100,8 @@ class ApiError(LinksyncError):
 
     @classmethod
     def of(cls, status: int | None, constant: str, message: str, **kw: Any) -> ApiError:
-        """The error of the class the table names for ``constant``."""
-        known = _known(constant)
-        error_class = known.error if known is not None else ApiError
-        return error_class(status, constant, message, **kw)
+        """The error of the class ``RAISES`` names for ``constant``."""
+        return RAISES.get(constant, ApiError)(status, constant, message, **kw)
 
     @property
     def outcome_unknown(self) -> bool:
@@ -221,3 +227,33 @@ class StoppedAfterWrites(LinksyncError):
 class InterruptedAfterWrites(StoppedAfterWrites):
     """Interrupted a second time (Ctrl-C while the run finished its requests in
     flight) after writing: exit 130, the message says what was written."""
+
+
+RAISES: dict[str, type[ApiError]] = {
+    "UNAUTHORIZED": Unauthorized,
+    "FORBIDDEN": Forbidden,
+    "QUOTA_EXCEEDED": QuotaExceeded,
+    "LINK_NOT_FOUND": LinkNotFound,
+    "SLUG_EXISTS": SlugExists,
+    "RATE_LIMITED": RateLimited,
+    "TRANSPORT_ERROR": TransportError,
+    "CERTIFICATE_ERROR": CertificateError,
+    "PROXY_AUTH_ERROR": ProxyAuthError,
+}
+"""The class an answer carrying each of these constants raises (``ApiError.of``); any
+other constant raises ``ApiError``."""
+
+
+def describe(exc: BaseException) -> str:
+    """One line for a person: an API error with its constant, status, code and
+    requestId; a file that cannot be used with its name and the system's reason."""
+    if isinstance(exc, ApiError):
+        rid = f" (requestId {exc.request_id})" if exc.request_id else ""
+        parts = [f"HTTP {exc.status}"] if exc.status is not None else []
+        parts += [f"code {exc.code}"] if exc.code is not None else []
+        tail = f" [{', '.join(parts)}]" if parts else ""
+        return f"{exc.constant}: {exc.message}{tail}{rid}"
+    if isinstance(exc, OSError) and not isinstance(exc, LinksyncError):
+        where = f" {exc.filename}" if exc.filename else ""
+        return f"cannot use{where}: {exc.strerror or exc}"
+    return str(exc)

@@ -7,7 +7,9 @@ Field names are snake_case in Python and camelCase on the wire; ``API_NAMES`` ma
 to the other. A link's identity is a ``LinkKey`` (domain and slug, folded to lower
 case); a row's origin is its ``Provenance`` (``place``: source, sheet, row). Each value
 has one ``to_dict`` (plain JSON types) and one ``from_dict`` that reads it back; a
-desired link's password is written as ``"***"``, never in clear.
+desired link's password is written as ``"***"``, never in clear. While many of them are
+held (a read, a validation, a run), ``model.collection.fewer_collections`` makes the
+garbage collector walk them less often.
 """
 
 from linksync.model.links import (

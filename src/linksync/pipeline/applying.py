@@ -33,7 +33,6 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from linksync.collection import fewer_collections
 from linksync.config import Settings
 from linksync.errors import (
     InterruptedAfterWrites,
@@ -46,6 +45,7 @@ from linksync.leftovers import describe_removed
 from linksync.lock import LockHolder, acquire_lock
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RowResult, RunInfo
+from linksync.model.collection import fewer_collections
 from linksync.outcome import RemoteWrites
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import (

@@ -22,11 +22,11 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, ParamSpec
 
-from linksync.collection import fewer_collections
 from linksync.config import Settings, resolve
 from linksync.errors import ConfigError
 from linksync.leftovers import describe_removed
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
+from linksync.model.collection import fewer_collections
 from linksync.outputs import write_text_atomic
 from linksync.pipeline.applying import ApplyRequest, ApplyRun, PathArg, run_apply
 from linksync.pipeline.events import RunEvents

@@ -18,9 +18,9 @@ from functools import cached_property
 from os import PathLike
 from pathlib import Path
 
-from linksync.collection import fewer_collections
 from linksync.errors import SourceError
 from linksync.model import LinkSpec, Problem, Provenance
+from linksync.model.collection import fewer_collections
 from linksync.sources.columns import ALIASES, match_columns, normalize_header
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
 from linksync.sources.normalize import merge_utm, normalize_expiry, split_short_url, split_tags

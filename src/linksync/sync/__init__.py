@@ -11,8 +11,9 @@ from __future__ import annotations
 from linksync.sync.compare import compare, create_payload
 from linksync.sync.diff import diff
 from linksync.sync.options import MODES, Mode, SyncOptions
-from linksync.sync.plan import Change, DomainFetch, FieldChange, Plan, QuotaNote, Safety
-from linksync.sync.state import DomainInfo, OrgInfo, RemoteState
+from linksync.sync.plan import Change, FieldChange, Plan
+from linksync.sync.state import DomainFetch, DomainInfo, OrgInfo, RemoteState
+from linksync.sync.verdicts import QuotaNote, Safety
 
 __all__ = [
     "MODES",

@@ -31,10 +31,11 @@ from linksync.model import Action, LinkKey, LinkSpec, Place, Problem, RemoteLink
 from linksync.sync.compare import compare, create_payload, row_domain
 from linksync.sync.options import Mode, SyncOptions
 from linksync.sync.ownership import other_owners, takeover_note, takeover_refused
-from linksync.sync.plan import Change, FieldChange, Plan, QuotaNote, Unmanaged, sort_changes
+from linksync.sync.plan import Change, FieldChange, Plan, Unmanaged, sort_changes
 from linksync.sync.safety import judge_safety, mark_quota
 from linksync.sync.slugs import MAX_CANDIDATES, Slugless, first_free, identity_domain
 from linksync.sync.state import RemoteState
+from linksync.sync.verdicts import QuotaNote
 
 __all__ = ["diff"]
 

@@ -19,7 +19,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from linksync.jsontext import readable
 from linksync.model import (
     Action,
     LinkKey,
@@ -32,8 +31,10 @@ from linksync.model import (
     plain,
 )
 from linksync.secrets import REDACTED
+from linksync.sync.jsontext import readable
 from linksync.sync.options import SyncOptions
-from linksync.sync.safety import QuotaNote, Safety
+from linksync.sync.state import DomainFetch
+from linksync.sync.verdicts import QuotaNote, Safety
 
 PLAN_FORMAT = 1
 
@@ -164,38 +165,6 @@ class Change:
 
 
 @dataclass(frozen=True, slots=True)
-class DomainFetch:
-    """How the links of one domain were fetched: ``list`` (every page), ``read`` (each
-    desired slug by itself), or ``none`` (nothing needed). ``total`` is the domain's link
-    count when known; ``requests`` what the fetch cost."""
-
-    domain: str
-    strategy: str
-    requests: int
-    total: int | None = None
-    links: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "domain": self.domain,
-            "strategy": self.strategy,
-            "requests": self.requests,
-            "total": self.total,
-            "links": self.links,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> DomainFetch:
-        return cls(
-            str(data["domain"]),
-            str(data["strategy"]),
-            int(data["requests"]),
-            data.get("total"),
-            int(data.get("links", 0)),
-        )
-
-
-@dataclass(frozen=True, slots=True)
 class Unmanaged:
     """Links the plan leaves alone because no file declares them and they are outside
     the scope (every undeclared link when no scope is given): ``links`` as (domain,
@@ -285,7 +254,7 @@ class Plan:
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
-        """The plan file: indented, one change per line (``linksync.jsontext``)."""
+        """The plan file: indented, one change per line (``linksync.sync.jsontext``)."""
         if indent is None:
             return json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False)
         return readable(self.to_dict(), indent=indent)

@@ -32,9 +32,8 @@ from linksync.errors import ApiError, ConfigError
 from linksync.model import LinkKey, LinkSpec, RemoteLink
 from linksync.sync.compare import row_domain
 from linksync.sync.options import SyncOptions
-from linksync.sync.plan import DomainFetch
 from linksync.sync.pool import run_pool
-from linksync.sync.state import DomainInfo, OrgInfo, RemoteState
+from linksync.sync.state import DomainFetch, DomainInfo, OrgInfo, RemoteState
 
 PAGE = 100
 

@@ -1,92 +1,17 @@
-"""The plan's verdicts: room under the link quota, and the octoDNS-style safety
-thresholds (would applying this plan be refused?). Pure: no I/O."""
+"""Reaching the plan's verdicts (``linksync.sync.verdicts``): room under the link quota,
+and the octoDNS-style safety thresholds (would applying this plan be refused?). Pure:
+no I/O."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from linksync.model import Action, Problem, RemoteLink, Severity
 from linksync.sync.options import SyncOptions
-
-if TYPE_CHECKING:
-    from linksync.sync.plan import Change
-    from linksync.sync.state import RemoteState
-
-
-@dataclass(frozen=True, slots=True)
-class QuotaNote:
-    """Room under the organization's link quota. Creates past the room are still
-    attempted (the count may have moved since), but the plan names them and marks each
-    excess row with a QUOTA_WOULD_EXCEED warning; the executor stops creating at the
-    first QUOTA_EXCEEDED."""
-
-    link_count: int
-    link_quota: int
-    creates: int
-
-    @property
-    def room(self) -> int:
-        return max(0, self.link_quota - self.link_count)
-
-    @property
-    def excess(self) -> int:
-        return max(0, self.creates - self.room)
-
-    def describe(self) -> str:
-        base = f"{self.link_count}/{self.link_quota} links used, room for {self.room}"
-        if self.excess:
-            return f"{base}: {self.excess} of {self.creates} creates will not fit"
-        return f"{base}: the {self.creates} creates fit"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "link_count": self.link_count,
-            "link_quota": self.link_quota,
-            "creates": self.creates,
-            "room": self.room,
-            "excess": self.excess,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> QuotaNote:
-        return cls(int(data["link_count"]), int(data["link_quota"]), int(data["creates"]))
-
-
-@dataclass(frozen=True, slots=True)
-class Safety:
-    """The octoDNS-style verdict: would applying this plan be refused?"""
-
-    existing: int
-    changes: int
-    deletes: int
-    refused: bool = False
-    reason: str | None = None
-
-    @property
-    def ratio(self) -> float:
-        return self.changes / self.existing if self.existing else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "existing": self.existing,
-            "changes": self.changes,
-            "deletes": self.deletes,
-            "ratio": round(self.ratio, 4),
-            "refused": self.refused,
-            "reason": self.reason,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Safety:
-        return cls(
-            int(data["existing"]),
-            int(data["changes"]),
-            int(data["deletes"]),
-            bool(data.get("refused", False)),
-            data.get("reason"),
-        )
+from linksync.sync.plan import Change
+from linksync.sync.state import RemoteState
+from linksync.sync.verdicts import Safety
 
 
 def mark_quota(changes: list[Change], remote: RemoteState) -> list[Change]:

@@ -10,9 +10,41 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from linksync.model import LinkKey, RemoteLink
-from linksync.sync.plan import DomainFetch
+
+
+@dataclass(frozen=True, slots=True)
+class DomainFetch:
+    """How the links of one domain were fetched: ``list`` (every page), ``read`` (each
+    desired slug by itself), or ``none`` (nothing needed). ``total`` is the domain's link
+    count when known; ``requests`` what the fetch cost."""
+
+    domain: str
+    strategy: str
+    requests: int
+    total: int | None = None
+    links: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "domain": self.domain,
+            "strategy": self.strategy,
+            "requests": self.requests,
+            "total": self.total,
+            "links": self.links,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DomainFetch:
+        return cls(
+            str(data["domain"]),
+            str(data["strategy"]),
+            int(data["requests"]),
+            data.get("total"),
+            int(data.get("links", 0)),
+        )
 
 
 @dataclass(frozen=True, slots=True)

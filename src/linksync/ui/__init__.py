@@ -17,12 +17,13 @@ server-sent events (``progress``). A guide with screenshots is in ``docs/ui.md``
 
 from __future__ import annotations
 
-from linksync.ui.app import UiState, create_ui_app
+from linksync.ui.app import create_ui_app
 from linksync.ui.apply_run import PageApply
 from linksync.ui.choices import Choices
 from linksync.ui.progress import ProgressSnapshot, RunFeed, RunOutcome, RunSource, RunState
 from linksync.ui.runs import RunBusy, RunRecord, RunRegistry
 from linksync.ui.server import UiServer, serve_ui, start_ui
+from linksync.ui.state import UiState
 from linksync.ui.uploads import DEFAULT_MAX_BYTES, Upload, UploadRefused, UploadStore
 
 __all__ = [

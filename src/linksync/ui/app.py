@@ -21,11 +21,8 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-import jinja2
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import (
@@ -38,63 +35,21 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from linksync import __version__
-from linksync.config import Settings, Target
-from linksync.ui.runs import Run, RunRegistry
+from linksync._version import __version__
+from linksync.ui.runs import Run
 from linksync.ui.security import PageGuard
+from linksync.ui.state import HERE, UiState, error_answer, ui_state
 from linksync.ui.step_routes import apply_step, check_step, page_options, plan_step
-from linksync.ui.steps import ShownPlan
-from linksync.ui.uploads import KINDS, UploadRefused, UploadStore, size_text
+from linksync.ui.uploads import KINDS, UploadRefused, size_text
 
-HERE = Path(__file__).parent
 #: Seconds between two looks at a run's progress for its event stream.
 EVENT_TICK_S = 0.25
 #: A snapshot is sent at least this often while a run goes (rate, ETA, wait move on).
 EVENT_REFRESH_S = 1.0
 
 
-@dataclass
-class UiState:
-    """Everything the routes share, for one server. ``journals``: the folder of the
-    runs' journals (the command line's ``.linksync/runs`` by default); ``shown``: the
-    plan the page showed last (what Apply runs)."""
-
-    settings: Settings
-    token: str
-    hosts: frozenset[str]
-    uploads: UploadStore
-    runs: RunRegistry
-    journals: Path
-    shown: ShownPlan | None = None
-    closing: bool = False
-    templates: jinja2.Environment = field(
-        default_factory=lambda: jinja2.Environment(
-            loader=jinja2.FileSystemLoader(HERE / "templates"),
-            autoescape=True,
-            undefined=jinja2.StrictUndefined,
-        )
-    )
-
-    @property
-    def target(self) -> Target:
-        return self.settings.target
-
-    def target_view(self) -> dict[str, Any]:
-        """What the banner shows: never the key."""
-        return {"label": self.target.label, "sandbox": self.target.is_sandbox}
-
-
-def _state(request: Request) -> UiState:
-    state: UiState = request.app.state.ui
-    return state
-
-
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
-
-
 async def page(request: Request) -> HTMLResponse:
-    ui = _state(request)
+    ui = ui_state(request)
     html = ui.templates.get_template("page.html").render(
         token=ui.token,
         target=ui.target_view(),
@@ -114,7 +69,7 @@ def _run_view(run: Run | None) -> dict[str, Any] | None:
 
 
 async def api_state(request: Request) -> JSONResponse:
-    ui = _state(request)
+    ui = ui_state(request)
     return JSONResponse(
         {
             "target": ui.target_view(),
@@ -126,7 +81,7 @@ async def api_state(request: Request) -> JSONResponse:
 
 
 async def upload(request: Request) -> JSONResponse:
-    ui = _state(request)
+    ui = ui_state(request)
     declared = request.headers.get("content-length")
     try:
         item = await ui.uploads.receive(
@@ -135,19 +90,19 @@ async def upload(request: Request) -> JSONResponse:
             int(declared) if declared and declared.isdigit() else None,
         )
     except UploadRefused as exc:
-        return _error(exc.status, exc.message)
+        return error_answer(exc.status, exc.message)
     return JSONResponse(item.to_dict(), status_code=201)
 
 
 async def remove_upload(request: Request) -> Response:
-    if not _state(request).uploads.remove(request.path_params["upload_id"]):
-        return _error(404, "no such upload")
+    if not ui_state(request).uploads.remove(request.path_params["upload_id"]):
+        return error_answer(404, "no such upload")
     return Response(status_code=204)
 
 
 async def latest_run(request: Request) -> JSONResponse:
-    view = _run_view(_state(request).runs.latest())
-    return JSONResponse(view) if view is not None else _error(404, "no run yet")
+    view = _run_view(ui_state(request).runs.latest())
+    return JSONResponse(view) if view is not None else error_answer(404, "no run yet")
 
 
 def _event(name: str, data: dict[str, Any]) -> bytes:
@@ -173,10 +128,10 @@ async def _events(ui: UiState, run: Run, request: Request) -> AsyncIterator[byte
 
 
 async def run_events(request: Request) -> Response:
-    ui = _state(request)
+    ui = ui_state(request)
     run = ui.runs.get(request.path_params["run_id"])
     if run is None:
-        return _error(404, "no such run")
+        return error_answer(404, "no such run")
     return StreamingResponse(
         _events(ui, run, request),
         media_type="text/event-stream",
@@ -185,20 +140,20 @@ async def run_events(request: Request) -> Response:
 
 
 async def cancel_run(request: Request) -> JSONResponse:
-    ui = _state(request)
+    ui = ui_state(request)
     run_id = request.path_params["run_id"]
     if not ui.runs.cancel(run_id):
-        return _error(409, "this run is not going; nothing to cancel")
+        return error_answer(409, "this run is not going; nothing to cancel")
     run = ui.runs.get(run_id)
     return JSONResponse(_run_view(run), status_code=202)
 
 
 async def download(request: Request) -> Response:
-    ui = _state(request)
+    ui = ui_state(request)
     name = request.path_params["name"]
     path = ui.runs.file_path(request.path_params["run_id"], name)
     if path is None:
-        return _error(404, "no such file in this run")
+        return error_answer(404, "no such file in this run")
     return FileResponse(path, filename=name, content_disposition_type="attachment")
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -25,22 +25,11 @@ from linksync.ui.apply_run import PageApply, spreadsheets
 from linksync.ui.choices import Choices
 from linksync.ui.columns import FIELD_LABELS
 from linksync.ui.runs import RunBusy
+from linksync.ui.state import UiState, error_answer, ui_state
 from linksync.ui.steps import CheckView, PageFiles, check, make_plan, plan_view
-
-if TYPE_CHECKING:
-    from linksync.ui.app import UiState
 
 #: Largest JSON body a step takes (the choices are small).
 MAX_BODY = 200_000
-
-
-def _state(request: Request) -> UiState:
-    state: UiState = request.app.state.ui
-    return state
-
-
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
 
 
 async def _body(request: Request) -> dict[str, Any]:
@@ -73,15 +62,15 @@ async def _asked(request: Request) -> tuple[Choices, PageFiles] | JSONResponse:
     try:
         choices = Choices.from_json(await _body(request))
     except (ValueError, LinksyncError) as exc:
-        return _error(400, str(exc))
-    files = _files(_state(request))
+        return error_answer(400, str(exc))
+    files = _files(ui_state(request))
     if not files.uploads:
-        return _error(409, "drop or choose a file first")
+        return error_answer(409, "drop or choose a file first")
     return choices, files
 
 
 async def check_step(request: Request) -> JSONResponse:
-    ui = _state(request)
+    ui = ui_state(request)
     asked = await _asked(request)
     if isinstance(asked, JSONResponse):
         return asked
@@ -89,12 +78,12 @@ async def check_step(request: Request) -> JSONResponse:
     try:
         view = await asyncio.to_thread(check, files, choices, ui.settings)
     except LinksyncError as exc:
-        return _error(400, files.shorten(str(exc)))
+        return error_answer(400, files.shorten(str(exc)))
     return JSONResponse({"data": view.to_dict(), "html": check_fragments(ui, view)})
 
 
 async def plan_step(request: Request) -> JSONResponse:
-    ui = _state(request)
+    ui = ui_state(request)
     asked = await _asked(request)
     if isinstance(asked, JSONResponse):
         return asked
@@ -103,7 +92,7 @@ async def plan_step(request: Request) -> JSONResponse:
     try:
         shown = await asyncio.to_thread(make_plan, files, choices, ui.settings)
     except LinksyncError as exc:
-        return _error(400, files.shorten(str(exc)))
+        return error_answer(400, files.shorten(str(exc)))
     ui.shown = shown
     view = plan_view(shown, files, spreadsheets(files))
     html = _render(ui, "_plan.html", view=view)
@@ -111,26 +100,26 @@ async def plan_step(request: Request) -> JSONResponse:
 
 
 async def apply_step(request: Request) -> JSONResponse:
-    ui = _state(request)
+    ui = ui_state(request)
     try:
         body = await _body(request)
     except ValueError as exc:
-        return _error(400, str(exc))
+        return error_answer(400, str(exc))
     shown = ui.shown
     if shown is None or body.get("plan_id") != shown.plan_id:
-        return _error(409, "this is not the plan shown last: show the plan again, then apply")
+        return error_answer(409, "this is not the plan shown last: show the plan again, then apply")
     files = _files(ui)
     if files.ids != shown.upload_ids:
-        return _error(409, "the files changed since the plan was shown: show the plan again")
+        return error_answer(409, "the files changed since the plan was shown: show the plan again")
     force = body.get("force") is True
     if shown.planned.plan.refused and not force:
         reason = shown.planned.plan.safety.reason
-        return _error(409, f"the plan crosses a safety limit ({reason}): confirm to apply it")
+        return error_answer(409, f"the plan crosses a safety limit ({reason}): confirm to apply it")
     source = PageApply(ui.settings, files, shown, ui.journals, force=force)
     try:
         run = ui.runs.start(source)
     except RunBusy as exc:
-        return _error(409, str(exc))
+        return error_answer(409, str(exc))
     ui.shown = None  # a plan is applied once; the next one is planned afresh
     return JSONResponse(run.current().to_dict(), status_code=202)
 

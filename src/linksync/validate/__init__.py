@@ -36,8 +36,8 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
-from linksync.collection import fewer_collections
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Severity
+from linksync.model.collection import fewer_collections
 from linksync.sources import SourceBatch
 from linksync.sources.frame import SpecFrame
 from linksync.validate.duplicates import duplicates

@@ -1,11 +1,16 @@
-"""Readable JSON that stays fast for 100,000 items.
+"""Readable JSON that stays fast for 100,000 items: the plan file (``Plan.to_json``),
+and the command line's JSON of sources and workspace listings.
 
 ``json.dumps(..., indent=2)`` falls back to the pure-Python encoder (the C encoder
-has no indentation): a plan of 100,000 creates took 12 s to render that way, and its
-file was 159 MB, one key per line. ``readable`` indents the objects (keys sorted), and
-writes each item of a list on its own line in compact form with the C encoder: the
-same JSON value, a line per link or change (which also reads well in a diff on a pull
-request), at about a tenth of the time.
+has no indentation), and writes one key per line. ``readable`` indents the objects
+(keys sorted), and writes each item of a list on its own line in compact form with the
+C encoder: the same JSON value, a line per link or change (which also reads well in a
+diff on a pull request).
+
+What it saves a user (issue 25, ``linksync plan --out plan.json`` against the built-in
+sandbox, 3 runs each, a shared 2-core machine): 100,000 creates, 8.9 s of wall time
+(5.3 s of CPU) with it, 15.6 s (7.8 s of CPU) with ``json.dumps(indent=2)``; 10,000
+creates, 2.7 s (1.1 s of CPU) with it, 3.2 s (1.3 s) without.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""linksync.jsontext.readable: the same JSON value as json.dumps, a line per list item."""
+"""linksync.sync.jsontext.readable: the same JSON value as json.dumps, a line per list item."""
 
 from __future__ import annotations
 
 import json
 import random
 
-from linksync.jsontext import readable
+from linksync.sync.jsontext import readable
 
 
 def _value(rng: random.Random, depth: int = 0) -> object:
