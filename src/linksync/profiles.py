@@ -17,7 +17,7 @@ import yaml
 
 from linksync.defaults import MAX_CONCURRENCY
 from linksync.errors import ConfigError
-from linksync.timestamps import time_zone
+from linksync.rules.timestamps import time_zone
 
 ENV_PROFILE = "LINKSYNC_PROFILE"
 #: ``trust:`` values: ``system`` (the OS trust store, through truststore) or ``default``.

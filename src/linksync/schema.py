@@ -41,7 +41,7 @@ UTM_KEYS: tuple[str, ...] = ("source", "medium", "campaign", "term", "content")
 URL_PATTERN = r"^[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]+(?:[/?#]\S*)?$"
 
 
-#: What the readers accept as an expiry (``linksync.timestamps.parse_iso`` with assume_utc, or
+#: What the readers accept as an expiry (``linksync.rules.timestamps.parse_iso`` with assume_utc, or
 #: a bare date): JSON Schema's ``format: date-time`` would refuse the zone-less and
 #: date-only forms the readers take as UTC.
 EXPIRY_PATTERN = (

@@ -38,13 +38,13 @@ from linksync.api import CallEvent, LinkClient
 from linksync.errors import ERRORS, ApiError, LinkNotFound, SlugExists, Stop, UnsafePlanError
 from linksync.model import Action, RowResult, RunInfo, Status
 from linksync.outcome import RemoteWrites
+from linksync.rules.timestamps import utc_now
 from linksync.sync.calls import RowCalls
 from linksync.sync.history import LastRun, failed_first
 from linksync.sync.journal import Journal, new_run_id
 from linksync.sync.plan import Change, Plan
 from linksync.sync.pool import run_pool
 from linksync.sync.results import CancelSignal, ProgressSink, Results, ok_result, static_result
-from linksync.timestamps import utc_now
 
 __all__ = ["ProgressSink", "Results", "execute", "static_result"]
 

@@ -31,7 +31,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from linksync.errors import ConfigError
 from linksync.outputs import is_journal_file
-from linksync.timestamps import utc_now
+from linksync.rules.timestamps import utc_now
 
 if TYPE_CHECKING:
     from linksync.api import CallEvent
