@@ -27,7 +27,7 @@ is declared twice); OUT is then a directory.
 (``linksync.report.qr``).
 
 Files: an existing file is never overwritten unless ``force=True`` (``--force``); every
-path is checked (``linksync.outputs``) before anything is written, ``check_export``
+path is checked (``linksync.safe.outputs``) before anything is written, ``check_export``
 does it before the links are even fetched; each file is written atomically.
 """
 
@@ -50,17 +50,17 @@ from linksync.export_formats import (
     render_yaml,
     write_xlsx,
 )
-from linksync.leftovers import describe_removed, remove_leftovers
 from linksync.model import RemoteLink
-from linksync.outputs import (
+from linksync.report.cells import is_formula_like
+from linksync.report.qr import qr_output, write_remote_qr
+from linksync.safe.leftovers import describe_removed, remove_leftovers
+from linksync.safe.outputs import (
     Output,
     Protected,
     atomic_path,
     check_outputs,
     write_text_atomic,
 )
-from linksync.report.cells import is_formula_like
-from linksync.report.qr import qr_output, write_remote_qr
 from linksync.schema import write_schemas_for
 
 __all__ = [

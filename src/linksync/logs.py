@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
 
 from linksync.model import RowResult
-from linksync.secrets import Secrets
+from linksync.safe.secrets import Secrets
 
 LogFormat = Literal["text", "json", "off"]
 

@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from linksync.outputs import write_text_atomic
 from linksync.rules import MAX_SLUG_BYTES, RESERVED_SLUGS, SLUG_RE
+from linksync.safe.outputs import write_text_atomic
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_ID = "urn:linksync:link-file:v1"

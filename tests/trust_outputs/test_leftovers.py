@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from trust_support import Source, run
 
-from linksync.leftovers import HOST_TAG, Leftover, describe_removed, find_leftovers
+from linksync.safe.leftovers import HOST_TAG, Leftover, describe_removed, find_leftovers
 
 APPLY = ["apply", "links.csv", "--yes", "--no-progress"]
 
@@ -73,7 +73,7 @@ def test_the_temporary_file_of_a_killed_writer_is_removed(workdir: Path, source:
     writer = textwrap.dedent(
         """
         import time
-        from linksync.outputs import AtomicFile
+        from linksync.safe.outputs import AtomicFile
         out = AtomicFile("r.json")
         out.file.write('{"half": ')
         out.file.flush()

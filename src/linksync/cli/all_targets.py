@@ -20,7 +20,7 @@ from linksync.cli.options import TargetOptions
 from linksync.cli.sync import CliEvents
 from linksync.errors import ConfigError
 from linksync.logs import setup_logging
-from linksync.secrets import Secrets
+from linksync.safe.secrets import Secrets
 
 if TYPE_CHECKING:
     import logging

@@ -27,7 +27,7 @@ from linksync.errors import ConfigError
 from linksync.logs import setup_logging
 from linksync.model import Problem
 from linksync.pipeline.events import RunEvents
-from linksync.secrets import Secrets
+from linksync.safe.secrets import Secrets
 from linksync.sync.options import MODES
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from linksync.model import (
     Severity,
     plain,
 )
-from linksync.secrets import REDACTED
+from linksync.safe.secrets import REDACTED
 from linksync.sync.options import SyncOptions
 from linksync.sync.safety import QuotaNote, Safety
 

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from linksync.api import CallEvent
 from linksync.model import Action, RemoteLink, RowResult, RunInfo, Status
 from linksync.outcome import RemoteWrites, run_exit_code, stop_sentence
-from linksync.secrets import REDACTED
+from linksync.safe.secrets import REDACTED
 from linksync.sync.plan import Change, Plan
 
 #: Seconds the client's shared rate limiter will still hold every request.
