@@ -3,7 +3,7 @@
 ``linksync.plan`` and ``linksync.apply`` are the run as a library call (see
 ``linksync.pipeline``), ``linksync.plan_all`` and ``linksync.apply_all`` the same over
 the targets (workspaces) of a config file, and ``linksync.load_workspaces`` reads those
-targets (``linksync.targets``); they are imported on first use, so ``import linksync``
+targets (``linksync.config.targets``); they are imported on first use, so ``import linksync``
 stays light.
 """
 
@@ -38,7 +38,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(pipeline, name)
     if name == "load_workspaces":
-        from linksync.targets import load_workspaces
+        from linksync.config.targets import load_workspaces
 
         return load_workspaces
     raise AttributeError(f"module 'linksync' has no attribute {name!r}")

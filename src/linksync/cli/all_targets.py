@@ -25,16 +25,16 @@ from linksync.safe.secrets import Secrets
 if TYPE_CHECKING:
     import logging
 
+    from linksync.config.targets import Workspace
     from linksync.pipeline import AllResults, TargetResult
     from linksync.sync.plan import Plan
-    from linksync.targets import Workspace
 
 
 def prepare(
     target: TargetOptions, names: Sequence[str], log_format: str
 ) -> tuple[tuple[Workspace, ...], logging.Logger]:
     """Logging, the targets (each key a secret of the log), announced on stderr."""
-    from linksync.targets import load_workspaces
+    from linksync.config.targets import load_workspaces
 
     secrets = Secrets()
     logger = setup_logging(log_format, secrets=secrets)  # type: ignore[arg-type]

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from linksync import config as cfg
+from linksync.api.defaults import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 from linksync.cli.common import err
-from linksync.defaults import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 from linksync.errors import ConfigError
 
 if TYPE_CHECKING:

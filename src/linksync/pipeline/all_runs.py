@@ -1,7 +1,7 @@
 """Runs over several targets: ``linksync.plan_all`` and ``linksync.apply_all``.
 
 The targets (workspaces) are named in the config file's ``targets:`` block
-(``linksync.targets``). A run over them:
+(``linksync.config.targets``). A run over them:
 
 1. reads the block (a wrong shape is a ``ConfigError``: nothing runs) and resolves each
    target's settings; a target that cannot be resolved (its key variable not set, a bad
@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Unpack
 
 from linksync.config import NetworkFlags, Settings
+from linksync.config.targets import Workspace, load_workspaces
 from linksync.errors import ConfigError, LinksyncError, describe
 from linksync.lock import default_lock_path
 from linksync.outcome import EXIT_OK, RemoteWrites, error_constant, exit_code_for
@@ -45,7 +46,6 @@ from linksync.pipeline.entry import SharedOptions, plan_async, prepare_apply
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.preflight import Checks, run_checks, run_paths
 from linksync.sync.results import CancelSignal, ProgressSink
-from linksync.targets import Workspace, load_workspaces
 
 Targets = Sequence[str | Workspace] | None
 
