@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from linksync.logs import (
+from linksync.model import Action, RowResult, Status
+from linksync.report.logs import (
     get_logger,
     log_event,
     log_plan_counts,
@@ -19,7 +20,6 @@ from linksync.logs import (
     log_run_start,
     setup_logging,
 )
-from linksync.model import Action, RowResult, Status
 from linksync.safe.secrets import Secrets
 
 KEY = "lsk_live_9f8e7d6c5b4a"

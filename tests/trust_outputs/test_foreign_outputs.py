@@ -14,7 +14,7 @@ import pytest
 from trust_support import Source, remote_links, run
 
 from linksync.errors import LockError
-from linksync.lock import acquire_lock, holder_path
+from linksync.pipeline.lock import acquire_lock, holder_path
 
 APPLY = ["apply", "links.csv", "--yes", "--no-progress"]
 OLD = 1_600_000_000  # an mtime a run would visibly change

@@ -19,8 +19,9 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from linksync.errors import InterruptedAfterWrites, LinksyncError, describe
-from linksync.logs import console_line, json_active
-from linksync.outcome import (
+from linksync.report.logs import console_line, json_active
+from linksync.safe.terminal import printable
+from linksync.sync.outcome import (
     EXIT_CHANGES_PENDING,
     EXIT_INTERRUPTED,
     EXIT_MEANINGS,
@@ -29,7 +30,6 @@ from linksync.outcome import (
     EXIT_USAGE,
     exit_code_for,
 )
-from linksync.safe.terminal import printable
 
 __all__ = [
     "EXIT_CHANGES_PENDING",

@@ -4,7 +4,7 @@ request (``linksync.safe.outputs`` holds the checks themselves).
 ``run_paths`` says where a plan or apply writes: its reports, annotated copies (and
 their QR images folder), the QR zip (``--qr``), journal (default
 ``.linksync/runs/<run-id>.jsonl``), lock (default: keyed on the target, in the user's
-state folder, see ``linksync.lock``) with its holder record, and a saved plan
+state folder, see ``linksync.pipeline.lock``) with its holder record, and a saved plan
 (``plan --out``). ``preflight`` checks them against every file the run reads (sources,
 every file under a source folder, the config and API-key files, the sandbox database, a
 saved plan given to ``apply --plan``) and raises one ``ConfigError`` naming every
@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from linksync.config import Settings
-from linksync.lock import (
+from linksync.pipeline.lock import (
     ENV_STATE_DIR,
     default_lock_path,
     foreign_holder,
