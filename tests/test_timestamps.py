@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from linksync.errors import ConfigError
-from linksync.export_formats import is_past
+from linksync.export.formats import is_past
 from linksync.rules import parse_expiry
 from linksync.rules.timestamps import (
     Oddity,

@@ -12,9 +12,9 @@ import yaml
 from click.testing import CliRunner
 
 from linksync.cli import cli
+from linksync.export.schema import EXPIRY_PATTERN, render_schema, reserved_pattern, slug_pattern
 from linksync.rules import RESERVED_SLUGS, SLUG_RE, check_slug
 from linksync.rules.timestamps import parse_iso
-from linksync.schema import EXPIRY_PATTERN, render_schema, reserved_pattern, slug_pattern
 from linksync.sources.normalize import normalize_expiry
 
 ROOT = Path(__file__).resolve().parents[2]

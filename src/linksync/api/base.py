@@ -19,7 +19,7 @@ from typing import Any, Generic, Self, TypeVar
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
-from linksync import __version__
+from linksync._version import __version__
 from linksync.api.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
 from linksync.api.events import CallEvent, CallHook, CallHooks
 from linksync.api.failures import error_from_answer, is_success, read_body, request_id_of

@@ -15,7 +15,7 @@ from typing import Any
 import xlsxwriter  # type: ignore[import-untyped]
 import yaml
 
-from linksync import __version__
+from linksync._version import __version__
 from linksync.model import RemoteLink
 from linksync.rules.timestamps import parse_iso
 
