@@ -8,6 +8,9 @@ to the other. A link's identity is a ``LinkKey`` (domain and slug, folded to low
 case); a row's origin is its ``Provenance`` (``place``: source, sheet, row). Each value
 has one ``to_dict`` (plain JSON types) and one ``from_dict`` that reads it back; a
 desired link's password is written as ``"***"``, never in clear.
+
+Layer: the lowest, beside ``errors``, ``rules`` and ``safe``; it may import only those and
+the standard library.
 """
 
 from linksync.model.links import (
