@@ -53,10 +53,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from linksync.api.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, MAX_CONCURRENCY
 from linksync.config.profiles import ENV_PROFILE, Profile, load_profile, read_key_file
 from linksync.config.urlcheck import check_url
 from linksync.errors import ConfigError
+from linksync.rules.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, MAX_CONCURRENCY
 
 if TYPE_CHECKING:
     from linksync.api import LinkServiceClient, RetryPolicy
