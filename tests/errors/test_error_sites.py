@@ -52,7 +52,7 @@ SITES: dict[tuple[str, str], set[str]] = {
         "SLUG_EXISTS",
     },
     ("model/results.py", "not_attempted"): {"NOT_ATTEMPTED"},
-    ("sync/outcome.py", "error_constant"): {
+    ("model/outcome.py", "error_constant"): {
         "CONFIG_ERROR",
         "FILE_ERROR",
         "INTERRUPTED",

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from linksync.model import Action, RowResult, Status
-from linksync.report.logs import (
+from linksync.logs import (
     get_logger,
     log_event,
     log_plan_counts,
@@ -20,6 +19,7 @@ from linksync.report.logs import (
     log_run_start,
     setup_logging,
 )
+from linksync.model import Action, RowResult, Status
 from linksync.safe.secrets import Secrets
 
 KEY = "lsk_live_9f8e7d6c5b4a"

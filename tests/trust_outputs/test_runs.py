@@ -21,6 +21,7 @@ from trust_support import Source, remote_links, run
 from linksync.api import LinkServiceClient, asgi_transport
 from linksync.config import Target, resolve
 from linksync.model import Action, LinkSpec, Provenance, Status
+from linksync.model.outcome import RemoteWrites, run_exit_code
 from linksync.pipeline.lock import default_lock_path, state_dir
 from linksync.pipeline.planning import make_plan
 from linksync.report import ReportSet
@@ -29,7 +30,6 @@ from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings, create_app
 from linksync.sync.execute import execute
 from linksync.sync.journal import Journal, read_journal
 from linksync.sync.options import SyncOptions
-from linksync.sync.outcome import RemoteWrites, run_exit_code
 from linksync.validate import validate
 
 BASE = "http://sandbox.local"

@@ -112,7 +112,7 @@ class LazyGroup(click.Group):
             if not ctx.meta.get("linksync.json_logs"):
                 raise
             from linksync.cli.common import logging_restored
-            from linksync.report.logs import console_line, setup_logging
+            from linksync.logs import console_line, setup_logging
 
             where = exc.ctx.command_path if exc.ctx is not None else "linksync"
             with logging_restored():

@@ -3,7 +3,7 @@
 flags, call ``linksync.plan_all`` / ``linksync.apply_all`` and render: each target's
 plan (stderr for apply, stdout for plan), then the summary on stdout, a table with one
 row per target and the sentence that explains the exit code (``--json``: the same as
-JSON), and exit with the combined code (``linksync.sync.outcome.combined_exit_code``).
+JSON), and exit with the combined code (``linksync.model.outcome.combined_exit_code``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from linksync.cli.common import echo, err
 from linksync.cli.options import TargetOptions
 from linksync.cli.sync import CliEvents
 from linksync.errors import ConfigError
-from linksync.report.logs import setup_logging
+from linksync.logs import setup_logging
 from linksync.safe.secrets import Secrets
 
 if TYPE_CHECKING:

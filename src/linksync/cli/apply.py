@@ -1,7 +1,7 @@
 """``linksync apply``: parse the flags, call ``linksync.apply`` (every output checked
 before the first request, the run lock, the plan, the journal, the reports: see
 ``linksync.pipeline.applying``), render the summary, exit with the code that says what
-happened (``linksync.sync.outcome``). Options shared with ``plan`` live in ``cli.sync``."""
+happened (``linksync.model.outcome``). Options shared with ``plan`` live in ``cli.sync``."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from linksync.cli.common import EXIT_MEANINGS, EXIT_OK, echo, err, handle_errors
 from linksync.cli.options import TargetOptions, refuse, selected, target_options, target_selection
 from linksync.cli.sync import CliEvents, run_keywords, start, sync_options
 from linksync.errors import ConfigError
+from linksync.logs import json_active
 from linksync.model import RowResult
 from linksync.pipeline import Results, apply
 from linksync.report import count_results, render_summary
-from linksync.report.logs import json_active
 
 
 @click.command("apply")

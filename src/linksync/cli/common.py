@@ -19,9 +19,8 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from linksync.errors import InterruptedAfterWrites, LinksyncError, describe
-from linksync.report.logs import console_line, json_active
-from linksync.safe.terminal import printable
-from linksync.sync.outcome import (
+from linksync.logs import console_line, json_active
+from linksync.model.outcome import (
     EXIT_CHANGES_PENDING,
     EXIT_INTERRUPTED,
     EXIT_MEANINGS,
@@ -30,6 +29,7 @@ from linksync.sync.outcome import (
     EXIT_USAGE,
     exit_code_for,
 )
+from linksync.safe.terminal import printable
 
 __all__ = [
     "EXIT_CHANGES_PENDING",

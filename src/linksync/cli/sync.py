@@ -24,9 +24,9 @@ from linksync.cli.options import (
 from linksync.cli.source_flags import pop_source_flags, source_flags
 from linksync.config import Settings
 from linksync.errors import ConfigError
+from linksync.logs import setup_logging
 from linksync.model import Problem
 from linksync.pipeline.events import RunEvents
-from linksync.report.logs import setup_logging
 from linksync.safe.secrets import Secrets
 from linksync.sync.options import MODES
 

@@ -9,6 +9,8 @@ case); a row's origin is its ``Provenance`` (``place``: source, sheet, row). Eac
 has one ``to_dict`` (plain JSON types) and one ``from_dict`` that reads it back; a
 desired link's password is written as ``"***"``, never in clear.
 
+What a run's results mean as an exit code is ``model.outcome`` (not re-exported here).
+
 Layer: the lowest, beside ``errors``, ``rules`` and ``safe``; it may import only those and
 the standard library.
 """

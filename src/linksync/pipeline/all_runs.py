@@ -16,7 +16,7 @@ The targets (workspaces) are named in the config file's ``targets:`` block
    target only), its own lock and journal. An error ends its target only, and is kept
    in its ``TargetResult`` with the error's constant;
 4. returns ``AllResults``: one ``TargetResult`` per target, and the combined exit code
-   (``linksync.sync.outcome.combined_exit_code``).
+   (``linksync.model.outcome.combined_exit_code``).
 
 A scheduler that runs one target per job passes one name: ``apply_all(["brand-a"])``.
 Ctrl-C (or ``cancel``) stops every target as it stops one run: no new requests, those
@@ -38,13 +38,13 @@ from typing import Any, Unpack
 from linksync.config import NetworkFlags, Settings
 from linksync.config.targets import Workspace, load_workspaces
 from linksync.errors import ConfigError, LinksyncError, describe
+from linksync.model.outcome import EXIT_OK, RemoteWrites, error_constant, exit_code_for
 from linksync.pipeline.all_results import AllResults, TargetResult, for_target
 from linksync.pipeline.applying import ApplyRun, PathArg
 from linksync.pipeline.entry import SharedOptions, plan_async, prepare_apply
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.lock import default_lock_path
 from linksync.pipeline.preflight import Checks, run_checks, run_paths
-from linksync.sync.outcome import EXIT_OK, RemoteWrites, error_constant, exit_code_for
 from linksync.sync.results import CancelSignal, ProgressSink
 
 Targets = Sequence[str | Workspace] | None

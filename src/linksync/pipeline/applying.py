@@ -42,7 +42,9 @@ from linksync.errors import (
     UnsafePlanError,
     describe,
 )
+from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RowResult, RunInfo
+from linksync.model.outcome import RemoteWrites
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import (
     Reading,
@@ -56,7 +58,6 @@ from linksync.pipeline.planning import plan_to_apply
 from linksync.pipeline.preflight import Checks, RunPaths, clear_leftovers, run_checks, run_paths
 from linksync.report import ReportOptions, ReportSet
 from linksync.report.annotate import annotation_pairs, write_annotated
-from linksync.report.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.report.qr import QrCodes, write_results_qr
 from linksync.safe.leftovers import describe_removed
 from linksync.safe.secrets import Secrets
@@ -64,7 +65,6 @@ from linksync.sync.execute import execute
 from linksync.sync.history import LastRun, last_run, repeats
 from linksync.sync.journal import DEFAULT_RUNS_DIR, Journal, new_run_id
 from linksync.sync.options import SyncOptions
-from linksync.sync.outcome import RemoteWrites
 from linksync.sync.plan import Plan
 from linksync.sync.results import CancelSignal, ProgressSink, Results
 from linksync.sync.stale import read_saved_plan

@@ -24,12 +24,12 @@ from typing import Any, TypedDict, Unpack
 from linksync.collection import fewer_collections
 from linksync.config import Settings, resolve
 from linksync.errors import ConfigError
+from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.pipeline.applying import ApplyRequest, ApplyRun, PathArg, run_apply
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import Reading, Sources, load_specs, options_from, source_paths
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
 from linksync.pipeline.preflight import clear_leftovers, preflight, run_paths
-from linksync.report.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.report.plans import plan_rows
 from linksync.safe.leftovers import describe_removed
 from linksync.safe.outputs import write_text_atomic

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 from linksync.api import LinkClient
 from linksync.errors import ConfigError
 from linksync.model import LinkSpec, Problem, Severity
+from linksync.model.outcome import EXIT_CHANGES_PENDING, EXIT_OK, EXIT_ROWS_FAILED
 from linksync.sync.diff import diff
 from linksync.sync.enrich import enrich
 from linksync.sync.options import SyncOptions
-from linksync.sync.outcome import EXIT_CHANGES_PENDING, EXIT_OK, EXIT_ROWS_FAILED
 from linksync.sync.plan import Change, Plan, restore_passwords
 from linksync.sync.remote import fetch_remote
 from linksync.sync.stale import mark_stale, plan_specs

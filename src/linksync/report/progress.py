@@ -26,8 +26,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from linksync.logs import get_logger, log_event
 from linksync.model import RowResult, Status
-from linksync.report.logs import get_logger, log_event
 from linksync.sync.results import WaitFn
 
 

@@ -26,10 +26,10 @@ from pathlib import Path
 import linksync
 from linksync.config import Settings
 from linksync.model import RowResult, Status
+from linksync.model.outcome import EXIT_MEANINGS
 from linksync.pipeline.events import RunEvents
 from linksync.report.annotate import SPREADSHEET_SUFFIXES
 from linksync.report.writers import WRITERS
-from linksync.sync.outcome import EXIT_MEANINGS
 from linksync.sync.plan import Plan
 from linksync.ui.progress import RunFeed, RunOutcome
 from linksync.ui.steps import PageFiles, ShownPlan, annotated_name
