@@ -110,10 +110,10 @@ def seed_store(db: Path, links: Sequence[Mapping[str, Any]], *, batch: int = 5_0
     """Write ``links`` straight into a sandbox database file (before ``serve``), through
     the sandbox's own Store and id/timestamp makers, in a few large transactions.
     Much faster than the API for big workspaces; returns the seconds it took."""
+    from linksync.rules.timestamps import format_ts
     from linksync.sandbox.backend import Backend
     from linksync.sandbox.settings import SandboxSettings
     from linksync.sandbox.store import LinkRow, Store
-    from linksync.timestamps import format_ts
 
     t0 = time.perf_counter()
     settings = SandboxSettings(link_quota=max(len(links), 1))

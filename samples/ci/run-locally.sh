@@ -153,7 +153,7 @@ expect_code 0 linksync plan exported/ --detailed-exitcode
 step "a run holding the lock: apply --lock on the same file exits 2"
 "$PYTHON" -c '
 import sys, time
-from linksync.lock import acquire_lock
+from linksync.pipeline.lock import acquire_lock
 with acquire_lock(sys.argv[1], target="nightly run"):
     print("locked", flush=True)
     time.sleep(60)

@@ -3,9 +3,9 @@
 ``linksync.plan`` and ``linksync.apply`` are the run as a library call (see
 ``linksync.pipeline``), ``linksync.plan_all`` and ``linksync.apply_all`` the same over
 the targets (workspaces) of a config file, and ``linksync.load_workspaces`` reads those
-targets (``linksync.targets``); they are imported on first use, so ``import linksync``
-stays light. Their keywords are spelled out, one line each in ``help(linksync.apply)``,
-named like the command line's flags.
+targets (``linksync.config.targets``); they are imported on first use, so ``import
+linksync`` stays light. Their keywords are spelled out, one line each in
+``help(linksync.apply)``, named like the command line's flags.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from linksync._version import __version__
 
 if TYPE_CHECKING:  # what editors and type checkers show for linksync.apply(...)
+    from linksync.config.targets import load_workspaces
     from linksync.pipeline import apply, apply_all, apply_async, plan, plan_all, plan_async
-    from linksync.targets import load_workspaces
 
 __all__ = [
     "__version__",
@@ -43,7 +43,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(pipeline, name)
     if name == "load_workspaces":
-        from linksync.targets import load_workspaces
+        from linksync.config.targets import load_workspaces
 
         return load_workspaces
     raise AttributeError(f"module 'linksync' has no attribute {name!r}")

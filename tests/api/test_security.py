@@ -11,7 +11,7 @@ from api_fakes import KEY, FakeClock, FakeService, Reply, Seen, fake_client, fas
 
 from linksync.api import LinkServiceClient, RetryPolicy
 from linksync.errors import ApiError, ConfigError, TransportError
-from linksync.secrets import redact
+from linksync.safe.secrets import redact
 
 
 def echo(seen: Seen) -> Reply:

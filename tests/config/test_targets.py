@@ -1,4 +1,4 @@
-"""The ``targets:`` block of a config file (``linksync.targets``): each target's own
+"""The ``targets:`` block of a config file (``linksync.config.targets``): each target's own
 profile, files, mode and scope; every wrong shape refused by name before anything
 runs; one key per workspace."""
 
@@ -10,9 +10,9 @@ import pytest
 import yaml
 
 from linksync.config import resolve
+from linksync.config.profiles import load_profile
+from linksync.config.targets import load_workspaces
 from linksync.errors import ConfigError
-from linksync.profiles import load_profile
-from linksync.targets import load_workspaces
 
 CONFIG = """\
 default_profile: prod

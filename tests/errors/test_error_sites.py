@@ -63,7 +63,7 @@ SITES: dict[tuple[str, str], set[str]] = {
         "SLUG_EXISTS",
     },
     ("model/results.py", "not_attempted"): {"NOT_ATTEMPTED"},
-    ("outcome.py", "error_constant"): {
+    ("model/outcome.py", "error_constant"): {
         "CONFIG_ERROR",
         "FILE_ERROR",
         "INTERRUPTED",
@@ -71,9 +71,9 @@ SITES: dict[tuple[str, str], set[str]] = {
         "UNEXPECTED_ERROR",
         "UNSAFE_PLAN",
     },
-    ("rules.py", "check_slug"): {"INVALID_SLUG", "RESERVED_SLUG"},
-    ("rules.py", "check_url"): {"INVALID_URL"},
-    ("rules.py", "parse_expiry"): {"INVALID_EXPIRY"},
+    ("rules/__init__.py", "check_slug"): {"INVALID_SLUG", "RESERVED_SLUG"},
+    ("rules/__init__.py", "check_url"): {"INVALID_URL"},
+    ("rules/__init__.py", "parse_expiry"): {"INVALID_EXPIRY"},
     ("sandbox/ai.py", "suggest_slug"): {"RESERVED_SLUG"},
     ("sandbox/app.py", "json_body"): {"INVALID_REQUEST"},
     ("sandbox/app.py", "on_http_error"): {"INVALID_REQUEST", "NOT_FOUND"},

@@ -1,7 +1,7 @@
 """Fixtures of the ops tests, and a small JSON Schema checker.
 
 ``jsonschema`` is not a dependency, so ``check_schema`` implements the subset of draft
-2020-12 that ``linksync.schema`` uses (type, properties, required,
+2020-12 that ``linksync.export.schema`` uses (type, properties, required,
 additionalProperties, propertyNames, items, uniqueItems, anyOf, not, $ref to $defs,
 pattern, minLength, maxLength, format date-time). It returns the list of violations
 (empty when the instance is valid), so a test can assert what was refused and why.
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from linksync.schema import link_file_schema
+from linksync.export.schema import link_file_schema
 
 _TYPES: dict[str, Any] = {
     "object": dict,

@@ -12,10 +12,10 @@ import yaml
 from click.testing import CliRunner
 
 from linksync.cli import cli
+from linksync.export.schema import EXPIRY_PATTERN, render_schema, reserved_pattern, slug_pattern
 from linksync.rules import RESERVED_SLUGS, SLUG_RE, check_slug
-from linksync.schema import EXPIRY_PATTERN, render_schema, reserved_pattern, slug_pattern
+from linksync.rules.timestamps import parse_iso
 from linksync.sources.normalize import normalize_expiry
-from linksync.timestamps import parse_iso
 
 ROOT = Path(__file__).resolve().parents[2]
 Errors = Callable[[Any], list[str]]

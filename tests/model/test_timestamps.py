@@ -8,10 +8,9 @@ from datetime import UTC, datetime
 import pytest
 
 from linksync.errors import ConfigError
-from linksync.export_formats import is_past
+from linksync.export.formats import is_past
 from linksync.rules import parse_expiry
-from linksync.sources.normalize import normalize_expiry
-from linksync.timestamps import (
+from linksync.rules.timestamps import (
     Oddity,
     format_ts,
     localize,
@@ -20,6 +19,7 @@ from linksync.timestamps import (
     show_expiry,
     time_zone,
 )
+from linksync.sources.normalize import normalize_expiry
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 import yaml
 
-import linksync.lock
+import linksync.pipeline.lock
 from linksync.sync.journal import DEFAULT_RUNS_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,7 +75,7 @@ def test_the_journal_and_the_lock_live_on_a_volume_the_user_owns() -> None:
     env = dict(re.findall(r"(\w+)=(\S+)", " ".join(values(stage, "ENV"))))
     state = PurePosixPath(env["LINKSYNC_STATE_DIR"])  # where linksync keeps its locks
     paths = [PurePosixPath(workdir) / DEFAULT_RUNS_DIR.as_posix(), state]
-    lock_in_workdir = getattr(linksync.lock, "DEFAULT_LOCK_PATH", None)  # .linksync/lock
+    lock_in_workdir = getattr(linksync.pipeline.lock, "DEFAULT_LOCK_PATH", None)  # .linksync/lock
     if lock_in_workdir is not None:
         paths.append(PurePosixPath(workdir) / Path(lock_in_workdir).as_posix())
     for where in paths:

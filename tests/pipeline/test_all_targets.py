@@ -14,10 +14,10 @@ import pytest
 
 import linksync
 from linksync.errors import ConfigError
-from linksync.lock import acquire_lock, default_lock_path
 from linksync.model import RowResult
-from linksync.outcome import combined_exit_code
+from linksync.model.outcome import combined_exit_code
 from linksync.pipeline import RunEvents, for_target
+from linksync.pipeline.lock import acquire_lock, default_lock_path
 from linksync.sandbox import SandboxSettings
 from linksync.sandbox.server import serve_in_thread
 from linksync.sandbox.settings import DEFAULT_FULL_KEY

@@ -158,7 +158,7 @@ def test_exit_2_when_the_lock_is_held_and_nothing_is_written(
     campaign: Source, workdir: Path, serve: Callable[[int, Callable[[Scope], Scope]], str]
 ) -> None:
     from linksync.config import resolve
-    from linksync.lock import acquire_lock, default_lock_path
+    from linksync.pipeline.lock import acquire_lock, default_lock_path
 
     url = serve(1_000, with_key(DEFAULT_FULL_KEY))
     settings = resolve(base_url=url, env={"LINKSYNC_API_KEY": DEFAULT_FULL_KEY}, cwd=workdir)

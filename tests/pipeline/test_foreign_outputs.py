@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from linksync.errors import LockError
-from linksync.lock import acquire_lock, holder_path
+from linksync.pipeline.lock import acquire_lock, holder_path
 from support.cli_runs import Source, remote_links, run
 
 pytestmark = pytest.mark.usefixtures("_umask")  # umask 022 for the files runs create

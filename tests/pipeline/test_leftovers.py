@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from linksync.leftovers import HOST_TAG, Leftover, describe_removed, find_leftovers
+from linksync.safe.leftovers import HOST_TAG, Leftover, describe_removed, find_leftovers
 from support.cli_runs import Source, run
 
 pytestmark = pytest.mark.usefixtures("_umask")  # umask 022 for the files runs create
@@ -75,7 +75,7 @@ def test_the_temporary_file_of_a_killed_writer_is_removed(workdir: Path, source:
     writer = textwrap.dedent(
         """
         import time
-        from linksync.outputs import AtomicFile
+        from linksync.safe.outputs import AtomicFile
         out = AtomicFile("r.json")
         out.file.write('{"half": ')
         out.file.flush()

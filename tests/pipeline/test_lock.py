@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from linksync.errors import LockError
-from linksync.lock import LockHolder, acquire_lock, holder_path, is_locked, read_holder
+from linksync.pipeline.lock import LockHolder, acquire_lock, holder_path, is_locked, read_holder
 
 HOLD_SCRIPT = textwrap.dedent(
     """
     import sys
-    from linksync.lock import acquire_lock
+    from linksync.pipeline.lock import acquire_lock
     with acquire_lock(sys.argv[1], target="child-target"):
         print("locked", flush=True)
         sys.stdin.readline()
@@ -30,7 +30,7 @@ CONTEND_SCRIPT = textwrap.dedent(
     """
     import os, sys, time
     from linksync.errors import LockError
-    from linksync.lock import acquire_lock
+    from linksync.pipeline.lock import acquire_lock
     lock, log, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
     held = 0
     for _ in range(rounds):

@@ -20,7 +20,7 @@ from linksync.logs import (
     setup_logging,
 )
 from linksync.model import Action, RowResult, Status
-from linksync.secrets import Secrets
+from linksync.safe.secrets import Secrets
 
 KEY = "lsk_live_9f8e7d6c5b4a"
 

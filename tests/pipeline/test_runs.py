@@ -19,9 +19,9 @@ import pytest
 
 from linksync.api import LinkServiceClient, asgi_transport
 from linksync.config import Target, resolve
-from linksync.lock import default_lock_path, state_dir
 from linksync.model import Action, LinkSpec, Provenance, Status
-from linksync.outcome import RemoteWrites, run_exit_code
+from linksync.model.outcome import RemoteWrites, run_exit_code
+from linksync.pipeline.lock import default_lock_path, state_dir
 from linksync.pipeline.planning import make_plan
 from linksync.report import ReportSet
 from linksync.report.progress import PlainProgress

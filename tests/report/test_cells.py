@@ -10,7 +10,7 @@ from linksync.report.cells import (
     report_row,
     xml_text,
 )
-from linksync.secrets import redact
+from linksync.safe.secrets import redact
 
 
 @pytest.mark.parametrize("prefix", FORMULA_PREFIXES)

@@ -8,9 +8,9 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from linksync.errors import ConfigError
+from linksync.rules.timestamps import format_ts, parse_iso
 from linksync.sources.columns import find_header_row, match_columns, normalize_header
 from linksync.sources.normalize import merge_utm, normalize_expiry, split_short_url, split_tags
-from linksync.timestamps import format_ts, parse_iso
 
 
 @pytest.mark.parametrize(

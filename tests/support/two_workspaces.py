@@ -11,8 +11,8 @@ import csv
 from pathlib import Path
 
 from linksync.config import Settings
+from linksync.config.targets import load_workspaces
 from linksync.sandbox.settings import DEFAULT_FULL_KEY
-from linksync.targets import load_workspaces
 
 CONFIG = """\
 profiles:

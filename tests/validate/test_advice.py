@@ -17,9 +17,9 @@ import pytest
 from linksync import rules
 from linksync.errors.advice import ADVICE
 from linksync.model import LinkSpec, Severity
+from linksync.rules.timestamps import parse_iso
 from linksync.sources import read_sources
 from linksync.sources.normalize import normalize_expiry
-from linksync.timestamps import parse_iso
 from linksync.ui.fixes import FIXES
 from linksync.validate import validate
 from linksync.validate.suggest import (

@@ -8,6 +8,9 @@
 Failures raise :class:`linksync.errors.ApiError` (``TransportError`` when no answer came).
 Each call that ends is told to the hooks given to ``client.subscribe`` as a
 ``CallEvent``; ``LinkClient`` is the protocol the sync engine talks to.
+
+Layer: beside ``sandbox`` and ``sources``. It may import errors, model, rules and safe,
+never the sandbox (a client talks to it over HTTP only), sync or anything above.
 """
 
 from __future__ import annotations

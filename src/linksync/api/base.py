@@ -36,9 +36,9 @@ from linksync.api.network import (
 from linksync.api.retry import RetryClass, RetryPolicy, classify
 from linksync.api.types import CallMeta, ClientStats
 from linksync.api.urls import check_base_url, clean_params
-from linksync.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
 from linksync.errors import ApiError, ConfigError, TransportError
-from linksync.secrets import redact
+from linksync.rules.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
+from linksync.safe.secrets import redact
 
 log = logging.getLogger("linksync.api")
 

@@ -42,7 +42,7 @@ from linksync.api.types import (
 )
 from linksync.errors import LinkNotFound, TransportError
 from linksync.model import RemoteLink
-from linksync.timestamps import parse_iso
+from linksync.rules.timestamps import parse_iso
 
 MAX_PAGE_SIZE = 100
 

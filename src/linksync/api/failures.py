@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from linksync.errors import BY_CODE, ERRORS, ApiError, Origin, is_retryable_status
-from linksync.secrets import redact
+from linksync.safe.secrets import redact
 
 #: Statuses that name exactly one constant of the interface's table.
 STATUS_CONSTANTS: dict[int, str] = {

@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 from linksync.api.inflight import InFlightCap
 from linksync.api.poolentry import PoolEntry
-from linksync.defaults import DEFAULT_CONCURRENCY
+from linksync.rules.defaults import DEFAULT_CONCURRENCY
 
 Sleep = Callable[[float], Awaitable[None]]
 Clock = Callable[[], float]

@@ -5,6 +5,9 @@ Commands are imported when they run, not when the CLI starts: ``linksync org`` n
 load pandas, nor ``linksync validate`` the HTTP stack. ``linksync --help`` lists them
 from the table below without importing any (a test keeps the table's summaries equal
 to the commands' own).
+
+Layer: the top. It may import every package below (the ``ui`` command starts the page);
+nothing imports it.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 flags, call ``linksync.plan_all`` / ``linksync.apply_all`` and render: each target's
 plan (stderr for apply, stdout for plan), then the summary on stdout, a table with one
 row per target and the sentence that explains the exit code (``--json``: the same as
-JSON), and exit with the combined code (``linksync.outcome.combined_exit_code``).
+JSON), and exit with the combined code (``linksync.model.outcome.combined_exit_code``).
 """
 
 from __future__ import annotations
@@ -20,21 +20,21 @@ from linksync.cli.events import CliEvents
 from linksync.cli.options import TargetOptions
 from linksync.errors import ConfigError
 from linksync.logs import setup_logging
-from linksync.secrets import Secrets
+from linksync.safe.secrets import Secrets
 
 if TYPE_CHECKING:
     import logging
 
+    from linksync.config.targets import Workspace
     from linksync.pipeline import AllResults, TargetResult
     from linksync.sync.plan import Plan
-    from linksync.targets import Workspace
 
 
 def prepare(
     target: TargetOptions, names: Sequence[str], log_format: str
 ) -> tuple[tuple[Workspace, ...], logging.Logger]:
     """Logging, the targets (each key a secret of the log), announced on stderr."""
-    from linksync.targets import load_workspaces
+    from linksync.config.targets import load_workspaces
 
     secrets = Secrets()
     logger = setup_logging(log_format, secrets=secrets)  # type: ignore[arg-type]

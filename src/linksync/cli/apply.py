@@ -1,7 +1,7 @@
 """``linksync apply``: parse the flags, call ``linksync.apply`` (every output checked
 before the first request, the run lock, the plan, the journal, the reports: see
 ``linksync.pipeline.applying``), render the summary, exit with the code that says what
-happened (``linksync.outcome``). Options shared with ``plan`` live in ``cli.sync``."""
+happened (``linksync.model.outcome``). Options shared with ``plan`` live in ``cli.sync``."""
 
 from __future__ import annotations
 

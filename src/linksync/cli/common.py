@@ -1,7 +1,7 @@
 """Pieces every command shares: exit codes, error conversion, the console.
 
 ``echo`` (stdout) and ``err`` (stderr) are how commands print: text that came from a
-file or from the service is passed through ``linksync.terminal.printable`` so control,
+file or from the service is passed through ``linksync.safe.terminal.printable`` so control,
 bidi-override and invisible characters show as ``\\uXXXX`` instead of acting on the
 terminal. With ``--log-format json`` stderr carries JSON lines only: ``err`` then writes
 a JSON ``message`` (or ``error``) event instead of plain text.
@@ -20,7 +20,7 @@ import click
 
 from linksync.errors import InterruptedAfterWrites, LinksyncError, describe
 from linksync.logs import console_line, json_active
-from linksync.outcome import (
+from linksync.model.outcome import (
     EXIT_CHANGES_PENDING,
     EXIT_INTERRUPTED,
     EXIT_MEANINGS,
@@ -29,7 +29,7 @@ from linksync.outcome import (
     EXIT_USAGE,
     exit_code_for,
 )
-from linksync.terminal import printable
+from linksync.safe.terminal import printable
 
 __all__ = [
     "EXIT_CHANGES_PENDING",

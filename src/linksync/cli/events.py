@@ -17,7 +17,7 @@ from linksync.model import Problem
 from linksync.pipeline.events import RunEvents
 
 if TYPE_CHECKING:
-    from linksync.lock import LockHolder
+    from linksync.pipeline.lock import LockHolder
     from linksync.sync.plan import Plan
 
 

@@ -19,8 +19,8 @@ from linksync.cli.options import TargetOptions, target_options, with_client
 from linksync.errors import ConfigError
 from linksync.model import RemoteLink
 from linksync.rules import describe_invisible, find_invisible
+from linksync.safe.terminal import printable
 from linksync.sources.normalize import normalize_expiry
-from linksync.terminal import printable
 from linksync.validate.filters import EXPIRY_FIELDS_RE
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")

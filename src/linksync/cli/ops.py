@@ -12,8 +12,8 @@ import click
 from linksync.cli.common import echo, err, handle_errors
 from linksync.cli.options import TargetOptions, run_async, target_options
 from linksync.export import DEFAULT_SCHEMA_REF, FORMATS, ExportInfo, check_export, export_links
-from linksync.outputs import Output, check_outputs, protected_inputs, write_text_atomic
-from linksync.schema import render_schema
+from linksync.export.schema import render_schema
+from linksync.safe.outputs import Output, check_outputs, protected_inputs, write_text_atomic
 
 
 @click.command("schema")

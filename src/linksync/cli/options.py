@@ -26,8 +26,8 @@ import click
 
 from linksync import config as cfg
 from linksync.cli.common import err
-from linksync.defaults import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 from linksync.errors import ConfigError
+from linksync.rules.defaults import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 
 if TYPE_CHECKING:
     from linksync.api import LinkServiceClient

@@ -10,9 +10,9 @@ import click
 from linksync import config as cfg
 from linksync.cli.common import EXIT_OK, EXIT_ROWS_FAILED, echo, handle_errors
 from linksync.cli.source_flags import pop_source_flags, source_flags
+from linksync.config.profiles import Profile, load_profile
 from linksync.errors import ConfigError
 from linksync.model import Severity
-from linksync.profiles import Profile, load_profile
 from linksync.sources import ReadOptions, SourceBatch, read_sources
 from linksync.sources.encrypted import workbook_password
 from linksync.sources.template import FORMATS, write_template

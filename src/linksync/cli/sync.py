@@ -26,7 +26,7 @@ from linksync.cli.source_flags import pop_source_flags, source_flags
 from linksync.config import Settings
 from linksync.errors import ConfigError
 from linksync.logs import setup_logging
-from linksync.secrets import Secrets
+from linksync.safe.secrets import Secrets
 from linksync.sync.options import MODES
 
 F = TypeVar("F", bound=Callable[..., Any])

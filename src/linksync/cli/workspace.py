@@ -9,7 +9,7 @@ from linksync.api import ROLES
 from linksync.cli import workspace_render as render
 from linksync.cli.common import echo, handle_errors
 from linksync.cli.options import TargetOptions, run_async, target_options, with_client
-from linksync.terminal import printable
+from linksync.safe.terminal import printable
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 

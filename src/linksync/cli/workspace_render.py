@@ -1,7 +1,7 @@
 """Rendering for the workspace commands: rich tables for people, JSON for scripts.
 Both go to stdout in a deterministic order; the target line and errors go to stderr.
 Values from the service are shown as text (never read as rich markup), with control,
-bidi-override and invisible characters escaped (``linksync.terminal``)."""
+bidi-override and invisible characters escaped (``linksync.safe.terminal``)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from rich.text import Text
 
 from linksync.api import Domain, Member, Organization, Quota
 from linksync.model import RemoteLink
+from linksync.safe.terminal import printable
 from linksync.sync.jsontext import readable
-from linksync.terminal import printable
 
 BAR_WIDTH = 20
 

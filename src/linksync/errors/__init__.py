@@ -38,6 +38,9 @@ Exception tree::
 ``ApiError.retryable`` is what the retry policy reads: transient errors (429, 500, 503,
 transport) are retried, terminal ones are not. Errors are never changed once raised:
 ``ApiError.with_attempts`` makes a copy.
+
+Layer: the lowest, beside ``model``, ``rules`` and ``safe``; it may import only those and
+the standard library.
 """
 
 from linksync.errors.table import (

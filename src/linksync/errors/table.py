@@ -336,7 +336,7 @@ _TABLE: tuple[ErrorDef, ...] = (
         "The service answered something that is not its error shape (proxy page, empty body)",
         Origin.LOCAL,
     ),
-    # --- what ended a whole target of a run over several (linksync.outcome) ------------
+    # --- what ended a whole target of a run over several (linksync.model.outcome) ------------
     *(
         ErrorDef(constant, None, None, meaning, Origin.LOCAL)
         for constant, meaning in (

@@ -10,6 +10,11 @@ has one ``to_dict`` (plain JSON types) and one ``from_dict`` that reads it back;
 desired link's password is written as ``"***"``, never in clear. While many of them are
 held (a read, a validation, a run), ``model.collection.fewer_collections`` makes the
 garbage collector walk them less often.
+
+What a run's results mean as an exit code is ``model.outcome`` (not re-exported here).
+
+Layer: the lowest, beside ``errors``, ``rules`` and ``safe``; it may import only those and
+the standard library.
 """
 
 from linksync.model.links import (

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from linksync.secrets import REDACTED
+from linksync.safe.secrets import REDACTED
 
 #: Every input field of a link, in the interface's order (Python names).
 LINK_FIELDS: tuple[str, ...] = (

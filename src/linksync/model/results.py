@@ -16,7 +16,7 @@ from linksync.model.links import (
     Provenance,
     RemoteLink,
 )
-from linksync.timestamps import show_expiry
+from linksync.rules.timestamps import show_expiry
 
 
 class Action(StrEnum):

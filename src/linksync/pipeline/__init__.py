@@ -23,6 +23,9 @@ target and the combined exit code (``AllResults``; see ``all_runs``)::
 
     every = linksync.apply_all(reports=["out/{target}.csv"])   # every target, at once
     one = linksync.apply_all(["brand-a"])                      # one target per job
+
+Layer: under the front ends. It may import every library package (config, sources,
+validate, api, sync, report, export, and below); only ``cli``, ``ui`` and the facade import it.
 """
 
 from __future__ import annotations

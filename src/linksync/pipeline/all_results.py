@@ -13,7 +13,7 @@ A target ends in one of these ways (``TargetResult.status``):
 - ``declined``: the plan was not confirmed (nothing applied);
 - ``interrupted``: Ctrl-C or the cancel signal (exit 130).
 
-``AllResults.exit_code`` is ``linksync.outcome.combined_exit_code`` over the targets.
+``AllResults.exit_code`` is ``linksync.model.outcome.combined_exit_code`` over the targets.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from linksync.outcome import (
+from linksync.model.outcome import (
     EXIT_CHANGES_PENDING,
     EXIT_INTERRUPTED,
     EXIT_MEANINGS,
@@ -143,7 +143,7 @@ class AllResults:
     @property
     def exit_code(self) -> int:
         """The worst code of the targets, 2 only when no target wrote anything
-        (``linksync.outcome.combined_exit_code``)."""
+        (``linksync.model.outcome.combined_exit_code``)."""
         return combined_exit_code((t.exit_code, t.writes.any) for t in self.targets)
 
     @property

@@ -1,7 +1,7 @@
 """Runs over several targets: ``linksync.plan_all`` and ``linksync.apply_all``.
 
 The targets (workspaces) are named in the config file's ``targets:`` block
-(``linksync.targets``). A run over them:
+(``linksync.config.targets``). A run over them:
 
 1. reads the block (a wrong shape is a ``ConfigError``: nothing runs) and resolves each
    target's settings; a target that cannot be resolved (its key variable not set, a bad
@@ -16,7 +16,7 @@ The targets (workspaces) are named in the config file's ``targets:`` block
    target only), its own lock and journal. An error ends its target only, and is kept
    in its ``TargetResult`` with the error's constant;
 4. returns ``AllResults``: one ``TargetResult`` per target, and the combined exit code
-   (``linksync.outcome.combined_exit_code``).
+   (``linksync.model.outcome.combined_exit_code``).
 
 A scheduler that runs one target per job passes one name: ``apply_all(["brand-a"])``.
 Ctrl-C (or ``cancel``) stops every target as it stops one run: no new requests, those
@@ -37,18 +37,18 @@ from pathlib import Path
 from typing import Any
 
 from linksync.config import NetworkFlags, Settings
+from linksync.config.targets import Workspace, load_workspaces
 from linksync.errors import ConfigError, LinksyncError, describe
-from linksync.lock import default_lock_path
-from linksync.outcome import EXIT_OK, RemoteWrites, error_constant, exit_code_for
+from linksync.model.outcome import EXIT_OK, RemoteWrites, error_constant, exit_code_for
 from linksync.pipeline.all_results import AllResults, TargetResult, for_target
 from linksync.pipeline.applying import ApplyRun, PathArg
 from linksync.pipeline.entry import plan_async, prepare_apply
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.keywords import documented, given
+from linksync.pipeline.lock import default_lock_path
 from linksync.pipeline.preflight import Checks, run_checks, run_paths
 from linksync.sync.options import Mode
 from linksync.sync.results import CancelSignal, ProgressSink
-from linksync.targets import Workspace, load_workspaces
 
 Targets = Sequence[str | Workspace] | None
 

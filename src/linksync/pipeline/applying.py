@@ -4,7 +4,7 @@
    annotated copies, the QR zip, the journal, the lock and its holder record, against
    every file the run reads. A problem is a ``ConfigError``: nothing was done.
    Temporary files that killed runs of this host left beside those outputs are then
-   removed, with a warning naming them (``linksync.leftovers``).
+   removed, with a warning naming them (``linksync.safe.leftovers``).
 2. The sources are read and validated; an error that belongs to no row refuses the run
    (``FileProblems``) unless a saved plan is applied.
 3. The run lock is taken (keyed on the target by default); then the reports are opened
@@ -41,12 +41,10 @@ from linksync.errors import (
     UnsafePlanError,
     describe,
 )
-from linksync.leftovers import describe_removed
-from linksync.lock import LockHolder, acquire_lock
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RowResult, RunInfo
 from linksync.model.collection import fewer_collections
-from linksync.outcome import RemoteWrites
+from linksync.model.outcome import RemoteWrites
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import (
     Reading,
@@ -55,12 +53,14 @@ from linksync.pipeline.inputs import (
     refuse_file_errors,
     source_paths,
 )
+from linksync.pipeline.lock import LockHolder, acquire_lock
 from linksync.pipeline.planning import plan_to_apply
 from linksync.pipeline.preflight import Checks, RunPaths, clear_leftovers, run_checks, run_paths
 from linksync.report import ReportOptions, ReportSet
 from linksync.report.annotate import annotation_pairs, write_annotated
 from linksync.report.qr import QrCodes, write_results_qr
-from linksync.secrets import Secrets
+from linksync.safe.leftovers import describe_removed
+from linksync.safe.secrets import Secrets
 from linksync.sync.execute import execute
 from linksync.sync.history import LastRun, last_run, repeats
 from linksync.sync.journal import DEFAULT_RUNS_DIR, Journal, new_run_id

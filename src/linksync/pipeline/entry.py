@@ -24,10 +24,8 @@ from typing import Any, ParamSpec
 
 from linksync.config import Settings, resolve
 from linksync.errors import ConfigError
-from linksync.leftovers import describe_removed
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model.collection import fewer_collections
-from linksync.outputs import write_text_atomic
 from linksync.pipeline.applying import ApplyRequest, ApplyRun, PathArg, run_apply
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import Reading, Sources, load_specs, options_from, source_paths
@@ -35,6 +33,8 @@ from linksync.pipeline.keywords import documented, variant
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
 from linksync.pipeline.preflight import clear_leftovers, preflight, run_paths
 from linksync.report.plans import plan_rows
+from linksync.safe.leftovers import describe_removed
+from linksync.safe.outputs import write_text_atomic
 from linksync.sync.options import Mode, SyncOptions
 from linksync.sync.plan import Plan
 from linksync.sync.results import CancelSignal, ProgressSink, Results

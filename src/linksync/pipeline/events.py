@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from linksync.lock import LockHolder
 from linksync.model import Problem
+from linksync.pipeline.lock import LockHolder
 from linksync.sync.plan import Plan
 
 

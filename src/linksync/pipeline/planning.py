@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from linksync.api import LinkClient
 from linksync.errors import ConfigError
 from linksync.model import LinkSpec, Problem, Severity
-from linksync.outcome import EXIT_CHANGES_PENDING, EXIT_OK, EXIT_ROWS_FAILED
+from linksync.model.outcome import EXIT_CHANGES_PENDING, EXIT_OK, EXIT_ROWS_FAILED
 from linksync.sync.diff import diff
 from linksync.sync.enrich import enrich
 from linksync.sync.options import SyncOptions

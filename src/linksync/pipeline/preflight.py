@@ -1,10 +1,10 @@
 """The preflight of a run: every path it will write, checked together before the first
-request (``linksync.outputs`` holds the checks themselves).
+request (``linksync.safe.outputs`` holds the checks themselves).
 
 ``run_paths`` says where a plan or apply writes: its reports, annotated copies (and
 their QR images folder), the QR zip (``--qr``), journal (default
 ``.linksync/runs/<run-id>.jsonl``), lock (default: keyed on the target, in the user's
-state folder, see ``linksync.lock``) with its holder record, and a saved plan
+state folder, see ``linksync.pipeline.lock``) with its holder record, and a saved plan
 (``plan --out``). ``preflight`` checks them against every file the run reads (sources,
 every file under a source folder, the config and API-key files, the sandbox database, a
 saved plan given to ``apply --plan``) and raises one ``ConfigError`` naming every
@@ -22,15 +22,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from linksync.config import Settings
-from linksync.leftovers import Leftover, remove_leftovers
-from linksync.lock import (
+from linksync.pipeline.lock import (
     ENV_STATE_DIR,
     default_lock_path,
     foreign_holder,
     foreign_lock,
     holder_path,
 )
-from linksync.outputs import (
+from linksync.report.annotate import annotate_outputs
+from linksync.report.qr import qr_output
+from linksync.report.writers import WRITERS
+from linksync.safe.leftovers import Leftover, remove_leftovers
+from linksync.safe.outputs import (
     JOURNAL_SUFFIXES,
     PLAN_SUFFIXES,
     Output,
@@ -38,9 +41,6 @@ from linksync.outputs import (
     check_outputs,
     protected_inputs,
 )
-from linksync.report.annotate import annotate_outputs
-from linksync.report.qr import qr_output
-from linksync.report.writers import WRITERS
 from linksync.sync.journal import default_journal_path
 
 PathLike = str | os.PathLike[str]
@@ -155,7 +155,7 @@ def run_checks(
 
 def clear_leftovers(paths: RunPaths) -> list[Leftover]:
     """Remove the temporary files killed runs of this host left beside the outputs of
-    ``paths`` (``linksync.leftovers``); the ones removed. Called once the preflight
+    ``paths`` (``linksync.safe.leftovers``); the ones removed. Called once the preflight
     passed, before anything is written."""
     files = [o.path for o in paths.outputs() if not (o.folder or o.append or o.in_place)]
     return remove_leftovers(files)

@@ -7,6 +7,10 @@ copy of a source spreadsheet, the end-of-run terminal summary, and plans for peo
             reports.write(result)
         reports.close(info)
     print(render_summary(reports.counts(), info, reports.paths, exit_code, meaning))
+
+Layer: beside ``config``, above ``sync``. It may import sync, validate, sources, api, logs
+and the lowest layer (errors, model, rules, safe), never config, export, the pipeline or
+a front end.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What every report writer shares: the ``ResultWriter`` protocol, options, and files
 that appear only when complete.
 
-Every report appears only when complete (``linksync.outputs``): csv and jsonl stream
+Every report appears only when complete (``linksync.safe.outputs``): csv and jsonl stream
 their rows into a hidden temporary file beside the target; the other formats need the
 whole run for their header or summary, so they spool rows to an anonymous temporary file
 and assemble the report under a temporary name on ``close``. Either way the file is
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from linksync.model import RowResult, RunInfo
-from linksync.outputs import AtomicFile
+from linksync.safe.outputs import AtomicFile
 
 #: Rows shown in a markdown table before "... and N more".
 DEFAULT_MD_ROWS = 50

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from linksync.model import RowResult
-from linksync.secrets import redact
-from linksync.terminal import printable
+from linksync.safe.secrets import redact
+from linksync.safe.terminal import printable
 
 #: First characters that make a spreadsheet treat a cell as a formula.
 FORMULA_PREFIXES: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r")

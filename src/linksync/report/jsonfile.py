@@ -18,7 +18,7 @@ from linksync.report.base import (
 )
 from linksync.report.cells import report_row
 from linksync.report.summary import Tally, safe_target
-from linksync.secrets import redact
+from linksync.safe.secrets import redact
 
 
 class JsonWriter:

@@ -18,8 +18,8 @@ from linksync.report.base import (
 )
 from linksync.report.cells import error_text, link_label, report_row, xml_text
 from linksync.report.summary import Tally, run_title, safe_target
-from linksync.secrets import redact
-from linksync.terminal import printable
+from linksync.safe.secrets import redact
+from linksync.safe.terminal import printable
 
 _DETAIL_FIELDS = (
     "action",

@@ -18,7 +18,7 @@ from linksync.report.base import (
 )
 from linksync.report.cells import error_text, field_change_text, link_label, where
 from linksync.report.summary import Counts, Tally, run_title, safe_target
-from linksync.secrets import redact
+from linksync.safe.secrets import redact
 
 #: Characters of a field's old or new value shown in the "changed" column.
 VALUE_WIDTH = 120

@@ -15,7 +15,7 @@ letters, digits, ``-`` and ``_`` (and ``.`` in a domain) become ``_``, no name s
 with a dot, names are at most about 90 characters, and a name that had to change (or
 would collide with another) gets a short hash of the original, so two links never
 share a file and no entry can leave its folder. The zip is deterministic (fixed entry
-times) and written atomically (``linksync.outputs``).
+times) and written atomically (``linksync.safe.outputs``).
 
 Rendering costs about 5 ms per code in segno (most of it the standard's choice of the
 best mask) plus about 4 ms for the PNG and SVG: see ``docs/ui.md`` for measurements.
@@ -35,8 +35,8 @@ from pathlib import Path
 import segno
 
 from linksync.model import Action, RemoteLink, RowResult, Status
-from linksync.outputs import AtomicFile, Output
 from linksync.report.cells import neutralize
+from linksync.safe.outputs import AtomicFile, Output
 
 #: Extension of the ``--qr`` output.
 QR_SUFFIXES = (".zip",)

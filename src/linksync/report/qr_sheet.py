@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from linksync.model import Action, RowResult, Status
-from linksync.outputs import AtomicFile, Output
 from linksync.report.qr import QR_IMAGE_LIMIT, QrCodes, QrLink, entry_stems
+from linksync.safe.outputs import AtomicFile, Output
 
 QR_HEADER = "QR code"
 __all__ = ["QR_HEADER", "QR_IMAGE_LIMIT", "clear_qr_column", "fill_qr_column", "qr_folder"]

@@ -1,7 +1,7 @@
 """Writers that stream: csv and jsonl. Each row is written as it arrives, so memory stays
 constant.
 
-Rows go to a hidden temporary file beside the target (``linksync.outputs.AtomicFile``),
+Rows go to a hidden temporary file beside the target (``linksync.safe.outputs.AtomicFile``),
 flushed at most every ``FLUSH_EVERY_S`` seconds: a run paced by the rate limit flushes
 every row, a burst of rows (a plan of a million unchanged rows) is not slowed by a
 system call per row. ``close`` renames the complete file over the target; ``abort``
@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from linksync.model import RESULT_COLUMNS, RowResult, RunInfo
-from linksync.outputs import AtomicFile
 from linksync.report.base import Closing, ReportOptions
 from linksync.report.cells import neutralize, report_row
+from linksync.safe.outputs import AtomicFile
 
 #: Longest time a written row may wait in the buffer before it is flushed to the file.
 FLUSH_EVERY_S = 0.2

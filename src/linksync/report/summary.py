@@ -19,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 from linksync.errors.advice import advice_for
 from linksync.model import Action, RowResult, RunInfo, Status
 from linksync.report.cells import link_label, where
-from linksync.terminal import printable
+from linksync.safe.terminal import printable
 
 #: How many error constants the terminal summary lists.
 TOP_ERRORS = 5
@@ -124,7 +124,7 @@ _STATUS_ORDER = {s: i for i, s in enumerate(Status)}
 
 
 def terminal_text(text: str) -> str:
-    """``text`` safe for a terminal (``linksync.terminal.printable``): a message must not
+    """``text`` safe for a terminal (``linksync.safe.terminal.printable``): a message must not
     move the cursor, change colours or reorder the text in the user's terminal."""
     return printable(text)
 

@@ -17,12 +17,12 @@ import re
 from pathlib import Path
 
 from linksync.model import RESULT_COLUMNS, RowResult, RunInfo, Status
-from linksync.outputs import atomic_path
 from linksync.report.base import Closing, ReportOptions
 from linksync.report.cells import XLSX_MAX_CELL_CHARS, link_label, report_row, where
 from linksync.report.summary import Tally, run_title, safe_target
 from linksync.report.xlsx_stream import Cell, CellStyle, SheetStream, StreamingWorkbook
-from linksync.secrets import redact
+from linksync.safe.outputs import atomic_path
+from linksync.safe.secrets import redact
 
 SUMMARY_SHEET = "Summary"
 RESULTS_SHEET = "Results"

@@ -8,6 +8,10 @@ State and rules are plain Python (``store``, ``rules``, ``backend``, ``ratelimit
                                base_url="http://sandbox.local")
 
 and as a real server (``linksync sandbox serve``, or ``server.serve_in_thread``).
+
+Layer: beside ``api`` and ``sources``. It may import errors, model, rules and safe only,
+never the client side (api, sync, config): the emulator and the client share no code
+above the service's value rules.
 """
 
 from linksync.sandbox.app import create_app

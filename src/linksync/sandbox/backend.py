@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from linksync import rules
+from linksync.rules.timestamps import format_ts
 from linksync.sandbox import ai
 from linksync.sandbox.errors import ServiceError
 from linksync.sandbox.rules import DomainInput, LinkInput, ListQuery
@@ -35,7 +36,6 @@ from linksync.sandbox.store import (
     SlugTaken,
     Store,
 )
-from linksync.timestamps import format_ts
 
 Clock = Callable[[], float]
 _SLUG_ALPHABET = string.ascii_lowercase + string.digits

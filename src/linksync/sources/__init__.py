@@ -8,6 +8,9 @@ A file that cannot be read at all raises ``SourceError``.
 The links are held as columns (``SpecFrame``) so a million-row CSV stays cheap;
 ``batch.specs`` builds the ``LinkSpec`` objects on first use, ``batch.iter_specs()``
 streams them.
+
+Layer: beside ``api`` and ``sandbox``. It may import errors, model, rules and safe, never
+validation, the client or anything above.
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ from python_calamine import CalamineWorkbook, SheetTypeEnum, SheetVisibleEnum
 
 from linksync.errors import SourceError
 from linksync.model import Problem, Provenance, Severity
+from linksync.safe.terminal import printable
 from linksync.sources.columns import compile_mapping, match_columns, normalize_header
 from linksync.sources.encrypted import decrypt_workbook, is_encrypted_workbook
 from linksync.sources.excel_cells import CellReader, cell_text
@@ -47,7 +48,6 @@ from linksync.sources.normalize import excel_serial_to_datetime, normalize_expir
 from linksync.sources.options import MAX_WORKBOOK_BYTES, ReadOptions
 from linksync.sources.table import build_frame, unknown_column_problem
 from linksync.sources.xlsx_guard import Package, PendingNotes, SheetNotes
-from linksync.terminal import printable
 
 #: Zip packages whose parts are size-checked; OOXML ones are scanned sheet by sheet.
 _ZIPPED = frozenset({".xlsx", ".xlsm", ".ods"})

@@ -13,7 +13,7 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus, unquote_plus
 
-from linksync.timestamps import Oddity, format_ts, localize, parse_iso, zone_name
+from linksync.rules.timestamps import Oddity, format_ts, localize, parse_iso, zone_name
 
 if TYPE_CHECKING:
     from linksync.sources.options import DateFormat

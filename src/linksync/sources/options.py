@@ -18,7 +18,7 @@ from datetime import datetime, tzinfo
 from itertools import product
 
 from linksync.errors import ConfigError
-from linksync.timestamps import time_zone
+from linksync.rules.timestamps import time_zone
 
 # --- limits (docs/reliability.md, "Inputs: classes, limits and what you see") -------
 

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from linksync.model import LINK_FIELDS, Problem, Provenance, Severity
+from linksync.rules.timestamps import zone_name
 from linksync.sources.cleaning import ASCII_WS, clean_joined
 from linksync.sources.columns import SHORT_URL, UTM_FIELDS, ColumnMatch
 from linksync.sources.frame import DistinctValues, JoinedText, SpecFrame, not_none
@@ -36,7 +37,6 @@ from linksync.sources.normalize import (
     split_tags,
 )
 from linksync.sources.options import ReadOptions
-from linksync.timestamps import zone_name
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 import xlsxwriter  # type: ignore[import-untyped]
 
 from linksync.errors import ConfigError
-from linksync.outputs import atomic_path
+from linksync.safe.outputs import atomic_path
 
 FORMATS: tuple[str, ...] = ("xlsx", "csv", "yaml")
 

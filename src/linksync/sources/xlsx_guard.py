@@ -36,9 +36,9 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from linksync.errors import SourceError
+from linksync.safe.terminal import printable
 from linksync.sources.options import MAX_PART_BYTES, MAX_SHEET_CELLS, MAX_WORKBOOK_BYTES
 from linksync.sources.xlsx_scan import _CONTEXT, SheetNotes, SheetScan, cell_of, col_index
-from linksync.terminal import printable
 
 __all__ = ["Package", "PendingNotes", "SheetNotes", "col_index"]
 

@@ -30,6 +30,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from linksync.errors import SourceError
 from linksync.model import FIELD_FROM_API, LINK_FIELDS, LinkSpec, Problem, Provenance, Severity
+from linksync.rules.timestamps import zone_name
 from linksync.sources.columns import UTM_FIELDS
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
 from linksync.sources.normalize import (
@@ -50,7 +51,6 @@ from linksync.sources.yaml_nodes import (
     iter_yaml_files,
     line_of,
 )
-from linksync.timestamps import zone_name
 
 __all__ = ["YAML_SUFFIXES", "iter_yaml_files", "read_yaml_path"]
 

@@ -4,6 +4,9 @@
 the client; ``execute`` (``sync.execute``) applies a plan within the client's rate
 limit. The whole run around them (lock, outputs, reports, journal) is
 ``linksync.pipeline``: ``linksync.plan`` and ``linksync.apply``.
+
+Layer: beside ``validate``, above ``api``. It may import api, sources, sandbox and the
+lowest layer (errors, model, rules, safe), never config, reports or the pipeline.
 """
 
 from __future__ import annotations

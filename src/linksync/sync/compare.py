@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from linksync.model import API_NAMES, LinkSpec, RemoteLink
+from linksync.rules.timestamps import same_instant
 from linksync.sync.options import SyncOptions
 from linksync.sync.ownership import other_owners, taken_over
 from linksync.sync.plan import FieldChange
-from linksync.timestamps import same_instant
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ Rules while running (DESIGN.md), read from the error table (``ErrorDef.stops``):
 - A create without slug, when another writer may be active (``recheck_urls``), first
   looks its URL up and adopts a link made meanwhile instead of creating a second one.
 
-While it runs, the journal and the write count (``linksync.outcome.RemoteWrites``) are
+While it runs, the journal and the write count (``linksync.model.outcome.RemoteWrites``) are
 subscribed to the client's call events, so every completed request is journaled and
 every accepted write counted as it happens: the exit code can tell "nothing done" from
 "stopped after writing". The results themselves are in ``sync.results``.
@@ -37,14 +37,14 @@ from dataclasses import replace
 from linksync.api import CallEvent, LinkClient
 from linksync.errors import ERRORS, ApiError, LinkNotFound, SlugExists, Stop, UnsafePlanError
 from linksync.model import Action, RowResult, RunInfo, Status
-from linksync.outcome import RemoteWrites
+from linksync.model.outcome import RemoteWrites
+from linksync.rules.timestamps import utc_now
 from linksync.sync.calls import RowCalls
 from linksync.sync.history import LastRun, failed_first
 from linksync.sync.journal import Journal, new_run_id
 from linksync.sync.plan import Change, Plan
 from linksync.sync.pool import run_pool
 from linksync.sync.results import CancelSignal, ProgressSink, Results, ok_result, static_result
-from linksync.timestamps import utc_now
 
 __all__ = ["ProgressSink", "Results", "execute", "static_result"]
 

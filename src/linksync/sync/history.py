@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from linksync.model import LinkKey, Place, RowResult
-from linksync.outputs import is_journal_file
+from linksync.safe.outputs import is_journal_file
 from linksync.sync.journal import DEFAULT_RUNS_DIR, iter_journal_lines, parse_record
 from linksync.sync.plan import Change
 

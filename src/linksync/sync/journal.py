@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from linksync.errors import ConfigError
-from linksync.outputs import is_journal_file
-from linksync.timestamps import utc_now
+from linksync.rules.timestamps import utc_now
+from linksync.safe.outputs import is_journal_file
 
 if TYPE_CHECKING:
     from linksync.api import CallEvent

@@ -30,7 +30,7 @@ from linksync.model import (
     Severity,
     plain,
 )
-from linksync.secrets import REDACTED
+from linksync.safe.secrets import REDACTED
 from linksync.sync.jsontext import readable
 from linksync.sync.options import SyncOptions
 from linksync.sync.state import DomainFetch

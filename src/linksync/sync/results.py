@@ -12,8 +12,8 @@ from typing import Any, Protocol
 
 from linksync.api import CallEvent
 from linksync.model import Action, RemoteLink, RowResult, RunInfo, Status
-from linksync.outcome import RemoteWrites, run_exit_code, stop_sentence
-from linksync.secrets import REDACTED
+from linksync.model.outcome import RemoteWrites, run_exit_code, stop_sentence
+from linksync.safe.secrets import REDACTED
 from linksync.sync.plan import Change, Plan
 
 #: Seconds the client's shared rate limiter will still hold every request.
@@ -98,7 +98,7 @@ class Results:
 
     @property
     def exit_code(self) -> int:
-        """The exit code a command line gives this run (``linksync.outcome``)."""
+        """The exit code a command line gives this run (``linksync.model.outcome``)."""
         return run_exit_code(
             self.writes,
             failed=bool(self.failed),

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from linksync.errors import ConfigError
 from linksync.model import Action, LinkSpec, Problem, RemoteLink
+from linksync.rules.timestamps import same_instant
 from linksync.sync.plan import Change, Plan
 from linksync.sync.state import RemoteState
-from linksync.timestamps import same_instant
 
 
 def plan_specs(plan: Plan) -> list[LinkSpec]:

@@ -13,6 +13,9 @@ server-sent events (``progress``). A guide with screenshots is in ``docs/ui.md``
 
     with start_ui(resolve()) as server:   # a thread; serve_ui() runs in the foreground
         print(server.url)
+
+Layer: under ``cli``. It may import every library package (the pipeline for runs,
+sources and validate for the check step, the sandbox), never the command line.
 """
 
 from __future__ import annotations

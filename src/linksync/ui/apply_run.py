@@ -26,7 +26,7 @@ from pathlib import Path
 import linksync
 from linksync.config import Settings
 from linksync.model import RowResult, Status
-from linksync.outcome import EXIT_MEANINGS
+from linksync.model.outcome import EXIT_MEANINGS
 from linksync.pipeline.events import RunEvents
 from linksync.report.annotate import SPREADSHEET_SUFFIXES
 from linksync.report.writers import WRITERS

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from linksync.errors import LinksyncError
-from linksync.outputs import write_text_atomic
+from linksync.rules.timestamps import utc_now
+from linksync.safe.outputs import write_text_atomic
 from linksync.sync.journal import new_run_id
-from linksync.timestamps import utc_now
 from linksync.ui.progress import ProgressSnapshot, RunFeed, RunOutcome, RunSource, RunState
 
 log = logging.getLogger("linksync.ui")

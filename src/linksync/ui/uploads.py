@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from linksync.timestamps import utc_now
+from linksync.rules.timestamps import utc_now
 
 #: Per-file size limit (bytes) unless configured.
 DEFAULT_MAX_BYTES = 25_000_000

@@ -26,6 +26,9 @@ The checks run over columns, not rows. Each column first goes through a cheap fi
 once over the joined column) that passes only values the scalar rule would pass too; the values it
 does not pass, usually a handful, go through the scalar rule of ``linksync.rules``,
 which decides and words the message. So results are those of the scalar rules by construction.
+
+Layer: beside ``sync``, above ``sources``. It may import sources, api, sandbox and the
+lowest layer (errors, model, rules, safe), never sync, config or anything above.
 """
 
 from __future__ import annotations

@@ -22,9 +22,9 @@ import numpy as np
 
 from linksync import rules
 from linksync.model import Problem, Provenance, Severity
+from linksync.rules.timestamps import format_ts, parse_iso
 from linksync.sources.frame import SpecFrame
 from linksync.sources.options import EXCEL_ERRORS, looks_like_local_date
-from linksync.timestamps import format_ts, parse_iso
 from linksync.validate.filters import (
     EXPIRY_FIELDS_RE,
     describe_value,

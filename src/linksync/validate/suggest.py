@@ -26,7 +26,7 @@ from datetime import datetime
 from urllib.parse import quote
 
 from linksync import rules
-from linksync.timestamps import parse_iso
+from linksync.rules.timestamps import parse_iso
 
 _NOT_SLUG = re.compile(r"[^a-z0-9]+", re.IGNORECASE | re.ASCII)
 _DAY_MONTH = re.compile(

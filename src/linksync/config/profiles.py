@@ -15,14 +15,14 @@ from typing import Any
 
 import yaml
 
-from linksync.defaults import MAX_CONCURRENCY
 from linksync.errors import ConfigError
-from linksync.timestamps import time_zone
+from linksync.rules.defaults import MAX_CONCURRENCY
+from linksync.rules.timestamps import time_zone
 
 ENV_PROFILE = "LINKSYNC_PROFILE"
 #: ``trust:`` values: ``system`` (the OS trust store, through truststore) or ``default``.
 TRUST_CHOICES = ("default", "system")
-#: The config file's block of named targets (``linksync.targets``).
+#: The config file's block of named targets (``linksync.config.targets``).
 TARGETS_KEY = "targets"
 
 PROFILE_KEYS = frozenset(
@@ -233,7 +233,7 @@ def read_config(path: Path) -> Mapping[str, Any]:
 def load_profile(path: Path, name: str | None) -> Profile:
     """The named profile of a config file (the file's ``default_profile`` when no name;
     a file without ``profiles`` is itself one profile). A ``targets:`` block (the
-    workspaces of a run over several, ``linksync.targets``) is not a profile."""
+    workspaces of a run over several, ``linksync.config.targets``) is not a profile."""
     data = {k: v for k, v in read_config(path).items() if k != TARGETS_KEY}
     base_dir = path.parent
     if "profiles" not in data:

@@ -53,8 +53,7 @@ from linksync.config import (
     find_config,
     settings_for,
 )
-from linksync.errors import ConfigError
-from linksync.profiles import (
+from linksync.config.profiles import (
     PROFILE_KEYS,
     TARGETS_KEY,
     Profile,
@@ -62,6 +61,7 @@ from linksync.profiles import (
     profile_data,
     read_config,
 )
+from linksync.errors import ConfigError
 from linksync.sync.options import MODES
 
 #: Keys a target has beyond a profile's.

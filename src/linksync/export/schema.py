@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from linksync.outputs import write_text_atomic
 from linksync.rules import MAX_SLUG_BYTES, RESERVED_SLUGS, SLUG_RE
+from linksync.safe.outputs import write_text_atomic
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_ID = "urn:linksync:link-file:v1"
@@ -41,7 +41,7 @@ UTM_KEYS: tuple[str, ...] = ("source", "medium", "campaign", "term", "content")
 URL_PATTERN = r"^[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]+(?:[/?#]\S*)?$"
 
 
-#: What the readers accept as an expiry (``linksync.timestamps.parse_iso`` with assume_utc, or
+#: What the readers accept as an expiry (``linksync.rules.timestamps.parse_iso`` with assume_utc, or
 #: a bare date): JSON Schema's ``format: date-time`` would refuse the zone-less and
 #: date-only forms the readers take as UTC.
 EXPIRY_PATTERN = (

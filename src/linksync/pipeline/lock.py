@@ -59,7 +59,7 @@ from urllib.parse import urlsplit
 from filelock import FileLock, Timeout
 
 from linksync.errors import LockError
-from linksync.outputs import write_text_atomic
+from linksync.safe.outputs import write_text_atomic
 
 if TYPE_CHECKING:
     from linksync.config import Target

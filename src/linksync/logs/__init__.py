@@ -16,6 +16,10 @@ which writes them as ``{"event": "message" | "error", "message": ...}`` lines th
 Every line passes through a redaction step: each secret of the ``Secrets`` the handler
 was given (the API key: the command adds it as soon as it is known) is replaced by
 ``***`` wherever it appears, in fields, messages and tracebacks alike.
+
+Layer: beside ``api``, ``sandbox`` and ``sources`` (a package of its own so that a
+command's first line need not load the report writers). It may import model and safe,
+nothing else of linksync; reports, the pipeline and the command line import it.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
 
 from linksync.model import RowResult
-from linksync.secrets import Secrets
+from linksync.safe.secrets import Secrets
 
 LogFormat = Literal["text", "json", "off"]
 

@@ -1,6 +1,6 @@
 """Temporary files of a killed run, removed by the next run on the same outputs.
 
-Every output is written atomically (``linksync.outputs``): into a hidden temporary
+Every output is written atomically (``linksync.safe.outputs``): into a hidden temporary
 file beside it, renamed over it when complete. A run killed mid-write (SIGKILL, a
 power cut, a CI job cancelled) leaves that temporary file behind, e.g.
 ``.report.4242-9f3ac1d2-h5e0b7a.tmp.csv`` beside ``report.csv``. The next run that
@@ -51,7 +51,7 @@ class Leftover:
 
 
 def temp_name_pattern(output: Path) -> re.Pattern[str]:
-    """The names of ``output``'s temporary files (``linksync.outputs.temp_sibling``):
+    """The names of ``output``'s temporary files (``linksync.safe.outputs.temp_sibling``):
     group 1 the pid, group 2 the host tag (absent in names of earlier versions)."""
     stem, suffix = re.escape(output.stem), re.escape(output.suffix)
     host = r"(?:-h([0-9a-f]{6}))?"

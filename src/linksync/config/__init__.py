@@ -37,6 +37,12 @@ Config file shape (see ``configs/linksync.example.yaml``)::
         slugless: stable                 # rows without slug: stable (default) | random
         system_domain: sho.rt
         limits: {max_deletes: 50, max_change_ratio: 0.3, min_existing: 10}
+
+The package: this module (``Target``, the order above, the client or sandbox a target
+opens), ``config.profiles`` (the file and its profiles), ``config.targets`` (the
+``targets:`` block of a run over several workspaces), ``config.urlcheck``. It may import
+errors, model, rules, safe, api, sandbox and ``sync.options`` (the modes a target names),
+never reports, export, the pipeline or a front end.
 """
 
 from __future__ import annotations
@@ -47,10 +53,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from linksync.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, MAX_CONCURRENCY
+from linksync.config.profiles import ENV_PROFILE, Profile, load_profile, read_key_file
+from linksync.config.urlcheck import check_url
 from linksync.errors import ConfigError
-from linksync.profiles import ENV_PROFILE, Profile, load_profile, read_key_file
-from linksync.urlcheck import check_url
+from linksync.rules.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, MAX_CONCURRENCY
 
 if TYPE_CHECKING:
     from linksync.api import LinkServiceClient, RetryPolicy

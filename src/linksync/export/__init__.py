@@ -27,8 +27,12 @@ is declared twice); OUT is then a directory.
 (``linksync.report.qr``).
 
 Files: an existing file is never overwritten unless ``force=True`` (``--force``); every
-path is checked (``linksync.outputs``) before anything is written, ``check_export``
+path is checked (``linksync.safe.outputs``) before anything is written, ``check_export``
 does it before the links are even fetched; each file is written atomically.
+
+The package: this module, ``export.formats`` (YAML, CSV and xlsx renderings) and
+``export.schema`` (the JSON Schema of link files). It may import errors, model, rules,
+safe and ``linksync.report`` (QR codes), never the pipeline or a front end.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from linksync.errors import ConfigError
-from linksync.export_formats import (
+from linksync.export.formats import (
     DEFAULT_SCHEMA_REF,
     TABLE_COLUMNS,
     is_past,
@@ -50,18 +54,18 @@ from linksync.export_formats import (
     render_yaml,
     write_xlsx,
 )
-from linksync.leftovers import describe_removed, remove_leftovers
+from linksync.export.schema import write_schemas_for
 from linksync.model import RemoteLink
-from linksync.outputs import (
+from linksync.report.cells import is_formula_like
+from linksync.report.qr import qr_output, write_remote_qr
+from linksync.safe.leftovers import describe_removed, remove_leftovers
+from linksync.safe.outputs import (
     Output,
     Protected,
     atomic_path,
     check_outputs,
     write_text_atomic,
 )
-from linksync.report.cells import is_formula_like
-from linksync.report.qr import qr_output, write_remote_qr
-from linksync.schema import write_schemas_for
 
 __all__ = [
     "DEFAULT_SCHEMA_REF",

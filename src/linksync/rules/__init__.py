@@ -1,4 +1,6 @@
-"""The service's value rules, in one plain module (no I/O, no HTTP).
+"""The service's value rules (no I/O, no HTTP), ``rules.timestamps`` (the one ISO 8601
+parser, how linksync writes instants) and ``rules.defaults`` (requests in flight and
+timeout, shared by the client, the config and the command line).
 
 Both the sandbox (which rejects a request) and local validation (which flags a row
 before any request) import these, so the two can never disagree. Every check returns
@@ -14,6 +16,10 @@ a constant of ``linksync.errors.ERRORS`` or ``None`` when the value is fine.
   many tags; a description too long), as a reason in words.
 - ``find_invisible`` / ``strip_invisible`` / ``describe_char``: invisible characters
   pasted from editors (zero-width, bidi controls, NBSP, soft hyphen, controls...).
+
+Lowest layer, beside ``linksync.errors``, ``linksync.model`` and ``linksync.safe``: it may
+import ``linksync.errors`` (``timestamps``: the ``ConfigError`` of an unknown zone) and
+the standard library, nothing above.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import unicodedata
 from datetime import datetime
 from urllib.parse import urlsplit
 
-from linksync.timestamps import parse_iso
+from linksync.rules.timestamps import parse_iso
 
 #: The interface's slug pattern ``/^[a-z0-9]+(?:-[a-z0-9]+)*$/i``. ASCII only: Python's
 #: IGNORECASE alone would let ``[a-z]`` match the Kelvin sign or the long s. Use
@@ -249,7 +255,7 @@ def check_description(text: str) -> str | None:
 def parse_expiry(s: str, now: datetime, *, assume_utc: bool = False) -> datetime | str:
     """The expiry instant in UTC, or ``"INVALID_EXPIRY"`` when malformed or not after
     ``now`` (an aware datetime)."""
-    dt = parse_iso(s, assume_utc=assume_utc)  # the one parser (linksync.timestamps)
+    dt = parse_iso(s, assume_utc=assume_utc)  # the one parser (linksync.rules.timestamps)
     if dt is None or dt <= now:
         return "INVALID_EXPIRY"
     return dt

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from linksync.errors import ConfigError
-from linksync.leftovers import HOST_TAG
+from linksync.safe.leftovers import HOST_TAG
 
 #: Extensions an appended run journal may have.
 JOURNAL_SUFFIXES = (".jsonl",)
@@ -259,7 +259,7 @@ def check_outputs(outputs: Sequence[Output], protected: Sequence[Protected] = ()
 def temp_sibling(path: Path) -> Path:
     """A new, unused hidden file name beside ``path`` (same folder, same extension):
     ``.<stem>.<pid>-<8 hex>-h<host tag>.tmp<suffix>``, so the next run can tell a file
-    left by a killed run of this host (``linksync.leftovers``)."""
+    left by a killed run of this host (``linksync.safe.leftovers``)."""
     token = f"{os.getpid()}-{secrets.token_hex(4)}-h{HOST_TAG}"
     return path.with_name(f".{path.stem}.{token}.tmp{path.suffix}")
 

@@ -17,7 +17,7 @@ import yaml
 
 from linksync._version import __version__
 from linksync.model import RemoteLink
-from linksync.timestamps import parse_iso
+from linksync.rules.timestamps import parse_iso
 
 DEFAULT_SCHEMA_REF = "links.schema.json"
 
