@@ -132,3 +132,11 @@ def test_library_validate_takes_the_rules_and_leaves_other_parameters_alone() ->
     assert fixed.ok and [p.severity for p in fixed.problems] == [Severity.WARNING]
     assert fixed.specs[0].url == "https://example.com/p?ref=A%20B&utm_source=big-news#top"
     assert validate([spec]).problems == ()  # no rules, no checks
+
+
+def test_a_fix_rewrites_the_query_only() -> None:
+    rules = parse_utm_rules({"lowercase": True})
+    url = "https://example.com/utm_source=Ads/?utm_source=Ads&x=Ads"
+    spec = LinkSpec(url=url, slug="q", managed=frozenset({"url", "slug"}))
+    fixed = validate([spec], utm_rules=rules, fix_utm_case=True)
+    assert fixed.specs[0].url == "https://example.com/utm_source=Ads/?utm_source=ads&x=Ads"

@@ -32,16 +32,18 @@ from linksync.sources.frame import SpecFrame
 Found = list[tuple[int, Problem]]
 
 
-def _pairs(url: str) -> list[tuple[str, str, str]]:
-    """(parameter name lowercased, value, the raw ``name=value`` text) of the query."""
-    query = url.partition("#")[0].partition("?")[2]
-    out: list[tuple[str, str, str]] = []
-    for part in query.split("&") if query else ():
-        if not part:
-            continue
-        key, _, value = part.partition("=")
-        out.append((unquote_plus(key).strip().lower(), unquote_plus(value), part))
-    return out
+def _split(url: str) -> tuple[str, list[str], str]:
+    """(the URL before its query, the query's ``name=value`` parts, ``#`` and the
+    fragment): joined again as ``head?parts&...tail``, the URL is byte for byte."""
+    base, hash_, fragment = url.partition("#")
+    head, _, query = base.partition("?")
+    return head, query.split("&") if "?" in base else [], hash_ + fragment
+
+
+def _pair(part: str) -> tuple[str, str]:
+    """(parameter name lowercased, value) of one ``name=value`` part of a query."""
+    key, _, value = part.partition("=")
+    return unquote_plus(key).strip().lower(), unquote_plus(value)
 
 
 def _fixed(value: str, rules: UtmRules) -> str:
@@ -99,8 +101,9 @@ class UtmChecker:
 
     def _row(self, i: int, url: str) -> str:
         rules = self.rules
-        pairs = _pairs(url)
-        seen = {name for name, value, _ in pairs if value.strip()}
+        head, parts, tail = _split(url)
+        pairs = [_pair(part) for part in parts]
+        seen = {name for name, value in pairs if value.strip()}
         for name in rules.required or ():
             if name not in seen:
                 self._add(
@@ -109,15 +112,15 @@ class UtmChecker:
                     f"{name} is missing from the URL (the team's utm_rules require "
                     f"{', '.join(rules.required or ())})",
                 )
-        out_url = url
-        for name, value, raw in pairs:
-            if not name.startswith("utm_"):
+        changed = False
+        for k, (name, value) in enumerate(pairs):
+            if not name.startswith("utm_") or not parts[k]:
                 continue
-            value = self._value(i, name, value)
-            if self.fix and value != unquote_plus(raw.partition("=")[2]):
-                key = raw.partition("=")[0]
-                out_url = out_url.replace(raw, f"{key}={quote_plus(value)}", 1)
-        return out_url
+            good = self._value(i, name, value)
+            if self.fix and good != value:
+                parts[k] = f"{parts[k].partition('=')[0]}={quote_plus(good)}"
+                changed = True
+        return f"{head}?{'&'.join(parts)}{tail}" if changed else url
 
     def _value(self, i: int, name: str, value: str) -> str:
         """Check one parameter; returns the value after any fix. A value that breaks
