@@ -153,6 +153,9 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("validate/rows.py", "_slugs"): {"INVALID_FIELD"},
     ("validate/rows.py", "_tags"): {"INVALID_FIELD", "INVALID_REQUEST"},
     ("validate/rows.py", "_urls"): {"INVALID_FIELD", "INVALID_URL"},
+    # the team's UTM rules (issue 24, part 2)
+    ("validate/utm.py", "_row"): {"UTM_MISSING"},
+    ("validate/utm.py", "_value"): {"UTM_CASE", "UTM_NOT_ALLOWED", "UTM_SPACES", "UTM_TOO_LONG"},
 }
 
 #: Sites known to carry a wrong constant, each fixed on another branch. Empty: the

@@ -101,6 +101,12 @@ def render_json(batch: SourceBatch, result: Validation) -> str:
     help="Strip invisible characters (zero-width spaces, BOMs, bidi controls...) and "
     "report each fix as a warning, instead of marking the row invalid.",
 )
+@click.option(
+    "--fix-utm-case",
+    is_flag=True,
+    help="Lower the case and replace spaces in UTM values the profile's utm_rules refuse, "
+    "and report each fix as a warning, instead of marking the row invalid.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @source_flags
 @click.option("--default-domain", help="Domain of rows without one (duplicate detection).")
@@ -111,6 +117,7 @@ def validate_command(
     sources: tuple[str, ...],
     sheets: tuple[str, ...],
     fix_invisible: bool,
+    fix_utm_case: bool,
     as_json: bool,
     default_domain: str | None,
     config_path: str | None,
@@ -142,7 +149,14 @@ def validate_command(
     strict = prof.strict if given["strict"] is None else bool(given["strict"])
     domain = default_domain or prof.default_domain
     batch = read_sources(sources, options=options)
-    result = validate(batch, fix_invisible=fix_invisible, default_domain=domain, strict=strict)
+    result = validate(
+        batch,
+        fix_invisible=fix_invisible,
+        default_domain=domain,
+        strict=strict,
+        utm_rules=prof.utm_rules,
+        fix_utm_case=fix_utm_case,
+    )
     echo(render_json(batch, result) if as_json else render_text(batch, result))
     raise SystemExit(EXIT_OK if result.ok else EXIT_ROWS_FAILED)
 

@@ -48,6 +48,12 @@ _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
         "may be typed as linksync prints it (Links\\u202e\\u0007).",
     ),
     click.option("--fix-invisible", is_flag=True, help="Strip invisible characters (warned)."),
+    click.option(
+        "--fix-utm-case",
+        is_flag=True,
+        help="Lower the case and replace spaces in UTM values the utm_rules refuse "
+        "(each fix warned on its row).",
+    ),
     click.option("--ai-slug", is_flag=True, help="Fill empty slugs from the AI tool."),
     SLUGLESS_OPTION,
     click.option("--ai-og", is_flag=True, help="Fill empty descriptions from the AI tool."),
@@ -86,6 +92,7 @@ def run_keywords(kw: dict[str, Any]) -> dict[str, Any]:
         **pop_source_flags(kw),
         "sheets": list(kw["sheets"]) or None,
         "fix_invisible": kw["fix_invisible"],
+        "fix_utm_case": kw["fix_utm_case"],
         "ai_slug": kw["ai_slug"],
         "ai_og": kw["ai_og"],
         "mode": kw["mode"],

@@ -18,6 +18,7 @@ import yaml
 from linksync.errors import ConfigError
 from linksync.rules.defaults import MAX_CONCURRENCY
 from linksync.rules.timestamps import time_zone
+from linksync.rules.utm import UtmRules, parse_utm_rules
 
 ENV_PROFILE = "LINKSYNC_PROFILE"
 #: ``trust:`` values: ``system`` (the OS trust store, through truststore) or ``default``.
@@ -51,6 +52,7 @@ PROFILE_KEYS = frozenset(
         "empty_values",
         "workbook_password_env",
         "slugless",  # stable | random: how rows without a slug are created
+        "utm_rules",  # the team's UTM rules (linksync.rules.utm)
     }
 )
 
@@ -104,6 +106,8 @@ class Profile:
     #: The environment variable holding the password of encrypted workbooks.
     workbook_password_env: str | None = None
     slugless: str | None = None
+    #: The team's UTM rules, checked on every final URL (None: none).
+    utm_rules: UtmRules | None = None
 
 
 def _opt_str(data: Mapping[str, Any], key: str, where: str) -> str | None:
@@ -211,6 +215,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         empty_values=tuple(empties),
         workbook_password_env=_opt_str(data, "workbook_password_env", where),
         slugless=slugless.lower() if slugless is not None else None,
+        utm_rules=_utm_rules(data, where),
     )
 
 
@@ -287,3 +292,13 @@ def _timezone(data: Mapping[str, Any], where: str) -> str | None:
     except ConfigError as exc:
         raise ConfigError(f"{where}: timezone: {exc}") from None
     return name
+
+
+def _utm_rules(data: Mapping[str, Any], where: str) -> UtmRules | None:
+    """The profile's ``utm_rules:``, checked now (a bad block stops the run, exit 2)."""
+    if data.get("utm_rules") is None:
+        return None
+    try:
+        return parse_utm_rules(data["utm_rules"])
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from None

@@ -90,6 +90,20 @@ ADVICE: dict[str, str] = {
     "INVALID_FIELD": (
         "This cell is not what its column expects (the detail says why): correct it or empty it."
     ),
+    # the team's UTM rules (utm_rules:)
+    "UTM_MISSING": (
+        "Fill in the UTM column the message names (or add it to the URL): your team's "
+        "rules require it."
+    ),
+    "UTM_NOT_ALLOWED": (
+        "Use one of the values your team allows for this UTM parameter (the message names "
+        "the nearest), or ask whoever keeps the utm_rules to add it."
+    ),
+    "UTM_CASE": "Write the UTM value in lowercase (or run with --fix-utm-case).",
+    "UTM_SPACES": (
+        "Replace the spaces in the UTM value as the message says (or run with --fix-utm-case)."
+    ),
+    "UTM_TOO_LONG": "Shorten the UTM value to the length your team's rules allow.",
     "AMBIGUOUS_MATCH": (
         "Several links already point to this address: give the row a slug so it is "
         "clear which one you mean."

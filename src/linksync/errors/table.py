@@ -241,6 +241,42 @@ _TABLE: tuple[ErrorDef, ...] = (
         "A value has the wrong type or shape (tags, description, password, ...)",
         Origin.LOCAL,
     ),
+    # --- the team's UTM rules (utm_rules:, linksync.validate.utm) ---------------------
+    ErrorDef(
+        "UTM_MISSING",
+        None,
+        None,
+        "A UTM parameter the team's utm_rules require is missing from the URL",
+        Origin.LOCAL,
+    ),
+    ErrorDef(
+        "UTM_NOT_ALLOWED",
+        None,
+        None,
+        "A UTM value is not among the utm_rules' allowed values, or does not match its pattern",
+        Origin.LOCAL,
+    ),
+    ErrorDef(
+        "UTM_CASE",
+        None,
+        None,
+        "A UTM value is not lowercase as the utm_rules want (or was lowered: --fix-utm-case)",
+        Origin.LOCAL,
+    ),
+    ErrorDef(
+        "UTM_SPACES",
+        None,
+        None,
+        "A UTM value has spaces the utm_rules forbid (or they were replaced: --fix-utm-case)",
+        Origin.LOCAL,
+    ),
+    ErrorDef(
+        "UTM_TOO_LONG",
+        None,
+        None,
+        "A UTM value is longer than the utm_rules' max_length",
+        Origin.LOCAL,
+    ),
     ErrorDef(
         "AMBIGUOUS_MATCH",
         None,

@@ -53,6 +53,7 @@ def _reading(kw: Mapping[str, Any], settings: Settings) -> Reading:
         empty_values=kw.get("empty_values", ()),
         strict=kw.get("strict"),
         fix_invisible=kw.get("fix_invisible", False),
+        fix_utm_case=kw.get("fix_utm_case", False),
         workbook_password_file=kw.get("workbook_password_file"),
     )
     return given.over(settings)
@@ -79,6 +80,7 @@ async def plan_async(
     workbook_password_file: str | PathLike[str] | None = None,
     strict: bool | None = None,
     fix_invisible: bool = False,
+    fix_utm_case: bool = False,
     ai_slug: bool = False,
     ai_og: bool = False,
     mode: Mode | str | None = None,
@@ -188,6 +190,7 @@ def prepare_apply(
     workbook_password_file: str | PathLike[str] | None = None,
     strict: bool | None = None,
     fix_invisible: bool = False,
+    fix_utm_case: bool = False,
     ai_slug: bool = False,
     ai_og: bool = False,
     mode: Mode | str | None = None,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from linksync.config import Settings
 from linksync.errors import ConfigError, FileProblems
 from linksync.model import LinkSpec, Severity
+from linksync.rules.utm import UtmRules
 from linksync.sync.options import SyncOptions
 from linksync.sync.slugs import Slugless
 
@@ -46,6 +47,9 @@ class Reading:
     empty_values: Iterable[str] = ()
     strict: bool | None = None
     fix_invisible: bool = False
+    #: ``--fix-utm-case``; ``utm_rules``: the profile's (set by ``over``).
+    fix_utm_case: bool = False
+    utm_rules: UtmRules | None = None
     workbook_password_file: str | PathLike[str] | None = None
     workbook_password: str | None = field(default=None, repr=False, compare=False)
 
@@ -68,6 +72,7 @@ class Reading:
             empty_values=tuple(self.empty_values) or prof.empty_values,
             strict=prof.strict if self.strict is None else self.strict,
             workbook_password=password,
+            utm_rules=self.utm_rules or prof.utm_rules,
         )
 
 
@@ -87,9 +92,17 @@ def load_specs(
     items = list(sources)
     strict = bool(reading.strict)
     fix = reading.fix_invisible
+    rules, fix_utm = reading.utm_rules, reading.fix_utm_case
     if items and all(isinstance(s, LinkSpec) for s in items):
         specs = [s for s in items if isinstance(s, LinkSpec)]
-        return validate(specs, fix_invisible=fix, default_domain=default_domain, strict=strict)
+        return validate(
+            specs,
+            fix_invisible=fix,
+            default_domain=default_domain,
+            strict=strict,
+            utm_rules=rules,
+            fix_utm_case=fix_utm,
+        )
     if any(isinstance(s, LinkSpec) for s in items):
         raise ConfigError("give either source paths or LinkSpec objects, not both")
     options = ReadOptions.build(
@@ -102,7 +115,14 @@ def load_specs(
         workbook_password=reading.workbook_password,
     )
     batch = read_sources(source_paths(items), options=options)
-    return validate(batch, fix_invisible=fix, default_domain=default_domain, strict=strict)
+    return validate(
+        batch,
+        fix_invisible=fix,
+        default_domain=default_domain,
+        strict=strict,
+        utm_rules=rules,
+        fix_utm_case=fix_utm,
+    )
 
 
 def refuse_file_errors(validation: Validation) -> None:

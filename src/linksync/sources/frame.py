@@ -17,6 +17,7 @@ from types import MappingProxyType
 import numpy as np
 
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Provenance
+from linksync.rules.utm import UtmRules
 
 #: What separates the values of a column joined into one string (``JoinedText``).
 JOIN_SEP = "\x1f"
@@ -101,6 +102,8 @@ class SpecFrame:
     distinct: Mapping[str, DistinctValues] = field(default_factory=dict)
     #: The zone its date-times without one were read in (``Provenance.timezone``).
     timezone: str | None = None
+    #: The UTM rules of a YAML file's ``defaults: utm_rules:`` (over the profile's).
+    utm_rules: UtmRules | None = None
 
     def __len__(self) -> int:
         return len(self.rows)

@@ -21,7 +21,7 @@ dropped in silence either:
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from linksync.errors import SourceError
 from linksync.model import FIELD_FROM_API, LINK_FIELDS, LinkSpec, Problem, Provenance, Severity
 from linksync.rules.timestamps import zone_name
+from linksync.rules.utm import UtmRules, parse_utm_rules
 from linksync.sources.columns import UTM_FIELDS
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
 from linksync.sources.normalize import (
@@ -115,6 +116,8 @@ class _FileReader:
     opts: ReadOptions
     walk: Walk = field(default_factory=Walk)
     defaults: dict[str, Any] = field(default_factory=dict)
+    #: ``defaults: utm_rules:``, the file's UTM rules (over the profile's).
+    utm_rules: UtmRules | None = None
     specs: list[LinkSpec] = field(default_factory=list)
     row_problems: list[tuple[int, Problem]] = field(default_factory=list)
     #: Findings of a link entry named by their own constant: (constant, field, message,
@@ -158,6 +161,8 @@ class _FileReader:
             self._file_problem("links: must be a list or a mapping keyed by slug", links)
         if self.specs:
             frame = SpecFrame.from_specs(self.specs, tuple(self.row_problems), source=self.display)
+            if self.utm_rules is not None:
+                frame = replace(frame, utm_rules=self.utm_rules)
             self.result.frames.append(frame)
         self.result.problems.extend(p for _, p in self.row_problems)
 
@@ -190,6 +195,12 @@ class _FileReader:
             return
         lines: dict[str, tuple[str, int]] = {}
         for key, key_node, value in self.walk.pairs(node):
+            if key == "utm_rules":
+                try:
+                    self.utm_rules = parse_utm_rules(self.walk.plain(value))
+                except ValueError as exc:
+                    self._file_problem(f"defaults.{exc}", key_node)
+                continue
             fname = _KEYS.get(key)
             if fname is None:
                 self._unknown(f"defaults.{key}", key_node, [f"defaults.{k}" for k in _KEYS])

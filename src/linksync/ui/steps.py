@@ -105,6 +105,8 @@ class CheckView:
     problems: tuple[ProblemRow, ...] = ()
     counts: dict[str, int] = field(default_factory=dict)
     error: str | None = None
+    #: The profile's UTM rules in force, one line each (``UtmRules.describe``).
+    utm_rules: tuple[str, ...] = ()
 
     @property
     def constants(self) -> list[str]:
@@ -120,6 +122,7 @@ class CheckView:
             "problems": [p.to_dict() for p in self.problems],
             "counts": self.counts,
             "error": self.error,
+            "utm_rules": list(self.utm_rules),
         }
 
 
@@ -153,7 +156,9 @@ def check(files: PageFiles, choices: Choices, settings: Settings) -> CheckView:
         return CheckView(error=files.shorten(str(exc)))
     sheets = tuple(replace(s, source=files.name_of(s.source)) for s in checked.sheets)
     problems = tuple(_problem_row(p, files) for p in checked.problems)
-    return CheckView(sheets, problems, dict(checked.counts))
+    rules = settings.profile.utm_rules
+    in_force = tuple(rules.describe()) if rules is not None else ()
+    return CheckView(sheets, problems, dict(checked.counts), utm_rules=in_force)
 
 
 # --- the plan ----------------------------------------------------------------------

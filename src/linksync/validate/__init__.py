@@ -18,6 +18,11 @@ provenance and field, plus the set of invalid rows:
 Reader warnings (a number format applied, a hyperlink target read, an unknown column)
 stay warnings unless ``strict``, which makes every warning an error.
 
+The team's UTM rules (``utm_rules``: the profile's, a YAML file's ``defaults:
+utm_rules:`` over them) are checked on each final URL (``linksync.validate.utm``:
+UTM_MISSING, UTM_NOT_ALLOWED, UTM_CASE, UTM_SPACES, UTM_TOO_LONG); with
+``fix_utm_case`` case and spaces are fixed instead, each fix a warning on its row.
+
 With ``fix_invisible`` the invisible characters are stripped and each fix is reported
 as a warning; the fixed values are in ``Validation.frames`` / ``specs``.
 
@@ -41,10 +46,12 @@ from typing import Any
 
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Severity
 from linksync.model.collection import fewer_collections
+from linksync.rules.utm import UtmRules
 from linksync.sources import SourceBatch
 from linksync.sources.frame import SpecFrame
 from linksync.validate.duplicates import duplicates
 from linksync.validate.rows import FrameChecker, offsets
+from linksync.validate.utm import UtmChecker
 
 _FIELD_ORDER = {f: i for i, f in enumerate(LINK_FIELDS)}
 STRICT_NOTE = " (an error under --strict)"
@@ -153,6 +160,8 @@ def validate(
     default_domain: str | None = None,
     now: datetime | None = None,
     strict: bool = False,
+    utm_rules: UtmRules | None = None,
+    fix_utm_case: bool = False,
 ) -> Validation:
     """Check every desired link (see module docstring).
 
@@ -161,7 +170,10 @@ def validate(
     domain of rows that name none, for duplicate detection. ``now``: the instant
     expiries must come after (default: the current time). ``strict``: every warning
     (of the readers and of validation) is an error, so its row is invalid and a
-    file-level one stops apply (``--strict``, for CI).
+    file-level one stops apply (``--strict``, for CI). ``utm_rules``: the team's UTM
+    rules (the profile's ``utm_rules:``; a YAML file's own fill in over them).
+    ``fix_utm_case``: lower the case and replace spaces in UTM values instead of
+    refusing them, each fix a warning (``--fix-utm-case``).
     """
     if isinstance(source, SourceBatch):
         frames = list(source.frames)
@@ -177,10 +189,18 @@ def validate(
     for frame, offset in offsets(frames):
         checker = FrameChecker(frame, offset, when, fix_invisible)
         checker.run()
-        fixed.append(checker.frame)
         for idx, fname, problem in checker.found:
             found.append((idx, _FIELD_ORDER.get(fname or "", -1), seq, problem))
             seq += 1
+        in_force = frame.utm_rules.over(utm_rules) if frame.utm_rules else utm_rules
+        if in_force is not None and not in_force.empty:
+            skip = checker.dead | checker.skip.get("url", set())
+            utm = UtmChecker(checker.frame, in_force, fix_utm_case, skip)
+            checker.frame = utm.run()
+            for i, problem in utm.found:
+                found.append((offset + i, _FIELD_ORDER["url"], seq, problem))
+                seq += 1
+        fixed.append(checker.frame)
     for idx, fname, problem in duplicates(fixed, default_domain):
         found.append((idx, _FIELD_ORDER.get(fname, -1), seq, problem))
         seq += 1
