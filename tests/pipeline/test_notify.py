@@ -148,7 +148,9 @@ def test_a_stopped_run_alerts_then_raises(receiver: Receiver, config: Path) -> N
     ((_, payload),) = receiver.got
     assert payload["title"].endswith(": stopped")
     assert "Why this alert: stopped" in payload["message"]
-    assert "401" in payload["message"] or "UNAUTHORIZED" in payload["message"]
+    assert "Stopped: UNAUTHORIZED" in payload["message"] and "HTTP 401" in payload["message"]
+    assert "Duration: " in payload["message"]
+    assert "Requests" not in payload["message"]  # not known: not claimed
     assert "not-a-key" not in json.dumps(payload)
 
 
@@ -159,6 +161,7 @@ def test_with_all_each_target_sends_its_own_alert(
     res = run("apply", "--all", "--yes", "--notify", receiver.url(), "--notify-on", "stopped")
     assert res.exit_code == 1  # brand-a wrote, brand-b was refused
     ((_, payload),) = receiver.got  # brand-a ended well: not an alert of "stopped"
+    assert payload["title"].startswith("linksync apply brand-b (built-in sandbox")
     assert payload["title"].endswith(": stopped") and "not-a-key" not in json.dumps(payload)
     assert "[brand-b] notified 1 of 1 (json)" in res.output
 

@@ -66,7 +66,8 @@ def _reading(kw: Mapping[str, Any], settings: Settings) -> Reading:
 def _alerts(settings: Settings, kw: Mapping[str, Any]) -> Alerts:
     """The keywords ``notify`` and ``notify_on`` over the profile's."""
     prof = settings.profile
-    return Alerts.of(prof.notify, prof.notify_on, kw.get("notify"), kw.get("notify_on"))
+    notify, notify_on = kw.get("notify"), kw.get("notify_on")
+    return Alerts.of(prof.notify, prof.notify_on, notify, notify_on, name=prof.name)
 
 
 def _option_values(kw: Mapping[str, Any]) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from linksync.config.profiles import DEFAULT_NOTIFY_ON, check_notify_on
 from linksync.errors import ConfigError
 from linksync.model import RowResult, RunInfo
 from linksync.pipeline.events import RunEvents
-from linksync.report.summary import Counts, count_results, render_summary
+from linksync.report.summary import Counts, count_results, render_summary, safe_target
 from linksync.safe.secrets import Secrets
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
@@ -52,6 +52,8 @@ class Alerts:
 
     urls: tuple[str, ...] = field(default=(), repr=False)
     on: tuple[str, ...] = DEFAULT_NOTIFY_ON
+    #: The target's (or profile's) name, in the title beside the target's label.
+    name: str | None = None
 
     @classmethod
     def of(
@@ -60,12 +62,14 @@ class Alerts:
         profile_on: Sequence[str] | None,
         notify: Sequence[str] | None = None,
         notify_on: Sequence[str] | str | None = None,
+        *,
+        name: str | None = None,
     ) -> Alerts:
         """The keywords (flags) over the profile's: ``notify`` replaces the profile's
         URLs, ``notify_on`` its conditions (a text may list them with commas)."""
         urls = tuple(notify) if notify else tuple(profile_urls)
         on = notify_on or profile_on or DEFAULT_NOTIFY_ON
-        return cls(tuple(u.strip() for u in urls), check_notify_on(on, "--notify-on"))
+        return cls(tuple(u.strip() for u in urls), check_notify_on(on, "--notify-on"), name)
 
     def secrets(self) -> tuple[str, ...]:
         """The URLs, and their long parts (tokens), to keep out of every output."""
@@ -143,8 +147,10 @@ def ci_links(env: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(links)
 
 
-def message(end: RunEnd, met: Sequence[str], env: Mapping[str, str]) -> tuple[str, str]:
-    """The title and body of the alert."""
+def message(
+    end: RunEnd, met: Sequence[str], env: Mapping[str, str], name: str | None = None
+) -> tuple[str, str]:
+    """The title and body of the alert (``name``: the target's, beside its label)."""
     counts = end.counts
     if end.stopped is not None:
         what = "stopped"
@@ -154,11 +160,20 @@ def message(end: RunEnd, met: Sequence[str], env: Mapping[str, str]) -> tuple[st
         what = f"{end.changes} changes" + (" pending" if end.command == "plan" else "")
     else:
         what = "done"
-    title = f"linksync {end.command} {end.info.target}: {what}"
+    target = f"{name} ({end.info.target})" if name else end.info.target
+    title = f"linksync {end.command} {target}: {what}"
     lines = [f"Why this alert: {', '.join(met)}"]
-    if end.stopped is not None:
+    if end.stopped is not None and not counts.total:
+        # no rows to count: the error, the time it took (no request count: not known)
         lines.append(f"Stopped: {end.stopped}")
-    lines.append(render_summary(counts, end.info, end.reports))
+        lines.append(f"Target: {safe_target(end.info.target)} (mode {end.info.mode})")
+        lines.append(f"Duration: {end.info.duration_s:.1f} s")
+        if end.reports:
+            lines += ["Reports:", *(f"  {p}" for p in end.reports)]
+    else:
+        if end.stopped is not None:
+            lines.append(f"Stopped: {end.stopped}")
+        lines.append(render_summary(counts, end.info, end.reports))
     lines += [f"CI: {link}" for link in ci_links(env)]
     return title, "\n".join(lines)
 
@@ -228,7 +243,7 @@ def alert(
     met = conditions(alerts, end) if alerts.urls else ()
     if not met:
         return None, None
-    title, body = message(end, met, os.environ if env is None else env)
+    title, body = message(end, met, os.environ if env is None else env, alerts.name)
     bad = end.stopped is not None or end.counts.failed > 0
     kind = "failure" if bad else "warning" if end.changes else "info"
     done = deliver(alerts.urls, secrets.redact(title), secrets.redact(body), kind)
