@@ -65,9 +65,9 @@ _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
         "--notify",
         multiple=True,
         metavar="URL",
-        help="At the run's end, alert this apprise URL (slack://, msteams://, discord://, "
-        "mailto://, json://...; repeatable; over the profile's notify). A secret: never "
-        "printed. Not delivered: a warning, the exit code unchanged.",
+        help="At the run's end, alert this apprise URL (slack://, workflows:// for Teams, "
+        "discord://, mailtos://, json://...; repeatable; over the profile's notify). A "
+        "secret: never printed. Not delivered: a warning, the exit code unchanged.",
     ),
     click.option(
         "--notify-on",

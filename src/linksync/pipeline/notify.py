@@ -2,14 +2,14 @@
 
 A run (``linksync.plan`` or ``linksync.apply``; with ``--all`` each target's run, so
 one message per target) that ends in a condition the user picked sends one message to
-each notify URL (an apprise URL: ``slack://``, ``msteams://``, ``discord://``,
+each notify URL (an apprise URL: ``slack://``, ``workflows://`` (Teams), ``discord://``,
 ``mailto://``, ``json://``, ``form://``...). The conditions (``--notify-on`` /
 ``notify_on:``): ``failed`` (rows failed or invalid), ``drift`` (the plan had changes
 to make), ``stopped`` (an error ended the run: 401, 403, quota, TLS or proxy...),
 ``always``; by default ``failed`` and ``stopped``.
 
-The message names the target by its label (never its key, nor a proxy's credentials)
-and holds the run's summary (``linksync.report.summary.render_summary``: counts by
+The message names the target by its name and label (never its key, nor a proxy's
+credentials) and holds the run's summary (``render_summary``: counts by
 action and status, the top error constants with an example row, the duration, the
 reports), why the run stopped, and in GitHub Actions the link to the run and the pull
 request. A URL holds a token: it is a secret of the run, never printed; only its
