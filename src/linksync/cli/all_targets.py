@@ -31,15 +31,18 @@ if TYPE_CHECKING:
 
 
 def prepare(
-    target: TargetOptions, names: Sequence[str], log_format: str
+    target: TargetOptions, names: Sequence[str], log_format: str, notify: Sequence[str] = ()
 ) -> tuple[tuple[Workspace, ...], logging.Logger]:
-    """Logging, the targets (each key a secret of the log), announced on stderr."""
+    """Logging, the targets (each key and notify URL a secret of the log), announced
+    on stderr."""
     from linksync.config.targets import load_workspaces
 
-    secrets = Secrets()
+    secrets = Secrets(notify)
     logger = setup_logging(log_format, secrets=secrets)  # type: ignore[arg-type]
     workspaces = load_workspaces(target.config, names or None)
     for ws in workspaces:
+        for url in ws.profile.notify:
+            secrets.add(url)
         try:
             settings = ws.settings(
                 insecure=target.insecure, concurrency=target.concurrency, network=target.network
@@ -88,6 +91,9 @@ class TargetEvents(CliEvents):
     def warning(self, text: str) -> None:
         err(f"[{self.name}] Warning: {text}")
 
+    def notice(self, text: str) -> None:
+        err(f"[{self.name}] {text}")
+
     def problems(self, problems: Sequence[Any]) -> None:
         for p in problems:
             err(f"[{self.name}] {p.severity.value}: {p.where()}: {p.constant}: {p.message}")
@@ -98,7 +104,7 @@ def plan_targets(
 ) -> NoReturn:
     from linksync.pipeline import plan_all
 
-    workspaces, logger = prepare(target, names, kw.pop("log_format"))
+    workspaces, logger = prepare(target, names, kw.pop("log_format"), kw.get("notify") or ())
     asking = threading.Lock()
     every = plan_all(
         workspaces, config=target.config, insecure=target.insecure,
@@ -131,7 +137,7 @@ def apply_targets(
 
     if not yes and not sys.stdin.isatty():
         raise ConfigError("no terminal to confirm on: pass --yes to apply without asking")
-    workspaces, logger = prepare(target, names, kw.pop("log_format"))
+    workspaces, logger = prepare(target, names, kw.pop("log_format"), kw.get("notify") or ())
     asking = threading.Lock()
     every = apply_all(
         workspaces, config=target.config, insecure=target.insecure,

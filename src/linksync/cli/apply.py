@@ -122,7 +122,7 @@ def apply_command(
         raise ConfigError("--json is the summary of a run over targets: use it with --all")
     if not sources and not plan_file:
         raise ConfigError("give SOURCE files, or --plan plan.json")
-    settings, logger = start(target, kw.pop("log_format"))
+    settings, logger = start(target, kw.pop("log_format"), kw["notify"])
     results = apply(
         list(sources), plan=plan_file, settings=settings, reports=reports, annotate=annotate,
         qr=qr, journal=journal, lock=lock_path, lock_wait=lock_wait, logger=logger,

@@ -49,3 +49,6 @@ class CliEvents(RunEvents):
 
     def warning(self, text: str) -> None:
         err(f"Warning: {text}")
+
+    def notice(self, text: str) -> None:
+        err(text)

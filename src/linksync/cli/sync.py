@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import click
@@ -66,6 +66,21 @@ _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
     click.option("--reset-passwords", is_flag=True, help="Send passwords even when set already."),
     click.option("--max-deletes", type=click.IntRange(0), help="Refuse more deletes than this."),
     click.option("--force", is_flag=True, help="Apply even above the safety thresholds."),
+    # alerts (linksync.pipeline.notify)
+    click.option(
+        "--notify",
+        multiple=True,
+        metavar="URL",
+        help="At the run's end, alert this apprise URL (slack://, workflows:// for Teams, "
+        "discord://, mailtos://, json://...; repeatable; over the profile's notify). A "
+        "secret: never printed. Not delivered: a warning, the exit code unchanged.",
+    ),
+    click.option(
+        "--notify-on",
+        metavar="WHEN",
+        help="When to alert: failed, drift, stopped, always, comma-separated "
+        "(default: failed,stopped).",
+    ),
     click.option(
         "--log-format",
         type=click.Choice(["off", "text", "json"]),
@@ -104,16 +119,21 @@ def run_keywords(kw: dict[str, Any]) -> dict[str, Any]:
         "max_deletes": kw["max_deletes"],
         "force": kw["force"] or None,
         "slugless": kw["slugless"],
+        "notify": list(kw["notify"]) or None,
+        "notify_on": kw["notify_on"],
     }
 
 
-def start(target: TargetOptions, log_format: str) -> tuple[Settings, logging.Logger]:
+def start(
+    target: TargetOptions, log_format: str, notify: Sequence[str] | None = None
+) -> tuple[Settings, logging.Logger]:
     """Logging first (so even a bad target is reported as JSON with --log-format json),
-    then the target, announced on stderr once its key is a secret of the log."""
-    secrets = Secrets()
+    then the target, announced on stderr once its key (and the notify URLs) are
+    secrets of the log."""
+    secrets = Secrets(notify or ())
     logger = setup_logging(log_format, secrets=secrets)  # type: ignore[arg-type]
     settings = target.resolve(announce=False)
-    for secret in settings.target.secrets():
+    for secret in (*settings.target.secrets(), *settings.profile.notify):
         secrets.add(secret)
     err(settings.target.describe())
     return settings, logger
@@ -166,7 +186,7 @@ def plan_command(
         )  # fmt: skip
     if not sources:
         raise ConfigError("give SOURCE files, or --all / --target NAME for the config's targets")
-    settings, logger = start(target, kw.pop("log_format"))
+    settings, logger = start(target, kw.pop("log_format"), kw["notify"])
     planned = plan(
         list(sources), settings=settings, out=out, detailed_exitcode=detailed_exitcode,
         events=CliEvents(), logger=logger, **run_keywords(kw),

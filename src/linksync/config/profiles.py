@@ -53,6 +53,9 @@ PROFILE_KEYS = frozenset(
         "workbook_password_env",
         "slugless",  # stable | random: how rows without a slug are created
         "utm_rules",  # the team's UTM rules (linksync.rules.utm)
+        # alerts at the end of a run (linksync.pipeline.notify)
+        "notify",  # apprise URLs: secrets (a webhook URL holds a token)
+        "notify_on",  # failed, drift, stopped, always
     }
 )
 
@@ -108,6 +111,9 @@ class Profile:
     slugless: str | None = None
     #: The team's UTM rules, checked on every final URL (None: none).
     utm_rules: UtmRules | None = None
+    #: Alerts: apprise URLs (secrets: no repr) and the conditions (None: the default).
+    notify: tuple[str, ...] = field(default=(), repr=False)
+    notify_on: tuple[str, ...] | None = None
 
 
 def _opt_str(data: Mapping[str, Any], key: str, where: str) -> str | None:
@@ -216,7 +222,43 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         workbook_password_env=_opt_str(data, "workbook_password_env", where),
         slugless=slugless.lower() if slugless is not None else None,
         utm_rules=_utm_rules(data, where),
+        **_alerts(data, where),
     )
+
+
+#: ``notify_on:`` / ``--notify-on`` choices, and the default (linksync.pipeline.notify).
+NOTIFY_ON = ("failed", "drift", "stopped", "always")
+DEFAULT_NOTIFY_ON = ("failed", "stopped")
+
+
+def check_notify_on(values: Any, where: str) -> tuple[str, ...]:
+    """``notify_on`` (a list, or a text with commas) checked against ``NOTIFY_ON``."""
+    if isinstance(values, str):
+        values = values.split(",")
+    if not isinstance(values, list | tuple) or not all(isinstance(v, str) for v in values):
+        raise ConfigError(f"{where}: notify_on must be a list, e.g. [failed, stopped]")
+    chosen = tuple(dict.fromkeys(v.strip().lower() for v in values if v.strip()))
+    bad = [v for v in chosen if v not in NOTIFY_ON]
+    if bad or not chosen:
+        raise ConfigError(
+            f"{where}: notify_on {', '.join(bad) or '(empty)'}: choose among {', '.join(NOTIFY_ON)}"
+        )
+    return chosen
+
+
+def _alerts(data: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """``notify:`` (a URL or a list) and ``notify_on:``, checked; a URL is never named
+    in an error (it holds a token)."""
+    urls = data.get("notify") or []
+    if isinstance(urls, str):
+        urls = [urls]
+    if not isinstance(urls, list) or not all(isinstance(u, str) and u.strip() for u in urls):
+        raise ConfigError(f"{where}: notify must be a list of apprise URLs (json://host/path)")
+    on = data.get("notify_on")
+    return {
+        "notify": tuple(u.strip() for u in urls),
+        "notify_on": check_notify_on(on, where) if on is not None else None,
+    }
 
 
 def read_config(path: Path) -> Mapping[str, Any]:

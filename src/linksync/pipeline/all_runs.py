@@ -110,6 +110,8 @@ def plan_all(
     min_existing: int | None = None,
     force: bool | None = None,
     slugless: str | None = None,
+    notify: Sequence[str] | None = None,
+    notify_on: Sequence[str] | str | None = None,
     logger: logging.Logger | None = None,
     events: EventsOf | None = None,
 ) -> AllResults:
@@ -186,6 +188,8 @@ def apply_all(
     min_existing: int | None = None,
     force: bool | None = None,
     slugless: str | None = None,
+    notify: Sequence[str] | None = None,
+    notify_on: Sequence[str] | str | None = None,
     logger: logging.Logger | None = None,
     events: EventsOf | None = None,
     progress: Callable[[str], ProgressSink | None] | None = None,

@@ -16,6 +16,8 @@
    write count fed from the client's call events, the reports streamed in source order,
    the progress sink told of each row, the cancel signal watched.
 6. The reports are closed, the annotated copies and the QR zip written.
+7. The alert is sent when the run meets a condition the user picked
+   (``linksync.pipeline.notify``), also when an error stopped it.
 
 An error after something was written never claims nothing was done: it is raised as
 ``StoppedAfterWrites`` (``InterruptedAfterWrites`` for a second Ctrl-C), saying what was
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
@@ -54,11 +57,13 @@ from linksync.pipeline.inputs import (
     source_paths,
 )
 from linksync.pipeline.lock import LockHolder, acquire_lock
+from linksync.pipeline.notify import Alerts, RunEnd, alert_run
 from linksync.pipeline.planning import plan_to_apply
 from linksync.pipeline.preflight import Checks, RunPaths, clear_leftovers, run_checks, run_paths
 from linksync.report import ReportOptions, ReportSet
 from linksync.report.annotate import annotation_pairs, write_annotated
 from linksync.report.qr import QrCodes, write_results_qr
+from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
 from linksync.safe.secrets import Secrets
 from linksync.sync.execute import execute
@@ -91,6 +96,7 @@ class ApplyRequest:
     lock_wait: float = 0.0
     journal: PathArg | bool | None = None
     reads: Sequence[PathArg] = ()
+    alerts: Alerts = field(default_factory=Alerts)
 
 
 class ApplyRun:
@@ -112,7 +118,11 @@ class ApplyRun:
         self.cancel = cancel
         self.log = logger or logging.getLogger("linksync")
         self.secrets = Secrets(
-            [*request.settings.target.secrets(), request.reading.workbook_password]
+            [
+                *request.settings.target.secrets(),
+                request.reading.workbook_password,
+                *request.alerts.secrets(),
+            ]
         )
         self.writes = RemoteWrites()
         self.run_id = new_run_id()
@@ -124,8 +134,29 @@ class ApplyRun:
         return self.request.settings.target.label
 
     async def go(self) -> Results:
+        """The run, then its alert (``linksync.pipeline.notify``): when it ends, or
+        stops with an error (raised again once the alert is sent)."""
+        started = time.monotonic()
         with fewer_collections():
-            return await self._go()
+            try:
+                results = await self._go()
+            except (LinksyncError, OSError) as exc:
+                mode = self.request.options.mode.value
+                info = RunInfo(self.label, mode, duration_s=time.monotonic() - started)
+                end = RunEnd("apply", info, Counts(), stopped=describe(exc))
+                await alert_run(self.request.alerts, end, self.secrets, self.events)
+                raise
+        if not results.confirmed:
+            return results
+        end = RunEnd.of_rows(
+            "apply", results.info, results.rows, changes=len(results.plan.writes),
+            reports=results.files, stopped=results.stop_sentence if results.stopped_by else None,
+        )  # fmt: skip
+        warning = await alert_run(self.request.alerts, end, self.secrets, self.events)
+        if warning is not None:
+            self.warnings.append(warning)
+            results = replace(results, warnings=tuple(self.warnings))
+        return results
 
     async def _go(self) -> Results:
         req = self.request
@@ -190,6 +221,7 @@ class ApplyRun:
     def _preflight(self) -> RunPaths:
         paths = self.paths()
         self.checks(paths).check()
+        self.request.alerts.check()
         removed = clear_leftovers(paths)
         if removed:
             self.warn(describe_removed(removed))

@@ -18,23 +18,28 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from dataclasses import replace
 from os import PathLike
 from pathlib import Path
 from typing import Any, ParamSpec
 
 from linksync.config import Settings, resolve
-from linksync.errors import ConfigError
+from linksync.errors import ConfigError, LinksyncError, describe
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
+from linksync.model import RunInfo
 from linksync.model.collection import fewer_collections
 from linksync.pipeline.applying import ApplyRequest, ApplyRun, PathArg, run_apply
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import Reading, Sources, load_specs, options_from, source_paths
 from linksync.pipeline.keywords import documented, variant
+from linksync.pipeline.notify import Alerts, RunEnd, alert_run
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
 from linksync.pipeline.preflight import clear_leftovers, preflight, run_paths
 from linksync.report.plans import plan_rows
+from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
 from linksync.safe.outputs import write_text_atomic
+from linksync.safe.secrets import Secrets
 from linksync.sync.options import Mode, SyncOptions
 from linksync.sync.plan import Plan
 from linksync.sync.results import CancelSignal, ProgressSink, Results
@@ -57,6 +62,13 @@ def _reading(kw: Mapping[str, Any], settings: Settings) -> Reading:
         workbook_password_file=kw.get("workbook_password_file"),
     )
     return given.over(settings)
+
+
+def _alerts(settings: Settings, kw: Mapping[str, Any]) -> Alerts:
+    """The keywords ``notify`` and ``notify_on`` over the profile's."""
+    prof = settings.profile
+    notify, notify_on = kw.get("notify"), kw.get("notify_on")
+    return Alerts.of(prof.notify, prof.notify_on, notify, notify_on, name=prof.name)
 
 
 def _option_values(kw: Mapping[str, Any]) -> dict[str, Any]:
@@ -96,6 +108,8 @@ async def plan_async(
     min_existing: int | None = None,
     force: bool | None = None,
     slugless: str | None = None,
+    notify: Sequence[str] | None = None,
+    notify_on: Sequence[str] | str | None = None,
     events: RunEvents | None = None,
     logger: logging.Logger | None = None,
 ) -> Planned:
@@ -110,8 +124,38 @@ async def plan_async(
 
 
 async def _plan(sources: Sources, kw: Mapping[str, Any]) -> Planned:
+    """The plan; its alert (``linksync.pipeline.notify``) when it ends, or stops."""
     settings = kw["settings"] or resolve()
     events = kw["events"] or RunEvents()
+    alerts = _alerts(settings, kw)
+    secrets = Secrets([*settings.target.secrets(), *alerts.secrets()])
+    started = time.monotonic()
+
+    def info() -> RunInfo:
+        return RunInfo(settings.target.label, dry_run=True, duration_s=time.monotonic() - started)
+
+    try:
+        alerts.check()
+        planned = await _planning(sources, kw, settings, events)
+    except (LinksyncError, OSError) as exc:
+        mode = kw["mode"] or (kw["options"] or SyncOptions()).mode
+        mode = str(getattr(mode, "value", mode))
+        end = RunEnd("plan", replace(info(), mode=mode), Counts(), stopped=describe(exc))
+        await alert_run(alerts, end, secrets, events)
+        raise
+    made = planned.plan
+    shown = (planned.saved_to,) if planned.saved_to is not None else ()
+    end = RunEnd.of_rows(
+        "plan", replace(info(), mode=made.options.mode.value), plan_rows(made),
+        changes=len(made.writes), reports=shown,
+    )  # fmt: skip
+    await alert_run(alerts, end, secrets, events)
+    return planned
+
+
+async def _planning(
+    sources: Sources, kw: Mapping[str, Any], settings: Settings, events: RunEvents
+) -> Planned:
     log = kw["logger"] or logging.getLogger("linksync")
     opts = options_from(settings, kw["options"], **_option_values(kw))
     out = kw["out"]
@@ -206,6 +250,8 @@ def prepare_apply(
     min_existing: int | None = None,
     force: bool | None = None,
     slugless: str | None = None,
+    notify: Sequence[str] | None = None,
+    notify_on: Sequence[str] | str | None = None,
     events: RunEvents | None = None,
     on_progress: ProgressSink | None = None,
     cancel: CancelSignal | None = None,
@@ -247,6 +293,7 @@ def prepare_apply(
         lock_wait=lock_wait,
         journal=journal,
         reads=tuple(reads),
+        alerts=_alerts(settings, kw),
     )
     return ApplyRun(request, events=events, on_progress=on_progress, cancel=cancel, logger=logger)
 

@@ -6,7 +6,7 @@ file-level problems, the plan and the warnings on stderr and asks on a terminal;
 web page keeps them for the page. The methods are called in the thread that runs the
 run, in this order: ``problems`` (after reading the sources), ``lock_wait`` (only when
 another run holds the lock and the run waits for it), ``planned`` (the plan about to
-be applied), ``confirm`` (only when the plan has writes), ``warning`` (any number).
+be applied), ``confirm`` (only when the plan has writes), ``warning`` and ``notice`` (any number).
 """
 
 from __future__ import annotations
@@ -36,3 +36,6 @@ class RunEvents:
 
     def warning(self, text: str) -> None:
         """Something the run could not do for one row or file, and went on."""
+
+    def notice(self, text: str) -> None:
+        """What the run did beside the sync (the alerts sent: "notified 1 of 1 (json)")."""

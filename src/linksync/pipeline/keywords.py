@@ -76,6 +76,11 @@ ARGS: dict[str, str] = {
     "concurrency": "--concurrency: requests in flight at most, per target.",
     "network": "NetworkFlags of --proxy, --ca-bundle, --system-trust, for every target.",
     "progress": "the ProgressSink of each target, by its name.",
+    # alerts (linksync.pipeline.notify)
+    "notify": "--notify: apprise URLs to alert at the run's end (secrets; default: the "
+    "profile's notify).",
+    "notify_on": "--notify-on: failed, drift, stopped, always (default: the profile's "
+    "notify_on, else failed and stopped).",
 }
 
 
