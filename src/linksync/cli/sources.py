@@ -117,7 +117,8 @@ def validate_command(
     profile: str | None,
     **flags: Any,
 ) -> None:
-    """Check SOURCE files (CSV, Excel, YAML or a directory of YAML) without any request.
+    """Check SOURCE files (CSV, Excel, YAML or a directory of YAML) without any request
+    to the service (--check-destinations requests the destination URLs).
 
     Prints a summary per sheet and every problem with its file, sheet, row, column and
     the service's error constant. Exit 0 when every row is valid (warnings allowed,
@@ -143,6 +144,14 @@ def validate_command(
     domain = default_domain or prof.default_domain
     batch = read_sources(sources, options=options)
     result = validate(batch, fix_invisible=fix_invisible, default_domain=domain, strict=strict)
+    check = given["check_destinations"]
+    if prof.check_destinations if check is None else check:
+        from linksync.api.network import Network
+        from linksync.validate.dest_findings import check_destinations
+
+        network = Network(prof.proxy, prof.ca_bundle, prof.trust == "system")
+        result, done = check_destinations(result, strict=strict, network=network)
+        click.echo(done.summary(), err=True)
     echo(render_json(batch, result) if as_json else render_text(batch, result))
     raise SystemExit(EXIT_OK if result.ok else EXIT_ROWS_FAILED)
 

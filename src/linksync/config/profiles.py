@@ -51,6 +51,7 @@ PROFILE_KEYS = frozenset(
         "empty_values",
         "workbook_password_env",
         "slugless",  # stable | random: how rows without a slug are created
+        "check_destinations",  # request each destination before a run (issue 24)
     }
 )
 
@@ -104,6 +105,8 @@ class Profile:
     #: The environment variable holding the password of encrypted workbooks.
     workbook_password_env: str | None = None
     slugless: str | None = None
+    #: Request each destination URL before anything is sent (--check-destinations).
+    check_destinations: bool = False
 
 
 def _opt_str(data: Mapping[str, Any], key: str, where: str) -> str | None:
@@ -171,6 +174,9 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
     strict = data.get("strict", False)
     if not isinstance(strict, bool):
         raise ConfigError(f"{where}: strict must be true or false")
+    check_dest = data.get("check_destinations", False)
+    if not isinstance(check_dest, bool):
+        raise ConfigError(f"{where}: check_destinations must be true or false")
     trust = data.get("trust")
     if trust is not None and trust not in TRUST_CHOICES:
         raise ConfigError(f"{where}: trust must be one of {', '.join(TRUST_CHOICES)}")
@@ -211,6 +217,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         empty_values=tuple(empties),
         workbook_password_env=_opt_str(data, "workbook_password_env", where),
         slugless=slugless.lower() if slugless is not None else None,
+        check_destinations=check_dest,
     )
 
 

@@ -54,6 +54,7 @@ def _reading(kw: Mapping[str, Any], settings: Settings) -> Reading:
         strict=kw.get("strict"),
         fix_invisible=kw.get("fix_invisible", False),
         workbook_password_file=kw.get("workbook_password_file"),
+        check_destinations=kw.get("check_destinations"),
     )
     return given.over(settings)
 
@@ -79,6 +80,7 @@ async def plan_async(
     workbook_password_file: str | PathLike[str] | None = None,
     strict: bool | None = None,
     fix_invisible: bool = False,
+    check_destinations: bool | None = None,
     ai_slug: bool = False,
     ai_og: bool = False,
     mode: Mode | str | None = None,
@@ -125,6 +127,8 @@ async def _plan(sources: Sources, kw: Mapping[str, Any]) -> Planned:
     started = time.monotonic()
     validation = load_specs(sources, _reading(kw, settings), default_domain=opts.default_domain)
     events.problems(validation.file_problems)
+    for note in validation.notes:
+        events.note(note)
     async with settings.open_client() as client:
         made = await make_plan(
             client,
@@ -188,6 +192,7 @@ def prepare_apply(
     workbook_password_file: str | PathLike[str] | None = None,
     strict: bool | None = None,
     fix_invisible: bool = False,
+    check_destinations: bool | None = None,
     ai_slug: bool = False,
     ai_og: bool = False,
     mode: Mode | str | None = None,

@@ -34,6 +34,8 @@ ARGS: dict[str, str] = {
     "workbooks, read from this file.",
     "strict": "--strict/--no-strict: every warning about the sources is an error.",
     "fix_invisible": "--fix-invisible: strip invisible characters (warned).",
+    "check_destinations": "--check-destinations: request each destination URL first and "
+    "report dead ones on their rows (None: the profile's check_destinations).",
     "ai_slug": "--ai-slug: fill empty slugs from the AI tool.",
     "ai_og": "--ai-og: fill empty descriptions from the AI tool.",
     "mode": "--mode: what the sync may do (upsert, mirror, ...).",
