@@ -38,11 +38,12 @@ def message(verdict: Verdict) -> str:
     """The row's message for a verdict with a finding: the cause, the detail, the
     final URL and the status."""
     constant = verdict.constant or ""
-    status = f"status {verdict.status}" if verdict.status is not None else "no answer"
     text = f"{_CAUSES.get(constant, constant)}: {verdict.detail}"
     if verdict.final != verdict.url and verdict.final not in verdict.detail:
         text += f" (final URL {verdict.final})"
-    return f"{text} [{status}]"
+    if verdict.status is not None and not verdict.detail.startswith(str(verdict.status)):
+        text += f" [status {verdict.status}]"
+    return text
 
 
 def _checked(value: object) -> str | None:
