@@ -117,13 +117,15 @@ def validate_command(
     profile: str | None,
     **flags: Any,
 ) -> None:
-    """Check SOURCE files (CSV, Excel, YAML or a directory of YAML) without any request
-    to the service (--check-destinations requests the destination URLs).
+    """Check SOURCE files (CSV, Excel, YAML or a directory of YAML) without any request.
 
     Prints a summary per sheet and every problem with its file, sheet, row, column and
     the service's error constant. Exit 0 when every row is valid (warnings allowed,
     unless --strict), 1 when any row is invalid or a file has nothing to read, 2 when a
     file cannot be read at all (or is refused: past a size limit, a bomb).
+
+    No request goes to the service; --check-destinations requests each destination
+    URL once and reports dead ones on their rows.
     """
     prof = _profile(config_path, profile) or Profile()
     given = pop_source_flags(flags)
