@@ -5,6 +5,7 @@ from a CA of the test's own, unknown unless the check is told to trust it."""
 
 from __future__ import annotations
 
+import socket
 import ssl
 import threading
 import time
@@ -13,12 +14,19 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import httpx
 import pytest
 from click.testing import CliRunner
 
 from linksync.api.network import Network
 from linksync.cli import cli
-from linksync.validate.destinations import USER_AGENT, Politeness, check_urls, retry_after
+from linksync.validate.destinations import (
+    USER_AGENT,
+    Politeness,
+    _failure,
+    check_urls,
+    retry_after,
+)
 
 from .pki import make_pki
 from .servers import free_port
@@ -227,3 +235,21 @@ def test_plan_checks_before_the_service_and_keeps_warned_rows(sites: Sites) -> N
     assert "DEST_NOT_FOUND" in result.output
     assert "Plan: 4 create" in result.output, "warnings: the rows are still sent"
     assert result.output.index("Checked 3") < result.output.index("Plan:")
+
+
+def test_a_host_name_not_found_is_named_as_dns() -> None:
+    error = httpx.ConnectError("[Errno -2] Name or service not known")
+    error.__cause__ = socket.gaierror(-2, "Name or service not known")
+    verdict = _failure("https://no-such-host.invalid/", error)
+    assert verdict.constant == "DEST_UNREACHABLE" and verdict.detail.startswith("DNS")
+
+
+def test_apply_strict_sends_only_the_live_rows_and_reports_the_dead(sites: Sites) -> None:
+    path = _csv(Path.cwd(), sites.http)
+    args = ["apply", str(path), "--check-destinations", "--strict", "--yes"]
+    result = CliRunner().invoke(cli, [*args, "--report", "run.csv"])
+    assert result.exit_code == 1, result.output
+    report = Path("run.csv").read_text(encoding="utf-8")
+    assert report.count("DEST_NOT_FOUND") == 2 and "DEST_SERVER_ERROR" in report
+    listed = CliRunner().invoke(cli, ["links", "list", "--json"])
+    assert '"fine"' in listed.output and '"dead"' not in listed.output, listed.output
