@@ -253,3 +253,12 @@ def test_apply_strict_sends_only_the_live_rows_and_reports_the_dead(sites: Sites
     assert report.count("DEST_NOT_FOUND") == 2 and "DEST_SERVER_ERROR" in report
     listed = CliRunner().invoke(cli, ["links", "list", "--json"])
     assert '"fine"' in listed.output and '"dead"' not in listed.output, listed.output
+
+
+def test_a_profile_key_that_is_not_a_boolean_is_a_config_error(sites: Sites) -> None:
+    path = _csv(Path.cwd(), sites.http)
+    Path("linksync.yaml").write_text("check_destinations: yes please\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["plan", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "check_destinations must be true or false" in result.output
+    assert sites.seen == []
