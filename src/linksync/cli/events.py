@@ -47,6 +47,9 @@ class CliEvents(RunEvents):
             fail("no terminal to confirm on: pass --yes to apply without asking")
         return click.confirm(f"Apply {len(plan.writes)} changes?", default=False, err=True)
 
+    def note(self, text: str) -> None:
+        err(text)
+
     def warning(self, text: str) -> None:
         err(f"Warning: {text}")
 

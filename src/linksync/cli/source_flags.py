@@ -1,7 +1,8 @@
 """Flags of how sources are read, shared by ``validate``, ``plan`` and ``apply``.
 
 Each flag has a profile key of the same meaning (``columns``, ``encoding``,
-``date_format``, ``empty_values``, ``strict``, and ``workbook_password_env`` for
+``date_format``, ``empty_values``, ``strict``, ``check_destinations``, and
+``workbook_password_env`` for
 ``--workbook-password-file``); a flag given wins over the profile.
 """
 
@@ -71,12 +72,21 @@ _FLAGS: tuple[Callable[[F], F], ...] = (
         "file-level one stops apply): for CI. --no-strict overrides a profile's "
         "strict: true.",
     ),
+    click.option(
+        "--check-destinations/--no-check-destinations",
+        default=None,
+        help="Request each distinct destination URL (and apple/google targets) once "
+        "before anything is sent, politely (HEAD, 2 at a time per host, 20/s in all), and "
+        "report dead ones on their rows: 404/410, other 4xx, 5xx, timeouts, DNS and TLS "
+        "failures, redirect loops, redirects to another host, http:// to https://. "
+        "Warnings (errors under --strict). Profile key: check_destinations: true.",
+    ),
 )
 
 
 def source_flags(fn: F) -> F:
     """Add the flags; the command receives maps, encoding, date_format, timezone,
-    empty_values, workbook_password_file, strict."""
+    empty_values, workbook_password_file, strict, check_destinations."""
     decorated: Any = fn
     for option in reversed(_FLAGS):
         decorated = option(decorated)
@@ -105,4 +115,5 @@ def pop_source_flags(kw: dict[str, Any]) -> dict[str, Any]:
         "empty_values": tuple(kw.pop("empty_values", ()) or ()),
         "workbook_password_file": kw.pop("workbook_password_file", None),
         "strict": kw.pop("strict", None),
+        "check_destinations": kw.pop("check_destinations", None),
     }

@@ -130,6 +130,9 @@ def validate_command(
     the service's error constant. Exit 0 when every row is valid (warnings allowed,
     unless --strict), 1 when any row is invalid or a file has nothing to read, 2 when a
     file cannot be read at all (or is refused: past a size limit, a bomb).
+
+    No request goes to the service; --check-destinations requests each destination
+    URL once and reports dead ones on their rows.
     """
     prof = _profile(config_path, profile) or Profile()
     given = pop_source_flags(flags)
@@ -157,6 +160,14 @@ def validate_command(
         utm_rules=prof.utm_rules,
         fix_utm_case=fix_utm_case,
     )
+    check = given["check_destinations"]
+    if prof.check_destinations if check is None else check:
+        from linksync.api.network import Network
+        from linksync.validate.dest_findings import check_destinations
+
+        network = Network(prof.proxy, prof.ca_bundle, prof.trust == "system")
+        result, done = check_destinations(result, strict=strict, network=network)
+        click.echo(done.summary(), err=True)
     echo(render_json(batch, result) if as_json else render_text(batch, result))
     raise SystemExit(EXIT_OK if result.ok else EXIT_ROWS_FAILED)
 

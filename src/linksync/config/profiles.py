@@ -56,6 +56,7 @@ PROFILE_KEYS = frozenset(
         # alerts at the end of a run (linksync.pipeline.notify)
         "notify",  # apprise URLs: secrets (a webhook URL holds a token)
         "notify_on",  # failed, drift, stopped, always
+        "check_destinations",  # request each destination before a run (issue 24)
     }
 )
 
@@ -114,6 +115,8 @@ class Profile:
     #: Alerts: apprise URLs (secrets: no repr) and the conditions (None: the default).
     notify: tuple[str, ...] = field(default=(), repr=False)
     notify_on: tuple[str, ...] | None = None
+    #: Request each destination URL before anything is sent (--check-destinations).
+    check_destinations: bool = False
 
 
 def _opt_str(data: Mapping[str, Any], key: str, where: str) -> str | None:
@@ -181,6 +184,9 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
     strict = data.get("strict", False)
     if not isinstance(strict, bool):
         raise ConfigError(f"{where}: strict must be true or false")
+    check_dest = data.get("check_destinations", False)
+    if not isinstance(check_dest, bool):
+        raise ConfigError(f"{where}: check_destinations must be true or false")
     trust = data.get("trust")
     if trust is not None and trust not in TRUST_CHOICES:
         raise ConfigError(f"{where}: trust must be one of {', '.join(TRUST_CHOICES)}")
@@ -223,6 +229,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         slugless=slugless.lower() if slugless is not None else None,
         utm_rules=_utm_rules(data, where),
         **_alerts(data, where),
+        check_destinations=check_dest,
     )
 
 

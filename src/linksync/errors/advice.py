@@ -135,6 +135,33 @@ ADVICE: dict[str, str] = {
     "UNSAFE_PLAN": "Check the plan: if it is what you want, run again with --force.",
     "FILE_ERROR": "Check the file named exists and may be read (or written), then run again.",
     "UNEXPECTED_ERROR": "A bug in linksync: run again, and report it with the log if it stays.",
+    # --- a destination check (--check-destinations) ---
+    "DEST_NOT_FOUND": (
+        "The page is gone: correct the destination URL (the campaign page may have moved) "
+        "before the short link is printed or sent."
+    ),
+    "DEST_CLIENT_ERROR": (
+        "The page refuses visitors (login, forbidden, rate limit): open it in a browser "
+        "and correct the URL, or keep it if only robots are refused."
+    ),
+    "DEST_SERVER_ERROR": "The site fails right now: try again later, or tell whoever runs it.",
+    "DEST_TIMEOUT": "The site answers too slowly or not at all: check the URL, try again later.",
+    "DEST_UNREACHABLE": (
+        "Check the host name for typos; if the site is internal, run the check where it "
+        "can be reached (or through --proxy)."
+    ),
+    "DEST_TLS_ERROR": (
+        "Visitors' browsers may refuse this page: fix the site's certificate, or trust "
+        "your own CA with --ca-bundle or --system-trust if the site is internal."
+    ),
+    "DEST_REDIRECT_LOOP": "The page never loads: correct the URL, or fix the site's redirects.",
+    "DEST_OTHER_HOST": (
+        "Check the final URL is where the link should go (a campaign page that lands on "
+        "a home page is a common mistake); put the final URL in the row if it is."
+    ),
+    "DEST_HTTPS_AVAILABLE": (
+        "Use the https:// URL the message names: one redirect less, and no plain http."
+    ),
 }
 
 

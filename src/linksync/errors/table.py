@@ -383,6 +383,21 @@ _TABLE: tuple[ErrorDef, ...] = (
             ("UNEXPECTED_ERROR", "linksync failed in a way it does not foresee (a bug)"),
         )
     ),
+    # --- a destination check (--check-destinations; linksync.validate.destinations) ------
+    *(
+        ErrorDef(constant, None, None, meaning, Origin.LOCAL)
+        for constant, meaning in (
+            ("DEST_NOT_FOUND", "The destination answers 404 Not Found or 410 Gone"),
+            ("DEST_CLIENT_ERROR", "The destination answers another 4xx status (401, 403, 429)"),
+            ("DEST_SERVER_ERROR", "The destination answers a 5xx status: its server fails"),
+            ("DEST_TIMEOUT", "The destination does not answer within the check's timeout"),
+            ("DEST_UNREACHABLE", "The destination's host is not found or refuses connections"),
+            ("DEST_TLS_ERROR", "The destination's HTTPS certificate is not trusted, or TLS fails"),
+            ("DEST_REDIRECT_LOOP", "The destination redirects in a loop, or past the hop limit"),
+            ("DEST_OTHER_HOST", "The destination redirects to another host (the final URL shown)"),
+            ("DEST_HTTPS_AVAILABLE", "An http:// destination redirects to https://: use that"),
+        )
+    ),
 )
 
 ERRORS: dict[str, ErrorDef] = {e.constant: e for e in _TABLE}

@@ -179,6 +179,8 @@ class ApplyRun:
                 req.sources, req.reading, default_domain=req.options.default_domain
             )
             self.events.problems(validation.file_problems)
+            for note in validation.notes:
+                self.events.note(note)
             if saved is None:
                 refuse_file_errors(validation)
         try:

@@ -60,6 +60,7 @@ def _reading(kw: Mapping[str, Any], settings: Settings) -> Reading:
         fix_invisible=kw.get("fix_invisible", False),
         fix_utm_case=kw.get("fix_utm_case", False),
         workbook_password_file=kw.get("workbook_password_file"),
+        check_destinations=kw.get("check_destinations"),
     )
     return given.over(settings)
 
@@ -93,6 +94,7 @@ async def plan_async(
     strict: bool | None = None,
     fix_invisible: bool = False,
     fix_utm_case: bool = False,
+    check_destinations: bool | None = None,
     ai_slug: bool = False,
     ai_og: bool = False,
     mode: Mode | str | None = None,
@@ -171,6 +173,8 @@ async def _planning(
     started = time.monotonic()
     validation = load_specs(sources, _reading(kw, settings), default_domain=opts.default_domain)
     events.problems(validation.file_problems)
+    for note in validation.notes:
+        events.note(note)
     async with settings.open_client() as client:
         made = await make_plan(
             client,
@@ -235,6 +239,7 @@ def prepare_apply(
     strict: bool | None = None,
     fix_invisible: bool = False,
     fix_utm_case: bool = False,
+    check_destinations: bool | None = None,
     ai_slug: bool = False,
     ai_og: bool = False,
     mode: Mode | str | None = None,

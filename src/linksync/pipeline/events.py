@@ -34,6 +34,10 @@ class RunEvents:
         """Whether to apply ``plan`` (it has writes): False applies nothing."""
         return True
 
+    def note(self, text: str) -> None:
+        """A line about a check the run made (a destination check: how many URLs, how
+        long), after ``problems``."""
+
     def warning(self, text: str) -> None:
         """Something the run could not do for one row or file, and went on."""
 

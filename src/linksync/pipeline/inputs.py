@@ -22,6 +22,7 @@ from linksync.sync.options import SyncOptions
 from linksync.sync.slugs import Slugless
 
 if TYPE_CHECKING:
+    from linksync.api.network import Network
     from linksync.validate import Validation
 
 #: Source files (CSV, Excel, YAML, a folder of YAML), or the desired links themselves.
@@ -52,13 +53,19 @@ class Reading:
     utm_rules: UtmRules | None = None
     workbook_password_file: str | PathLike[str] | None = None
     workbook_password: str | None = field(default=None, repr=False, compare=False)
+    #: ``--check-destinations`` (None: the profile's ``check_destinations:``), and the
+    #: proxy and TLS trust of the target the check uses (``over`` sets it).
+    check_destinations: bool | None = None
+    network: Network | None = field(default=None, repr=False, compare=False)
 
     def over(self, settings: Settings) -> Reading:
         """These options over the profile's (``columns``, ``encoding``, ``date_format``,
         ``timezone``, ``empty_values``, ``strict``, ``workbook_password_env``)."""
+        from linksync.api.network import Network
         from linksync.sources.encrypted import workbook_password
 
         prof = settings.profile
+        target = settings.target
         password = self.workbook_password or workbook_password(
             password_file=self.workbook_password_file, env_name=prof.workbook_password_env
         )
@@ -73,6 +80,12 @@ class Reading:
             strict=prof.strict if self.strict is None else self.strict,
             workbook_password=password,
             utm_rules=self.utm_rules or prof.utm_rules,
+            check_destinations=(
+                prof.check_destinations
+                if self.check_destinations is None
+                else self.check_destinations
+            ),
+            network=self.network or Network(target.proxy, target.ca_bundle, target.system_trust),
         )
 
 
@@ -95,7 +108,7 @@ def load_specs(
     rules, fix_utm = reading.utm_rules, reading.fix_utm_case
     if items and all(isinstance(s, LinkSpec) for s in items):
         specs = [s for s in items if isinstance(s, LinkSpec)]
-        return validate(
+        found = validate(
             specs,
             fix_invisible=fix,
             default_domain=default_domain,
@@ -103,6 +116,7 @@ def load_specs(
             utm_rules=rules,
             fix_utm_case=fix_utm,
         )
+        return _destinations(found, reading)
     if any(isinstance(s, LinkSpec) for s in items):
         raise ConfigError("give either source paths or LinkSpec objects, not both")
     options = ReadOptions.build(
@@ -115,7 +129,7 @@ def load_specs(
         workbook_password=reading.workbook_password,
     )
     batch = read_sources(source_paths(items), options=options)
-    return validate(
+    validation = validate(
         batch,
         fix_invisible=fix,
         default_domain=default_domain,
@@ -123,6 +137,20 @@ def load_specs(
         utm_rules=rules,
         fix_utm_case=fix_utm,
     )
+    return _destinations(validation, reading)
+
+
+def _destinations(validation: Validation, reading: Reading) -> Validation:
+    """With ``check_destinations``: the findings of a destination check on the rows
+    (``linksync.validate.dest_findings``), its summary in ``validation.notes``."""
+    if not reading.check_destinations:
+        return validation
+    from linksync.validate.dest_findings import check_destinations
+
+    checked, done = check_destinations(
+        validation, strict=bool(reading.strict), network=reading.network
+    )
+    return replace(checked, notes=(*checked.notes, done.summary()))
 
 
 def refuse_file_errors(validation: Validation) -> None:

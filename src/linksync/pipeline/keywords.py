@@ -36,6 +36,8 @@ ARGS: dict[str, str] = {
     "fix_invisible": "--fix-invisible: strip invisible characters (warned).",
     "fix_utm_case": "--fix-utm-case: lower the case and replace spaces in UTM values "
     "the profile's utm_rules refuse (each fix warned).",
+    "check_destinations": "--check-destinations: request each destination URL first and "
+    "report dead ones on their rows (None: the profile's check_destinations).",
     "ai_slug": "--ai-slug: fill empty slugs from the AI tool.",
     "ai_og": "--ai-og: fill empty descriptions from the AI tool.",
     "mode": "--mode: what the sync may do (upsert, mirror, ...).",

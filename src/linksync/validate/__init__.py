@@ -72,6 +72,8 @@ class Validation:
     problems: tuple[Problem, ...]
     invalid: frozenset[int]
     file_problems: tuple[Problem, ...] = ()
+    #: Lines for the run's output about checks made (a destination check's count and time).
+    notes: tuple[str, ...] = ()
 
     @property
     def total(self) -> int:

@@ -1,0 +1,111 @@
+"""The rows' findings of a destination check (``--check-destinations``).
+
+``check_destinations(validation)`` gathers the destinations of the valid rows (``url``,
+``apple``, ``google``; http and https only), checks each distinct one once
+(``linksync.validate.destinations``) and returns the validation with a problem on every
+row whose destination has a finding: a warning, or an error under ``strict`` (the row
+is then invalid and not sent). Rows already invalid are not checked: they are not sent
+either way, and their own errors come first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from linksync.api.network import Network
+from linksync.model import Problem, Severity
+from linksync.validate import STRICT_NOTE, Validation
+from linksync.validate.destinations import DestinationCheck, Politeness, Verdict, check_urls
+
+#: The fields holding a destination.
+DEST_FIELDS = ("url", "apple", "google")
+
+#: What each constant says before the detail of its verdict.
+_CAUSES: dict[str, str] = {
+    "DEST_NOT_FOUND": "the destination is not found",
+    "DEST_CLIENT_ERROR": "the destination refuses the request",
+    "DEST_SERVER_ERROR": "the destination's server fails",
+    "DEST_TIMEOUT": "the destination does not answer",
+    "DEST_UNREACHABLE": "the destination cannot be reached",
+    "DEST_TLS_ERROR": "the destination's HTTPS is not trusted",
+    "DEST_REDIRECT_LOOP": "the destination never lands",
+    "DEST_OTHER_HOST": "the destination redirects to another host",
+    "DEST_HTTPS_AVAILABLE": "the destination redirects http:// to https://",
+}
+
+
+def message(verdict: Verdict) -> str:
+    """The row's message for a verdict with a finding: the cause, the detail, the
+    final URL and the status."""
+    constant = verdict.constant or ""
+    text = f"{_CAUSES.get(constant, constant)}: {verdict.detail}"
+    if verdict.final != verdict.url and verdict.final not in verdict.detail:
+        text += f" (final URL {verdict.final})"
+    if verdict.status is not None and not verdict.detail.startswith(str(verdict.status)):
+        text += f" [status {verdict.status}]"
+    return text
+
+
+def _checked(value: object) -> str | None:
+    if isinstance(value, str) and value.lower().startswith(("http://", "https://")):
+        return value
+    return None
+
+
+def check_destinations(
+    validation: Validation,
+    *,
+    strict: bool = False,
+    network: Network | None = None,
+    politeness: Politeness | None = None,
+) -> tuple[Validation, DestinationCheck]:
+    """The validation with the findings of a destination check on its rows, and the
+    check (its summary says how many URLs and how long)."""
+    wanted: list[tuple[int, str, str]] = []
+    for i, spec in enumerate(validation.iter_specs()):
+        if i in validation.invalid:
+            continue
+        for name in DEST_FIELDS:
+            url = _checked(getattr(spec, name))
+            if url is not None:
+                wanted.append((i, name, url))
+    done = check_urls((url for *_, url in wanted), network=network, politeness=politeness)
+    found: dict[int, list[Problem]] = {}
+    specs = validation.specs
+    for i, name, url in wanted:
+        verdict = done.verdicts[url]
+        if verdict.constant is None:
+            continue
+        severity = Severity.ERROR if strict else Severity.WARNING
+        text = message(verdict) + (STRICT_NOTE if strict else "")
+        problem = Problem(verdict.constant, text, specs[i].provenance, name, severity)
+        found.setdefault(i, []).append(problem)
+    return _merged(validation, found), done
+
+
+def _merged(validation: Validation, found: dict[int, list[Problem]]) -> Validation:
+    """``validation`` with ``found`` (by row position) after each row's own problems."""
+    if not found:
+        return validation
+    position: dict[tuple[str, str | None, int | None], int] = {}
+    for i, spec in enumerate(validation.specs):
+        p = spec.provenance
+        if p is not None:
+            position.setdefault((p.source, p.sheet, p.row), i)
+    keyed: list[tuple[int, int, Problem]] = []
+    last = -1
+    for seq, problem in enumerate(validation.problems):
+        p = problem.provenance
+        key = (p.source, p.sheet, p.row) if p is not None else None
+        last = position.get(key, last) if key is not None and p and p.row is not None else last
+        keyed.append((last, seq, problem))
+    extra = len(keyed)
+    for i, problems in found.items():
+        for problem in problems:
+            keyed.append((i, extra, problem))
+            extra += 1
+    keyed.sort(key=lambda t: (t[0], t[1]))
+    invalid = validation.invalid | {
+        i for i, ps in found.items() if any(p.severity is Severity.ERROR for p in ps)
+    }
+    return replace(validation, problems=tuple(p for *_, p in keyed), invalid=frozenset(invalid))
