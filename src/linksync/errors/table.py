@@ -242,40 +242,27 @@ _TABLE: tuple[ErrorDef, ...] = (
         Origin.LOCAL,
     ),
     # --- the team's UTM rules (utm_rules:, linksync.validate.utm) ---------------------
-    ErrorDef(
-        "UTM_MISSING",
-        None,
-        None,
-        "A UTM parameter the team's utm_rules require is missing from the URL",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "UTM_NOT_ALLOWED",
-        None,
-        None,
-        "A UTM value is not among the utm_rules' allowed values, or does not match its pattern",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "UTM_CASE",
-        None,
-        None,
-        "A UTM value is not lowercase as the utm_rules want (or was lowered: --fix-utm-case)",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "UTM_SPACES",
-        None,
-        None,
-        "A UTM value has spaces the utm_rules forbid (or they were replaced: --fix-utm-case)",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "UTM_TOO_LONG",
-        None,
-        None,
-        "A UTM value is longer than the utm_rules' max_length",
-        Origin.LOCAL,
+    *(
+        ErrorDef(constant, None, None, meaning, Origin.LOCAL)
+        for constant, meaning in (
+            ("UTM_MISSING", "A UTM parameter the team's utm_rules require is missing from the URL"),
+            (
+                "UTM_NOT_ALLOWED",
+                "A UTM value is not among the utm_rules' allowed values, or does not match "
+                "its pattern",
+            ),
+            (
+                "UTM_CASE",
+                "A UTM value is not lowercase as the utm_rules want (or was lowered: "
+                "--fix-utm-case)",
+            ),
+            (
+                "UTM_SPACES",
+                "A UTM value has spaces the utm_rules forbid (or they were replaced: "
+                "--fix-utm-case)",
+            ),
+            ("UTM_TOO_LONG", "A UTM value is longer than the utm_rules' max_length"),
+        )
     ),
     ErrorDef(
         "AMBIGUOUS_MATCH",
