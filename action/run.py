@@ -12,6 +12,9 @@ never from the command line, so the key never shows in a process list or a log:
   LINKSYNC_FILES       link files or folders, separated by spaces or new lines
   LINKSYNC_ARGS        more flags for plan and apply (--mode mirror --owner-tag owner:web)
   LINKSYNC_BASE_URL    the service; LINKSYNC_API_KEY the key (linksync reads both itself)
+  LINKSYNC_NOTIFY      apprise URLs for alerts, separated by new lines (a secret: linksync
+                       reads it itself, like the key; only the final plan or apply alerts)
+  LINKSYNC_CHECK_DESTINATIONS   true: --check-destinations on validate, plan and apply
   LINKSYNC_OUT         folder for plan.json, plan.md and the reports (default
                        $RUNNER_TEMP/linksync, else ./linksync-out)
   LINKSYNC_EVENT, LINKSYNC_REF, LINKSYNC_DEFAULT_BRANCH      what `auto` decides on
@@ -84,13 +87,23 @@ def add_summary(text: str) -> None:
             out.write(text if text.endswith("\n") else text + "\n")
 
 
-def linksync(args: list[str], *, stdout: Path | None = None) -> int:
-    """Run the linksync command; its stderr goes to the log, stdout to ``stdout``."""
+def linksync(args: list[str], *, stdout: Path | None = None, alerts: bool = True) -> int:
+    """Run the linksync command; its stderr goes to the log, stdout to ``stdout``.
+    ``alerts=False``: without the notify URLs (the plan that an apply follows)."""
     say("$ linksync " + " ".join(shlex.quote(a) for a in args))
+    env = None if alerts else {k: v for k, v in os.environ.items() if k != "LINKSYNC_NOTIFY"}
     if stdout is None:
-        return subprocess.run(["linksync", *args], check=False).returncode
+        return subprocess.run(["linksync", *args], env=env, check=False).returncode
     with open(stdout, "w", encoding="utf-8") as out:
-        return subprocess.run(["linksync", *args], stdout=out, check=False).returncode
+        return subprocess.run(["linksync", *args], stdout=out, env=env, check=False).returncode
+
+
+def check_destinations(env: dict[str, str]) -> bool:
+    """The ``check-destinations`` input: true or false (empty: false)."""
+    raw = env.get("LINKSYNC_CHECK_DESTINATIONS", "").strip().lower() or "false"
+    if raw not in ("true", "false"):
+        raise ValueError(f"check-destinations must be true or false (got {raw!r})")
+    return raw == "true"
 
 
 def resolve_command(env: dict[str, str]) -> str:
@@ -133,9 +146,9 @@ def row_problems(plan: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def do_validate(files: list[str], out: Path) -> tuple[int, dict[str, object]]:
+def do_validate(files: list[str], args: list[str], out: Path) -> tuple[int, dict[str, object]]:
     report = out / "validate.json"
-    code = linksync(["validate", *files, "--json"], stdout=report)
+    code = linksync(["validate", *files, *args, "--json"], stdout=report)
     try:
         doc = json.loads(report.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -150,12 +163,16 @@ def do_validate(files: list[str], out: Path) -> tuple[int, dict[str, object]]:
     return code, {"invalid": doc.get("invalid", 0)}
 
 
-def do_plan(files: list[str], args: list[str], out: Path) -> tuple[int, dict[str, object]]:
+def do_plan(
+    files: list[str], args: list[str], out: Path, *, alerts: bool = True
+) -> tuple[int, dict[str, object]]:
     plan_json, plan_md = out / "plan.json", out / "plan.md"
     for stale in (plan_json, plan_md):
         stale.unlink(missing_ok=True)
     code = linksync(
-        ["plan", *files, *args, "--format", "markdown", "--out", str(plan_json)], stdout=plan_md
+        ["plan", *files, *args, "--format", "markdown", "--out", str(plan_json)],
+        stdout=plan_md,
+        alerts=alerts,
     )
     if not plan_json.is_file():
         return (code or EXIT_USAGE), {}
@@ -166,7 +183,7 @@ def do_plan(files: list[str], args: list[str], out: Path) -> tuple[int, dict[str
 
 
 def do_apply(files: list[str], args: list[str], out: Path) -> tuple[int, dict[str, object]]:
-    code, values = do_plan(files, args, out)
+    code, values = do_plan(files, args, out, alerts=False)  # the apply alerts, once
     if "plan-json" not in values:
         return code, values
     reports = [out / "report.json", out / "report.md"]
@@ -182,6 +199,7 @@ def do_apply(files: list[str], args: list[str], out: Path) -> tuple[int, dict[st
 def main(env: dict[str, str]) -> int:
     try:
         command = resolve_command(env)
+        check = ["--check-destinations"] if check_destinations(env) else []
     except ValueError as exc:
         print(f"::error::{escape(str(exc))}")
         set_outputs({"command": "", "exitcode": EXIT_USAGE})
@@ -211,12 +229,15 @@ def main(env: dict[str, str]) -> int:
         print(f"::error::{command} needs the `{missing}` input (the service and its key)")
         set_outputs({**values, "exitcode": EXIT_USAGE})
         return 0
+    alerts = len(env.get("LINKSYNC_NOTIFY", "").split())
+    if alerts and command != "validate":
+        say(f"alerts: {alerts} notify URL(s) (not shown: secrets)")
     if command == "validate":
-        code, found = do_validate(files, out)
+        code, found = do_validate(files, check, out)
     elif command == "plan":
-        code, found = do_plan(files, args, out)
+        code, found = do_plan(files, [*args, *check], out)
     else:
-        code, found = do_apply(files, args, out)
+        code, found = do_apply(files, [*args, *check], out)
     set_outputs({**values, **found, "exitcode": code})
     return 0
 

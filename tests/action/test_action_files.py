@@ -60,3 +60,14 @@ def test_sample_workflow_uses_the_action_with_its_inputs() -> None:
     assert [s["with"]["command"] for s in uses] == ["plan", "apply", "plan"]
     assert uses[2]["with"]["fail-on-changes"] == "true"
     assert "pip install" not in (ROOT / "samples" / "ci" / "linksync.yml").read_text()
+
+
+def test_notify_urls_reach_linksync_only_through_the_run_step_env() -> None:
+    """Like the key: the notify input is a secret, in one step's environment only."""
+    spec = action()
+    assert spec["inputs"]["notify"]["default"] == ""
+    assert spec["inputs"]["check-destinations"]["default"] == "false"
+    steps = [s for s in spec["runs"]["steps"] if "inputs.notify" in str(s)]
+    assert [s["id"] for s in steps] == ["run"]
+    assert steps[0]["env"]["LINKSYNC_NOTIFY"] == "${{ inputs.notify }}"
+    assert "inputs.notify" not in steps[0]["run"]

@@ -181,11 +181,20 @@ def validate_command(
     help="File format (default: from OUT's extension).",
 )
 @click.option("--force", is_flag=True, help="Overwrite OUT if it exists.")
+@click.option("--config", "config_path", help=f"Config file (default: ./{cfg.DEFAULT_CONFIG}).")
+@click.option("--profile", help="Profile of the config file (its utm_rules).")
 @handle_errors
-def template_command(out: str, fmt: str | None, force: bool) -> None:
+def template_command(
+    out: str, fmt: str | None, force: bool, config_path: str | None, profile: str | None
+) -> None:
     """Write a starter file OUT: the right headers, example rows, and for xlsx an
-    Instructions sheet."""
+    Instructions sheet.
+
+    With utm_rules in the profile, the UTM columns follow them (a column for each
+    required or listed parameter, allowed example values) and, in xlsx, each column with
+    allowed values gets a dropdown of them."""
     if Path(out).exists() and not force:
         raise ConfigError(f"{out} exists; use --force to overwrite it")
-    written = write_template(out, fmt)
+    prof = _profile(config_path, profile)
+    written = write_template(out, fmt, utm_rules=prof.utm_rules if prof else None)
     click.echo(f"Wrote {written} template {out}. Check it with: linksync validate {out}")

@@ -71,9 +71,11 @@ _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
         "--notify",
         multiple=True,
         metavar="URL",
+        envvar="LINKSYNC_NOTIFY",
         help="At the run's end, alert this apprise URL (slack://, workflows:// for Teams, "
         "discord://, mailtos://, json://...; repeatable; over the profile's notify). A "
-        "secret: never printed. Not delivered: a warning, the exit code unchanged.",
+        "secret: never printed. Not delivered: a warning, the exit code unchanged. Or "
+        "LINKSYNC_NOTIFY: URLs separated by spaces or new lines (kept off the command line).",
     ),
     click.option(
         "--notify-on",

@@ -2,6 +2,12 @@
 
 Every example row passes ``validate`` (a test reads each template back), so a user
 can run ``linksync validate`` on a fresh template and see a clean result.
+
+With the team's UTM rules (a profile's ``utm_rules:``), the Links sheet gets a column
+for every UTM parameter the rules require or list values for, each with a dropdown of
+the allowed values (Excel data validation; an input message names the rule), and the
+example rows carry allowed values. Lists longer than Excel's 255 characters are kept
+on a hidden sheet, ``Lists``, the dropdown pointing at its range.
 """
 
 from __future__ import annotations
@@ -9,10 +15,13 @@ from __future__ import annotations
 import csv
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import xlsxwriter  # type: ignore[import-untyped]
+from xlsxwriter.utility import xl_col_to_name  # type: ignore[import-untyped]
 
 from linksync.errors import ConfigError
+from linksync.rules.utm import UTM_PARAMETERS, UtmRules
 from linksync.safe.outputs import atomic_path
 
 FORMATS: tuple[str, ...] = ("xlsx", "csv", "yaml")
@@ -121,6 +130,43 @@ links:                    # a list, or a mapping keyed by slug
 """
 
 
+#: Rows of the Links sheet a UTM dropdown covers (below the header).
+VALIDATED_ROWS = 1000
+#: Excel refuses a list written in the validation itself past this many characters.
+INLINE_LIST_LIMIT = 255
+#: An example value for a required UTM parameter without an allowed list.
+_EXAMPLE_UTM = {"utm_source": "newsletter", "utm_medium": "email", "utm_campaign": "spring-2026"}
+
+
+def layout(rules: UtmRules | None = None) -> tuple[list[str], list[list[str | datetime]]]:
+    """Headers and example rows, following the UTM rules: a column for each parameter
+    they require or list values for; each example's UTM cell an allowed value (the
+    first) when its own is not one, and filled when the parameter is required."""
+    headers = list(HEADERS)
+    rows = [list(r) for r in EXAMPLES]
+    if rules is None or rules.empty:
+        return headers, rows
+    allowed = dict(rules.allowed or {})
+    required = tuple(rules.required or ())
+    for name in UTM_PARAMETERS:
+        if (name in allowed or name in required) and name not in headers:
+            headers.append(name)
+            for row in rows:
+                row.append("")
+    for name in UTM_PARAMETERS:
+        if name not in headers:
+            continue
+        c = headers.index(name)
+        values = allowed.get(name)
+        for row in rows:
+            value = row[c]
+            if values and value and value not in values:
+                row[c] = values[0]
+            elif name in required and not value:
+                row[c] = values[0] if values else _EXAMPLE_UTM.get(name, "example")
+    return headers, rows
+
+
 def format_for(path: str | Path, fmt: str | None) -> str:
     """The template format: given, else from the file extension."""
     if fmt:
@@ -133,15 +179,18 @@ def format_for(path: str | Path, fmt: str | None) -> str:
     return fmt
 
 
-def write_template(path: str | Path, fmt: str | None = None) -> str:
+def write_template(
+    path: str | Path, fmt: str | None = None, *, utm_rules: UtmRules | None = None
+) -> str:
     """Write a starter file (atomically: a failure leaves what was at ``path``);
-    returns the format written."""
+    returns the format written. ``utm_rules``: the UTM columns and example values
+    follow them (xlsx and csv), and the xlsx columns get dropdowns of allowed values."""
     fmt = format_for(path, fmt)
     with atomic_path(path) as out:
         if fmt == "xlsx":
-            _write_xlsx(out)
+            _write_xlsx(out, utm_rules)
         elif fmt == "csv":
-            _write_csv(out)
+            _write_csv(out, utm_rules)
         else:
             out.write_text(YAML_TEMPLATE, encoding="utf-8")
     return fmt
@@ -151,32 +200,67 @@ def _cell_text(v: str | datetime) -> str:
     return v.strftime("%Y-%m-%d %H:%M") if isinstance(v, datetime) else v
 
 
-def _write_csv(out: Path) -> None:
+def _write_csv(out: Path, rules: UtmRules | None) -> None:
+    headers, rows = layout(rules)
     # UTF-8 with BOM, as Excel's "CSV UTF-8" saves it, so Excel opens it correctly.
     with out.open("w", encoding="utf-8-sig", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(HEADERS)
-        for row in EXAMPLES:
+        w.writerow(headers)
+        for row in rows:
             w.writerow([_cell_text(v) for v in row])
 
 
-def _write_xlsx(out: Path) -> None:
+def _dropdowns(wb: Any, ws: Any, headers: list[str], rules: UtmRules | None) -> None:
+    """A list validation on each UTM column the rules give allowed values for."""
+    lists = None
+    for name, values in (rules.allowed or {}).items() if rules else ():
+        c = headers.index(name)
+        rule = f"{name} one of: {', '.join(values)}"
+        check: dict[str, Any] = {
+            "validate": "list",
+            "input_title": name,
+            "input_message": _cut(f"The team's utm_rules: {rule}", INLINE_LIST_LIMIT),
+            "error_title": f"Not an allowed {name}"[:32],
+            "error_message": _cut(f"utm_rules: {rule}", INLINE_LIST_LIMIT),
+        }
+        if len(",".join(values)) <= INLINE_LIST_LIMIT:
+            check["source"] = list(values)
+        else:  # too long to write inline: a column of the hidden Lists sheet
+            if lists is None:
+                lists = wb.add_worksheet("Lists")
+                lists.hide()
+            col = UTM_PARAMETERS.index(name)
+            lists.write_string(0, col, name)
+            for r, value in enumerate(values, start=1):
+                lists.write_string(r, col, value)
+            letter = xl_col_to_name(col)
+            check["source"] = f"=Lists!${letter}$2:${letter}${len(values) + 1}"
+        ws.data_validation(1, c, VALIDATED_ROWS, c, check)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _write_xlsx(out: Path, rules: UtmRules | None) -> None:
+    headers, rows = layout(rules)
     wb = xlsxwriter.Workbook(str(out), {"strings_to_urls": False})
     try:
         head = wb.add_format({"bold": True, "bg_color": "#DDEBF7", "border": 1})
         when = wb.add_format({"num_format": "yyyy-mm-dd hh:mm"})
         ws = wb.add_worksheet("Links")
-        for c, h in enumerate(HEADERS):
+        for c, h in enumerate(headers):
             ws.write_string(0, c, h, head)
             ws.set_column(c, c, 34 if c in (0, 6, 7) else 16)
-        for r, row in enumerate(EXAMPLES, start=1):
+        for r, row in enumerate(rows, start=1):
             for c, v in enumerate(row):
                 if isinstance(v, datetime):
                     ws.write_datetime(r, c, v, when)
                 elif v:
                     ws.write_string(r, c, v)
         ws.freeze_panes(1, 0)
-        ws.autofilter(0, 0, len(EXAMPLES), len(HEADERS) - 1)
+        ws.autofilter(0, 0, len(rows), len(headers) - 1)
+        _dropdowns(wb, ws, headers, rules)
         info = wb.add_worksheet("Instructions")
         bold = wb.add_format({"bold": True})
         wrap = wb.add_format({"text_wrap": True, "valign": "top"})
@@ -192,5 +276,15 @@ def _write_xlsx(out: Path) -> None:
             r += 1
             info.write_string(r, 0, header, bold)
             info.write_string(r, 1, text, wrap)
+        for header in headers[len(HEADERS) :]:
+            r += 1
+            info.write_string(r, 0, header, bold)
+            info.write_string(r, 1, "A UTM parameter the team's utm_rules ask for.", wrap)
+        if rules and not rules.empty:
+            r += 2
+            info.write_string(r, 0, "The team's UTM rules", bold)
+            for line in rules.describe():
+                r += 1
+                info.write_string(r, 1, line, wrap)
     finally:
         wb.close()
