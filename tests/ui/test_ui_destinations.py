@@ -13,9 +13,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from ui_support import eventually
 
 from linksync.config import Settings, resolve
 from linksync.errors import ConfigError
+from linksync.ui import RunState, UiState
 from linksync.ui.choices import Choices
 
 
@@ -89,10 +91,10 @@ async def test_unticked_no_request_goes_to_the_destinations(
     assert seen == []
 
 
-async def test_the_plan_the_page_makes_carries_the_finding_and_the_flag(
-    client: httpx.AsyncClient, site: tuple[str, list[str]]
+async def test_the_plan_and_apply_the_page_run_carry_the_finding_and_the_flag(
+    client: httpx.AsyncClient, state: UiState, site: tuple[str, list[str]]
 ) -> None:
-    base, _ = site
+    base, seen = site
     await _upload(client, base)
     answer = await client.post("/api/plan", json={"check_destinations": True})
     assert answer.status_code == 200, answer.text
@@ -101,6 +103,17 @@ async def test_the_plan_the_page_makes_carries_the_finding_and_the_flag(
     assert len(gone) == 1 and "destination is not found" in gone[0]["message"]
     assert gone[0]["action"] == "create"  # a warning: the row is still sent
     assert "--check-destinations" in plan["command_line"].split()
+    assert seen.count("/gone") == 1
+
+    started = await client.post("/api/apply", json={"plan_id": plan["plan_id"]})
+    assert started.status_code == 202, started.text
+    run = state.runs.get(started.json()["run_id"])
+    assert run is not None
+    eventually(lambda: run.record.state.over, timeout=30)
+    assert run.record.state is RunState.FINISHED, run.record.error
+    assert seen.count("/gone") == 2, (
+        "apply reads the files again with the check, as --check-destinations does"
+    )
 
 
 class TestTheProfileTicksTheBox:
@@ -120,6 +133,10 @@ class TestTheProfileTicksTheBox:
         assert [p["constant"] for p in view["problems"]] == ["DEST_NOT_FOUND"]
         unticked = await client.post("/api/check", json={"check_destinations": False})
         assert unticked.json()["data"]["problems"] == []
+        ticked = await client.post("/api/plan", json={"check_destinations": True})
+        assert "check-destinations" not in ticked.json()["data"]["command_line"]
+        off = await client.post("/api/plan", json={"check_destinations": False})
+        assert "--no-check-destinations" in off.json()["data"]["command_line"].split()
         assert sorted(set(seen)) == ["/gone", "/live"]
 
 

@@ -304,7 +304,10 @@ def annotated_name(name: str) -> str:
 
 def make_plan(files: PageFiles, choices: Choices, settings: Settings) -> ShownPlan:
     """``linksync.plan`` of the uploads with the page's choices (reads the workspace,
-    writes nothing)."""
+    writes nothing). A destination check as the profile says is left to the profile,
+    so the command line shown says ``--check-destinations`` only when it differs."""
+    if choices.check_destinations is settings.profile.check_destinations:
+        choices = replace(choices, check_destinations=None)
     planned = linksync.plan(files.paths, settings=settings, **choices.keywords())
     return ShownPlan(secrets.token_hex(8), planned, choices, files.ids)
 
