@@ -27,7 +27,6 @@ from rich.progress import (
     Progress,
     TaskID,
     TextColumn,
-    TimeElapsedColumn,
 )
 
 #: Seconds a destination check goes on before its progress line shows.
@@ -71,7 +70,6 @@ class DestinationProgress:
                     TextColumn("checking destinations"),
                     BarColumn(),
                     MofNCompleteColumn(),
-                    TimeElapsedColumn(),
                     console=self.console,
                     transient=True,
                 )
