@@ -18,8 +18,10 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
+import linksync
 from linksync.api.network import Network
 from linksync.cli import cli
+from linksync.pipeline.events import RunEvents
 from linksync.validate.destinations import (
     USER_AGENT,
     Politeness,
@@ -262,3 +264,36 @@ def test_a_profile_key_that_is_not_a_boolean_is_a_config_error(sites: Sites) -> 
     assert result.exit_code == 2, result.output
     assert "check_destinations must be true or false" in result.output
     assert sites.seen == []
+
+
+def test_progress_counts_each_distinct_url_once_up_to_the_total(sites: Sites) -> None:
+    base = sites.http
+    calls: list[tuple[int, int]] = []
+    urls = [f"{base}/ok", f"{base}/gone", f"{base}/gone", f"{base}/fail"]
+    check_urls(urls, politeness=FAST, progress=lambda done, total: calls.append((done, total)))
+    assert calls[0] == (0, 3), "said before the first request"
+    assert sorted(done for done, _ in calls) == [0, 1, 2, 3]
+    assert {total for _, total in calls} == {3}
+
+
+class _Recorder(RunEvents):
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, int]] = []
+
+    def checking(self, done: int, total: int) -> None:
+        self.calls.append((done, total))
+
+
+def test_a_run_tells_its_events_how_the_check_goes(sites: Sites) -> None:
+    path = _csv(Path.cwd(), sites.http)
+    events = _Recorder()
+    planned = linksync.plan([path], check_destinations=True, events=events)
+    assert sorted(events.calls) == [(0, 3), (1, 3), (2, 3), (3, 3)]
+    assert planned.plan.counts["create"] == 4
+
+
+def test_off_a_terminal_the_cli_prints_only_the_summary_line(sites: Sites) -> None:
+    path = _csv(Path.cwd(), sites.http)
+    result = CliRunner().invoke(cli, ["validate", str(path), "--check-destinations"])
+    assert "Checked 3 destination URL(s)" in result.stderr
+    assert "checking destinations" not in result.output

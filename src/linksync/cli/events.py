@@ -15,6 +15,7 @@ import click
 from linksync.cli.common import err, fail
 from linksync.model import Problem
 from linksync.pipeline.events import RunEvents
+from linksync.report.dest_progress import DestinationProgress
 
 if TYPE_CHECKING:
     from linksync.pipeline.lock import LockHolder
@@ -26,6 +27,16 @@ class CliEvents(RunEvents):
 
     def __init__(self, *, yes: bool = True) -> None:
         self.yes = yes
+        self.destinations: DestinationProgress | None = None
+
+    def checking(self, done: int, total: int) -> None:
+        """A progress line on a terminal past a few seconds (``DestinationProgress``),
+        removed when the last URL has its answer."""
+        if self.destinations is None:
+            self.destinations = DestinationProgress()
+        self.destinations(done, total)
+        if done >= total:
+            self.destinations.close()
 
     def problems(self, problems: Sequence[Problem]) -> None:
         for p in problems:

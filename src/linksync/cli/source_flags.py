@@ -79,7 +79,8 @@ _FLAGS: tuple[Callable[[F], F], ...] = (
         "before anything is sent, politely (HEAD, 2 at a time per host, 20/s in all), and "
         "report dead ones on their rows: 404/410, other 4xx, 5xx, timeouts, DNS and TLS "
         "failures, redirect loops, redirects to another host, http:// to https://. "
-        "Warnings (errors under --strict). Profile key: check_destinations: true.",
+        "Warnings (errors under --strict). A progress line on a terminal past 2 s. "
+        "Profile key: check_destinations: true.",
     ),
 )
 

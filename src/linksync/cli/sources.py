@@ -166,7 +166,15 @@ def validate_command(
         from linksync.validate.dest_findings import check_destinations
 
         network = Network(prof.proxy, prof.ca_bundle, prof.trust == "system")
-        result, done = check_destinations(result, strict=strict, network=network)
+        from linksync.report.dest_progress import DestinationProgress
+
+        shown = DestinationProgress()
+        try:
+            result, done = check_destinations(
+                result, strict=strict, network=network, progress=shown
+            )
+        finally:
+            shown.close()
         click.echo(done.summary(), err=True)
     echo(render_json(batch, result) if as_json else render_text(batch, result))
     raise SystemExit(EXIT_OK if result.ok else EXIT_ROWS_FAILED)

@@ -175,9 +175,8 @@ class ApplyRun:
         )
         validation = None
         if req.sources:
-            validation = load_specs(
-                req.sources, req.reading, default_domain=req.options.default_domain
-            )
+            reading = replace(req.reading, destination_progress=self.events.checking)
+            validation = load_specs(req.sources, reading, default_domain=req.options.default_domain)
             self.events.problems(validation.file_problems)
             for note in validation.notes:
                 self.events.note(note)

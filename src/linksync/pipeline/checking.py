@@ -11,6 +11,11 @@ given) and returns plain values: every problem with the value of its cell as rea
     checked = check(["campaign.xlsx"], settings, Reading(mapping={"Approved by": "ignore"}))
     checked.counts["invalid"], checked.sheets[0].columns[0].how
 
+With ``Reading(check_destinations=True)`` (or the profile's ``check_destinations:``)
+each destination URL is requested once first and the findings (DEST_*) are problems
+of their rows like the others; ``checked.notes`` says how many URLs and how long. No
+request goes to the target either way.
+
 A file that cannot be read at all raises ``SourceError``, as a run does.
 """
 
@@ -41,11 +46,13 @@ class CellProblem:
 @dataclass(frozen=True)
 class Checked:
     """What ``check`` found: the problems in source order, the counts (``rows``,
-    ``valid``, ``invalid``, ``errors``, ``warnings``) and the columns of each sheet."""
+    ``valid``, ``invalid``, ``errors``, ``warnings``), the columns of each sheet and the
+    notes of the checks made (a destination check's "Checked N destination URL(s)...")."""
 
     problems: tuple[CellProblem, ...]
     counts: Mapping[str, int]
     sheets: tuple[SheetPreview, ...] = field(default=())
+    notes: tuple[str, ...] = field(default=())
 
 
 class _Cells:
@@ -93,4 +100,5 @@ def check(
         "warnings": len(validation.warnings),
     }
     problems = tuple(CellProblem(p, cells.value(p)) for p in validation.problems)
-    return Checked(problems, counts, tuple(preview(sources, reading.mapping)))
+    sheets = tuple(preview(sources, reading.mapping))
+    return Checked(problems, counts, sheets, tuple(validation.notes))

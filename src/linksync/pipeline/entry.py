@@ -171,7 +171,8 @@ async def _planning(
     shown = [str(s) for s in source_paths(sources)]
     log_run_start(log, target=label, mode=opts.mode.value, dry_run=True, sources=shown)
     started = time.monotonic()
-    validation = load_specs(sources, _reading(kw, settings), default_domain=opts.default_domain)
+    reading = replace(_reading(kw, settings), destination_progress=events.checking)
+    validation = load_specs(sources, reading, default_domain=opts.default_domain)
     events.problems(validation.file_problems)
     for note in validation.notes:
         events.note(note)

@@ -4,7 +4,8 @@
 end subclasses it and overrides what it shows: the command line prints the sources'
 file-level problems, the plan and the warnings on stderr and asks on a terminal; the
 web page keeps them for the page. The methods are called in the thread that runs the
-run, in this order: ``problems`` (after reading the sources), ``lock_wait`` (only when
+run, in this order: ``checking`` (only while destinations are checked),
+``problems`` (after reading the sources), ``lock_wait`` (only when
 another run holds the lock and the run waits for it), ``planned`` (the plan about to
 be applied), ``confirm`` (only when the plan has writes), ``warning`` and ``notice`` (any number).
 """
@@ -20,6 +21,11 @@ from linksync.sync.plan import Plan
 
 class RunEvents:
     """The events of a run (see module docstring); every method does nothing here."""
+
+    def checking(self, done: int, total: int) -> None:
+        """A destination check goes on: ``done`` of ``total`` distinct URLs have a
+        verdict (called with 0 first, then after each URL; from the check's own thread when
+        the run's thread runs an event loop)."""
 
     def problems(self, problems: Sequence[Problem]) -> None:
         """The problems of the sources that belong to no row (errors and warnings)."""

@@ -9,7 +9,7 @@ only when a spreadsheet is read (a plan of YAML files loads numpy, not pandas).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from os import PathLike
 from typing import TYPE_CHECKING, Any
@@ -57,6 +57,10 @@ class Reading:
     #: proxy and TLS trust of the target the check uses (``over`` sets it).
     check_destinations: bool | None = None
     network: Network | None = field(default=None, repr=False, compare=False)
+    #: ``progress(done, total)`` while destinations are checked (``RunEvents.checking``).
+    destination_progress: Callable[[int, int], None] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def over(self, settings: Settings) -> Reading:
         """These options over the profile's (``columns``, ``encoding``, ``date_format``,
@@ -148,7 +152,10 @@ def _destinations(validation: Validation, reading: Reading) -> Validation:
     from linksync.validate.dest_findings import check_destinations
 
     checked, done = check_destinations(
-        validation, strict=bool(reading.strict), network=reading.network
+        validation,
+        strict=bool(reading.strict),
+        network=reading.network,
+        progress=reading.destination_progress,
     )
     return replace(checked, notes=(*checked.notes, done.summary()))
 

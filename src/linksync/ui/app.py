@@ -59,6 +59,7 @@ async def page(request: Request) -> HTMLResponse:
         accept=",".join(KINDS),
         uploads=[u.to_dict() for u in ui.uploads.list()],
         default_domain=ui.settings.default_domain or "",
+        check_destinations=ui.settings.profile.check_destinations,
         **page_options(),
     )
     return HTMLResponse(html)

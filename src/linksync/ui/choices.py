@@ -50,6 +50,8 @@ class Choices:
     ai_slug: bool = False
     ai_og: bool = False
     qr: bool = True
+    #: Request each destination URL first (None: the profile's ``check_destinations:``).
+    check_destinations: bool | None = None
 
     @classmethod
     def from_json(cls, data: Any) -> Choices:
@@ -77,11 +79,18 @@ class Choices:
             ai_slug=_flag(data, "ai_slug"),
             ai_og=_flag(data, "ai_og"),
             qr=_flag(data, "qr") if "qr" in data else True,
+            check_destinations=(
+                _flag(data, "check_destinations") if "check_destinations" in data else None
+            ),
         )
 
     def reading(self) -> dict[str, Any]:
         """The reading keywords (the column step and Check need only these)."""
-        return {"mapping": dict(self.mapping) or None, "fix_invisible": self.fix_invisible}
+        return {
+            "mapping": dict(self.mapping) or None,
+            "fix_invisible": self.fix_invisible,
+            "check_destinations": self.check_destinations,
+        }
 
     def keywords(self) -> dict[str, Any]:
         """The keywords of ``linksync.plan`` (and ``apply``) for these choices."""
@@ -112,6 +121,8 @@ class Choices:
                 ("--fix-invisible", self.fix_invisible),
                 ("--ai-slug", self.ai_slug),
                 ("--ai-og", self.ai_og),
+                ("--check-destinations", self.check_destinations is True),
+                ("--no-check-destinations", self.check_destinations is False),
             )
             if on
         ]

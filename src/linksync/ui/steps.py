@@ -107,6 +107,8 @@ class CheckView:
     error: str | None = None
     #: The profile's UTM rules in force, one line each (``UtmRules.describe``).
     utm_rules: tuple[str, ...] = ()
+    #: The notes of the checks made (the destination check: how many URLs, how long).
+    notes: tuple[str, ...] = ()
 
     @property
     def constants(self) -> list[str]:
@@ -123,6 +125,7 @@ class CheckView:
             "counts": self.counts,
             "error": self.error,
             "utm_rules": list(self.utm_rules),
+            "notes": list(self.notes),
         }
 
 
@@ -144,7 +147,8 @@ def _problem_row(found: CellProblem, files: PageFiles) -> ProblemRow:
 
 def check(files: PageFiles, choices: Choices, settings: Settings) -> CheckView:
     """``linksync.pipeline.checking.check`` of the uploads with the page's choices (no
-    request to the target), as the page shows it."""
+    request to the target; with the destination check ticked, one to each destination
+    URL), as the page shows it."""
     try:
         checked = check_sources(
             files.paths,
@@ -158,7 +162,9 @@ def check(files: PageFiles, choices: Choices, settings: Settings) -> CheckView:
     problems = tuple(_problem_row(p, files) for p in checked.problems)
     rules = settings.profile.utm_rules
     in_force = tuple(rules.describe()) if rules is not None else ()
-    return CheckView(sheets, problems, dict(checked.counts), utm_rules=in_force)
+    return CheckView(
+        sheets, problems, dict(checked.counts), utm_rules=in_force, notes=checked.notes
+    )
 
 
 # --- the plan ----------------------------------------------------------------------
@@ -298,7 +304,10 @@ def annotated_name(name: str) -> str:
 
 def make_plan(files: PageFiles, choices: Choices, settings: Settings) -> ShownPlan:
     """``linksync.plan`` of the uploads with the page's choices (reads the workspace,
-    writes nothing)."""
+    writes nothing). A destination check as the profile says is left to the profile,
+    so the command line shown says ``--check-destinations`` only when it differs."""
+    if choices.check_destinations is settings.profile.check_destinations:
+        choices = replace(choices, check_destinations=None)
     planned = linksync.plan(files.paths, settings=settings, **choices.keywords())
     return ShownPlan(secrets.token_hex(8), planned, choices, files.ids)
 

@@ -15,7 +15,13 @@ from dataclasses import replace
 from linksync.api.network import Network
 from linksync.model import Problem, Severity
 from linksync.validate import STRICT_NOTE, Validation
-from linksync.validate.destinations import DestinationCheck, Politeness, Verdict, check_urls
+from linksync.validate.destinations import (
+    DestinationCheck,
+    Politeness,
+    ProgressFn,
+    Verdict,
+    check_urls,
+)
 
 #: The fields holding a destination.
 DEST_FIELDS = ("url", "apple", "google")
@@ -58,9 +64,11 @@ def check_destinations(
     strict: bool = False,
     network: Network | None = None,
     politeness: Politeness | None = None,
+    progress: ProgressFn | None = None,
 ) -> tuple[Validation, DestinationCheck]:
     """The validation with the findings of a destination check on its rows, and the
-    check (its summary says how many URLs and how long)."""
+    check (its summary says how many URLs and how long); ``progress(done, total)`` as
+    ``check_urls`` calls it."""
     wanted: list[tuple[int, str, str]] = []
     for i, spec in enumerate(validation.iter_specs()):
         if i in validation.invalid:
@@ -69,7 +77,9 @@ def check_destinations(
             url = _checked(getattr(spec, name))
             if url is not None:
                 wanted.append((i, name, url))
-    done = check_urls((url for *_, url in wanted), network=network, politeness=politeness)
+    done = check_urls(
+        (url for *_, url in wanted), network=network, politeness=politeness, progress=progress
+    )
     found: dict[int, list[Problem]] = {}
     specs = validation.specs
     for i, name, url in wanted:

@@ -14,6 +14,8 @@
   most ``rate`` requests a second in all, a ``Retry-After`` of a 429 or 503 honoured
   once (up to ``retry_after_max`` seconds), ``User-Agent: linksync/<version>
   (destination check)``, a short ``timeout``.
+- ``progress(done, total)``, when given, is called once before the first request
+  (``done`` 0) and after each URL's verdict: the command line's progress line.
 - The proxy and the trust of TLS as the service client has them
   (``linksync.api.network``: ``Network``, ``ssl_context``; the environment's proxies
   by httpx's rules).
@@ -30,7 +32,7 @@ import asyncio
 import socket
 import ssl
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
@@ -43,6 +45,9 @@ from linksync.api.network import Network, ssl_context
 USER_AGENT = f"linksync/{__version__} (destination check)"
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _HEAD_REFUSED = frozenset({405, 501})
+
+#: ``progress(done, total)``: how many distinct URLs have a verdict, of how many.
+ProgressFn = Callable[[int, int], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +240,7 @@ async def check_urls_async(
     network: Network | None = None,
     politeness: Politeness | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
+    progress: ProgressFn | None = None,
 ) -> DestinationCheck:
     """Check each distinct URL of ``urls`` once (see module docstring)."""
     polite = politeness or Politeness()
@@ -250,9 +256,22 @@ async def check_urls_async(
         transport=transport,
         limits=httpx.Limits(max_connections=None, max_keepalive_connections=100),
     )
+    total = len(distinct)
+    done = 0
+    if progress is not None:
+        progress(0, total)
+
+    async def one(checker: _Checker, url: str) -> Verdict:
+        nonlocal done
+        verdict = await checker.check(url)
+        done += 1
+        if progress is not None:
+            progress(done, total)
+        return verdict
+
     async with client:
         checker = _Checker(client, polite)
-        found = await asyncio.gather(*(checker.check(u) for u in distinct))
+        found = await asyncio.gather(*(one(checker, u) for u in distinct))
     return DestinationCheck({v.url: v for v in found}, time.monotonic() - started)
 
 
@@ -261,10 +280,11 @@ def check_urls(
     *,
     network: Network | None = None,
     politeness: Politeness | None = None,
+    progress: ProgressFn | None = None,
 ) -> DestinationCheck:
     """``check_urls_async`` from synchronous code, in an event loop of its own (in a
     thread of its own when the caller's thread runs one)."""
-    coro = check_urls_async(urls, network=network, politeness=politeness)
+    coro = check_urls_async(urls, network=network, politeness=politeness, progress=progress)
     try:
         asyncio.get_running_loop()
     except RuntimeError:

@@ -17,6 +17,7 @@
       default_domain: $("opt-domain").value,
       scope: $("opt-scope").value,
       fix_invisible: $("opt-fix").checked,
+      check_destinations: $("opt-dest").checked,
       ai_slug: $("opt-ai-slug").checked,
       ai_og: $("opt-ai-og").checked,
       qr: $("opt-qr").checked,
@@ -96,7 +97,7 @@
 
   $("options").addEventListener("change", (e) => {
     // What is read changes with these two: check again. The others change the plan.
-    if (e.target.id === "opt-fix" || e.target.id === "opt-domain") check();
+    if (["opt-fix", "opt-domain", "opt-dest"].includes(e.target.id)) check();
     else clearPlan("Options changed: show the plan again.");
   });
 
