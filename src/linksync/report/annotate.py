@@ -74,9 +74,15 @@ def status_text(result: RowResult) -> str:
 def annotation(result: RowResult) -> tuple[str, str, str, str]:
     """The appended values of one row: short link, status, error, and the expiry with
     its zone (``2027-03-31 23:59 America/New_York = 2027-04-01T03:59:00.000Z``)."""
-    error = "" if result.status == Status.OK else error_text(result)
-    if result.expires and error == f"expires {result.expires}":
-        error = ""  # a planned row's message is its expiry: said in its own column
+    if result.status == Status.OK:
+        error = "; ".join(result.warnings)  # a row done with warnings says them
+    else:
+        error = error_text(result)
+        expiry = f"expires {result.expires}" if result.expires else None
+        if expiry and error == expiry:
+            error = ""  # a planned row's message is its expiry: said in its own column
+        elif expiry and error.endswith(f"; {expiry}"):
+            error = error[: -len(expiry) - 2]
     return (result.short_url or "", status_text(result), error, result.expires or "")
 
 
