@@ -171,11 +171,12 @@ class RowResult:
         shown = link if link is not None else change.remote
         url = spec.url.strip() if spec is not None and spec.url else None
         expires = expiry_shown(spec)
-        warnings = warning_notes(change.problems) if constant is None else ()
-        notes = [*warnings]
-        if message is None and constant is None and expires is not None:
-            notes.append(f"expires {expires}")
+        warnings = warning_notes(change.problems) if constant is None and change.problems else ()
         said = in_column(message, field_name, prov, column)
+        if message is None and constant is None and expires is not None:
+            said = "; ".join((*warnings, f"expires {expires}"))
+        elif warnings:
+            said = "; ".join((said, *warnings) if said else warnings)
         return cls(
             action=action or change.action,
             status=status,
@@ -191,7 +192,7 @@ class RowResult:
             error_constant=constant,
             error_code=(error.code if error is not None else None)
             or (code_of(constant) if constant else None),
-            message="; ".join(m for m in (said, *notes) if m) or None,
+            message=said,
             request_id=request_id,
             attempts=attempts,
             field_changes=field_changes,
@@ -224,9 +225,12 @@ def expiry_shown(spec: LinkSpec | None) -> str | None:
 
 
 def warning_notes(problems: Iterable[Problem]) -> tuple[str, ...]:
-    """``warning CONSTANT: message`` of each warning among a row's ``problems``."""
+    """``warning CONSTANT: column "Name": message`` of each warning among a row's
+    ``problems`` (the column when the warning names one, as ``validate`` does)."""
     return tuple(
-        f"warning {p.constant}: {p.message}" for p in problems if p.severity is Severity.WARNING
+        f"warning {p.constant}: {in_column(p.message, p.field, p.provenance, p.column)}"
+        for p in problems
+        if p.severity is Severity.WARNING
     )
 
 

@@ -1,7 +1,8 @@
 """The annotated copy of a source spreadsheet: the user's own file with four columns
 appended to each sheet that has results (Short link, Status, Error, Expires: the expiry
 with the zone it was read in and the instant sent), filled on the row each result came
-from. Everything else is left as it was.
+from. Error holds a row's error, or the warnings of a row done ``ok``. Everything else
+is left as it was.
 
 The header goes in the row the reader found the header in: the row above the first data
 row reported for that sheet (sample workbooks have a title row above the header).
