@@ -76,6 +76,11 @@ def test_fix_utm_case_creates_the_fixed_url_and_lists_each_fix(workdir: Path) ->
         "https://example.com/c?utm_source=facebook&utm_campaign=spring-sale"
     )
     assert "typo" not in remote_urls(workdir)
+    rows = {r["slug"]: r for r in json.loads((workdir / "out/r.json").read_text())["results"]}
+    case = rows["case"]
+    assert (case["status"], case["error_constant"]) == ("ok", None)
+    assert "'Facebook' changed to 'facebook'" in case["message"], "each fix on its row"
+    assert "'Spring Sale' changed to 'spring-sale'" in case["message"]
 
 
 def test_the_library_takes_the_same_keyword(workdir: Path) -> None:

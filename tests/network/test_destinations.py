@@ -5,6 +5,8 @@ from a CA of the test's own, unknown unless the check is told to trust it."""
 
 from __future__ import annotations
 
+import csv
+import json
 import socket
 import ssl
 import threading
@@ -255,6 +257,24 @@ def test_apply_strict_sends_only_the_live_rows_and_reports_the_dead(sites: Sites
     assert report.count("DEST_NOT_FOUND") == 2 and "DEST_SERVER_ERROR" in report
     listed = CliRunner().invoke(cli, ["links", "list", "--json"])
     assert '"fine"' in listed.output and '"dead"' not in listed.output, listed.output
+
+
+def test_apply_reports_each_warned_row_as_ok_with_its_finding_in_the_message(
+    sites: Sites,
+) -> None:
+    path = _csv(Path.cwd(), sites.http)
+    args = ["apply", str(path), "--check-destinations", "--yes"]
+    result = CliRunner().invoke(cli, [*args, "--report", "run.csv", "--report", "run.json"])
+    assert result.exit_code == 0, result.output
+    with Path("run.csv").open(encoding="utf-8-sig", newline="") as f:
+        table = {r["slug"]: r for r in csv.DictReader(f)}
+    doc = json.loads(Path("run.json").read_text(encoding="utf-8"))
+    for rows in (table, {r["slug"]: r for r in doc["results"]}):
+        for slug, constant in (("dead", "DEST_NOT_FOUND"), ("down", "DEST_SERVER_ERROR")):
+            row = rows[slug]
+            assert (row["status"], row["error_constant"] or "") == ("ok", ""), row
+            assert row["message"].startswith(f"warning {constant}: "), row
+        assert not rows["fine"]["message"], "a live destination says nothing"
 
 
 def test_a_profile_key_that_is_not_a_boolean_is_a_config_error(sites: Sites) -> None:

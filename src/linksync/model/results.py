@@ -5,16 +5,18 @@ of a whole run (see ``linksync.model``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
 from linksync.errors import ApiError, code_of
 from linksync.model.links import (
     LinkSpec,
+    Problem,
     Provenance,
     RemoteLink,
+    Severity,
 )
 from linksync.rules.timestamps import show_expiry
 
@@ -85,6 +87,10 @@ class RowResult:
     #: 2027-04-01T03:59:00.000Z``) when known, for the annotated copy; not a report
     #: column (the message says it on a row without another message).
     expires: str | None = None
+    #: ``warning CONSTANT: message`` of each warning on a row without an error of its
+    #: own (``DEST_NOT_FOUND``, ``URL_PARAM_REPLACED``...); the message lists them, this
+    #: keeps them apart for the annotated copy; not a report column.
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Report row: the RESULT_COLUMNS, plain JSON types."""
@@ -153,7 +159,9 @@ class RowResult:
         applied or failed. ``link`` is the record the service returned (else the one
         the change was planned against); ``error`` a service error (its constant,
         message, status and requestId unless given). A problem's message names its
-        column (``field_name``, the field the constant is about, or ``column``)."""
+        column (``field_name``, the field the constant is about, or ``column``). A row
+        without an error of its own lists its warnings after the message, then its
+        expiry when there is no other message: 'warning DEST_NOT_FOUND: ...; expires ...'."""
         spec, prov = change.spec, change.spec.provenance if change.spec else None
         if error is not None:
             constant = constant or error.constant
@@ -163,8 +171,12 @@ class RowResult:
         shown = link if link is not None else change.remote
         url = spec.url.strip() if spec is not None and spec.url else None
         expires = expiry_shown(spec)
+        warnings = warning_notes(change.problems) if constant is None and change.problems else ()
+        said = in_column(message, field_name, prov, column)
         if message is None and constant is None and expires is not None:
-            message = f"expires {expires}"
+            said = "; ".join((*warnings, f"expires {expires}"))
+        elif warnings:
+            said = "; ".join((said, *warnings) if said else warnings)
         return cls(
             action=action or change.action,
             status=status,
@@ -180,12 +192,17 @@ class RowResult:
             error_constant=constant,
             error_code=(error.code if error is not None else None)
             or (code_of(constant) if constant else None),
-            message=in_column(message, field_name, prov, column),
+            message=said,
             request_id=request_id,
             attempts=attempts,
             field_changes=field_changes,
             expires=expires,
+            warnings=warnings,
         )
+
+    def saying(self, message: str) -> RowResult:
+        """This row with ``message`` in place of its own, its warnings still listed."""
+        return replace(self, message="; ".join((message, *self.warnings)))
 
     @property
     def failed(self) -> bool:
@@ -205,6 +222,16 @@ def expiry_shown(spec: LinkSpec | None) -> str | None:
         return None
     zone = spec.provenance.timezone if spec.provenance is not None else None
     return show_expiry(spec.expires_at, zone)
+
+
+def warning_notes(problems: Iterable[Problem]) -> tuple[str, ...]:
+    """``warning CONSTANT: column "Name": message`` of each warning among a row's
+    ``problems`` (the column when the warning names one, as ``validate`` does)."""
+    return tuple(
+        f"warning {p.constant}: {in_column(p.message, p.field, p.provenance, p.column)}"
+        for p in problems
+        if p.severity is Severity.WARNING
+    )
 
 
 def expiry_note(spec: LinkSpec | None) -> str | None:
@@ -233,6 +260,9 @@ class PlannedRow(Protocol):
 
     @property
     def changed_fields(self) -> tuple[str, ...]: ...
+
+    @property
+    def problems(self) -> tuple[Problem, ...]: ...
 
 
 #: The field a service error is about, so the row can name its column as validate does.

@@ -1,7 +1,8 @@
 """The annotated copy of a source spreadsheet: the user's own file with four columns
 appended to each sheet that has results (Short link, Status, Error, Expires: the expiry
 with the zone it was read in and the instant sent), filled on the row each result came
-from. Everything else is left as it was.
+from. Error holds a row's error, or the warnings of a row done ``ok``. Everything else
+is left as it was.
 
 The header goes in the row the reader found the header in: the row above the first data
 row reported for that sheet (sample workbooks have a title row above the header).
@@ -74,9 +75,15 @@ def status_text(result: RowResult) -> str:
 def annotation(result: RowResult) -> tuple[str, str, str, str]:
     """The appended values of one row: short link, status, error, and the expiry with
     its zone (``2027-03-31 23:59 America/New_York = 2027-04-01T03:59:00.000Z``)."""
-    error = "" if result.status == Status.OK else error_text(result)
-    if result.expires and error == f"expires {result.expires}":
-        error = ""  # a planned row's message is its expiry: said in its own column
+    if result.status == Status.OK:
+        error = "; ".join(result.warnings)  # a row done with warnings says them
+    else:
+        error = error_text(result)
+        expiry = f"expires {result.expires}" if result.expires else None
+        if expiry and error == expiry:
+            error = ""  # a planned row's message is its expiry: said in its own column
+        elif expiry and error.endswith(f"; {expiry}"):
+            error = error[: -len(expiry) - 2]
     return (result.short_url or "", status_text(result), error, result.expires or "")
 
 

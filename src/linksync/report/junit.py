@@ -33,6 +33,7 @@ _DETAIL_FIELDS = (
     "error_code",
     "request_id",
     "attempts",
+    "message",  # a row done with warnings lists them there
 )
 
 

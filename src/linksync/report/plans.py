@@ -30,18 +30,11 @@ def plan_row(ch: Change) -> RowResult:
         ch,
         status,
         constant=err.constant if err else None,
-        message=err.message if err else _notes(ch),
+        message=err.message if err else ch.reason,
         field_name=err.field if err else None,
         column=err.column if err else None,
         field_changes=tuple((f.field, f.old, f.new) for f in ch.fields),
     )
-
-
-def _notes(ch: Change) -> str | None:
-    """The skip reason and the warnings of a change without error, for its report row."""
-    notes = [ch.reason] if ch.reason else []
-    notes += [f"warning {p.constant}: {p.message}" for p in ch.problems]
-    return "; ".join(notes) or None
 
 
 def plan_rows(plan: Plan) -> list[RowResult]:

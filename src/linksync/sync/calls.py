@@ -146,7 +146,7 @@ class RowCalls:
             done = ok_result(ch, event, attempts=spent + event.attempts)
             if moved:
                 why = "the stable slug planned is taken by a link to another URL"
-                done = replace(done, message=f"{why}; created with the next candidate, {slug}")
+                done = done.saying(f"{why}; created with the next candidate, {slug}")
             return done
 
     async def converge(
@@ -194,10 +194,10 @@ class RowCalls:
                 ch, Status.OK, action=Action.UNCHANGED, link=link, http_status=status,
                 request_id=request_id, attempts=spent,
             )  # fmt: skip
-            return replace(done, changed_fields=(), message=f"{note}; it already matches")
+            return replace(done.saying(f"{note}; it already matches"), changed_fields=())
         _, event = await self.call(
             ch, self.client.update_link, link.slug, dict(cmp.patch), domain=ch.domain
         )
         done = ok_result(ch, event, action=Action.UPDATE, attempts=spent + event.attempts)
         fields = tuple(f.field for f in cmp.fields)
-        return replace(done, changed_fields=fields, message=f"{note}; updated it")
+        return replace(done.saying(f"{note}; updated it"), changed_fields=fields)

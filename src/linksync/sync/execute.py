@@ -32,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 from linksync.api import CallEvent, LinkClient
 from linksync.errors import ERRORS, ApiError, LinkNotFound, SlugExists, Stop, UnsafePlanError
@@ -183,7 +182,7 @@ class _Run:
         if event.confirmed:
             # The answer was lost and a read found the link: this request made it, or (a
             # stable slug racing) another run's did at the same moment. Say so.
-            done = replace(done, message=CONFIRMED)
+            done = done.saying(CONFIRMED)
         return done
 
     async def delete(self, ch: Change) -> RowResult:
@@ -195,7 +194,7 @@ class _Run:
                 ch, Status.OK, http_status=exc.status, request_id=exc.request_id,
                 attempts=exc.attempts,
             )  # fmt: skip
-            return replace(done, message="already deleted")
+            return done.saying("already deleted")
         return ok_result(ch, event, link=ch.remote)
 
     async def replace(self, ch: Change) -> RowResult:
