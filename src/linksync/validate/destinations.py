@@ -34,12 +34,12 @@ import ssl
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 
 from linksync._version import __version__
+from linksync.api.failures import parse_retry_after
 from linksync.api.network import Network, ssl_context
 
 USER_AGENT = f"linksync/{__version__} (destination check)"
@@ -119,20 +119,11 @@ class _Pacer:
 
 
 def retry_after(value: str | None, limit: float) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (seconds or an HTTP date), at most
-    ``limit``; None when there is none or it cannot be read."""
-    if not value:
-        return None
-    text = value.strip()
-    try:
-        seconds = float(text)
-    except ValueError:
-        try:
-            when = parsedate_to_datetime(text)
-        except (TypeError, ValueError):
-            return None
-        seconds = when.timestamp() - time.time()
-    return min(max(seconds, 0.0), limit)
+    """Seconds to wait from a ``Retry-After`` header (seconds or an HTTP date, read as the
+    service client reads it), at most ``limit``; None when there is none or it cannot be
+    read."""
+    seconds = parse_retry_after(value or None)
+    return None if seconds is None else min(seconds, limit)
 
 
 def _failure(url: str, exc: httpx.HTTPError) -> Verdict:
