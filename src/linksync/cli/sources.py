@@ -13,11 +13,10 @@ from linksync.cli.source_flags import pop_source_flags, source_flags
 from linksync.config.profiles import Profile, load_profile
 from linksync.errors import ConfigError
 from linksync.model import Severity
-from linksync.sources import ReadOptions, SourceBatch, read_sources
-from linksync.sources.encrypted import workbook_password
+from linksync.sources import SourceBatch
 from linksync.sources.template import FORMATS, write_template
 from linksync.sync.jsontext import readable
-from linksync.validate import Validation, validate
+from linksync.validate import Validation
 
 
 def _profile(config: str | None, profile: str | None) -> Profile | None:
@@ -134,48 +133,28 @@ def validate_command(
     No request goes to the service; --check-destinations requests each destination
     URL once and reports dead ones on their rows.
     """
+    from linksync.api.network import Network
+    from linksync.pipeline.inputs import Reading, read_and_validate
+    from linksync.report.dest_progress import DestinationProgress
+
     prof = _profile(config_path, profile) or Profile()
-    given = pop_source_flags(flags)
-    mapping = {str(k): str(v) for k, v in prof.columns.items()}
-    mapping.update(given["mapping"])
-    options = ReadOptions.build(
+    shown = DestinationProgress()
+    reading = Reading(
         sheets=list(sheets) or None,
-        mapping=mapping or None,
-        encoding=given["encoding"] or prof.encoding,
-        date_format=given["date_format"] or prof.date_format,
-        timezone=given["timezone"] or prof.timezone,
-        empty_values=given["empty_values"] or prof.empty_values,
-        workbook_password=workbook_password(
-            password_file=given["workbook_password_file"], env_name=prof.workbook_password_env
-        ),
-    )
-    strict = prof.strict if given["strict"] is None else bool(given["strict"])
-    domain = default_domain or prof.default_domain
-    batch = read_sources(sources, options=options)
-    result = validate(
-        batch,
         fix_invisible=fix_invisible,
-        default_domain=domain,
-        strict=strict,
-        utm_rules=prof.utm_rules,
         fix_utm_case=fix_utm_case,
-    )
-    check = given["check_destinations"]
-    if prof.check_destinations if check is None else check:
-        from linksync.api.network import Network
-        from linksync.validate.dest_findings import check_destinations
-
-        network = Network(prof.proxy, prof.ca_bundle, prof.trust == "system")
-        from linksync.report.dest_progress import DestinationProgress
-
-        shown = DestinationProgress()
-        try:
-            result, done = check_destinations(
-                result, strict=strict, network=network, progress=shown
-            )
-        finally:
-            shown.close()
-        click.echo(done.summary(), err=True)
+        destination_progress=shown,
+        **pop_source_flags(flags),
+    ).over_profile(prof, network=Network(prof.proxy, prof.ca_bundle, prof.trust == "system"))
+    try:
+        batch, result = read_and_validate(
+            sources, reading, default_domain=default_domain or prof.default_domain
+        )
+    finally:
+        shown.close()
+    for note in result.notes:
+        click.echo(note, err=True)
+    assert batch is not None  # sources here are paths
     echo(render_json(batch, result) if as_json else render_text(batch, result))
     raise SystemExit(EXIT_OK if result.ok else EXIT_ROWS_FAILED)
 

@@ -23,6 +23,8 @@ from linksync.sync.slugs import Slugless
 
 if TYPE_CHECKING:
     from linksync.api.network import Network
+    from linksync.config.profiles import Profile
+    from linksync.sources import SourceBatch
     from linksync.validate import Validation
 
 #: Source files (CSV, Excel, YAML, a folder of YAML), or the desired links themselves.
@@ -64,16 +66,23 @@ class Reading:
 
     def over(self, settings: Settings) -> Reading:
         """These options over the profile's (``columns``, ``encoding``, ``date_format``,
-        ``timezone``, ``empty_values``, ``strict``, ``workbook_password_env``)."""
+        ``timezone``, ``empty_values``, ``strict``, ``workbook_password_env``,
+        ``utm_rules``, ``check_destinations``), the destination check going through the
+        target's proxy and TLS trust."""
         from linksync.api.network import Network
+
+        target = settings.target
+        network = self.network or Network(target.proxy, target.ca_bundle, target.system_trust)
+        return self.over_profile(settings.profile, network=network)
+
+    def over_profile(self, prof: Profile, *, network: Network | None = None) -> Reading:
+        """``over`` for a profile alone (``linksync validate``: no target)."""
         from linksync.sources.encrypted import workbook_password
 
-        prof = settings.profile
-        target = settings.target
         password = self.workbook_password or workbook_password(
             password_file=self.workbook_password_file, env_name=prof.workbook_password_env
         )
-        columns = {**{str(k): str(v) for k, v in settings.columns.items()}, **(self.mapping or {})}
+        columns = {**{str(k): str(v) for k, v in prof.columns.items()}, **(self.mapping or {})}
         return replace(
             self,
             mapping=columns or None,
@@ -89,7 +98,7 @@ class Reading:
                 if self.check_destinations is None
                 else self.check_destinations
             ),
-            network=self.network or Network(target.proxy, target.ca_bundle, target.system_trust),
+            network=network or self.network,
         )
 
 
@@ -102,6 +111,14 @@ def load_specs(
     sources: Sources, reading: Reading | None = None, *, default_domain: str | None = None
 ) -> Validation:
     """Read (paths) or take (LinkSpec objects) the desired links and validate them."""
+    return read_and_validate(sources, reading, default_domain=default_domain)[1]
+
+
+def read_and_validate(
+    sources: Sources, reading: Reading | None = None, *, default_domain: str | None = None
+) -> tuple[SourceBatch | None, Validation]:
+    """``load_specs``, with what was read (None for LinkSpec objects): the sheets and
+    files ``linksync validate`` summarises."""
     from linksync.sources import ReadOptions, read_sources
     from linksync.validate import validate
 
@@ -120,7 +137,7 @@ def load_specs(
             utm_rules=rules,
             fix_utm_case=fix_utm,
         )
-        return _destinations(found, reading)
+        return None, _destinations(found, reading)
     if any(isinstance(s, LinkSpec) for s in items):
         raise ConfigError("give either source paths or LinkSpec objects, not both")
     options = ReadOptions.build(
@@ -141,7 +158,7 @@ def load_specs(
         utm_rules=rules,
         fix_utm_case=fix_utm,
     )
-    return _destinations(validation, reading)
+    return batch, _destinations(validation, reading)
 
 
 def _destinations(validation: Validation, reading: Reading) -> Validation:
