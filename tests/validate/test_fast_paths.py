@@ -1,6 +1,6 @@
-"""Validation over what the readers kept (columns joined into one string, columns made
-value by distinct value) finds exactly what it finds without them: every problem,
-its row, column, constant, message and severity, and the same values."""
+"""Validation over what the readers kept (columns made value by distinct value) finds
+exactly what it finds without them: every problem, its row, column, constant, message
+and severity, and the same values."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def _problems(result: object) -> list[tuple[object, ...]]:
 def test_validation_is_the_same_without_what_the_reader_kept(
     tmp_path: Path, seed: int, neat_slugs: bool, fix: bool
 ) -> None:
-    """``neat_slugs``: every slug passes the tests made at once on the joined column
+    """``neat_slugs``: every slug passes the tests made at once on the joined values
     (reserved words, upper case and duplicates still there)."""
     rng = random.Random(seed)
     path = tmp_path / "links.csv"
@@ -78,12 +78,10 @@ def test_validation_is_the_same_without_what_the_reader_kept(
             w.writerow(_row(i, rng, neat_slugs))
     batch = read_sources([path])
     (frame,) = batch.frames
-    assert frame.joined_text("url") is not None and frame.joined_text("slug") is not None
-    assert frame.joined_text("description") is not None
     assert frame.distinct_values("tags") is not None
     assert frame.distinct_values("expires_at") is not None
     assert frame.distinct_values("domain") is not None
-    plain = replace(batch, frames=(replace(frame, joined={}, distinct={}),))
+    plain = replace(batch, frames=(replace(frame, distinct={}),))
     fast = validate(batch, now=NOW, fix_invisible=fix)
     slow = validate(plain, now=NOW, fix_invisible=fix)
     assert _problems(fast) == _problems(slow)

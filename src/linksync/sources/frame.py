@@ -19,32 +19,6 @@ import numpy as np
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Provenance
 from linksync.rules.utm import UtmRules
 
-#: What separates the values of a column joined into one string (``JoinedText``).
-JOIN_SEP = "\x1f"
-
-
-@dataclass(frozen=True, eq=False)
-class JoinedText:
-    """A column of a frame as one ASCII byte string, made while cleaning it and kept
-    for the checks that look at the whole column at once (validation joins it again
-    only when this is gone). ``raw``: every value of ``values`` followed by
-    ``JOIN_SEP``, a None as "", a value outside ASCII as "!" (their positions in
-    ``others``), then eight ``JOIN_SEP`` more (so a window of eight bytes read from a
-    value's start stays inside); ``seps``: -1, then where its separators are (value
-    i starts after ``seps[i]`` and ends before ``seps[i + 1]``). Valid only while
-    ``values`` is the frame's array of the field (``SpecFrame.joined_text`` checks
-    it); validation lets go of it when done."""
-
-    values: np.ndarray
-    raw: bytes
-    seps: np.ndarray
-    others: tuple[int, ...]
-
-    @property
-    def text(self) -> bytes:
-        """The values joined by ``JOIN_SEP``, without the padding after them."""
-        return self.raw[:-9]
-
 
 @dataclass(frozen=True, eq=False)
 class DistinctValues:
@@ -95,9 +69,6 @@ class SpecFrame:
     row_problems: tuple[tuple[int, Problem], ...] = ()
     #: ``managed[f]`` is exactly "``values[f]`` is not None" (spreadsheet frames).
     managed_is_set: bool = False
-    #: Columns already joined into one string by the reader (``JoinedText``), until
-    #: validation lets go of them (``forget_joined``).
-    joined: dict[str, JoinedText] = field(default_factory=dict)
     #: Columns the reader made value by distinct value (``DistinctValues``).
     distinct: Mapping[str, DistinctValues] = field(default_factory=dict)
     #: The zone its date-times without one were read in (``Provenance.timezone``).
@@ -119,14 +90,12 @@ class SpecFrame:
         row_problems: tuple[tuple[int, Problem], ...] = (),
         *,
         managed: Mapping[str, np.ndarray] | None = None,
-        joined: Mapping[str, JoinedText] | None = None,
         distinct: Mapping[str, DistinctValues] | None = None,
         timezone: str | None = None,
     ) -> SpecFrame:
         """A spreadsheet frame: a field is managed where its value is not None
         (``managed`` gives that mask for fields whose caller knows it already;
-        ``joined`` the fields' columns joined while cleaning them, ``distinct`` those
-        made value by distinct value)."""
+        ``distinct`` the fields' columns made value by distinct value)."""
         n = len(rows)
         full = {f: values[f] if f in values else _none_array(n) for f in LINK_FIELDS}
         known = managed or {}
@@ -144,7 +113,6 @@ class SpecFrame:
             None,
             row_problems,
             True,
-            {f: j for f, j in (joined or {}).items() if j.values is full.get(f)},
             MappingProxyType(
                 {f: d for f, d in (distinct or {}).items() if d.values is full.get(f)}
             ),
@@ -226,17 +194,6 @@ class SpecFrame:
         new_values = dict(self.values)
         new_values[field_name] = values
         return replace(self, values=new_values, managed_is_set=False)
-
-    def joined_text(self, field_name: str) -> JoinedText | None:
-        """The field's column joined into one string, when the reader made it and the
-        values are still those it was made from."""
-        found = self.joined.get(field_name)
-        return found if found is not None and found.values is self.values[field_name] else None
-
-    def forget_joined(self) -> None:
-        """Let go of the joined columns (as large as the columns' text): validation
-        calls it once it has used them; later checks join the values again."""
-        self.joined.clear()
 
     def distinct_values(self, field_name: str) -> DistinctValues | None:
         """The field's column by distinct value, when the reader made it so and the

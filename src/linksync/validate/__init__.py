@@ -206,8 +206,6 @@ def validate(
     for idx, fname, problem in duplicates(fixed, default_domain):
         found.append((idx, _FIELD_ORDER.get(fname, -1), seq, problem))
         seq += 1
-    for frame in (*frames, *fixed):
-        frame.forget_joined()
     found.sort(key=lambda t: (t[0], t[1], t[2]))
     if strict:
         file_problems = [_strict(p) for p in file_problems]

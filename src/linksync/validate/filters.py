@@ -37,8 +37,8 @@ _URL_PREFIX = r"[hH][tT][tT][pP][sS]?://" + _AUTHORITY
 URL_PREFIX_RE = re.compile(_URL_PREFIX + r"(?=[/?#]|\Z)", re.ASCII)
 _AUTHORITY_RE = re.compile(_AUTHORITY.encode(), re.ASCII)
 #: Where an authority ends: a path, a query, a fragment, or the next value (after a
-#: "\n" or a ``JOIN_SEP``: neither is part of a value that gets this far).
-_AUTHORITY_END_RE = re.compile(rb"[/?#\n\x1f]")
+#: "\n": not part of a value that gets this far).
+_AUTHORITY_END_RE = re.compile(rb"[/?#\n]")
 
 #: The same over a column joined into one string, every value preceded by "\n": the
 #: prefix of a value ends where its text ends, at the next "\n" (a value holding a
@@ -155,34 +155,25 @@ def _fast_url_ok(values: Sequence[Any]) -> np.ndarray:
     for i in others:
         text[i] = "!"
     raw = "\n".join(["", *text, "\n" * 8]).encode("ascii")
-    ok = url_ok_ascii(raw, 0x0A, n, others, values)
+    ok = _url_ok_ascii(raw, n, others, values)
     if ok is None:  # a value holds a line break: work on code points
         big, starts = joined(values)
         ok = _visible_joined(big, starts) & _url_prefix_joined(big, starts)
     return ok
 
 
-def url_ok_ascii(
-    raw: bytes,
-    sep: int,
-    n: int,
-    others: Sequence[int],
-    values: Sequence[Any] | np.ndarray,
-    breaks: np.ndarray | None = None,
+def _url_ok_ascii(
+    raw: bytes, n: int, others: Sequence[int], values: Sequence[Any]
 ) -> np.ndarray | None:
-    """``raw``: ASCII, every one of the ``n`` values followed by ``sep``, eight more
-    at the end; the values at ``others`` stand in it as "!" and fail. ``breaks``:
-    where each value's preceding ``sep`` is (-1 for the first value when ``raw``
-    starts with it), then the rest: n + 9 in all; found here when not given. None
-    when they are not n + 9 (a value holds ``sep``)."""
+    """``raw``: ASCII, every one of the ``n`` values preceded by "\n", eight more
+    at the end; the values at ``others`` stand in it as "!" and fail. None when its
+    "\n" are not n + 9 (a value holds one)."""
     codes = np.frombuffer(raw, dtype=np.uint8)
-    if breaks is None:
-        breaks = np.flatnonzero(codes == sep)
+    breaks = np.flatnonzero(codes == 0x0A)
     if len(breaks) != n + 9:
         return None
     starts = breaks[:n]
-    real = len(breaks) - int(breaks[0] < 0)  # separators in ``raw`` (-1: none before)
-    if len(raw.translate(None, _VISIBLE_ASCII)) == real:
+    if len(raw.translate(None, _VISIBLE_ASCII)) == len(breaks):
         ok = np.ones(n, dtype=bool)
     else:
         bad = (codes < 0x21) | (codes > 0x7E)
@@ -203,7 +194,7 @@ def _prefix_by_authority(
     raw: bytes,
     codes: np.ndarray,
     first: np.ndarray,
-    values: Sequence[Any] | np.ndarray,
+    values: Sequence[Any],
     which: np.ndarray,
 ) -> np.ndarray:
     """Per value of visible ASCII starting at ``raw[first]`` (``codes``: its bytes):
@@ -248,7 +239,7 @@ def _prefix_by_authority(
     return out
 
 
-_ENDS = np.frombuffer(b"/?#\n\x1f", dtype=np.uint8)
+_ENDS = np.frombuffer(b"/?#\n", dtype=np.uint8)
 
 
 SLUG_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"

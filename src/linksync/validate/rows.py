@@ -24,31 +24,24 @@ from linksync import rules
 from linksync.model import Problem, Provenance, Severity
 from linksync.rules.timestamps import format_ts, parse_iso
 from linksync.sources.frame import SpecFrame
-from linksync.sources.options import EXCEL_ERRORS, looks_like_local_date
+from linksync.sources.options import EXCEL_ERRORS, PLACEHOLDER_VARIANTS, looks_like_local_date
 from linksync.validate.filters import (
     EXPIRY_FIELDS_RE,
     describe_value,
     fast_slug_ok,
     fast_url_ok,
     has_invisible,
-    mostly_distinct,
     per_distinct,
     slug_message,
     url_message,
-)
-from linksync.validate.joined import (
-    NOTHING,
-    longest_length,
-    nothing_by_length,
-    slug_ok_joined,
-    url_ok_joined,
 )
 from linksync.validate.suggest import suggest_domain, suggest_expiry, suggest_tag, use
 
 _URL_FIELDS = ("url", "apple", "google")
 _FIXABLE = ("url", "apple", "google", "slug", "domain")
 _TEXT_FIELDS = ("url", "slug", "domain", "description", "password", "expires_at", "apple", "google")
-_NOTHING = NOTHING
+#: Placeholders and Excel error texts: "nothing" where a value belongs.
+_NOTHING = PLACEHOLDER_VARIANTS | EXCEL_ERRORS
 
 
 def offsets(frames: Sequence[SpecFrame]) -> Iterator[tuple[SpecFrame, int]]:
@@ -68,13 +61,6 @@ def _per_object(values: list[Any], test: Any) -> np.ndarray:
     verdict = np.asarray(test([values[i] for i in first.tolist()]), dtype=bool)
     out: np.ndarray = verdict[inverse]
     return out
-
-
-def _mostly_distinct(values: list[Any]) -> bool:
-    try:
-        return mostly_distinct(values)
-    except TypeError:  # unhashable values (specs built in Python)
-        return False
 
 
 def _nothing_message(value: str) -> str:
@@ -165,8 +151,6 @@ class FrameChecker:
         column = self.frame.distinct_values(fname)
         if column is not None and _NOTHING.isdisjoint(column.uniques.tolist()):
             return
-        if nothing_by_length(self.frame.joined_text(fname)):
-            return
         idx, vals = self._present(fname)
         if not vals:
             return
@@ -241,9 +225,6 @@ class FrameChecker:
             self.add(int(idx[j]), "tags", "INVALID_REQUEST", message)
 
     def _descriptions(self) -> None:
-        column = self.frame.joined_text("description")
-        if column is not None and longest_length(column) <= rules.MAX_DESCRIPTION_CHARS:
-            return
         idx, vals = self._present("description")
         try:
             longest = max(map(len, vals), default=0)
@@ -299,13 +280,7 @@ class FrameChecker:
         idx, vals = self._present(fname)
         if not vals:
             return
-        ok = None
-        column = self.frame.joined_text(fname)
-        if column is not None and _mostly_distinct(vals):  # else per distinct value
-            full = url_ok_joined(column)
-            ok = full[idx] if full is not None else None
-        if ok is None:
-            ok = fast_url_ok(vals)
+        ok = fast_url_ok(vals)
         for j in np.flatnonzero(~ok).tolist():
             v = vals[j]
             if isinstance(v, str) and v in _NOTHING:
@@ -321,10 +296,7 @@ class FrameChecker:
         idx, vals = self._present("slug")
         if not vals:
             return
-        column = self.frame.joined_text("slug")
-        ok = slug_ok_joined(column, idx, vals) if column is not None else None
-        if ok is None:
-            ok = fast_slug_ok(vals)
+        ok = fast_slug_ok(vals)
         for j in np.flatnonzero(~ok).tolist():
             v = vals[j]
             if not isinstance(v, str):
