@@ -20,24 +20,6 @@ from linksync.model import LINK_FIELDS, LinkSpec, Problem, Provenance
 from linksync.rules.utm import UtmRules
 
 
-@dataclass(frozen=True, eq=False)
-class DistinctValues:
-    """A column a reader made value by distinct value: ``values`` is
-    ``uniques[codes]``, the last of ``uniques`` None (code -1, an empty cell). Checks
-    of such a column (tags, expiries, domains) look at ``uniques`` only. Valid only
-    while ``values`` is the frame's array of the field (``SpecFrame.distinct_values``)."""
-
-    values: np.ndarray
-    codes: np.ndarray
-    uniques: np.ndarray
-
-    def present(self) -> np.ndarray:
-        """Per value: not None (from the distinct values, without looking at each)."""
-        known = np.fromiter((u is not None for u in self.uniques), dtype=bool)
-        out: np.ndarray = known[self.codes]
-        return out
-
-
 def _none_array(n: int) -> np.ndarray:
     return np.full(n, None, dtype=object)
 
@@ -69,8 +51,6 @@ class SpecFrame:
     row_problems: tuple[tuple[int, Problem], ...] = ()
     #: ``managed[f]`` is exactly "``values[f]`` is not None" (spreadsheet frames).
     managed_is_set: bool = False
-    #: Columns the reader made value by distinct value (``DistinctValues``).
-    distinct: Mapping[str, DistinctValues] = field(default_factory=dict)
     #: The zone its date-times without one were read in (``Provenance.timezone``).
     timezone: str | None = None
     #: The UTM rules of a YAML file's ``defaults: utm_rules:`` (over the profile's).
@@ -90,12 +70,10 @@ class SpecFrame:
         row_problems: tuple[tuple[int, Problem], ...] = (),
         *,
         managed: Mapping[str, np.ndarray] | None = None,
-        distinct: Mapping[str, DistinctValues] | None = None,
         timezone: str | None = None,
     ) -> SpecFrame:
         """A spreadsheet frame: a field is managed where its value is not None
-        (``managed`` gives that mask for fields whose caller knows it already;
-        ``distinct`` the fields' columns made value by distinct value)."""
+        (``managed`` gives that mask for fields whose caller knows it already)."""
         n = len(rows)
         full = {f: values[f] if f in values else _none_array(n) for f in LINK_FIELDS}
         known = managed or {}
@@ -113,9 +91,6 @@ class SpecFrame:
             None,
             row_problems,
             True,
-            MappingProxyType(
-                {f: d for f, d in (distinct or {}).items() if d.values is full.get(f)}
-            ),
             timezone,
         )
 
@@ -194,12 +169,6 @@ class SpecFrame:
         new_values = dict(self.values)
         new_values[field_name] = values
         return replace(self, values=new_values, managed_is_set=False)
-
-    def distinct_values(self, field_name: str) -> DistinctValues | None:
-        """The field's column by distinct value, when the reader made it so and the
-        values are still those it made."""
-        found = self.distinct.get(field_name)
-        return found if found is not None and found.values is self.values[field_name] else None
 
     def is_set(self, field_name: str) -> np.ndarray:
         """Per row: the field has a value (not None)."""
