@@ -27,9 +27,9 @@ With ``fix_invisible`` the invisible characters are stripped and each fix is rep
 as a warning; the fixed values are in ``Validation.frames`` / ``specs``.
 
 The checks run over columns, not rows. Each column first goes through a cheap filter
-(``linksync.validate.filters``: whole-column character tests, URL hosts compared at
-once over the joined column) that passes only values the scalar rule would pass too; the values it
-does not pass, usually a handful, go through the scalar rule of ``linksync.rules``,
+(``linksync.validate.filters``, once per distinct value where values repeat) that
+passes only values the scalar rule would pass too; the values it does not pass,
+usually a handful, go through the scalar rule of ``linksync.rules``,
 which decides and words the message. So results are those of the scalar rules by construction.
 
 Layer: beside ``sync``, above ``sources``. It may import sources, api, sandbox and the
