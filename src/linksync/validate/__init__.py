@@ -121,28 +121,12 @@ class Validation:
         """Per sheet/file: rows, invalid rows, errors, warnings (for the table)."""
         out: list[dict[str, Any]] = []
         counts: dict[tuple[str, str | None], dict[str, Any]] = {}
-        for frame, offset in offsets(self.frames):
-            key = (frame.source, frame.sheet)
-            entry = counts.get(key)
+
+        def entry_of(source: str, sheet: str | None) -> dict[str, Any]:
+            entry = counts.get((source, sheet))
             if entry is None:
-                entry = counts[key] = {
-                    "source": frame.source,
-                    "sheet": frame.sheet,
-                    "rows": 0,
-                    "invalid": 0,
-                    "errors": 0,
-                    "warnings": 0,
-                }
-                out.append(entry)
-            entry["rows"] += len(frame)
-            entry["invalid"] += sum(1 for i in self.invalid if offset <= i < offset + len(frame))
-        for p in self.problems:
-            src = p.provenance.source if p.provenance else ""
-            sheet = p.provenance.sheet if p.provenance else None
-            entry = counts.get((src, sheet))
-            if entry is None:
-                entry = counts[(src, sheet)] = {
-                    "source": src,
+                entry = counts[(source, sheet)] = {
+                    "source": source,
                     "sheet": sheet,
                     "rows": 0,
                     "invalid": 0,
@@ -150,6 +134,16 @@ class Validation:
                     "warnings": 0,
                 }
                 out.append(entry)
+            return entry
+
+        for frame, offset in offsets(self.frames):
+            entry = entry_of(frame.source, frame.sheet)
+            entry["rows"] += len(frame)
+            entry["invalid"] += sum(1 for i in self.invalid if offset <= i < offset + len(frame))
+        for p in self.problems:
+            src = p.provenance.source if p.provenance else ""
+            sheet = p.provenance.sheet if p.provenance else None
+            entry = entry_of(src, sheet)
             entry["errors" if p.severity is Severity.ERROR else "warnings"] += 1
         return out
 
