@@ -4,8 +4,7 @@ A million ``LinkSpec`` objects take seconds to build in CPython (about 9 s measu
 the 2-core machine), longer than reading the CSV itself. So readers produce columns
 (one object array per field, None where the source sets nothing) and validation works
 on those columns; ``LinkSpec`` objects are built only when someone asks for them
-(``SpecFrame.spec(i)``, ``iter_specs()``), e.g. the planner, or for the few rows a
-problem names.
+(``iter_specs()``), e.g. by the planner.
 """
 
 from __future__ import annotations
@@ -123,23 +122,6 @@ class SpecFrame:
             return self.provenances[i]
         return Provenance(self.source, self.sheet, int(self.rows[i]), self.columns, self.timezone)
 
-    def spec(self, i: int) -> LinkSpec:
-        managed = frozenset(f for f in LINK_FIELDS if self.managed[f][i])
-        v = self.values
-        return LinkSpec(
-            url=v["url"][i],
-            slug=v["slug"][i],
-            domain=v["domain"][i],
-            description=v["description"][i],
-            tags=v["tags"][i],
-            password=v["password"][i],
-            expires_at=v["expires_at"][i],
-            apple=v["apple"][i],
-            google=v["google"][i],
-            managed=managed,
-            provenance=self.provenance(i),
-        )
-
     def iter_specs(self) -> Iterator[LinkSpec]:
         # Managed sets repeat: build each distinct one once, keyed by a bit pattern.
         n = len(self)
@@ -148,20 +130,13 @@ class SpecFrame:
             code |= self.managed[f].astype(np.int64) << bit
         cache: dict[int, frozenset[str]] = {}
         cols = [self.values[f] for f in LINK_FIELDS]
-        provs = self.provenances
         for i, (c, url, slug, domain, desc, tags, pw, exp, apple, google) in enumerate(
             zip(code.tolist(), *(col.tolist() for col in cols), strict=True)
         ):
             ms = cache.get(c)
             if ms is None:
                 ms = cache[c] = frozenset(f for b, f in enumerate(LINK_FIELDS) if c >> b & 1)
-            prov = (
-                provs[i]
-                if provs is not None
-                else Provenance(
-                    self.source, self.sheet, int(self.rows[i]), self.columns, self.timezone
-                )
-            )
+            prov = self.provenance(i)
             yield LinkSpec(url, slug, domain, desc, tags, pw, exp, apple, google, ms, prov)
 
     def with_values(self, field_name: str, values: np.ndarray) -> SpecFrame:
