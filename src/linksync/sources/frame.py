@@ -4,8 +4,7 @@ A million ``LinkSpec`` objects take seconds to build in CPython (about 9 s measu
 the 2-core machine), longer than reading the CSV itself. So readers produce columns
 (one object array per field, None where the source sets nothing) and validation works
 on those columns; ``LinkSpec`` objects are built only when someone asks for them
-(``SpecFrame.spec(i)``, ``iter_specs()``), e.g. the planner, or for the few rows a
-problem names.
+(``iter_specs()``), e.g. by the planner.
 """
 
 from __future__ import annotations
@@ -18,50 +17,6 @@ import numpy as np
 
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Provenance
 from linksync.rules.utm import UtmRules
-
-#: What separates the values of a column joined into one string (``JoinedText``).
-JOIN_SEP = "\x1f"
-
-
-@dataclass(frozen=True, eq=False)
-class JoinedText:
-    """A column of a frame as one ASCII byte string, made while cleaning it and kept
-    for the checks that look at the whole column at once (validation joins it again
-    only when this is gone). ``raw``: every value of ``values`` followed by
-    ``JOIN_SEP``, a None as "", a value outside ASCII as "!" (their positions in
-    ``others``), then eight ``JOIN_SEP`` more (so a window of eight bytes read from a
-    value's start stays inside); ``seps``: -1, then where its separators are (value
-    i starts after ``seps[i]`` and ends before ``seps[i + 1]``). Valid only while
-    ``values`` is the frame's array of the field (``SpecFrame.joined_text`` checks
-    it); validation lets go of it when done."""
-
-    values: np.ndarray
-    raw: bytes
-    seps: np.ndarray
-    others: tuple[int, ...]
-
-    @property
-    def text(self) -> bytes:
-        """The values joined by ``JOIN_SEP``, without the padding after them."""
-        return self.raw[:-9]
-
-
-@dataclass(frozen=True, eq=False)
-class DistinctValues:
-    """A column a reader made value by distinct value: ``values`` is
-    ``uniques[codes]``, the last of ``uniques`` None (code -1, an empty cell). Checks
-    of such a column (tags, expiries, domains) look at ``uniques`` only. Valid only
-    while ``values`` is the frame's array of the field (``SpecFrame.distinct_values``)."""
-
-    values: np.ndarray
-    codes: np.ndarray
-    uniques: np.ndarray
-
-    def present(self) -> np.ndarray:
-        """Per value: not None (from the distinct values, without looking at each)."""
-        known = np.fromiter((u is not None for u in self.uniques), dtype=bool)
-        out: np.ndarray = known[self.codes]
-        return out
 
 
 def _none_array(n: int) -> np.ndarray:
@@ -95,11 +50,6 @@ class SpecFrame:
     row_problems: tuple[tuple[int, Problem], ...] = ()
     #: ``managed[f]`` is exactly "``values[f]`` is not None" (spreadsheet frames).
     managed_is_set: bool = False
-    #: Columns already joined into one string by the reader (``JoinedText``), until
-    #: validation lets go of them (``forget_joined``).
-    joined: dict[str, JoinedText] = field(default_factory=dict)
-    #: Columns the reader made value by distinct value (``DistinctValues``).
-    distinct: Mapping[str, DistinctValues] = field(default_factory=dict)
     #: The zone its date-times without one were read in (``Provenance.timezone``).
     timezone: str | None = None
     #: The UTM rules of a YAML file's ``defaults: utm_rules:`` (over the profile's).
@@ -119,14 +69,10 @@ class SpecFrame:
         row_problems: tuple[tuple[int, Problem], ...] = (),
         *,
         managed: Mapping[str, np.ndarray] | None = None,
-        joined: Mapping[str, JoinedText] | None = None,
-        distinct: Mapping[str, DistinctValues] | None = None,
         timezone: str | None = None,
     ) -> SpecFrame:
         """A spreadsheet frame: a field is managed where its value is not None
-        (``managed`` gives that mask for fields whose caller knows it already;
-        ``joined`` the fields' columns joined while cleaning them, ``distinct`` those
-        made value by distinct value)."""
+        (``managed`` gives that mask for fields whose caller knows it already)."""
         n = len(rows)
         full = {f: values[f] if f in values else _none_array(n) for f in LINK_FIELDS}
         known = managed or {}
@@ -144,10 +90,6 @@ class SpecFrame:
             None,
             row_problems,
             True,
-            {f: j for f, j in (joined or {}).items() if j.values is full.get(f)},
-            MappingProxyType(
-                {f: d for f, d in (distinct or {}).items() if d.values is full.get(f)}
-            ),
             timezone,
         )
 
@@ -180,23 +122,6 @@ class SpecFrame:
             return self.provenances[i]
         return Provenance(self.source, self.sheet, int(self.rows[i]), self.columns, self.timezone)
 
-    def spec(self, i: int) -> LinkSpec:
-        managed = frozenset(f for f in LINK_FIELDS if self.managed[f][i])
-        v = self.values
-        return LinkSpec(
-            url=v["url"][i],
-            slug=v["slug"][i],
-            domain=v["domain"][i],
-            description=v["description"][i],
-            tags=v["tags"][i],
-            password=v["password"][i],
-            expires_at=v["expires_at"][i],
-            apple=v["apple"][i],
-            google=v["google"][i],
-            managed=managed,
-            provenance=self.provenance(i),
-        )
-
     def iter_specs(self) -> Iterator[LinkSpec]:
         # Managed sets repeat: build each distinct one once, keyed by a bit pattern.
         n = len(self)
@@ -205,20 +130,13 @@ class SpecFrame:
             code |= self.managed[f].astype(np.int64) << bit
         cache: dict[int, frozenset[str]] = {}
         cols = [self.values[f] for f in LINK_FIELDS]
-        provs = self.provenances
         for i, (c, url, slug, domain, desc, tags, pw, exp, apple, google) in enumerate(
             zip(code.tolist(), *(col.tolist() for col in cols), strict=True)
         ):
             ms = cache.get(c)
             if ms is None:
                 ms = cache[c] = frozenset(f for b, f in enumerate(LINK_FIELDS) if c >> b & 1)
-            prov = (
-                provs[i]
-                if provs is not None
-                else Provenance(
-                    self.source, self.sheet, int(self.rows[i]), self.columns, self.timezone
-                )
-            )
+            prov = self.provenance(i)
             yield LinkSpec(url, slug, domain, desc, tags, pw, exp, apple, google, ms, prov)
 
     def with_values(self, field_name: str, values: np.ndarray) -> SpecFrame:
@@ -226,23 +144,6 @@ class SpecFrame:
         new_values = dict(self.values)
         new_values[field_name] = values
         return replace(self, values=new_values, managed_is_set=False)
-
-    def joined_text(self, field_name: str) -> JoinedText | None:
-        """The field's column joined into one string, when the reader made it and the
-        values are still those it was made from."""
-        found = self.joined.get(field_name)
-        return found if found is not None and found.values is self.values[field_name] else None
-
-    def forget_joined(self) -> None:
-        """Let go of the joined columns (as large as the columns' text): validation
-        calls it once it has used them; later checks join the values again."""
-        self.joined.clear()
-
-    def distinct_values(self, field_name: str) -> DistinctValues | None:
-        """The field's column by distinct value, when the reader made it so and the
-        values are still those it made."""
-        found = self.distinct.get(field_name)
-        return found if found is not None and found.values is self.values[field_name] else None
 
     def is_set(self, field_name: str) -> np.ndarray:
         """Per row: the field has a value (not None)."""

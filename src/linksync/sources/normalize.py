@@ -50,13 +50,6 @@ def split_tags(text: str) -> tuple[str, ...]:
     return dedupe(_TAG_SPLIT_RE.split(text))
 
 
-def to_utc(dt: datetime, zone: tzinfo | None = None) -> datetime:
-    """A naive datetime is taken in ``zone`` (UTC for None: spreadsheets carry no zone);
-    an aware one is converted. A time the clocks skip is taken with the offset before
-    the change: ``expiry_oddity`` finds those first."""
-    return localize(dt, zone)[0] if dt.tzinfo is None else dt.astimezone(UTC)
-
-
 def excel_serial_to_datetime(serial: float, *, date1904: bool = False) -> datetime | None:
     """An Excel serial day number as a UTC datetime (None when out of Excel's range)."""
     if not (0 <= serial < 2958466):  # 9999-12-31

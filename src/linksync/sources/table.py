@@ -26,9 +26,9 @@ import pandas as pd
 
 from linksync.model import LINK_FIELDS, Problem, Provenance, Severity
 from linksync.rules.timestamps import zone_name
-from linksync.sources.cleaning import ASCII_WS, clean_joined
+from linksync.sources.cleaning import ASCII_WS, clean_column
 from linksync.sources.columns import SHORT_URL, UTM_FIELDS, ColumnMatch
-from linksync.sources.frame import DistinctValues, JoinedText, SpecFrame, not_none
+from linksync.sources.frame import SpecFrame, not_none
 from linksync.sources.normalize import (
     Oddness,
     merge_utm_checked,
@@ -57,48 +57,23 @@ def map_distinct(series: pd.Series, fn: Callable[[Any], Any]) -> np.ndarray:
 
     Returns an object array aligned with ``series``.
     """
-    return map_distinct_values(series, fn).values
-
-
-def map_distinct_values(series: pd.Series, fn: Callable[[Any], Any]) -> DistinctValues:
-    """``map_distinct``, with the codes and the mapped distinct values it was made of."""
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     mapped = np.empty(len(uniques) + 1, dtype=object)
     mapped[:-1] = [fn(u) for u in uniques]
     mapped[-1] = None
-    return DistinctValues(mapped[codes], codes, mapped)
+    out: np.ndarray = mapped[codes]
+    return out
 
 
-def _tags(values: np.ndarray) -> DistinctValues:
+def _tags(values: np.ndarray) -> np.ndarray:
     def one(text: str) -> tuple[str, ...] | None:
         return split_tags(text) or None
 
-    return map_distinct_values(pd.Series(values, dtype=object), one)
+    return map_distinct(pd.Series(values, dtype=object), one)
 
 
-def _lower(values: np.ndarray) -> DistinctValues:
-    return map_distinct_values(pd.Series(values, dtype=object), lambda v: str(v).lower())
-
-
-#: Fields whose checks use the column joined while cleaning it (``JoinedText``): kept
-#: until validation only for those (it is as large as the column's text).
-_JOINED_FIELDS = frozenset({"url", "apple", "google", "slug", "description"})
-
-
-def _worth_keeping(fname: str, raw: Any) -> bool:
-    """The field's checks would use its joined column: a URL column only when its
-    cells are mostly distinct (else its values are tested once per distinct value)."""
-    if fname not in _JOINED_FIELDS:
-        return False
-    if fname not in ("url", "apple", "google"):
-        return True
-    step = max(1, len(raw) // 2_000)
-    cells = raw.iloc[::step] if isinstance(raw, pd.Series) else raw[::step]
-    try:
-        picked = [v for v in cells if v]
-        return len(set(picked)) * 2 > len(picked) > 0
-    except TypeError:  # cells that cannot be hashed
-        return False
+def _lower(values: np.ndarray) -> np.ndarray:
+    return map_distinct(pd.Series(values, dtype=object), lambda v: str(v).lower())
 
 
 class _Builder:
@@ -108,29 +83,17 @@ class _Builder:
         self.source, self.sheet, self.match, self.opts = source, sheet, match, opts
         self.issues: list[CellIssue] = []
         self.problems: list[Problem] = []
-        self.joined: dict[str, JoinedText] = {}  # field -> its column joined (one column)
-        self.distinct: dict[str, DistinctValues] = {}  # field -> made by distinct value
 
     def clean(self, fname: str, raw: Any) -> tuple[np.ndarray, np.ndarray]:
         if fname == "expires_at":
             out = _expiry(raw, self.opts, self.issues)
-            if isinstance(out, DistinctValues):
-                self.distinct[fname] = out
-                return out.values, out.present()
             return out, not_none(out)
-        keep = _worth_keeping(fname, raw)
-        out, present, joined = clean_joined(raw, self.opts.empty_values, keep=keep)
-        if joined is not None:
-            self.joined[fname] = joined
-        return out, present
+        return clean_column(raw, self.opts.empty_values)
 
     def merge(self, fname: str, raws: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         """The field's column (several merged) and which of its values are set."""
         cols = self.match.columns_of(fname)
         merged, have = self.clean(fname, raws[0])
-        if len(raws) > 1:
-            merged = merged.copy()  # filled in place below (it may be pandas' own)
-            self.joined.pop(fname, None)
         for col, raw in zip(cols[1:], raws[1:], strict=False):
             extra, more = self.clean(fname, raw)
             both = np.flatnonzero(have & more)
@@ -241,12 +204,10 @@ def build_frame(
 
     values: dict[str, np.ndarray] = {f: cleaned[f] for f in LINK_FIELDS if f in cleaned}
     if "tags" in values:
-        b.distinct["tags"] = _tags(values["tags"])
-        values["tags"] = b.distinct["tags"].values  # a cell of separators only: no tags
-        present["tags"] = b.distinct["tags"].present()
+        values["tags"] = _tags(values["tags"])  # a cell of separators only: no tags
+        present["tags"] = not_none(values["tags"])
     if "domain" in values:
-        b.distinct["domain"] = _lower(values["domain"])
-        values["domain"] = b.distinct["domain"].values
+        values["domain"] = _lower(values["domain"])
     if SHORT_URL in cleaned:
         _split_short(cleaned[SHORT_URL], values, n)
         present["slug"], present["domain"] = not_none(values["slug"]), not_none(values["domain"])
@@ -272,8 +233,6 @@ def build_frame(
         values,
         match.provenance_columns,
         managed=managed,
-        joined=b.joined,
-        distinct=b.distinct,
         timezone=zone_name(b.opts.timezone) if b.opts.timezone is not None else None,
     )
     at = np.searchsorted(keep, [x.index for x in found]).tolist()
@@ -290,7 +249,7 @@ def build_frame(
     return frame, b.problems
 
 
-def _expiry(raw: Any, opts: ReadOptions, issues: list[CellIssue]) -> np.ndarray | DistinctValues:
+def _expiry(raw: Any, opts: ReadOptions, issues: list[CellIssue]) -> np.ndarray:
     """The expiry column normalised (``normalize_expiry`` in the run's zone); a local
     time the zone skips or repeats is named on its row in ``issues``."""
     odd: dict[Any, Oddness] = {}  # value -> what is odd about it in the zone
@@ -302,11 +261,11 @@ def _expiry(raw: Any, opts: ReadOptions, issues: list[CellIssue]) -> np.ndarray 
         return text
 
     try:
-        text = clean_joined(raw, opts.empty_values, text_only=True, keep=False)[0]
+        text = clean_column(raw, opts.empty_values, text_only=True)[0]
     except TypeError:  # datetimes (Excel), missing cells
         vals: list[Any] = raw.tolist() if isinstance(raw, pd.Series | np.ndarray) else list(raw)
     else:
-        out = map_distinct_values(pd.Series(text, dtype=object), norm)
+        out = map_distinct(pd.Series(text, dtype=object), norm)
         if odd:
             _oddities(list(text), odd, issues)
         return out

@@ -27,9 +27,9 @@ With ``fix_invisible`` the invisible characters are stripped and each fix is rep
 as a warning; the fixed values are in ``Validation.frames`` / ``specs``.
 
 The checks run over columns, not rows. Each column first goes through a cheap filter
-(``linksync.validate.filters``: whole-column character tests, URL hosts compared at
-once over the joined column) that passes only values the scalar rule would pass too; the values it
-does not pass, usually a handful, go through the scalar rule of ``linksync.rules``,
+(``linksync.validate.filters``, once per distinct value where values repeat) that
+passes only values the scalar rule would pass too; the values it does not pass,
+usually a handful, go through the scalar rule of ``linksync.rules``,
 which decides and words the message. So results are those of the scalar rules by construction.
 
 Layer: beside ``sync``, above ``sources``. It may import sources, api, sandbox and the
@@ -121,28 +121,12 @@ class Validation:
         """Per sheet/file: rows, invalid rows, errors, warnings (for the table)."""
         out: list[dict[str, Any]] = []
         counts: dict[tuple[str, str | None], dict[str, Any]] = {}
-        for frame, offset in offsets(self.frames):
-            key = (frame.source, frame.sheet)
-            entry = counts.get(key)
+
+        def entry_of(source: str, sheet: str | None) -> dict[str, Any]:
+            entry = counts.get((source, sheet))
             if entry is None:
-                entry = counts[key] = {
-                    "source": frame.source,
-                    "sheet": frame.sheet,
-                    "rows": 0,
-                    "invalid": 0,
-                    "errors": 0,
-                    "warnings": 0,
-                }
-                out.append(entry)
-            entry["rows"] += len(frame)
-            entry["invalid"] += sum(1 for i in self.invalid if offset <= i < offset + len(frame))
-        for p in self.problems:
-            src = p.provenance.source if p.provenance else ""
-            sheet = p.provenance.sheet if p.provenance else None
-            entry = counts.get((src, sheet))
-            if entry is None:
-                entry = counts[(src, sheet)] = {
-                    "source": src,
+                entry = counts[(source, sheet)] = {
+                    "source": source,
                     "sheet": sheet,
                     "rows": 0,
                     "invalid": 0,
@@ -150,6 +134,16 @@ class Validation:
                     "warnings": 0,
                 }
                 out.append(entry)
+            return entry
+
+        for frame, offset in offsets(self.frames):
+            entry = entry_of(frame.source, frame.sheet)
+            entry["rows"] += len(frame)
+            entry["invalid"] += sum(1 for i in self.invalid if offset <= i < offset + len(frame))
+        for p in self.problems:
+            src = p.provenance.source if p.provenance else ""
+            sheet = p.provenance.sheet if p.provenance else None
+            entry = entry_of(src, sheet)
             entry["errors" if p.severity is Severity.ERROR else "warnings"] += 1
         return out
 
@@ -206,8 +200,6 @@ def validate(
     for idx, fname, problem in duplicates(fixed, default_domain):
         found.append((idx, _FIELD_ORDER.get(fname, -1), seq, problem))
         seq += 1
-    for frame in (*frames, *fixed):
-        frame.forget_joined()
     found.sort(key=lambda t: (t[0], t[1], t[2]))
     if strict:
         file_problems = [_strict(p) for p in file_problems]

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from linksync.model import Problem, Provenance
-from linksync.sources.frame import JoinedText, SpecFrame
+from linksync.sources.frame import SpecFrame
 from linksync.validate.rows import offsets
 
 
@@ -24,7 +24,7 @@ def duplicates(
     for frame, offset in offsets(frames):
         idx = np.flatnonzero(frame.is_set("slug"))
         if len(idx):
-            slugs.extend(_lower_all(frame.values["slug"][idx].tolist(), frame.joined_text("slug")))
+            slugs.extend(_lower_all(frame.values["slug"][idx].tolist()))
             positions.append(idx + offset)
     if not positions:
         return []
@@ -72,12 +72,9 @@ def _lower(v: Any) -> str:
     return str(v).lower()
 
 
-def _lower_all(values: list[Any], column: JoinedText | None = None) -> list[str]:
+def _lower_all(values: list[Any]) -> list[str]:
     """Lower-cased text of every value (one joined string when the values allow; the
-    values themselves when none has an upper-case letter, which the column the reader
-    joined, when given, tells at once)."""
-    if column is not None and not column.others and column.raw.lower() == column.raw:
-        return values
+    values themselves when none has an upper-case letter)."""
     try:
         big = "\n".join(values)
     except TypeError:

@@ -24,31 +24,24 @@ from linksync import rules
 from linksync.model import Problem, Provenance, Severity
 from linksync.rules.timestamps import format_ts, parse_iso
 from linksync.sources.frame import SpecFrame
-from linksync.sources.options import EXCEL_ERRORS, looks_like_local_date
+from linksync.sources.options import EXCEL_ERRORS, PLACEHOLDER_VARIANTS, looks_like_local_date
 from linksync.validate.filters import (
     EXPIRY_FIELDS_RE,
     describe_value,
     fast_slug_ok,
     fast_url_ok,
     has_invisible,
-    mostly_distinct,
     per_distinct,
     slug_message,
     url_message,
-)
-from linksync.validate.joined import (
-    NOTHING,
-    longest_length,
-    nothing_by_length,
-    slug_ok_joined,
-    url_ok_joined,
 )
 from linksync.validate.suggest import suggest_domain, suggest_expiry, suggest_tag, use
 
 _URL_FIELDS = ("url", "apple", "google")
 _FIXABLE = ("url", "apple", "google", "slug", "domain")
 _TEXT_FIELDS = ("url", "slug", "domain", "description", "password", "expires_at", "apple", "google")
-_NOTHING = NOTHING
+#: Placeholders and Excel error texts: "nothing" where a value belongs.
+_NOTHING = PLACEHOLDER_VARIANTS | EXCEL_ERRORS
 
 
 def offsets(frames: Sequence[SpecFrame]) -> Iterator[tuple[SpecFrame, int]]:
@@ -68,13 +61,6 @@ def _per_object(values: list[Any], test: Any) -> np.ndarray:
     verdict = np.asarray(test([values[i] for i in first.tolist()]), dtype=bool)
     out: np.ndarray = verdict[inverse]
     return out
-
-
-def _mostly_distinct(values: list[Any]) -> bool:
-    try:
-        return mostly_distinct(values)
-    except TypeError:  # unhashable values (specs built in Python)
-        return False
 
 
 def _nothing_message(value: str) -> str:
@@ -162,11 +148,6 @@ class FrameChecker:
 
     def _nothing(self, fname: str) -> None:
         """Placeholders (N/A, -, TBD) and Excel error values (#N/A) where a value belongs."""
-        column = self.frame.distinct_values(fname)
-        if column is not None and _NOTHING.isdisjoint(column.uniques.tolist()):
-            return
-        if nothing_by_length(self.frame.joined_text(fname)):
-            return
         idx, vals = self._present(fname)
         if not vals:
             return
@@ -176,42 +157,6 @@ class FrameChecker:
         for j in hits:
             self.add(int(idx[j]), fname, "INVALID_FIELD", _nothing_message(vals[j]))
 
-    def _rows(self, fname: str) -> np.ndarray:
-        """``_present``'s rows without gathering their values."""
-        cached = self._cache.get(fname)
-        idx = cached[0] if cached is not None else np.flatnonzero(self.frame.is_set(fname))
-        gone = self.dead | self.skip.get(fname, set())
-        if gone and len(idx):
-            idx = idx[~np.isin(idx, np.fromiter(gone, dtype=np.int64, count=len(gone)))]
-        return idx
-
-    def _by_distinct(self, fname: str, test: Any) -> tuple[np.ndarray, Any, np.ndarray] | None:
-        """(rows, value at a row, ``test`` per row) from the distinct values the reader
-        made the column of (``test`` run on those only); None when it did not."""
-        column = self.frame.distinct_values(fname)
-        if column is None:
-            return None
-        idx = self._rows(fname)
-        uniques = column.uniques.tolist()
-        verdict = np.ones(len(uniques), dtype=bool)
-        known = [k for k, u in enumerate(uniques) if u is not None]
-        verdict[known] = np.asarray(test([uniques[k] for k in known]), dtype=bool)
-        values = self.frame.values[fname]
-        return idx, lambda j: values[idx[j]], verdict[column.codes[idx]]
-
-    def _judged(
-        self, fname: str, test: Any, by_values: Callable[[list[Any], Any], np.ndarray]
-    ) -> tuple[np.ndarray, Callable[[int], Any], np.ndarray] | None:
-        """(rows, value at a row, ``test`` per row) over the distinct values the reader
-        made the column of, else ``by_values(values, test)``; None: no value."""
-        found = self._by_distinct(fname, test)
-        if found is not None:
-            return found
-        idx, vals = self._present(fname)
-        if not vals:
-            return None
-        return idx, vals.__getitem__, by_values(vals, test)
-
     def _tags(self) -> None:
         """Placeholders among the tags, and what the service refuses (one pass over the
         distinct tag lists)."""
@@ -219,12 +164,12 @@ class FrameChecker:
         def fine(batch: Sequence[Any]) -> list[bool]:
             return [not set(t) & _NOTHING and rules.check_tags(t) is None for t in batch]
 
-        found = self._judged("tags", fine, _per_object)
-        if found is None:
+        idx, vals = self._present("tags")
+        if not vals:
             return
-        idx, at, ok = found
+        ok = _per_object(vals, fine)
         for j in np.flatnonzero(~ok).tolist():
-            tags = at(j)
+            tags = vals[j]
             word = next((t for t in tags if t in _NOTHING), None)
             if word is not None:
                 self.add(int(idx[j]), "tags", "INVALID_FIELD", _nothing_message(word))
@@ -241,9 +186,6 @@ class FrameChecker:
             self.add(int(idx[j]), "tags", "INVALID_REQUEST", message)
 
     def _descriptions(self) -> None:
-        column = self.frame.joined_text("description")
-        if column is not None and longest_length(column) <= rules.MAX_DESCRIPTION_CHARS:
-            return
         idx, vals = self._present("description")
         try:
             longest = max(map(len, vals), default=0)
@@ -299,13 +241,7 @@ class FrameChecker:
         idx, vals = self._present(fname)
         if not vals:
             return
-        ok = None
-        column = self.frame.joined_text(fname)
-        if column is not None and _mostly_distinct(vals):  # else per distinct value
-            full = url_ok_joined(column)
-            ok = full[idx] if full is not None else None
-        if ok is None:
-            ok = fast_url_ok(vals)
+        ok = fast_url_ok(vals)
         for j in np.flatnonzero(~ok).tolist():
             v = vals[j]
             if isinstance(v, str) and v in _NOTHING:
@@ -321,10 +257,7 @@ class FrameChecker:
         idx, vals = self._present("slug")
         if not vals:
             return
-        column = self.frame.joined_text("slug")
-        ok = slug_ok_joined(column, idx, vals) if column is not None else None
-        if ok is None:
-            ok = fast_slug_ok(vals)
+        ok = fast_slug_ok(vals)
         for j in np.flatnonzero(~ok).tolist():
             v = vals[j]
             if not isinstance(v, str):
@@ -345,12 +278,12 @@ class FrameChecker:
                 for v in batch
             ]
 
-        found = self._judged("expires_at", after_now, per_distinct)
-        if found is None:
+        idx, vals = self._present("expires_at")
+        if not vals:
             return
-        idx, at, future = found
+        future = per_distinct(vals, after_now)
         for j in np.flatnonzero(~future).tolist():
-            v = at(j)
+            v = vals[j]
             text = v if isinstance(v, str) else str(v)
             result = rules.parse_expiry(text, self.now)
             if isinstance(result, datetime):
@@ -374,11 +307,6 @@ class FrameChecker:
             self.add(int(idx[j]), "expires_at", "INVALID_EXPIRY", message)
 
     def _domains(self) -> None:
-        column = self.frame.distinct_values("domain")
-        if column is not None:
-            names = [d for d in column.uniques.tolist() if d is not None]
-            if all(isinstance(d, str) and rules.check_hostname(d) for d in names):
-                return
         idx, vals = self._present("domain")
         if not vals:
             return
