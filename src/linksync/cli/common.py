@@ -20,31 +20,8 @@ import click
 
 from linksync.errors import InterruptedAfterWrites, LinksyncError, describe
 from linksync.logs import console_line, json_active
-from linksync.model.outcome import (
-    EXIT_CHANGES_PENDING,
-    EXIT_INTERRUPTED,
-    EXIT_MEANINGS,
-    EXIT_OK,
-    EXIT_ROWS_FAILED,
-    EXIT_USAGE,
-    exit_code_for,
-)
+from linksync.model.outcome import EXIT_INTERRUPTED, EXIT_ROWS_FAILED, EXIT_USAGE, exit_code_for
 from linksync.safe.terminal import printable
-
-__all__ = [
-    "EXIT_CHANGES_PENDING",
-    "EXIT_INTERRUPTED",
-    "EXIT_MEANINGS",
-    "EXIT_OK",
-    "EXIT_ROWS_FAILED",
-    "EXIT_USAGE",
-    "describe",
-    "echo",
-    "err",
-    "exit_code_for",
-    "fail",
-    "handle_errors",
-]
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -46,23 +46,12 @@ from linksync.sync.results import CancelSignal, ProgressSink, Results
 
 P = ParamSpec("P")
 _SYNC_FIELDS = frozenset(SyncOptions.__dataclass_fields__)
+_READING_FIELDS = frozenset(Reading.__dataclass_fields__)
 
 
 def _reading(kw: Mapping[str, Any], settings: Settings) -> Reading:
-    given = Reading(
-        sheets=kw.get("sheets"),
-        mapping=kw.get("mapping"),
-        encoding=kw.get("encoding"),
-        date_format=kw.get("date_format"),
-        timezone=kw.get("timezone"),
-        empty_values=kw.get("empty_values", ()),
-        strict=kw.get("strict"),
-        fix_invisible=kw.get("fix_invisible", False),
-        fix_utm_case=kw.get("fix_utm_case", False),
-        workbook_password_file=kw.get("workbook_password_file"),
-        check_destinations=kw.get("check_destinations"),
-    )
-    return given.over(settings)
+    """The reading keywords (``Reading`` fields) over the profile's."""
+    return Reading(**{k: v for k, v in kw.items() if k in _READING_FIELDS}).over(settings)
 
 
 def _alerts(settings: Settings, kw: Mapping[str, Any]) -> Alerts:

@@ -270,17 +270,3 @@ def acquire_lock(
         yield holder
     finally:
         lock.release()
-
-
-def is_locked(path: str | os.PathLike[str]) -> bool:
-    """Whether some run holds the lock ``path`` right now (probes without keeping it)."""
-    lock_path = Path(path)
-    if not lock_path.exists():
-        return False
-    lock = FileLock(str(lock_path))
-    try:
-        lock.acquire(timeout=0)
-    except Timeout:
-        return True
-    lock.release()
-    return False
