@@ -89,7 +89,6 @@ def with_client(target: TargetOptions, work: Callable[[LinkServiceClient], Await
 _OPTIONS: tuple[Callable[[F], F], ...] = (
     click.option(
         "--config",
-        "config_path",
         type=click.Path(dir_okay=False),
         help="Config file with profiles (default: ./linksync.yaml when present).",
     ),
@@ -154,17 +153,8 @@ def target_options(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        kwargs["target"] = TargetOptions(
-            config=kwargs.pop("config_path"),
-            profile=kwargs.pop("profile"),
-            base_url=kwargs.pop("base_url"),
-            api_key_file=kwargs.pop("api_key_file"),
-            insecure=kwargs.pop("insecure"),
-            concurrency=kwargs.pop("concurrency"),
-            proxy=kwargs.pop("proxy"),
-            ca_bundle=kwargs.pop("ca_bundle"),
-            system_trust=kwargs.pop("system_trust"),
-        )
+        flags = {name: kwargs.pop(name) for name in TargetOptions.__dataclass_fields__}
+        kwargs["target"] = TargetOptions(**flags)
         return fn(*args, **kwargs)
 
     decorated: Any = wrapper

@@ -26,40 +26,6 @@ TRUST_CHOICES = ("default", "system")
 #: The config file's block of named targets (``linksync.config.targets``).
 TARGETS_KEY = "targets"
 
-PROFILE_KEYS = frozenset(
-    {
-        "base_url",
-        "api_key_env",
-        "api_key_file",
-        "insecure",
-        "proxy",
-        "ca_bundle",
-        "trust",
-        "default_domain",
-        "system_domain",
-        "concurrency",
-        "columns",
-        "owner_tag",
-        "limits",
-        "sandbox_db",
-        "sandbox_config",
-        "timeout",
-        "retry",
-        "strict",
-        "encoding",
-        "date_format",
-        "timezone",
-        "empty_values",
-        "workbook_password_env",
-        "slugless",  # stable | random: how rows without a slug are created
-        "utm_rules",  # the team's UTM rules (linksync.rules.utm)
-        # alerts at the end of a run (linksync.pipeline.notify)
-        "notify",  # apprise URLs: secrets (a webhook URL holds a token)
-        "notify_on",  # failed, drift, stopped, always
-        "check_destinations",  # request each destination before a run (issue 24)
-    }
-)
-
 #: Profile ``retry:`` keys (RetryPolicy fields), e.g. ``{rate_limited_retries: 0}`` to fail
 #: fast in CI instead of waiting out a 429.
 RETRY_KEYS = frozenset(
@@ -117,6 +83,10 @@ class Profile:
     notify_on: tuple[str, ...] | None = None
     #: Request each destination URL before anything is sent (--check-destinations).
     check_destinations: bool = False
+
+
+#: The keys a profile may have: the fields of ``Profile`` but its name.
+PROFILE_KEYS = frozenset(Profile.__dataclass_fields__) - {"name"}
 
 
 def _opt_str(data: Mapping[str, Any], key: str, where: str) -> str | None:
