@@ -198,9 +198,7 @@ def _table(every: AllResults) -> None:
             done = t.writes.to_dict()
             numbers = [done["created"], done["updated"], done["deleted"], t.counts.get("failed")]
         else:
-            numbers = [
-                t.counts.get(k) for k in ("create", "update", "replace", "delete", "invalid")
-            ]
+            numbers = [t.counts.get(k) for k in _PLANNED]
         note = t.error or ", ".join(str(f) for f in t.files)
         rows.append([t.name, t.status, t.exit_code, *numbers, note])
     console().print(table(f"{len(every)} target(s)", [*columns, "error / files"], rows))

@@ -33,7 +33,7 @@ from linksync.pipeline.inputs import Reading, Sources, load_specs, options_from,
 from linksync.pipeline.keywords import RunKeywords, documented, every_keyword, variant
 from linksync.pipeline.notify import Alerts, RunEnd, alert_run
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
-from linksync.pipeline.preflight import clear_leftovers, preflight, run_paths
+from linksync.pipeline.preflight import clear_leftovers, run_checks, run_paths
 from linksync.report.plans import plan_rows
 from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
@@ -124,7 +124,7 @@ async def _planning(
     out = kw["out"]
     if out is not None:
         paths = run_paths(settings, journal=False, lock=False, plan_out=out)
-        preflight(settings, source_paths(sources), paths)
+        run_checks(settings, source_paths(sources), paths).check()
         removed = clear_leftovers(paths)
         if removed:
             events.warning(describe_removed(removed))
