@@ -59,11 +59,11 @@ def prepare(
 
 
 class TargetEvents(CliEvents):
-    """``CliEvents`` of one target of several: messages name it; plans are confirmed
-    one target at a time (a lock), each shown right before its question."""
+    """``CliEvents`` of one target of several: messages name it (``prefix``); plans are
+    confirmed one target at a time (a lock), each shown right before its question."""
 
     def __init__(self, name: str, asking: threading.Lock, *, yes: bool) -> None:
-        super().__init__(yes=yes)
+        super().__init__(yes=yes, prefix=f"[{name}] ")
         self.name = name
         self.asking = asking
 
@@ -87,16 +87,6 @@ class TargetEvents(CliEvents):
 
     def lock_wait(self, holder: Any, seconds: float) -> None:
         err(f"[{self.name}] waiting up to {seconds:g} s for the lock")
-
-    def warning(self, text: str) -> None:
-        err(f"[{self.name}] Warning: {text}")
-
-    def notice(self, text: str) -> None:
-        err(f"[{self.name}] {text}")
-
-    def problems(self, problems: Sequence[Any]) -> None:
-        for p in problems:
-            err(f"[{self.name}] {p.severity.value}: {p.where()}: {p.constant}: {p.message}")
 
 
 def plan_targets(
