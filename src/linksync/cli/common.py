@@ -13,7 +13,7 @@ import contextlib
 import functools
 import logging
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn, TypeVar
 
 import click
@@ -24,6 +24,14 @@ from linksync.model.outcome import EXIT_INTERRUPTED, EXIT_ROWS_FAILED, EXIT_USAG
 from linksync.safe.terminal import printable
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def with_options(fn: F, options: Sequence[Callable[[F], F]]) -> F:
+    """``fn`` decorated with each of ``options`` (click options), the first one on top."""
+    decorated: Any = fn
+    for option in reversed(options):
+        decorated = option(decorated)
+    return decorated  # type: ignore[no-any-return]
 
 
 def echo(message: str = "", *, nl: bool = True) -> None:

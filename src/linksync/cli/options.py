@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from linksync import config as cfg
-from linksync.cli.common import err
+from linksync.cli.common import err, with_options
 from linksync.errors import ConfigError
 from linksync.rules.defaults import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 
@@ -157,10 +157,7 @@ def target_options(fn: F) -> F:
         kwargs["target"] = TargetOptions(**flags)
         return fn(*args, **kwargs)
 
-    decorated: Any = wrapper
-    for option in reversed(_OPTIONS):
-        decorated = option(decorated)
-    return decorated  # type: ignore[no-any-return]
+    return with_options(wrapper, _OPTIONS)  # type: ignore[return-value]
 
 
 _SELECT: tuple[Callable[[F], F], ...] = (
@@ -183,10 +180,7 @@ _SELECT: tuple[Callable[[F], F], ...] = (
 
 def target_selection(fn: F) -> F:
     """Add ``--all`` and ``--target NAME``."""
-    decorated: Any = fn
-    for option in reversed(_SELECT):
-        decorated = option(decorated)
-    return decorated  # type: ignore[no-any-return]
+    return with_options(fn, _SELECT)
 
 
 def selected(kw: dict[str, Any]) -> tuple[str, ...] | None:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
-from linksync.cli.common import echo, err, handle_errors
+from linksync.cli.common import echo, err, handle_errors, with_options
 from linksync.cli.events import CliEvents
 from linksync.cli.options import (
     SLUGLESS_OPTION,
@@ -95,11 +95,7 @@ _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
 
 
 def sync_options(fn: F) -> F:
-    decorated: Any = fn
-    for option in reversed(_SYNC_OPTIONS):
-        decorated = option(decorated)
-    decorated = source_flags(decorated)
-    return decorated  # type: ignore[no-any-return]
+    return with_options(fn, (source_flags, *_SYNC_OPTIONS))
 
 
 def run_keywords(kw: dict[str, Any]) -> dict[str, Any]:
