@@ -148,15 +148,9 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
             f"{where}: retry.{', retry.'.join(bad)}: unknown or not a number >= 0; "
             f"known: {', '.join(sorted(RETRY_KEYS))}"
         )
-    insecure = data.get("insecure", False)
-    if not isinstance(insecure, bool):
-        raise ConfigError(f"{where}: insecure must be true or false")
-    strict = data.get("strict", False)
-    if not isinstance(strict, bool):
-        raise ConfigError(f"{where}: strict must be true or false")
-    check_dest = data.get("check_destinations", False)
-    if not isinstance(check_dest, bool):
-        raise ConfigError(f"{where}: check_destinations must be true or false")
+    for key in ("insecure", "strict", "check_destinations"):
+        if not isinstance(data.get(key, False), bool):
+            raise ConfigError(f"{where}: {key} must be true or false")
     trust = data.get("trust")
     if trust is not None and trust not in TRUST_CHOICES:
         raise ConfigError(f"{where}: trust must be one of {', '.join(TRUST_CHOICES)}")
@@ -176,7 +170,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         base_url=_opt_str(data, "base_url", where),
         api_key_env=_opt_str(data, "api_key_env", where),
         api_key_file=_relative(_opt_str(data, "api_key_file", where), base_dir),
-        insecure=insecure,
+        insecure=data.get("insecure", False),
         proxy=proxy,
         ca_bundle=_relative(_opt_str(data, "ca_bundle", where), base_dir),
         trust=trust,
@@ -190,7 +184,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         sandbox_config=_relative(_opt_str(data, "sandbox_config", where), base_dir),
         timeout=float(timeout) if timeout is not None else None,
         retry=retry,
-        strict=strict,
+        strict=data.get("strict", False),
         encoding=_opt_str(data, "encoding", where),
         date_format=_opt_str(data, "date_format", where),
         timezone=_timezone(data, where),
@@ -199,7 +193,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         slugless=slugless.lower() if slugless is not None else None,
         utm_rules=_utm_rules(data, where),
         **_alerts(data, where),
-        check_destinations=check_dest,
+        check_destinations=data.get("check_destinations", False),
     )
 
 
