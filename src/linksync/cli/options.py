@@ -7,7 +7,7 @@ Usage in a command module::
     @handle_errors
     def export(target: TargetOptions, ...) -> None:
         settings = target.resolve()          # prints "target: ..." on stderr
-        rows = run_async(fetch(settings))    # async with settings.open_client() as client
+        rows = asyncio.run(fetch(settings))  # async with settings.open_client() as client
 
 or, for one call, ``with_client(target, lambda client: client.get_organization())``.
 The API key is never an option: it comes from ``LINKSYNC_API_KEY``, ``--api-key-file`` or
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -70,11 +70,6 @@ class TargetOptions:
         return settings
 
 
-def run_async(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine from a click callback."""
-    return asyncio.run(coro)
-
-
 def with_client(target: TargetOptions, work: Callable[[LinkServiceClient], Awaitable[T]]) -> T:
     """Resolve the target, open a client, run ``work(client)``, close the client."""
     settings = target.resolve()
@@ -83,7 +78,7 @@ def with_client(target: TargetOptions, work: Callable[[LinkServiceClient], Await
         async with settings.open_client() as client:
             return await work(client)
 
-    return run_async(main())
+    return asyncio.run(main())
 
 
 _OPTIONS: tuple[Callable[[F], F], ...] = (
