@@ -89,6 +89,15 @@ class Profile:
 PROFILE_KEYS = frozenset(Profile.__dataclass_fields__) - {"name"}
 
 
+def refuse_unknown(data: Mapping[str, Any], known: frozenset[str], where: str) -> None:
+    """A ``ConfigError`` naming the keys of ``data`` that are not ``known``, and those."""
+    unknown = sorted(set(map(str, data)) - known)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+        )
+
+
 def _opt_str(data: Mapping[str, Any], key: str, where: str) -> str | None:
     v = data.get(key)
     if v is None:
@@ -117,12 +126,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
     where = f"profile {name!r}" if name else "config"
     if not isinstance(data, Mapping):
         raise ConfigError(f"{where} must be a mapping")
-    unknown = sorted(set(map(str, data)) - PROFILE_KEYS)
-    if unknown:
-        raise ConfigError(
-            f"{where}: unknown key(s) {', '.join(unknown)}; "
-            f"known: {', '.join(sorted(PROFILE_KEYS))}"
-        )
+    refuse_unknown(data, PROFILE_KEYS, where)
     if "api_key" in data:
         raise ConfigError(f"{where}: put the key in api_key_env or api_key_file")
     concurrency = data.get("concurrency")

@@ -15,6 +15,7 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any
 
 from linksync.config import Settings
+from linksync.config.profiles import refuse_unknown
 from linksync.errors import ConfigError, FileProblems
 from linksync.model import LinkSpec, Severity
 from linksync.rules.utm import UtmRules
@@ -187,12 +188,7 @@ def options_from(settings: Settings, options: SyncOptions | None, **given: Any) 
         base = options
     else:
         limits = settings.limits
-        unknown = sorted(set(map(str, limits)) - LIMIT_KEYS)
-        if unknown:
-            raise ConfigError(
-                f"profile limits: unknown key(s) {', '.join(unknown)}; "
-                f"known: {', '.join(sorted(LIMIT_KEYS))}"
-            )
+        refuse_unknown(limits, LIMIT_KEYS, "profile limits")
         base = SyncOptions(
             default_domain=settings.default_domain,
             owner_tag=settings.owner_tag,
