@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from linksync import config as cfg
-from linksync.cli.common import err, with_options
+from linksync.cli.common import F, err, with_options
 from linksync.errors import ConfigError
 from linksync.rules.defaults import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from linksync.api import LinkServiceClient
 
 T = TypeVar("T")
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-from linksync.cli.common import err, handle_errors
+from linksync.cli.common import F, err, handle_errors
 from linksync.config import DEFAULT_SANDBOX_DB
 from linksync.errors import ConfigError
 from linksync.sandbox.server import serve_forever
@@ -21,7 +21,6 @@ from linksync.sandbox.settings import (
 )
 from linksync.sandbox.store import remove_state
 
-F = TypeVar("F", bound=Callable[..., Any])
 _PROBABILITY = click.FloatRange(0.0, 1.0)
 
 

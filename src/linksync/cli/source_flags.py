@@ -9,14 +9,12 @@ Each flag has a profile key of the same meaning (``columns``, ``encoding``,
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-from linksync.cli.common import with_options
+from linksync.cli.common import F, with_options
 from linksync.errors import ConfigError
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 _FLAGS: tuple[Callable[[F], F], ...] = (
     click.option(

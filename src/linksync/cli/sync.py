@@ -8,11 +8,11 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-from linksync.cli.common import echo, err, handle_errors, with_options
+from linksync.cli.common import F, echo, err, handle_errors, with_options
 from linksync.cli.events import CliEvents
 from linksync.cli.options import (
     SLUGLESS_OPTION,
@@ -28,8 +28,6 @@ from linksync.errors import ConfigError
 from linksync.logs import setup_logging
 from linksync.safe.secrets import Secrets
 from linksync.sync.options import MODES
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
     click.option("--mode", type=click.Choice(MODES), help="What the sync may do (upsert)."),

@@ -40,12 +40,12 @@ from linksync.config.targets import Workspace, load_workspaces
 from linksync.errors import ConfigError, LinksyncError, describe
 from linksync.model.outcome import EXIT_OK, RemoteWrites, error_constant, exit_code_for
 from linksync.pipeline.all_results import AllResults, TargetResult, for_target
-from linksync.pipeline.applying import ApplyRun, PathArg
+from linksync.pipeline.applying import ApplyRun
 from linksync.pipeline.entry import plan_async, prepare_apply
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.keywords import RunKeywords, checked, documented
 from linksync.pipeline.lock import default_lock_path
-from linksync.pipeline.preflight import Checks, run_checks, run_paths
+from linksync.pipeline.preflight import Checks, PathArg, run_checks, run_paths
 from linksync.sync.results import CancelSignal, ProgressSink
 
 Targets = Sequence[str | Workspace] | None

@@ -27,13 +27,13 @@ from linksync.errors import ConfigError, LinksyncError, describe
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RunInfo
 from linksync.model.collection import fewer_collections
-from linksync.pipeline.applying import ApplyRequest, ApplyRun, PathArg, run_apply
+from linksync.pipeline.applying import ApplyRequest, ApplyRun, run_apply
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import Reading, Sources, load_specs, options_from, source_paths
 from linksync.pipeline.keywords import RunKeywords, documented, every_keyword, variant
 from linksync.pipeline.notify import Alerts, RunEnd, alert_run
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
-from linksync.pipeline.preflight import clear_leftovers, run_checks, run_paths
+from linksync.pipeline.preflight import PathArg, clear_leftovers, run_checks, run_paths
 from linksync.report.plans import plan_rows
 from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed

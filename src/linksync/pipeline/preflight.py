@@ -44,7 +44,7 @@ from linksync.safe.outputs import (
 )
 from linksync.sync.journal import default_journal_path
 
-PathLike = str | os.PathLike[str]
+PathArg = str | os.PathLike[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,13 +84,13 @@ class RunPaths:
 def run_paths(
     settings: Settings,
     *,
-    reports: Sequence[PathLike] = (),
+    reports: Sequence[PathArg] = (),
     annotate: Sequence[tuple[Path, Path]] = (),
-    journal: PathLike | bool | None = None,
-    lock: PathLike | bool | None = None,
+    journal: PathArg | bool | None = None,
+    lock: PathArg | bool | None = None,
     run_id: str | None = None,
-    plan_out: PathLike | None = None,
-    qr: PathLike | None = None,
+    plan_out: PathArg | None = None,
+    qr: PathArg | None = None,
 ) -> RunPaths:
     """The paths of a run. ``journal``/``lock``: a path, None for the default (the
     journal needs ``run_id`` then), False for none."""
@@ -142,10 +142,10 @@ class Checks:
 
 def run_checks(
     settings: Settings,
-    sources: Sequence[PathLike],
+    sources: Sequence[PathArg],
     paths: RunPaths,
     *,
-    saved_plan: PathLike | None = None,
+    saved_plan: PathArg | None = None,
 ) -> Checks:
     """The outputs of ``paths`` and every file the run reads (see the module docstring)."""
     reads = dict(settings.read_files())
