@@ -121,24 +121,15 @@ class LazyGroup(click.Group):
             sys.exit(exc.exit_code)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return [*self.lazy, *sorted(set(super().list_commands(ctx)) - set(self.lazy))]
+        return list(self.lazy)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from the table: ``--help`` imports no command module."""
-        names = self.list_commands(ctx)
-        if not names:
-            return
-        limit = formatter.width - 6 - max(len(name) for name in names)
+        limit = formatter.width - 6 - max(len(name) for name in self.lazy)
         rows = []
-        for name in names:
-            lazy = self.lazy.get(name)
-            if lazy is not None:
-                stand_in = click.Command(name, help=lazy.summary)
-                rows.append((name, stand_in.get_short_help_str(limit)))
-                continue
-            command = self.get_command(ctx, name)
-            if command is not None and not command.hidden:
-                rows.append((name, command.get_short_help_str(limit)))
+        for name, lazy in self.lazy.items():
+            stand_in = click.Command(name, help=lazy.summary)
+            rows.append((name, stand_in.get_short_help_str(limit)))
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -23,22 +23,26 @@ from linksync.logs import setup_logging
 from linksync.safe.secrets import Secrets
 
 if TYPE_CHECKING:
-    import logging
-
-    from linksync.config.targets import Workspace
     from linksync.pipeline import AllResults, TargetResult
     from linksync.sync.plan import Plan
 
 
-def prepare(
-    target: TargetOptions, names: Sequence[str], log_format: str, notify: Sequence[str] = ()
-) -> tuple[tuple[Workspace, ...], logging.Logger]:
-    """Logging, the targets (each key and notify URL a secret of the log), announced
-    on stderr."""
+def run_targets(
+    run_all: Callable[..., AllResults],
+    target: TargetOptions,
+    names: Sequence[str],
+    kw: dict[str, Any],
+    *,
+    yes: bool,
+    **more: Any,
+) -> AllResults:
+    """``run_all`` (``plan_all`` or ``apply_all``) of the targets ``names``: logging
+    first, the targets (each key and notify URL a secret of the log) announced on
+    stderr, each target's events on stderr (``TargetEvents``)."""
     from linksync.config.targets import load_workspaces
 
-    secrets = Secrets(notify)
-    logger = setup_logging(log_format, secrets=secrets)  # type: ignore[arg-type]
+    secrets = Secrets(kw.get("notify") or ())
+    logger = setup_logging(kw.pop("log_format"), secrets=secrets)
     workspaces = load_workspaces(target.config, names or None)
     for ws in workspaces:
         for url in ws.profile.notify:
@@ -55,15 +59,20 @@ def prepare(
         if via:
             err(f"[{ws.name}] via proxy {via}")
     err(f"targets: {', '.join(ws.name for ws in workspaces)}")
-    return workspaces, logger
+    asking = threading.Lock()
+    return run_all(
+        workspaces, config=target.config, insecure=target.insecure,
+        concurrency=target.concurrency, network=target.network, logger=logger,
+        events=lambda name: TargetEvents(name, asking, yes=yes), **more, **kw,
+    )  # fmt: skip
 
 
 class TargetEvents(CliEvents):
-    """``CliEvents`` of one target of several: messages name it; plans are confirmed
-    one target at a time (a lock), each shown right before its question."""
+    """``CliEvents`` of one target of several: messages name it (``prefix``); plans are
+    confirmed one target at a time (a lock), each shown right before its question."""
 
     def __init__(self, name: str, asking: threading.Lock, *, yes: bool) -> None:
-        super().__init__(yes=yes)
+        super().__init__(yes=yes, prefix=f"[{name}] ")
         self.name = name
         self.asking = asking
 
@@ -88,30 +97,13 @@ class TargetEvents(CliEvents):
     def lock_wait(self, holder: Any, seconds: float) -> None:
         err(f"[{self.name}] waiting up to {seconds:g} s for the lock")
 
-    def warning(self, text: str) -> None:
-        err(f"[{self.name}] Warning: {text}")
-
-    def notice(self, text: str) -> None:
-        err(f"[{self.name}] {text}")
-
-    def problems(self, problems: Sequence[Any]) -> None:
-        for p in problems:
-            err(f"[{self.name}] {p.severity.value}: {p.where()}: {p.constant}: {p.message}")
-
 
 def plan_targets(
     target: TargetOptions, names: Sequence[str], *, fmt: str, kw: dict[str, Any], **more: Any
 ) -> NoReturn:
     from linksync.pipeline import plan_all
 
-    workspaces, logger = prepare(target, names, kw.pop("log_format"), kw.get("notify") or ())
-    asking = threading.Lock()
-    every = plan_all(
-        workspaces, config=target.config, insecure=target.insecure,
-        concurrency=target.concurrency, network=target.network, logger=logger,
-        events=lambda name: TargetEvents(name, asking, yes=True),
-        **more, **kw,
-    )  # fmt: skip
+    every = run_targets(plan_all, target, names, kw, yes=True, **more)
     if fmt == "json":
         _json(every, plans=True)
     elif fmt == "markdown":
@@ -137,13 +129,7 @@ def apply_targets(
 
     if not yes and not sys.stdin.isatty():
         raise ConfigError("no terminal to confirm on: pass --yes to apply without asking")
-    workspaces, logger = prepare(target, names, kw.pop("log_format"), kw.get("notify") or ())
-    asking = threading.Lock()
-    every = apply_all(
-        workspaces, config=target.config, insecure=target.insecure,
-        concurrency=target.concurrency, network=target.network, logger=logger,
-        events=lambda name: TargetEvents(name, asking, yes=yes), **more, **kw,
-    )  # fmt: skip
+    every = run_targets(apply_all, target, names, kw, yes=yes, **more)
     if as_json:
         _json(every)
     else:
@@ -198,9 +184,7 @@ def _table(every: AllResults) -> None:
             done = t.writes.to_dict()
             numbers = [done["created"], done["updated"], done["deleted"], t.counts.get("failed")]
         else:
-            numbers = [
-                t.counts.get(k) for k in ("create", "update", "replace", "delete", "invalid")
-            ]
+            numbers = [t.counts.get(k) for k in _PLANNED]
         note = t.error or ", ".join(str(f) for f in t.files)
         rows.append([t.name, t.status, t.exit_code, *numbers, note])
     console().print(table(f"{len(every)} target(s)", [*columns, "error / files"], rows))

@@ -10,13 +10,14 @@ from typing import Any
 
 import click
 
-from linksync.cli.common import EXIT_MEANINGS, EXIT_OK, echo, err, handle_errors
+from linksync.cli.common import echo, err, handle_errors
 from linksync.cli.events import CliEvents
 from linksync.cli.options import TargetOptions, refuse, selected, target_options, target_selection
 from linksync.cli.sync import run_keywords, start, sync_options
 from linksync.errors import ConfigError
 from linksync.logs import json_active
 from linksync.model import RowResult
+from linksync.model.outcome import EXIT_MEANINGS, EXIT_OK
 from linksync.pipeline import Results, apply
 from linksync.report import count_results, render_summary
 

@@ -13,40 +13,25 @@ import contextlib
 import functools
 import logging
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn, TypeVar
 
 import click
 
 from linksync.errors import InterruptedAfterWrites, LinksyncError, describe
 from linksync.logs import console_line, json_active
-from linksync.model.outcome import (
-    EXIT_CHANGES_PENDING,
-    EXIT_INTERRUPTED,
-    EXIT_MEANINGS,
-    EXIT_OK,
-    EXIT_ROWS_FAILED,
-    EXIT_USAGE,
-    exit_code_for,
-)
+from linksync.model.outcome import EXIT_INTERRUPTED, EXIT_ROWS_FAILED, EXIT_USAGE, exit_code_for
 from linksync.safe.terminal import printable
 
-__all__ = [
-    "EXIT_CHANGES_PENDING",
-    "EXIT_INTERRUPTED",
-    "EXIT_MEANINGS",
-    "EXIT_OK",
-    "EXIT_ROWS_FAILED",
-    "EXIT_USAGE",
-    "describe",
-    "echo",
-    "err",
-    "exit_code_for",
-    "fail",
-    "handle_errors",
-]
-
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def with_options(fn: F, options: Sequence[Callable[[F], F]]) -> F:
+    """``fn`` decorated with each of ``options`` (click options), the first one on top."""
+    decorated: Any = fn
+    for option in reversed(options):
+        decorated = option(decorated)
+    return decorated  # type: ignore[no-any-return]
 
 
 def echo(message: str = "", *, nl: bool = True) -> None:

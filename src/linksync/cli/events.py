@@ -25,8 +25,10 @@ if TYPE_CHECKING:
 class CliEvents(RunEvents):
     """What a run shows on stderr; the confirmation on a terminal (``yes``: none)."""
 
-    def __init__(self, *, yes: bool = True) -> None:
+    def __init__(self, *, yes: bool = True, prefix: str = "") -> None:
         self.yes = yes
+        #: Before each problem, warning and notice (``[brand-a] `` for a target of several).
+        self.prefix = prefix
         self.destinations: DestinationProgress | None = None
 
     def checking(self, done: int, total: int) -> None:
@@ -40,7 +42,7 @@ class CliEvents(RunEvents):
 
     def problems(self, problems: Sequence[Problem]) -> None:
         for p in problems:
-            err(f"{p.severity.value}: {p.where()}: {p.constant}: {p.message}")
+            err(f"{self.prefix}{p.severity.value}: {p.where()}: {p.constant}: {p.message}")
 
     def lock_wait(self, holder: LockHolder | None, seconds: float) -> None:
         who = holder.describe() if holder else "another run"
@@ -62,7 +64,7 @@ class CliEvents(RunEvents):
         err(text)
 
     def warning(self, text: str) -> None:
-        err(f"Warning: {text}")
+        err(f"{self.prefix}Warning: {text}")
 
     def notice(self, text: str) -> None:
-        err(text)
+        err(f"{self.prefix}{text}")

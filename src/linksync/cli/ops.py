@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 import click
 
 from linksync.cli.common import echo, err, handle_errors
-from linksync.cli.options import TargetOptions, run_async, target_options
+from linksync.cli.options import TargetOptions, target_options
 from linksync.export import DEFAULT_SCHEMA_REF, FORMATS, ExportInfo, check_export, export_links
 from linksync.export.schema import render_schema
 from linksync.safe.outputs import Output, check_outputs, protected_inputs, write_text_atomic
@@ -105,7 +106,7 @@ def export_command(
                 qr=qr,
             )
 
-    info = run_async(main())
+    info = asyncio.run(main())
     for warning in info.warnings:
         err(f"Warning: {warning}")
     if as_json:

@@ -7,7 +7,7 @@ Usage in a command module::
     @handle_errors
     def export(target: TargetOptions, ...) -> None:
         settings = target.resolve()          # prints "target: ..." on stderr
-        rows = run_async(fetch(settings))    # async with settings.open_client() as client
+        rows = asyncio.run(fetch(settings))  # async with settings.open_client() as client
 
 or, for one call, ``with_client(target, lambda client: client.get_organization())``.
 The API key is never an option: it comes from ``LINKSYNC_API_KEY``, ``--api-key-file`` or
@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from linksync import config as cfg
-from linksync.cli.common import err
+from linksync.cli.common import F, err, with_options
 from linksync.errors import ConfigError
 from linksync.rules.defaults import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from linksync.api import LinkServiceClient
 
 T = TypeVar("T")
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,11 +69,6 @@ class TargetOptions:
         return settings
 
 
-def run_async(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine from a click callback."""
-    return asyncio.run(coro)
-
-
 def with_client(target: TargetOptions, work: Callable[[LinkServiceClient], Awaitable[T]]) -> T:
     """Resolve the target, open a client, run ``work(client)``, close the client."""
     settings = target.resolve()
@@ -83,13 +77,12 @@ def with_client(target: TargetOptions, work: Callable[[LinkServiceClient], Await
         async with settings.open_client() as client:
             return await work(client)
 
-    return run_async(main())
+    return asyncio.run(main())
 
 
 _OPTIONS: tuple[Callable[[F], F], ...] = (
     click.option(
         "--config",
-        "config_path",
         type=click.Path(dir_okay=False),
         help="Config file with profiles (default: ./linksync.yaml when present).",
     ),
@@ -154,23 +147,11 @@ def target_options(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        kwargs["target"] = TargetOptions(
-            config=kwargs.pop("config_path"),
-            profile=kwargs.pop("profile"),
-            base_url=kwargs.pop("base_url"),
-            api_key_file=kwargs.pop("api_key_file"),
-            insecure=kwargs.pop("insecure"),
-            concurrency=kwargs.pop("concurrency"),
-            proxy=kwargs.pop("proxy"),
-            ca_bundle=kwargs.pop("ca_bundle"),
-            system_trust=kwargs.pop("system_trust"),
-        )
+        flags = {name: kwargs.pop(name) for name in TargetOptions.__dataclass_fields__}
+        kwargs["target"] = TargetOptions(**flags)
         return fn(*args, **kwargs)
 
-    decorated: Any = wrapper
-    for option in reversed(_OPTIONS):
-        decorated = option(decorated)
-    return decorated  # type: ignore[no-any-return]
+    return with_options(wrapper, _OPTIONS)  # type: ignore[return-value]
 
 
 _SELECT: tuple[Callable[[F], F], ...] = (
@@ -193,10 +174,7 @@ _SELECT: tuple[Callable[[F], F], ...] = (
 
 def target_selection(fn: F) -> F:
     """Add ``--all`` and ``--target NAME``."""
-    decorated: Any = fn
-    for option in reversed(_SELECT):
-        decorated = option(decorated)
-    return decorated  # type: ignore[no-any-return]
+    return with_options(fn, _SELECT)
 
 
 def selected(kw: dict[str, Any]) -> tuple[str, ...] | None:

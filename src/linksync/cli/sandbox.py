@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
-from linksync.cli.common import err, handle_errors
+from linksync.cli.common import F, err, handle_errors
+from linksync.config import DEFAULT_SANDBOX_DB
 from linksync.errors import ConfigError
 from linksync.sandbox.server import serve_forever
 from linksync.sandbox.settings import (
@@ -18,8 +21,13 @@ from linksync.sandbox.settings import (
 )
 from linksync.sandbox.store import remove_state
 
-DEFAULT_DB = ".linksync/sandbox.db"
 _PROBABILITY = click.FloatRange(0.0, 1.0)
+
+
+def _db_option(help: str) -> Callable[[F], F]:
+    """``--db``: the sandbox's state file."""
+    path = click.Path(dir_okay=False)
+    return click.option("--db", type=path, default=DEFAULT_SANDBOX_DB, show_default=True, help=help)
 
 
 @click.group("sandbox")
@@ -66,20 +74,14 @@ def _banner(base_url: str, settings: SandboxSettings, db_path: str) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Sandbox settings YAML (see configs/sandbox.yaml); flags override it.",
 )
-@click.option(
-    "--db",
-    "db",
-    type=click.Path(dir_okay=False),
-    default=DEFAULT_DB,
-    show_default=True,
-    help="SQLite state file.",
-)
+@_db_option("SQLite state file.")
 @click.option("--memory", is_flag=True, help="Keep state in memory (lost on exit).")
 @click.option("--full-key", help="Full-access (write) API key.")
 @click.option("--read-key", help="Read-only API key.")
 @click.option("--rate-limit", type=click.IntRange(min=1), help="Requests per window per key.")
 @click.option(
     "--rate-window",
+    "rate_window_s",
     type=click.FloatRange(min=0, min_open=True),
     help="Rate window length in seconds.",
 )
@@ -92,7 +94,12 @@ def _banner(base_url: str, settings: SandboxSettings, db_path: str) -> None:
 @click.option("--drop", type=_PROBABILITY, help="Probability of closing without a response.")
 @click.option("--seed", type=int, help="Seed of the fault injection.")
 @click.option("--link-quota", type=click.IntRange(min=0), help="Plan's link quota.")
-@click.option("--domain-quota", type=click.IntRange(min=0), help="Plan's custom domain quota.")
+@click.option(
+    "--domain-quota",
+    "custom_domain_quota",
+    type=click.IntRange(min=0),
+    help="Plan's custom domain quota.",
+)
 @click.option("--system-domain", help="System domain of short links.")
 @click.option(
     "--backlog",
@@ -113,21 +120,10 @@ def serve(
     config: Path | None,
     db: str,
     memory: bool,
-    full_key: str | None,
-    read_key: str | None,
-    rate_limit: int | None,
-    rate_window: float | None,
     latency_ms: str | None,
-    fail_500: float | None,
-    fail_503: float | None,
-    fail_500_after_write: float | None,
-    drop: float | None,
-    seed: int | None,
-    link_quota: int | None,
-    domain_quota: int | None,
     system_domain: str | None,
-    backlog: int | None,
     log_level: str,
+    **given: Any,
 ) -> None:
     """Serve the sandbox over HTTP until interrupted (Ctrl-C).
 
@@ -136,20 +132,9 @@ def serve(
     """
     settings = resolve_settings(
         config,
-        full_key=full_key,
-        read_key=read_key,
-        rate_limit=rate_limit,
-        rate_window_s=rate_window,
         latency_ms=parse_latency(latency_ms) if latency_ms is not None else None,
-        fail_500=fail_500,
-        fail_503=fail_503,
-        fail_500_after_write=fail_500_after_write,
-        drop=drop,
-        seed=seed,
-        link_quota=link_quota,
-        custom_domain_quota=domain_quota,
         system_domain=system_domain.lower() if system_domain else None,
-        backlog=backlog,
+        **given,
     )
     db_path = ":memory:" if memory else db
     try:
@@ -166,14 +151,7 @@ def serve(
 
 
 @sandbox.command("reset")
-@click.option(
-    "--db",
-    "db",
-    type=click.Path(dir_okay=False),
-    default=DEFAULT_DB,
-    show_default=True,
-    help="SQLite state file to clear.",
-)
+@_db_option("SQLite state file to clear.")
 @handle_errors
 def reset(db: str) -> None:
     """Clear the sandbox state: delete the state file (links, domains, members, clicks)."""

@@ -9,13 +9,12 @@ Each flag has a profile key of the same meaning (``columns``, ``encoding``,
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
+from linksync.cli.common import F, with_options
 from linksync.errors import ConfigError
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 _FLAGS: tuple[Callable[[F], F], ...] = (
     click.option(
@@ -88,10 +87,7 @@ _FLAGS: tuple[Callable[[F], F], ...] = (
 def source_flags(fn: F) -> F:
     """Add the flags; the command receives maps, encoding, date_format, timezone,
     empty_values, workbook_password_file, strict, check_destinations."""
-    decorated: Any = fn
-    for option in reversed(_FLAGS):
-        decorated = option(decorated)
-    return decorated  # type: ignore[no-any-return]
+    return with_options(fn, _FLAGS)
 
 
 def parse_maps(pairs: tuple[str, ...]) -> dict[str, str]:

@@ -8,11 +8,12 @@ from typing import Any
 import click
 
 from linksync import config as cfg
-from linksync.cli.common import EXIT_OK, EXIT_ROWS_FAILED, echo, handle_errors
+from linksync.cli.common import echo, handle_errors
 from linksync.cli.source_flags import pop_source_flags, source_flags
 from linksync.config.profiles import Profile, load_profile
 from linksync.errors import ConfigError
 from linksync.model import Severity
+from linksync.model.outcome import EXIT_OK, EXIT_ROWS_FAILED
 from linksync.sources import SourceBatch
 from linksync.sources.template import FORMATS, write_template
 from linksync.sync.jsontext import readable

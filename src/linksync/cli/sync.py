@@ -8,11 +8,11 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-from linksync.cli.common import echo, err, handle_errors
+from linksync.cli.common import F, echo, err, handle_errors, with_options
 from linksync.cli.events import CliEvents
 from linksync.cli.options import (
     SLUGLESS_OPTION,
@@ -28,8 +28,6 @@ from linksync.errors import ConfigError
 from linksync.logs import setup_logging
 from linksync.safe.secrets import Secrets
 from linksync.sync.options import MODES
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
     click.option("--mode", type=click.Choice(MODES), help="What the sync may do (upsert)."),
@@ -95,11 +93,7 @@ _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
 
 
 def sync_options(fn: F) -> F:
-    decorated: Any = fn
-    for option in reversed(_SYNC_OPTIONS):
-        decorated = option(decorated)
-    decorated = source_flags(decorated)
-    return decorated  # type: ignore[no-any-return]
+    return with_options(fn, (source_flags, *_SYNC_OPTIONS))
 
 
 def run_keywords(kw: dict[str, Any]) -> dict[str, Any]:

@@ -3,12 +3,14 @@ as a table (or ``--json``). Every command names its target on stderr first."""
 
 from __future__ import annotations
 
+import asyncio
+
 import click
 
 from linksync.api import ROLES
 from linksync.cli import workspace_render as render
 from linksync.cli.common import echo, handle_errors
-from linksync.cli.options import TargetOptions, run_async, target_options, with_client
+from linksync.cli.options import TargetOptions, target_options, with_client
 from linksync.safe.terminal import printable
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
@@ -142,7 +144,7 @@ def domains_remove(target: TargetOptions, domain_id: str, yes: bool) -> None:
             await client.delete_domain(domain_id)
             return f"removed {what} and the {links} link(s) on it"
 
-    echo(run_async(remove()))
+    echo(asyncio.run(remove()))
 
 
 @click.group("ai")
@@ -176,6 +178,3 @@ def ai_og(target: TargetOptions, url: str, as_json: bool) -> None:
         render.emit_json({"url": url, **og.to_dict()})
     else:
         echo(f"title: {og.title}\ndescription: {og.description}")
-
-
-COMMANDS: tuple[click.Command, ...] = (org_command, members_group, domains_group, ai_group)

@@ -26,40 +26,6 @@ TRUST_CHOICES = ("default", "system")
 #: The config file's block of named targets (``linksync.config.targets``).
 TARGETS_KEY = "targets"
 
-PROFILE_KEYS = frozenset(
-    {
-        "base_url",
-        "api_key_env",
-        "api_key_file",
-        "insecure",
-        "proxy",
-        "ca_bundle",
-        "trust",
-        "default_domain",
-        "system_domain",
-        "concurrency",
-        "columns",
-        "owner_tag",
-        "limits",
-        "sandbox_db",
-        "sandbox_config",
-        "timeout",
-        "retry",
-        "strict",
-        "encoding",
-        "date_format",
-        "timezone",
-        "empty_values",
-        "workbook_password_env",
-        "slugless",  # stable | random: how rows without a slug are created
-        "utm_rules",  # the team's UTM rules (linksync.rules.utm)
-        # alerts at the end of a run (linksync.pipeline.notify)
-        "notify",  # apprise URLs: secrets (a webhook URL holds a token)
-        "notify_on",  # failed, drift, stopped, always
-        "check_destinations",  # request each destination before a run (issue 24)
-    }
-)
-
 #: Profile ``retry:`` keys (RetryPolicy fields), e.g. ``{rate_limited_retries: 0}`` to fail
 #: fast in CI instead of waiting out a 429.
 RETRY_KEYS = frozenset(
@@ -119,6 +85,19 @@ class Profile:
     check_destinations: bool = False
 
 
+#: The keys a profile may have: the fields of ``Profile`` but its name.
+PROFILE_KEYS = frozenset(Profile.__dataclass_fields__) - {"name"}
+
+
+def refuse_unknown(data: Mapping[str, Any], known: frozenset[str], where: str) -> None:
+    """A ``ConfigError`` naming the keys of ``data`` that are not ``known``, and those."""
+    unknown = sorted(set(map(str, data)) - known)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+        )
+
+
 def _opt_str(data: Mapping[str, Any], key: str, where: str) -> str | None:
     v = data.get(key)
     if v is None:
@@ -147,12 +126,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
     where = f"profile {name!r}" if name else "config"
     if not isinstance(data, Mapping):
         raise ConfigError(f"{where} must be a mapping")
-    unknown = sorted(set(map(str, data)) - PROFILE_KEYS)
-    if unknown:
-        raise ConfigError(
-            f"{where}: unknown key(s) {', '.join(unknown)}; "
-            f"known: {', '.join(sorted(PROFILE_KEYS))}"
-        )
+    refuse_unknown(data, PROFILE_KEYS, where)
     if "api_key" in data:
         raise ConfigError(f"{where}: put the key in api_key_env or api_key_file")
     concurrency = data.get("concurrency")
@@ -178,15 +152,9 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
             f"{where}: retry.{', retry.'.join(bad)}: unknown or not a number >= 0; "
             f"known: {', '.join(sorted(RETRY_KEYS))}"
         )
-    insecure = data.get("insecure", False)
-    if not isinstance(insecure, bool):
-        raise ConfigError(f"{where}: insecure must be true or false")
-    strict = data.get("strict", False)
-    if not isinstance(strict, bool):
-        raise ConfigError(f"{where}: strict must be true or false")
-    check_dest = data.get("check_destinations", False)
-    if not isinstance(check_dest, bool):
-        raise ConfigError(f"{where}: check_destinations must be true or false")
+    for key in ("insecure", "strict", "check_destinations"):
+        if not isinstance(data.get(key, False), bool):
+            raise ConfigError(f"{where}: {key} must be true or false")
     trust = data.get("trust")
     if trust is not None and trust not in TRUST_CHOICES:
         raise ConfigError(f"{where}: trust must be one of {', '.join(TRUST_CHOICES)}")
@@ -206,7 +174,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         base_url=_opt_str(data, "base_url", where),
         api_key_env=_opt_str(data, "api_key_env", where),
         api_key_file=_relative(_opt_str(data, "api_key_file", where), base_dir),
-        insecure=insecure,
+        insecure=data.get("insecure", False),
         proxy=proxy,
         ca_bundle=_relative(_opt_str(data, "ca_bundle", where), base_dir),
         trust=trust,
@@ -220,7 +188,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         sandbox_config=_relative(_opt_str(data, "sandbox_config", where), base_dir),
         timeout=float(timeout) if timeout is not None else None,
         retry=retry,
-        strict=strict,
+        strict=data.get("strict", False),
         encoding=_opt_str(data, "encoding", where),
         date_format=_opt_str(data, "date_format", where),
         timezone=_timezone(data, where),
@@ -229,7 +197,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         slugless=slugless.lower() if slugless is not None else None,
         utm_rules=_utm_rules(data, where),
         **_alerts(data, where),
-        check_destinations=check_dest,
+        check_destinations=data.get("check_destinations", False),
     )
 
 

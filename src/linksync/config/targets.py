@@ -60,6 +60,7 @@ from linksync.config.profiles import (
     parse_profile,
     profile_data,
     read_config,
+    refuse_unknown,
 )
 from linksync.errors import ConfigError
 from linksync.sync.options import MODES
@@ -193,11 +194,7 @@ def parse_target(name: str, raw: Any, path: Path, data: Mapping[str, Any]) -> Wo
         raise ConfigError(f"{where} must be a mapping")
     if "api_key" in raw:
         raise ConfigError(f"{where}: put the key in api_key_env or api_key_file")
-    unknown = sorted(set(map(str, raw)) - TARGET_KEYS)
-    if unknown:
-        raise ConfigError(
-            f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(TARGET_KEYS))}"
-        )
+    refuse_unknown(raw, TARGET_KEYS, where)
     base: Mapping[str, Any] = {}
     profile_name = raw.get("profile")
     if profile_name is not None:

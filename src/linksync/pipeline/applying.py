@@ -32,7 +32,6 @@ import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
-from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +58,14 @@ from linksync.pipeline.inputs import (
 from linksync.pipeline.lock import LockHolder, acquire_lock
 from linksync.pipeline.notify import Alerts, RunEnd, alert_run
 from linksync.pipeline.planning import plan_to_apply
-from linksync.pipeline.preflight import Checks, RunPaths, clear_leftovers, run_checks, run_paths
+from linksync.pipeline.preflight import (
+    Checks,
+    PathArg,
+    RunPaths,
+    clear_leftovers,
+    run_checks,
+    run_paths,
+)
 from linksync.report import ReportOptions, ReportSet
 from linksync.report.annotate import annotation_pairs, write_annotated
 from linksync.report.qr import QrCodes, write_results_qr
@@ -73,8 +79,6 @@ from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Plan
 from linksync.sync.results import CancelSignal, ProgressSink, Results
 from linksync.sync.stale import read_saved_plan
-
-PathArg = str | PathLike[str]
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any
 
 from linksync.config import Settings
+from linksync.config.profiles import refuse_unknown
 from linksync.errors import ConfigError, FileProblems
 from linksync.model import LinkSpec, Severity
 from linksync.rules.utm import UtmRules
@@ -124,39 +125,29 @@ def read_and_validate(
 
     reading = reading or Reading()
     items = list(sources)
-    strict = bool(reading.strict)
-    fix = reading.fix_invisible
-    rules, fix_utm = reading.utm_rules, reading.fix_utm_case
+    batch: SourceBatch | None = None
     if items and all(isinstance(s, LinkSpec) for s in items):
-        specs = [s for s in items if isinstance(s, LinkSpec)]
-        found = validate(
-            specs,
-            fix_invisible=fix,
-            default_domain=default_domain,
-            strict=strict,
-            utm_rules=rules,
-            fix_utm_case=fix_utm,
-        )
-        return None, _destinations(found, reading)
-    if any(isinstance(s, LinkSpec) for s in items):
+        read: SourceBatch | list[LinkSpec] = [s for s in items if isinstance(s, LinkSpec)]
+    elif any(isinstance(s, LinkSpec) for s in items):
         raise ConfigError("give either source paths or LinkSpec objects, not both")
-    options = ReadOptions.build(
-        sheets=reading.sheets,
-        mapping=reading.mapping,
-        encoding=reading.encoding,
-        date_format=reading.date_format,
-        timezone=reading.timezone,
-        empty_values=reading.empty_values,
-        workbook_password=reading.workbook_password,
-    )
-    batch = read_sources(source_paths(items), options=options)
+    else:
+        options = ReadOptions.build(
+            sheets=reading.sheets,
+            mapping=reading.mapping,
+            encoding=reading.encoding,
+            date_format=reading.date_format,
+            timezone=reading.timezone,
+            empty_values=reading.empty_values,
+            workbook_password=reading.workbook_password,
+        )
+        batch = read = read_sources(source_paths(items), options=options)
     validation = validate(
-        batch,
-        fix_invisible=fix,
+        read,
+        fix_invisible=reading.fix_invisible,
         default_domain=default_domain,
-        strict=strict,
-        utm_rules=rules,
-        fix_utm_case=fix_utm,
+        strict=bool(reading.strict),
+        utm_rules=reading.utm_rules,
+        fix_utm_case=reading.fix_utm_case,
     )
     return batch, _destinations(validation, reading)
 
@@ -197,12 +188,7 @@ def options_from(settings: Settings, options: SyncOptions | None, **given: Any) 
         base = options
     else:
         limits = settings.limits
-        unknown = sorted(set(map(str, limits)) - LIMIT_KEYS)
-        if unknown:
-            raise ConfigError(
-                f"profile limits: unknown key(s) {', '.join(unknown)}; "
-                f"known: {', '.join(sorted(LIMIT_KEYS))}"
-            )
+        refuse_unknown(limits, LIMIT_KEYS, "profile limits")
         base = SyncOptions(
             default_domain=settings.default_domain,
             owner_tag=settings.owner_tag,

@@ -50,10 +50,10 @@ import socket
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from filelock import FileLock, Timeout
@@ -76,14 +76,6 @@ class LockHolder:
     host: str
     started_at: str
     target: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "pid": self.pid,
-            "host": self.host,
-            "started_at": self.started_at,
-            "target": self.target,
-        }
 
     def describe(self) -> str:
         """'pid 4242 on host ci-runner-3 since 2026-03-01T02:00:00Z (target sandbox)'."""
@@ -263,24 +255,10 @@ def acquire_lock(
             raise LockError(f"{record} {why}. Nothing was done.")
         holder = LockHolder.current(target)
         try:
-            write_text_atomic(holder_path(lock_path), json.dumps(holder.to_dict()) + "\n")
+            write_text_atomic(holder_path(lock_path), json.dumps(asdict(holder)) + "\n")
         except OSError as exc:
             raise LockError(f"cannot record the lock holder beside {lock_path}: {exc}") from exc
         # Leave the record of the last holder for diagnosis; the OS lock is what counts.
         yield holder
     finally:
         lock.release()
-
-
-def is_locked(path: str | os.PathLike[str]) -> bool:
-    """Whether some run holds the lock ``path`` right now (probes without keeping it)."""
-    lock_path = Path(path)
-    if not lock_path.exists():
-        return False
-    lock = FileLock(str(lock_path))
-    try:
-        lock.acquire(timeout=0)
-    except Timeout:
-        return True
-    lock.release()
-    return False

@@ -267,15 +267,3 @@ async def alert_run(alerts: Alerts, end: RunEnd, secrets: Secrets, events: RunEv
     if warning is not None:
         events.warning(warning)
     return warning
-
-
-__all__ = [
-    "Alerts",
-    "Delivery",
-    "RunEnd",
-    "alert",
-    "alert_run",
-    "conditions",
-    "message",
-    "scheme_of",
-]

@@ -5,13 +5,14 @@ request (``linksync.safe.outputs`` holds the checks themselves).
 their QR images folder), the QR zip (``--qr``), journal (default
 ``.linksync/runs/<run-id>.jsonl``), lock (default: keyed on the target, in the user's
 state folder, see ``linksync.pipeline.lock``) with its holder record, and a saved plan
-(``plan --out``). ``preflight`` checks them against every file the run reads (sources,
+(``plan --out``). ``run_checks`` puts them beside every file the run reads (sources,
 every file under a source folder, the config and API-key files, the sandbox database, a
-saved plan given to ``apply --plan``) and raises one ``ConfigError`` naming every
-problem: a usage error, exit 2, and nothing was sent.
+saved plan given to ``apply --plan``), and its ``check`` raises one ``ConfigError``
+naming every output that cannot be written, or would touch a file the run reads: a
+usage error, exit 2, and nothing was sent.
 
     paths = run_paths(settings, reports=["out.csv"], run_id=run_id)
-    preflight(settings, ["campaign.xlsx"], paths)
+    run_checks(settings, ["campaign.xlsx"], paths).check()
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from linksync.safe.outputs import (
 )
 from linksync.sync.journal import default_journal_path
 
-PathLike = str | os.PathLike[str]
+PathArg = str | os.PathLike[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,13 +84,13 @@ class RunPaths:
 def run_paths(
     settings: Settings,
     *,
-    reports: Sequence[PathLike] = (),
+    reports: Sequence[PathArg] = (),
     annotate: Sequence[tuple[Path, Path]] = (),
-    journal: PathLike | bool | None = None,
-    lock: PathLike | bool | None = None,
+    journal: PathArg | bool | None = None,
+    lock: PathArg | bool | None = None,
     run_id: str | None = None,
-    plan_out: PathLike | None = None,
-    qr: PathLike | None = None,
+    plan_out: PathArg | None = None,
+    qr: PathArg | None = None,
 ) -> RunPaths:
     """The paths of a run. ``journal``/``lock``: a path, None for the default (the
     journal needs ``run_id`` then), False for none."""
@@ -135,18 +136,18 @@ class Checks:
         )
 
     def check(self) -> None:
-        """Raise ``ConfigError`` naming every problem (see ``preflight``)."""
+        """Raise ``ConfigError`` naming every problem (see the module docstring)."""
         check_outputs(self.outputs, self.reads)
 
 
 def run_checks(
     settings: Settings,
-    sources: Sequence[PathLike],
+    sources: Sequence[PathArg],
     paths: RunPaths,
     *,
-    saved_plan: PathLike | None = None,
+    saved_plan: PathArg | None = None,
 ) -> Checks:
-    """The outputs of ``paths`` and every file the run reads (see ``preflight``)."""
+    """The outputs of ``paths`` and every file the run reads (see the module docstring)."""
     reads = dict(settings.read_files())
     if saved_plan is not None:
         reads["saved plan"] = str(saved_plan)
@@ -159,15 +160,3 @@ def clear_leftovers(paths: RunPaths) -> list[Leftover]:
     passed, before anything is written."""
     files = [o.path for o in paths.outputs() if not (o.folder or o.append or o.in_place)]
     return remove_leftovers(files)
-
-
-def preflight(
-    settings: Settings,
-    sources: Sequence[PathLike],
-    paths: RunPaths,
-    *,
-    saved_plan: PathLike | None = None,
-) -> None:
-    """Raise ``ConfigError`` naming every output of ``paths`` that cannot be written, or
-    would touch a file the run reads; return when all of them can be written."""
-    run_checks(settings, sources, paths, saved_plan=saved_plan).check()
