@@ -26,14 +26,15 @@ in flight finish, the reports are written.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
 from os import PathLike
 from pathlib import Path
-from typing import Any, Unpack
+from typing import Any
 
 from linksync.config import NetworkFlags, Settings
 from linksync.config.targets import Workspace, load_workspaces
@@ -43,9 +44,10 @@ from linksync.pipeline.all_results import AllResults, TargetResult, for_target
 from linksync.pipeline.applying import ApplyRun
 from linksync.pipeline.entry import plan_async, prepare_apply
 from linksync.pipeline.events import RunEvents
-from linksync.pipeline.keywords import RunKeywords, checked, documented
+from linksync.pipeline.keywords import documented, given
 from linksync.pipeline.lock import default_lock_path
 from linksync.pipeline.preflight import Checks, PathArg, run_checks, run_paths
+from linksync.sync.options import Mode
 from linksync.sync.results import CancelSignal, ProgressSink
 
 Targets = Sequence[str | Workspace] | None
@@ -65,6 +67,11 @@ _EACH = {
     "events": "the RunEvents of each target, by its name.",
 }
 
+#: The keywords of ``plan_all``/``apply_all`` passed on to every target's run as given.
+_SHARED = frozenset(inspect.signature(plan_async).parameters) - {
+    "sources", "settings", "options", "out", "detailed_exitcode", "events",
+}  # fmt: skip
+
 
 @documented(**_EACH)
 def plan_all(
@@ -78,15 +85,42 @@ def plan_all(
     network: NetworkFlags | None = None,
     out: PathArg | None = None,
     detailed_exitcode: bool = False,
+    sheets: Sequence[str] | None = None,
+    mapping: Mapping[str, str] | None = None,
+    encoding: str | None = None,
+    date_format: str | None = None,
+    timezone: str | None = None,
+    empty_values: Iterable[str] = (),
+    workbook_password_file: str | PathLike[str] | None = None,
+    strict: bool | None = None,
+    fix_invisible: bool = False,
+    fix_utm_case: bool = False,
+    check_destinations: bool | None = None,
+    ai_slug: bool = False,
+    ai_og: bool = False,
+    mode: Mode | str | None = None,
+    default_domain: str | None = None,
+    system_domain: str | None = None,
+    scope_domains: Sequence[str] | None = None,
+    owner_tag: str | None = None,
+    allow_replace: bool | None = None,
+    allow_takeover: bool | None = None,
+    reset_passwords: bool | None = None,
+    max_deletes: int | None = None,
+    max_change_ratio: float | None = None,
+    min_existing: int | None = None,
+    force: bool | None = None,
+    slugless: str | None = None,
+    notify: Sequence[str] | None = None,
+    notify_on: Sequence[str] | str | None = None,
     logger: logging.Logger | None = None,
     events: EventsOf | None = None,
-    **kw: Unpack[RunKeywords],
 ) -> AllResults:
     """Plan every target of the config (or the ``targets`` named, or given as
     ``Workspace`` objects), at once; nothing is written to any workspace. ``out`` saves
     each target's plan (``plans/{target}.json``). The reading and sync keywords apply
     to every target, over its own settings."""
-    shared = {**checked("plan_all", kw), "logger": logger}
+    shared = given(locals(), _SHARED)
     workspaces, settings, failed = _resolve(
         targets, config, env, cwd, insecure=insecure, concurrency=concurrency, network=network
     )
@@ -130,11 +164,38 @@ def apply_all(
     network: NetworkFlags | None = None,
     reports: Sequence[PathArg] = (),
     lock_wait: float = 0.0,
+    sheets: Sequence[str] | None = None,
+    mapping: Mapping[str, str] | None = None,
+    encoding: str | None = None,
+    date_format: str | None = None,
+    timezone: str | None = None,
+    empty_values: Iterable[str] = (),
+    workbook_password_file: str | PathLike[str] | None = None,
+    strict: bool | None = None,
+    fix_invisible: bool = False,
+    fix_utm_case: bool = False,
+    check_destinations: bool | None = None,
+    ai_slug: bool = False,
+    ai_og: bool = False,
+    mode: Mode | str | None = None,
+    default_domain: str | None = None,
+    system_domain: str | None = None,
+    scope_domains: Sequence[str] | None = None,
+    owner_tag: str | None = None,
+    allow_replace: bool | None = None,
+    allow_takeover: bool | None = None,
+    reset_passwords: bool | None = None,
+    max_deletes: int | None = None,
+    max_change_ratio: float | None = None,
+    min_existing: int | None = None,
+    force: bool | None = None,
+    slugless: str | None = None,
+    notify: Sequence[str] | None = None,
+    notify_on: Sequence[str] | str | None = None,
     logger: logging.Logger | None = None,
     events: EventsOf | None = None,
     progress: Callable[[str], ProgressSink | None] | None = None,
     cancel: CancelSignal | None = None,
-    **kw: Unpack[RunKeywords],
 ) -> AllResults:
     """Plan and apply every target of the config (or the ``targets`` named, or given as
     ``Workspace`` objects), at once, each with its own client, rate limiter, lock and
@@ -142,7 +203,7 @@ def apply_all(
     The reading and sync keywords apply to every target, over its own settings.
     Raises ``ConfigError`` (nothing done) for a wrong config or an output that cannot be
     written; an error of one target is in its ``TargetResult``."""
-    shared = {**checked("apply_all", kw), "logger": logger}
+    shared = given(locals(), _SHARED)
     workspaces, settings, failed = _resolve(
         targets, config, env, cwd, insecure=insecure, concurrency=concurrency, network=network
     )

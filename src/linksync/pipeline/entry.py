@@ -17,10 +17,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import replace
+from os import PathLike
 from pathlib import Path
-from typing import Any, ParamSpec, Unpack
+from typing import Any, ParamSpec
 
 from linksync.config import Settings, resolve
 from linksync.errors import ConfigError, LinksyncError, describe
@@ -30,7 +31,7 @@ from linksync.model.collection import fewer_collections
 from linksync.pipeline.applying import ApplyRequest, ApplyRun, run_apply
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import Reading, Sources, load_specs, options_from, source_paths
-from linksync.pipeline.keywords import RunKeywords, documented, every_keyword, variant
+from linksync.pipeline.keywords import documented, variant
 from linksync.pipeline.notify import Alerts, RunEnd, alert_run
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
 from linksync.pipeline.preflight import PathArg, clear_leftovers, run_checks, run_paths
@@ -39,7 +40,7 @@ from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
 from linksync.safe.outputs import write_text_atomic
 from linksync.safe.secrets import Secrets
-from linksync.sync.options import SyncOptions
+from linksync.sync.options import Mode, SyncOptions
 from linksync.sync.plan import Plan
 from linksync.sync.results import CancelSignal, ProgressSink, Results
 
@@ -72,18 +73,45 @@ async def plan_async(
     options: SyncOptions | None = None,
     out: PathArg | None = None,
     detailed_exitcode: bool = False,
+    sheets: Sequence[str] | None = None,
+    mapping: Mapping[str, str] | None = None,
+    encoding: str | None = None,
+    date_format: str | None = None,
+    timezone: str | None = None,
+    empty_values: Iterable[str] = (),
+    workbook_password_file: str | PathLike[str] | None = None,
+    strict: bool | None = None,
+    fix_invisible: bool = False,
+    fix_utm_case: bool = False,
+    check_destinations: bool | None = None,
+    ai_slug: bool = False,
+    ai_og: bool = False,
+    mode: Mode | str | None = None,
+    default_domain: str | None = None,
+    system_domain: str | None = None,
+    scope_domains: Sequence[str] | None = None,
+    owner_tag: str | None = None,
+    allow_replace: bool | None = None,
+    allow_takeover: bool | None = None,
+    reset_passwords: bool | None = None,
+    max_deletes: int | None = None,
+    max_change_ratio: float | None = None,
+    min_existing: int | None = None,
+    force: bool | None = None,
+    slugless: str | None = None,
+    notify: Sequence[str] | None = None,
+    notify_on: Sequence[str] | str | None = None,
     events: RunEvents | None = None,
     logger: logging.Logger | None = None,
-    **kw: Unpack[RunKeywords],
 ) -> Planned:
     """``plan`` in the caller's event loop.
 
     Read, validate, fetch and diff: what ``apply`` would do (nothing is written to the
     workspace). Returns ``Planned`` (``exit_code``: what ``linksync plan`` would exit
     with). A keyword left None leaves the profile's setting (or ``options``) as it is."""
-    every = every_keyword("plan_async", locals())
+    kw = dict(locals())
     with fewer_collections():
-        return await _plan(sources, every)
+        return await _plan(sources, kw)
 
 
 async def _plan(sources: Sources, kw: Mapping[str, Any]) -> Planned:
@@ -191,11 +219,38 @@ def prepare_apply(
     lock_wait: float = 0.0,
     journal: PathArg | bool | None = None,
     reads: Sequence[PathArg] = (),
+    sheets: Sequence[str] | None = None,
+    mapping: Mapping[str, str] | None = None,
+    encoding: str | None = None,
+    date_format: str | None = None,
+    timezone: str | None = None,
+    empty_values: Iterable[str] = (),
+    workbook_password_file: str | PathLike[str] | None = None,
+    strict: bool | None = None,
+    fix_invisible: bool = False,
+    fix_utm_case: bool = False,
+    check_destinations: bool | None = None,
+    ai_slug: bool = False,
+    ai_og: bool = False,
+    mode: Mode | str | None = None,
+    default_domain: str | None = None,
+    system_domain: str | None = None,
+    scope_domains: Sequence[str] | None = None,
+    owner_tag: str | None = None,
+    allow_replace: bool | None = None,
+    allow_takeover: bool | None = None,
+    reset_passwords: bool | None = None,
+    max_deletes: int | None = None,
+    max_change_ratio: float | None = None,
+    min_existing: int | None = None,
+    force: bool | None = None,
+    slugless: str | None = None,
+    notify: Sequence[str] | None = None,
+    notify_on: Sequence[str] | str | None = None,
     events: RunEvents | None = None,
     on_progress: ProgressSink | None = None,
     cancel: CancelSignal | None = None,
     logger: logging.Logger | None = None,
-    **kw: Unpack[RunKeywords],
 ) -> ApplyRun:
     """The run ``apply`` would do, not started (``await run.go()``).
 
@@ -210,7 +265,7 @@ def prepare_apply(
     ``LockError`` when another run holds the lock, ``FileProblems`` for sources with
     errors that belong to no row, ``UnsafePlanError`` above the safety thresholds
     without ``force=True``, ``StoppedAfterWrites`` for an error after writing."""
-    every = every_keyword("prepare_apply", locals())
+    kw = dict(locals())
     settings = settings or resolve()
     if not sources and plan is None:
         raise ConfigError("give sources to plan from, or a saved plan")
@@ -219,13 +274,13 @@ def prepare_apply(
     base = options if options is not None or saved is None else saved.options
     request = ApplyRequest(
         settings=settings,
-        options=options_from(settings, base, **_option_values(every)),
+        options=options_from(settings, base, **_option_values(kw)),
         sources=tuple(sources),
         saved=saved,
         saved_path=saved_path,
-        reading=_reading(every, settings),
-        ai_slug=every["ai_slug"],
-        ai_og=every["ai_og"],
+        reading=_reading(kw, settings),
+        ai_slug=ai_slug,
+        ai_og=ai_og,
         reports=tuple(reports),
         annotate=tuple(annotate),
         qr=qr,
@@ -233,7 +288,7 @@ def prepare_apply(
         lock_wait=lock_wait,
         journal=journal,
         reads=tuple(reads),
-        alerts=_alerts(settings, every),
+        alerts=_alerts(settings, kw),
     )
     return ApplyRun(request, events=events, on_progress=on_progress, cancel=cancel, logger=logger)
 

@@ -6,90 +6,17 @@ its default. A keyword is named like the command-line flag it stands for (``--ow
 ``reports``); ``tests/pipeline/test_api_keywords.py`` checks the flags and the keywords
 agree. ``variant`` names and documents ``plan`` (made of ``plan_async``) and ``apply`` /
 ``apply_async`` (made of ``prepare_apply``): one signature for each pair, which
-``help()`` and editors show.
-
-The reading, sync and alert keywords all of them take are written once too, as
-``RunKeywords``: each function takes them as ``**kw: Unpack[RunKeywords]`` (a type
-checker checks every caller's keywords against it), and ``documented`` spells them out
-in the function's signature, keyword-only, each with its default (``DEFAULTS``)."""
+``help()`` and editors show."""
 
 from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from os import PathLike
-from typing import Any, ParamSpec, TypedDict, TypeVar
-
-from linksync.sync.options import Mode
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-class RunKeywords(TypedDict, total=False):
-    """The keywords of how the sources are read, what the sync may do, and the alerts:
-    every run function's (``linksync.plan``, ``apply``, ``plan_all``, ``apply_all``...)."""
-
-    sheets: Sequence[str] | None
-    mapping: Mapping[str, str] | None
-    encoding: str | None
-    date_format: str | None
-    timezone: str | None
-    empty_values: Iterable[str]
-    workbook_password_file: str | PathLike[str] | None
-    strict: bool | None
-    fix_invisible: bool
-    fix_utm_case: bool
-    check_destinations: bool | None
-    ai_slug: bool
-    ai_og: bool
-    mode: Mode | str | None
-    default_domain: str | None
-    system_domain: str | None
-    scope_domains: Sequence[str] | None
-    owner_tag: str | None
-    allow_replace: bool | None
-    allow_takeover: bool | None
-    reset_passwords: bool | None
-    max_deletes: int | None
-    max_change_ratio: float | None
-    min_existing: int | None
-    force: bool | None
-    slugless: str | None
-    notify: Sequence[str] | None
-    notify_on: Sequence[str] | str | None
-
-
-#: The default of each of ``RunKeywords`` (None for a keyword not named here).
-DEFAULTS: dict[str, Any] = dict.fromkeys(RunKeywords.__annotations__) | {
-    "empty_values": (),
-    "fix_invisible": False,
-    "fix_utm_case": False,
-    "ai_slug": False,
-    "ai_og": False,
-}
-
-
-#: How ``help()`` shows the type of each (the text written in ``RunKeywords``).
-_HINTS = {name: hint.__forward_arg__ for name, hint in RunKeywords.__annotations__.items()}
-
-
-def checked(name: str, kw: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``**kw`` of the function ``name``; a keyword ``RunKeywords`` does not name is
-    the ``TypeError`` Python raises for an unknown keyword."""
-    for key in kw:
-        if key not in DEFAULTS:
-            raise TypeError(f"{name}() got an unexpected keyword argument {key!r}")
-    return dict(kw)
-
-
-def every_keyword(name: str, values: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``locals()`` of the function ``name`` with its ``**kw`` spread out (checked),
-    defaults filled in."""
-    own = dict(values)
-    return {**DEFAULTS, **checked(name, own.pop("kw")), **own}
-
 
 #: One line per keyword; a function may word a keyword its own way (``documented``).
 ARGS: dict[str, str] = {
@@ -160,22 +87,12 @@ ARGS: dict[str, str] = {
 
 
 def documented(**own: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Spell out ``**kw`` (``RunKeywords``) in the signature, and add ``Args:``, a line
-    per parameter (``own`` words some of them its own way); a parameter without a line
-    is a ``TypeError`` at import."""
+    """Add ``Args:``, a line per parameter (``own`` words some of them its own way);
+    a parameter without a line is a ``TypeError`` at import."""
     lines = {**ARGS, **own}
 
     def add(fn: Callable[P, R]) -> Callable[P, R]:
-        signature = inspect.signature(fn)
-        params = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
-        params += [
-            inspect.Parameter(
-                name, inspect.Parameter.KEYWORD_ONLY, default=DEFAULTS[name], annotation=hint
-            )
-            for name, hint in _HINTS.items()
-        ]
-        fn.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
-        names = [p.name for p in params]
+        names = list(inspect.signature(fn).parameters)
         missing = [name for name in names if name not in lines]
         if missing:
             raise TypeError(f"{fn.__name__}: no help for {', '.join(missing)}")
@@ -197,3 +114,8 @@ def variant(made: Callable[P, R], fn: Callable[P, Any], name: str, summary: str)
     rest = inspect.cleandoc(fn.__doc__ or "").partition("\n\n")[2]
     made.__doc__ = f"{summary}\n\n{rest}"
     return made
+
+
+def given(values: dict[str, Any], names: Any) -> dict[str, Any]:
+    """The keywords among ``values`` (a function's ``locals()``) that ``names`` holds."""
+    return {k: v for k, v in values.items() if k in names}
