@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from sync_helpers import Sandbox, row
+from sync_helpers import Sandbox, remote_state, row
 
 from linksync.model import Action, LinkSpec, RemoteLink, Status
 from linksync.rules import RESERVED_SLUGS, check_slug
@@ -74,7 +74,7 @@ def test_candidate_sequence_skips_reserved_words_and_taken_slugs() -> None:
 
 
 def _state(*links: RemoteLink) -> RemoteState:
-    return RemoteState.build(SYSTEM, links)
+    return remote_state(SYSTEM, links)
 
 
 def _link(slug: str, url: str) -> RemoteLink:

@@ -279,12 +279,6 @@ class Plan:
     def from_json(cls, text: str) -> Plan:
         return cls.from_dict(json.loads(text))
 
-    def needs_passwords(self) -> tuple[Change, ...]:
-        """Writes whose payload lost its password in JSON (see ``restore_passwords``)."""
-        return tuple(
-            ch for ch in self.changes if ch.is_write and ch.payload.get("password") == REDACTED
-        )
-
 
 def restore_passwords(plan: Plan, specs: Iterable[LinkSpec]) -> Plan:
     """Put the passwords of ``specs`` back into a saved plan's payloads.
