@@ -12,8 +12,9 @@ from sync_helpers import Sandbox, row, rows
 from linksync.model import Action, LinkSpec, Status
 from linksync.sync import Mode, Plan, SyncOptions, diff
 from linksync.sync.execute import Results, execute
-from linksync.sync.journal import Journal, read_journal
+from linksync.sync.journal import Journal
 from linksync.sync.remote import fetch_remote
+from support.journals import read_journal
 
 OPTS = SyncOptions()
 

@@ -127,11 +127,3 @@ def parse_record(line: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return record if isinstance(record, dict) else None
-
-
-def read_journal(path: Path | str) -> list[dict[str, Any]]:
-    """Every complete record of a journal; a last line cut short by a kill is skipped,
-    and so is any line that is not a JSON object (a file that is not a journal yields
-    no records)."""
-    records = (parse_record(line) for line in iter_journal_lines(path))
-    return [r for r in records if r is not None]
