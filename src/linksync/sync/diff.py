@@ -26,6 +26,7 @@ Rules (DESIGN.md, "Sync semantics"):
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import replace
 
 from linksync.model import Action, LinkKey, LinkSpec, Place, Problem, RemoteLink, Severity
 from linksync.sync.compare import compare, create_payload, row_domain
@@ -348,7 +349,7 @@ def diff(
     that are invalid whatever their provenance (``Validation.invalid``).
     """
     if options.system_domain is None:
-        options = options.with_system_domain(remote.system_domain)
+        options = replace(options, system_domain=remote.system_domain)
     differ = _Differ(remote, options, problems, invalid, desired)
     changes = [differ.row_change(i, spec) for i, spec in enumerate(desired)]
     if options.deletes:

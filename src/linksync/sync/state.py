@@ -9,7 +9,7 @@ by URL; on a domain read slug by slug only the ``read_keys`` are known.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from linksync.model import LinkKey, RemoteLink
@@ -28,13 +28,7 @@ class DomainFetch:
     links: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "domain": self.domain,
-            "strategy": self.strategy,
-            "requests": self.requests,
-            "total": self.total,
-            "links": self.links,
-        }
+        return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> DomainFetch:
