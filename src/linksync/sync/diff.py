@@ -38,8 +38,6 @@ from linksync.sync.slugs import MAX_CANDIDATES, Slugless, first_free, identity_d
 from linksync.sync.state import RemoteState
 from linksync.sync.verdicts import QuotaNote
 
-__all__ = ["diff"]
-
 
 def _problem(constant: str, message: str, spec: LinkSpec | None, field: str | None) -> Problem:
     return Problem(constant, message, spec.provenance if spec else None, field)

@@ -38,18 +38,6 @@ from linksync.sync.verdicts import QuotaNote, Safety
 
 PLAN_FORMAT = 1
 
-__all__ = [
-    "WRITE_ACTIONS",
-    "Change",
-    "DomainFetch",
-    "FieldChange",
-    "Plan",
-    "QuotaNote",
-    "Safety",
-    "Unmanaged",
-    "restore_passwords",
-    "sort_changes",
-]
 
 #: Actions that send a write request.
 WRITE_ACTIONS: frozenset[Action] = frozenset(
