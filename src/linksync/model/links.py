@@ -6,7 +6,7 @@ validation says about a row (see ``linksync.model``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -283,19 +283,16 @@ class Problem:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Problem:
         prov = d.get("provenance")
-        provenance = Provenance.from_dict(prov) if prov else None
-        field_name = d.get("field")
-        shown = d.get("column")
-        # ``column`` holds the column as shown; it is the problem's own column only
-        # when the field's does not already give that name.
-        by_field = None
-        if field_name is not None:
-            by_field = (provenance.column_of(field_name) if provenance else None) or field_name
-        return cls(
+        problem = cls(
             constant=str(d["constant"]),
             message=str(d.get("message") or ""),
-            provenance=provenance,
-            field=field_name,
+            provenance=Provenance.from_dict(prov) if prov else None,
+            field=d.get("field"),
             severity=Severity(d.get("severity", "error")),
-            column=shown if shown is not None and shown != by_field else None,
         )
+        # ``column`` holds the column as shown; it is the problem's own column only
+        # when the field's does not already give that name.
+        shown = d.get("column")
+        if shown is not None and shown != problem.column_name:
+            return replace(problem, column=shown)
+        return problem
