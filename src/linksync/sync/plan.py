@@ -241,11 +241,9 @@ class Plan:
             "unmanaged": self.unmanaged.to_dict(),
         }
 
-    def to_json(self, *, indent: int | None = 2) -> str:
+    def to_json(self) -> str:
         """The plan file: indented, one change per line (``linksync.sync.jsontext``)."""
-        if indent is None:
-            return json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False)
-        return readable(self.to_dict(), indent=indent)
+        return readable(self.to_dict())
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Plan:
