@@ -301,17 +301,3 @@ class RunInfo:
             "rate_limit_waits": self.rate_limit_waits,
             "run_id": self.run_id,
         }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> RunInfo:
-        return cls(
-            target=str(d["target"]),
-            mode=str(d.get("mode") or "upsert"),
-            dry_run=bool(d.get("dry_run", False)),
-            started_at=d.get("started_at"),
-            duration_s=float(d.get("duration_s") or 0.0),
-            requests=int(d.get("requests") or 0),
-            requests_by_kind=dict(d.get("requests_by_kind") or {}),
-            rate_limit_waits=int(d.get("rate_limit_waits") or 0),
-            run_id=d.get("run_id"),
-        )
