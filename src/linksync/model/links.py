@@ -132,12 +132,9 @@ class LinkSpec:
     managed: frozenset[str] = frozenset()
     provenance: Provenance | None = None
 
-    def value(self, field_name: str) -> Any:
-        return getattr(self, field_name)
-
     def to_dict(self) -> dict[str, Any]:
         """Every field (the password as ``"***"``), ``managed`` and the provenance."""
-        out = {name: self.value(name) for name in LINK_FIELDS}
+        out = {name: getattr(self, name) for name in LINK_FIELDS}
         out["tags"] = list(self.tags) if self.tags is not None else None
         out["password"] = REDACTED if self.password is not None else None
         out["managed"] = sorted(self.managed)

@@ -65,7 +65,7 @@ def compare(spec: LinkSpec, remote: RemoteLink, options: SyncOptions) -> Compari
         patch["url"] = spec.url.strip()
     for name in ("description", "apple", "google"):
         if name in managed:
-            new, old = _text(spec.value(name)), _text(getattr(remote, name))
+            new, old = _text(getattr(spec, name)), _text(getattr(remote, name))
             if new != old:
                 fields.append(FieldChange(name, old, new))
                 patch[API_NAMES[name]] = new
@@ -113,7 +113,7 @@ def create_payload(
     if domain:
         body["domain"] = domain
     for name in ("description", "apple", "google", "expires_at"):
-        value = spec.value(name) if name in spec.managed else None
+        value = getattr(spec, name) if name in spec.managed else None
         if name not in spec.managed and carry is not None and name != "expires_at":
             value = getattr(carry, name)
         if value:

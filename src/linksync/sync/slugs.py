@@ -25,18 +25,6 @@ from enum import StrEnum
 
 from linksync.rules import RESERVED_SLUGS
 
-__all__ = [
-    "MAX_CANDIDATES",
-    "SLUGLESS_MODES",
-    "STABLE_SLUG_LENGTH",
-    "Slugless",
-    "candidate_number",
-    "first_free",
-    "identity_domain",
-    "stable_candidates",
-    "stable_identity",
-]
-
 #: Characters of a stable slug (the service generates 6: the two never meet).
 STABLE_SLUG_LENGTH = 7
 #: Candidates tried for one row before it is an error.
