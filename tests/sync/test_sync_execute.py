@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ OPTS = SyncOptions()
 
 async def plan_for(sb: Sandbox, desired: list[LinkSpec], opts: SyncOptions = OPTS) -> Plan:
     async with sb.client() as client:
-        remote = await fetch_remote(client, desired, opts, system_domain="lnk.test")
+        remote = await fetch_remote(client, desired, replace(opts, system_domain="lnk.test"))
     return diff(desired, remote, opts)
 
 

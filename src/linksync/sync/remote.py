@@ -77,11 +77,7 @@ def needs(
 
 
 async def fetch_remote(
-    client: LinkClient,
-    desired: Sequence[LinkSpec],
-    options: SyncOptions,
-    *,
-    system_domain: str | None = None,
+    client: LinkClient, desired: Sequence[LinkSpec], options: SyncOptions
 ) -> RemoteState:
     """Read the organization, the custom domains and the links the plan needs."""
     acc = _Acc()
@@ -91,7 +87,7 @@ async def fetch_remote(
     custom = {d.domain.lower(): DomainInfo(d.domain.lower(), d.status) for d in domains if d.domain}
     link_count = org.link_count
     quota = org.link_quota
-    system = system_domain or options.system_domain
+    system = options.system_domain
     if system is None:
         system = await _discover_system_domain(client, custom, acc)
     system = system.lower()
