@@ -83,13 +83,9 @@ class RemoteWrites:
             self.unknown += 1
 
     @property
-    def total(self) -> int:
-        return sum(self.done.values())
-
-    @property
     def any(self) -> bool:
         """Whether the workspace may have changed."""
-        return self.total > 0 or self.unknown > 0
+        return bool(self.done) or self.unknown > 0
 
     def describe(self) -> str:
         """'10 created, 2 updated' / 'nothing written' (+ ', 1 of unknown outcome')."""

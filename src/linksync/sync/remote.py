@@ -159,7 +159,7 @@ async def _fetch_domain(
         return
     first = await client.list_links_page(page=1, limit=PAGE, domain=domain)
     acc.requests += 1
-    total = first.total if first.total is not None else None
+    total = first.total
     found = {link.key.slug for link in first.links}
     if first.is_last:
         _keep(acc, first.links)
