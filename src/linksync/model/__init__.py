@@ -32,20 +32,16 @@ from linksync.model.links import (
     plain,
 )
 from linksync.model.results import (
-    ERROR_FIELDS,
     RESULT_COLUMNS,
     Action,
-    PlannedRow,
     RowResult,
     RunInfo,
     Status,
-    error_field,
     in_column,
 )
 
 __all__ = [
     "API_NAMES",
-    "ERROR_FIELDS",
     "FIELD_FROM_API",
     "LINK_FIELDS",
     "RESULT_COLUMNS",
@@ -53,7 +49,6 @@ __all__ = [
     "LinkKey",
     "LinkSpec",
     "Place",
-    "PlannedRow",
     "Problem",
     "Provenance",
     "RemoteLink",
@@ -61,7 +56,6 @@ __all__ = [
     "RunInfo",
     "Severity",
     "Status",
-    "error_field",
     "in_column",
     "plain",
 ]
