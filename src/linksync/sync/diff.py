@@ -298,20 +298,15 @@ class _Differ:
                 continue
             if (key.domain, link.url.strip()) in self.protected_urls:
                 continue
-            if not other_owners(link.tags, self.options):
-                out.append(Change(Action.DELETE, key.domain, link.slug, start, None, link))
-            elif self.options.allow_takeover:
-                note = (takeover_note(link, None, self.options),)
-                out.append(
-                    Change(Action.DELETE, key.domain, link.slug, start, None, link, problems=note)
-                )
-            else:
-                refused = (takeover_refused(link, None, self.options, "delete"),)
-                out.append(
-                    Change(
-                        Action.INVALID, key.domain, link.slug, start, None, link, problems=refused
-                    )
-                )
+            action = Action.DELETE
+            problems: tuple[Problem, ...] = ()
+            if other_owners(link.tags, self.options):
+                if self.options.allow_takeover:
+                    problems = (takeover_note(link, None, self.options),)
+                else:
+                    action = Action.INVALID
+                    problems = (takeover_refused(link, None, self.options, "delete"),)
+            out.append(Change(action, key.domain, link.slug, start, None, link, problems=problems))
         return out
 
     def unmanaged(self) -> tuple[LinkKey, ...]:
