@@ -157,7 +157,7 @@ def plan_cost(rows: int, repeats: int = 5) -> dict[str, float]:
         )
         for i in range(rows)
     ]
-    remote = RemoteState.build("lnk.test", [])
+    remote = RemoteState("lnk.test", listed_domains=frozenset({"lnk.test"}))
     out: dict[str, float] = {}
     for mode in ("random", "stable"):
         times = []

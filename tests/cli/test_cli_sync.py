@@ -14,7 +14,7 @@ import linksync
 from linksync.cli import cli
 from linksync.config import resolve
 from linksync.model import Action, Status
-from linksync.sync.journal import read_journal
+from support.journals import read_journal
 
 CSV = """slug,url,tags,description
 spring-sale,https://example.com/sale,"sale,spring",Spring sale

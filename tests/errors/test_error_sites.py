@@ -63,7 +63,7 @@ SITES: dict[tuple[str, str], set[str]] = {
         "SLUG_EXISTS",
     },
     ("model/results.py", "not_attempted"): {"NOT_ATTEMPTED"},
-    ("model/outcome.py", "error_constant"): {
+    ("model/outcome.py", "<module>"): {  # _ENDINGS: what ended a run, by type
         "CONFIG_ERROR",
         "FILE_ERROR",
         "INTERRUPTED",
@@ -71,6 +71,7 @@ SITES: dict[tuple[str, str], set[str]] = {
         "UNEXPECTED_ERROR",
         "UNSAFE_PLAN",
     },
+    ("model/outcome.py", "error_constant"): {"FILE_ERROR", "UNEXPECTED_ERROR"},
     ("rules/__init__.py", "check_slug"): {"INVALID_SLUG", "RESERVED_SLUG"},
     ("rules/__init__.py", "check_url"): {"INVALID_URL"},
     ("rules/__init__.py", "parse_expiry"): {"INVALID_EXPIRY"},

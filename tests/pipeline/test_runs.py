@@ -27,10 +27,11 @@ from linksync.report import ReportSet
 from linksync.report.progress import PlainProgress
 from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings, create_app
 from linksync.sync.execute import execute
-from linksync.sync.journal import Journal, read_journal
+from linksync.sync.journal import Journal
 from linksync.sync.options import SyncOptions
 from linksync.validate import validate
 from support.cli_runs import Source, remote_links, run
+from support.journals import read_journal
 
 pytestmark = pytest.mark.usefixtures("_umask")  # umask 022 for the files runs create
 

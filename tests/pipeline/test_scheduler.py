@@ -17,8 +17,8 @@ from linksync.config import Settings, resolve
 from linksync.errors import LockError
 from linksync.model import Status
 from linksync.pipeline import Results, RunEvents
-from linksync.sync.journal import read_journal
 from linksync.sync.plan import Plan
+from support.journals import read_journal
 
 SLUGS = [f"row{i}" for i in range(10)]
 

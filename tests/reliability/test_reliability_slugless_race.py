@@ -19,7 +19,7 @@ import pytest
 
 from linksync.api import LinkServiceClient
 from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings
-from linksync.sync.journal import read_journal
+from support.journals import read_journal
 
 RUNS = 20
 ROWS = 25

@@ -3,6 +3,7 @@ is on ``sys.path`` through its ``conftest.py``):
 
 - ``cli_runs``: run the CLI in-process, read the built-in sandbox's links back, and a
   source file's bytes and inode to prove a run left it alone;
+- ``journals``: a run journal's records, read back;
 - ``reliability``: an in-process sandbox and a fake clock shared with the client;
 - ``two_workspaces``: two built-in sandboxes as the two targets of one config file.
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 
 from linksync.api import LinkServiceClient, RetryPolicy, asgi_transport
-from linksync.model import LinkSpec, Provenance
+from linksync.model import LinkKey, LinkSpec, Provenance, RemoteLink
 from linksync.sandbox import DEFAULT_FULL_KEY, DEFAULT_READ_KEY, SandboxSettings, create_app
+from linksync.sync.state import DomainFetch, DomainInfo, OrgInfo, RemoteState
 
 BASE = "http://sandbox.localhost"
 
@@ -56,3 +57,35 @@ def rows(count: int, *, prefix: str = "s", start: int = 0, **fields: Any) -> lis
         row(f"{prefix}{i}", f"https://example.com/{prefix}/{i}", i + 2, **fields)
         for i in range(start, start + count)
     ]
+
+
+def remote_state(
+    system_domain: str,
+    links: Iterable[RemoteLink],
+    *,
+    listed_domains: Iterable[str] | None = None,
+    read_keys: Iterable[LinkKey] = (),
+    custom_domains: Iterable[DomainInfo] = (),
+    org: OrgInfo | None = None,
+    fetches: Iterable[DomainFetch] = (),
+    requests: int = 0,
+) -> RemoteState:
+    """A state from a list of links, made by hand. ``listed_domains`` defaults to every
+    domain the links and custom domains name, plus the system domain (a complete picture)."""
+    link_list = list(links)
+    doms = list(custom_domains)
+    if listed_domains is None:
+        listed = {system_domain.lower()} | {d.domain.lower() for d in doms}
+        listed |= {link.domain.lower() for link in link_list}
+    else:
+        listed = {d.lower() for d in listed_domains}
+    return RemoteState(
+        system_domain=system_domain.lower(),
+        links={link.key: link for link in link_list},
+        listed_domains=frozenset(listed),
+        read_keys=frozenset(LinkKey.of(d, s) for d, s in read_keys),
+        custom_domains={d.domain.lower(): d for d in doms},
+        org=org,
+        fetches=tuple(fetches),
+        requests=requests,
+    )

@@ -24,10 +24,11 @@ from linksync.pipeline.inputs import load_specs
 from linksync.pipeline.planning import make_plan
 from linksync.sandbox import SandboxSettings, create_app
 from linksync.sync.execute import execute
-from linksync.sync.journal import Journal, read_journal
+from linksync.sync.journal import Journal
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Plan
 from linksync.sync.results import Results
+from support.journals import read_journal
 from support.reliability import FakeTime, open_client
 
 FAULTS = {"fail_500": 0.10, "fail_503": 0.05, "drop": 0.02, "fail_500_after_write": 0.03}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from sync_helpers import remote_state
 
 from linksync.errors import ConfigError
 from linksync.model import Action, LinkSpec, Problem, Provenance, RemoteLink, Severity
@@ -42,7 +43,7 @@ def remote(slug: str, url: str = "https://example.com/a", **fields: Any) -> Remo
 
 
 def state(*links: RemoteLink, domains: tuple[DomainInfo, ...] = (), **kw: Any) -> RemoteState:
-    return RemoteState.build(SYS, links, custom_domains=domains, **kw)
+    return remote_state(SYS, links, custom_domains=domains, **kw)
 
 
 def one(desired: list[LinkSpec], st: RemoteState, **opts: Any) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,15 +13,16 @@ from sync_helpers import Sandbox, row, rows
 from linksync.model import Action, LinkSpec, Status
 from linksync.sync import Mode, Plan, SyncOptions, diff
 from linksync.sync.execute import Results, execute
-from linksync.sync.journal import Journal, read_journal
+from linksync.sync.journal import Journal
 from linksync.sync.remote import fetch_remote
+from support.journals import read_journal
 
 OPTS = SyncOptions()
 
 
 async def plan_for(sb: Sandbox, desired: list[LinkSpec], opts: SyncOptions = OPTS) -> Plan:
     async with sb.client() as client:
-        remote = await fetch_remote(client, desired, opts, system_domain="lnk.test")
+        remote = await fetch_remote(client, desired, replace(opts, system_domain="lnk.test"))
     return diff(desired, remote, opts)
 
 

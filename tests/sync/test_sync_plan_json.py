@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
+from sync_helpers import remote_state
+
 from linksync.model import Action, LinkSpec, Provenance, RemoteLink
-from linksync.sync import Mode, OrgInfo, Plan, RemoteState, SyncOptions, diff
+from linksync.sync import Mode, OrgInfo, Plan, SyncOptions, diff
 from linksync.sync.plan import restore_passwords
 
 
@@ -32,7 +34,7 @@ def _plan() -> Plan:
         RemoteLink("lnk.test", "upd", "https://e.com/old", updated_at="2026-01-01T00:00:00.000Z"),
         RemoteLink("lnk.test", "gone", "https://e.com/gone", tags=("own",)),
     ]
-    st = RemoteState.build("lnk.test", links, org=OrgInfo(2, 100))
+    st = remote_state("lnk.test", links, org=OrgInfo(2, 100))
     return diff(desired, st, SyncOptions(mode=Mode.MIRROR, owner_tag="own"), target="sandbox")
 
 
@@ -64,9 +66,9 @@ def test_password_never_written_and_restored_from_sources() -> None:
     text = plan.to_json()
     assert "hunter2" not in text
     back = Plan.from_json(text)
-    assert [c.slug for c in back.needs_passwords()] == ["new"]
+    assert [c.slug for c in back.writes if c.payload.get("password") == "***"] == ["new"]
     spec = plan.changes[0].spec
     assert spec is not None
     restored = restore_passwords(back, [spec])
     assert restored.changes[0].payload["password"] == "hunter2"
-    assert restored.needs_passwords() == ()
+    assert [c for c in restored.writes if c.payload.get("password") == "***"] == []

@@ -4,9 +4,10 @@ link made meanwhile (adopted when it has the row's URL, passed over when it has 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
-from sync_helpers import Sandbox, row
+from sync_helpers import Sandbox, remote_state, row
 
 from linksync.model import Action, LinkSpec, RemoteLink, Status
 from linksync.rules import RESERVED_SLUGS, check_slug
@@ -74,7 +75,7 @@ def test_candidate_sequence_skips_reserved_words_and_taken_slugs() -> None:
 
 
 def _state(*links: RemoteLink) -> RemoteState:
-    return RemoteState.build(SYSTEM, links)
+    return remote_state(SYSTEM, links)
 
 
 def _link(slug: str, url: str) -> RemoteLink:
@@ -124,7 +125,7 @@ def test_a_row_whose_candidates_are_all_taken_is_an_error() -> None:
 
 async def _plan(sb: Sandbox, desired: list[LinkSpec]) -> Plan:
     async with sb.client() as client:
-        remote = await fetch_remote(client, desired, SyncOptions(), system_domain=SYSTEM)
+        remote = await fetch_remote(client, desired, SyncOptions(system_domain=SYSTEM))
     return diff(desired, remote, SyncOptions())
 
 
@@ -204,7 +205,7 @@ async def test_create_only_leaves_an_adopted_link_that_differs(sandbox: Sandbox)
     opts = SyncOptions(mode="create-only")
     desired = [row(None, URL, 2, description="New")]
     async with sandbox.client() as client:
-        remote = await fetch_remote(client, desired, opts, system_domain=SYSTEM)
+        remote = await fetch_remote(client, desired, replace(opts, system_domain=SYSTEM))
         plan = diff(desired, remote, opts)
         stable = plan.changes[0].slug
         await client.create_link({"url": URL, "slug": stable, "description": "Old"})

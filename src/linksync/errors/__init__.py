@@ -46,7 +46,6 @@ the standard library.
 from linksync.errors.table import (
     BY_CODE,
     ERRORS,
-    ErrorDef,
     Origin,
     Stop,
     code_of,
@@ -83,7 +82,6 @@ __all__ = [
     "ApiError",
     "CertificateError",
     "ConfigError",
-    "ErrorDef",
     "FileProblems",
     "Forbidden",
     "InterruptedAfterWrites",

@@ -43,8 +43,15 @@ class ErrorDef:
     stop_reason: str | None = None
 
 
+def _local(*found: tuple[str, str]) -> tuple[ErrorDef, ...]:
+    """linksync's own findings, as (constant, meaning): no HTTP status or code, never
+    retried, stopping nothing."""
+    return tuple(
+        ErrorDef(constant, None, None, meaning, Origin.LOCAL) for constant, meaning in found
+    )
+
+
 _TABLE: tuple[ErrorDef, ...] = (
-    # --- the service interface's table -------------------------------------------------
     ErrorDef(
         "INVALID_URL",
         400,
@@ -151,168 +158,78 @@ _TABLE: tuple[ErrorDef, ...] = (
     ErrorDef("DOMAIN_EXISTS", 409, 40902, "Custom domain already registered", Origin.DESIGN),
     ErrorDef("MEMBER_EXISTS", 409, 40903, "Member or invitation already exists", Origin.DESIGN),
     # --- local: linksync's own findings; never sent by the service ---------------------
-    ErrorDef("MISSING_URL", None, None, "Row has no destination URL", Origin.LOCAL),
-    ErrorDef(
-        "EMPTY_SOURCE",
-        None,
-        None,
-        "A source holds nothing to read (an empty file or sheet, a header without rows, "
-        "a folder without link files) or files a folder source does not read",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "MISSING_URL_COLUMN",
-        None,
-        None,
-        "No column of destination URLs among the headers of a file or sheet",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "UNKNOWN_COLUMN",
-        None,
-        None,
-        "A column (or YAML key) linksync does not know is ignored",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "CONFLICTING_COLUMNS",
-        None,
-        None,
-        "Two columns give the same field and their values differ",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "URL_PARAM_REPLACED",
-        None,
-        None,
-        "A column (utm_*) replaced a parameter the destination URL already had",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "MIXED_ENCODING",
-        None,
-        None,
-        "A file mixes UTF-8 lines and lines in another encoding (read as cp1252)",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "UNCHECKED_FORMAT",
-        None,
-        None,
-        "The workbook format (.xls, .xlsb, .ods) hides error cells, number formats and "
-        "hyperlinks, so they are not checked",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "AMBIGUOUS_TIME",
-        None,
-        None,
-        "A local date-time occurs twice in the time zone (clocks set back): the first "
-        "occurrence is used",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "PASSWORD_NOT_IN_PLAN",
-        None,
-        None,
-        "A saved plan holds no link passwords: the sources must be given to apply it",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "UNCERTAIN_ENCODING",
-        None,
-        None,
-        "A file is not UTF-8 and its encoding is not certain: read as the likeliest with a "
-        "warning, or not read when its text is too short to tell; name it with --encoding "
-        "(or the profile's encoding:)",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "DUPLICATE_IN_SOURCE",
-        None,
-        None,
-        "Same domain and slug declared twice in the sources",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "INVALID_FIELD",
-        None,
-        None,
-        "A value has the wrong type or shape (tags, description, password, ...)",
-        Origin.LOCAL,
-    ),
-    # --- the team's UTM rules (utm_rules:, linksync.validate.utm) ---------------------
-    *(
-        ErrorDef(constant, None, None, meaning, Origin.LOCAL)
-        for constant, meaning in (
-            ("UTM_MISSING", "A UTM parameter the team's utm_rules require is missing from the URL"),
-            (
-                "UTM_NOT_ALLOWED",
-                "A UTM value is not among the utm_rules' allowed values, or does not match "
-                "its pattern",
-            ),
-            (
-                "UTM_CASE",
-                "A UTM value is not lowercase as the utm_rules want (or was lowered: "
-                "--fix-utm-case)",
-            ),
-            (
-                "UTM_SPACES",
-                "A UTM value has spaces the utm_rules forbid (or they were replaced: "
-                "--fix-utm-case)",
-            ),
-            ("UTM_TOO_LONG", "A UTM value is longer than the utm_rules' max_length"),
-        )
-    ),
-    ErrorDef(
-        "AMBIGUOUS_MATCH",
-        None,
-        None,
-        "A row without slug matches several links with the same URL",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "DOMAIN_NOT_ACTIVE",
-        None,
-        None,
-        "Custom domain is registered but not active yet",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "REPLACE_REQUIRED",
-        None,
-        None,
-        "expiresAt differs and cannot be patched; run with --allow-replace",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "OWNED_BY_OTHER",
-        None,
-        None,
-        "The link is marked by another owner's tag; the write would take it over "
-        "(--allow-takeover)",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "STALE_PLAN",
-        None,
-        None,
-        "The remote link changed since the saved plan was made",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "QUOTA_WOULD_EXCEED",
-        None,
-        None,
-        "Creating this row would pass the plan's link quota",
-        Origin.LOCAL,
-    ),
-    ErrorDef(
-        "NOT_ATTEMPTED",
-        None,
-        None,
-        "Row not attempted: an earlier failure stopped the run or this kind of write",
-        Origin.LOCAL,
+    *_local(
+        ("MISSING_URL", "Row has no destination URL"),
+        (
+            "EMPTY_SOURCE",
+            "A source holds nothing to read (an empty file or sheet, a header without rows, "
+            "a folder without link files) or files a folder source does not read",
+        ),
+        (
+            "MISSING_URL_COLUMN",
+            "No column of destination URLs among the headers of a file or sheet",
+        ),
+        ("UNKNOWN_COLUMN", "A column (or YAML key) linksync does not know is ignored"),
+        ("CONFLICTING_COLUMNS", "Two columns give the same field and their values differ"),
+        (
+            "URL_PARAM_REPLACED",
+            "A column (utm_*) replaced a parameter the destination URL already had",
+        ),
+        (
+            "MIXED_ENCODING",
+            "A file mixes UTF-8 lines and lines in another encoding (read as cp1252)",
+        ),
+        (
+            "UNCHECKED_FORMAT",
+            "The workbook format (.xls, .xlsb, .ods) hides error cells, number formats and "
+            "hyperlinks, so they are not checked",
+        ),
+        (
+            "AMBIGUOUS_TIME",
+            "A local date-time occurs twice in the time zone (clocks set back): the first "
+            "occurrence is used",
+        ),
+        (
+            "PASSWORD_NOT_IN_PLAN",
+            "A saved plan holds no link passwords: the sources must be given to apply it",
+        ),
+        (
+            "UNCERTAIN_ENCODING",
+            "A file is not UTF-8 and its encoding is not certain: read as the likeliest with a "
+            "warning, or not read when its text is too short to tell; name it with --encoding "
+            "(or the profile's encoding:)",
+        ),
+        ("DUPLICATE_IN_SOURCE", "Same domain and slug declared twice in the sources"),
+        ("INVALID_FIELD", "A value has the wrong type or shape (tags, description, password, ...)"),
+        # --- the team's UTM rules (utm_rules:, linksync.validate.utm) ---------------------
+        ("UTM_MISSING", "A UTM parameter the team's utm_rules require is missing from the URL"),
+        (
+            "UTM_NOT_ALLOWED",
+            "A UTM value is not among the utm_rules' allowed values, or does not match its pattern",
+        ),
+        (
+            "UTM_CASE",
+            "A UTM value is not lowercase as the utm_rules want (or was lowered: --fix-utm-case)",
+        ),
+        (
+            "UTM_SPACES",
+            "A UTM value has spaces the utm_rules forbid (or they were replaced: --fix-utm-case)",
+        ),
+        ("UTM_TOO_LONG", "A UTM value is longer than the utm_rules' max_length"),
+        ("AMBIGUOUS_MATCH", "A row without slug matches several links with the same URL"),
+        ("DOMAIN_NOT_ACTIVE", "Custom domain is registered but not active yet"),
+        ("REPLACE_REQUIRED", "expiresAt differs and cannot be patched; run with --allow-replace"),
+        (
+            "OWNED_BY_OTHER",
+            "The link is marked by another owner's tag; the write would take it over "
+            "(--allow-takeover)",
+        ),
+        ("STALE_PLAN", "The remote link changed since the saved plan was made"),
+        ("QUOTA_WOULD_EXCEED", "Creating this row would pass the plan's link quota"),
+        (
+            "NOT_ATTEMPTED",
+            "Row not attempted: an earlier failure stopped the run or this kind of write",
+        ),
     ),
     ErrorDef(
         "INTERRUPTED",
@@ -352,38 +269,27 @@ _TABLE: tuple[ErrorDef, ...] = (
         stops=Stop.RUN,
         stop_reason="the proxy refused linksync's credentials (PROXY_AUTH_ERROR)",
     ),
-    ErrorDef(
-        "UNEXPECTED_RESPONSE",
-        None,
-        None,
-        "The service answered something that is not its error shape (proxy page, empty body)",
-        Origin.LOCAL,
-    ),
-    # --- what ended a whole target of a run over several (linksync.model.outcome) ------------
-    *(
-        ErrorDef(constant, None, None, meaning, Origin.LOCAL)
-        for constant, meaning in (
-            ("CONFIG_ERROR", "A profile, target, flag, variable or output is wrong: nothing done"),
-            ("LOCK_HELD", "Another linksync run holds the lock of this workspace: nothing done"),
-            ("UNSAFE_PLAN", "The plan crosses a safety threshold: nothing done; --force to apply"),
-            ("FILE_ERROR", "A file the run reads or writes cannot be used (missing, no access)"),
-            ("UNEXPECTED_ERROR", "linksync failed in a way it does not foresee (a bug)"),
-        )
-    ),
-    # --- a destination check (--check-destinations; linksync.validate.destinations) ------
-    *(
-        ErrorDef(constant, None, None, meaning, Origin.LOCAL)
-        for constant, meaning in (
-            ("DEST_NOT_FOUND", "The destination answers 404 Not Found or 410 Gone"),
-            ("DEST_CLIENT_ERROR", "The destination answers another 4xx status (401, 403, 429)"),
-            ("DEST_SERVER_ERROR", "The destination answers a 5xx status: its server fails"),
-            ("DEST_TIMEOUT", "The destination does not answer within the check's timeout"),
-            ("DEST_UNREACHABLE", "The destination's host is not found or refuses connections"),
-            ("DEST_TLS_ERROR", "The destination's HTTPS certificate is not trusted, or TLS fails"),
-            ("DEST_REDIRECT_LOOP", "The destination redirects in a loop, or past the hop limit"),
-            ("DEST_OTHER_HOST", "The destination redirects to another host (the final URL shown)"),
-            ("DEST_HTTPS_AVAILABLE", "An http:// destination redirects to https://: use that"),
-        )
+    *_local(
+        (
+            "UNEXPECTED_RESPONSE",
+            "The service answered something that is not its error shape (proxy page, empty body)",
+        ),
+        # --- what ended a whole target of a run over several (linksync.model.outcome) ------------
+        ("CONFIG_ERROR", "A profile, target, flag, variable or output is wrong: nothing done"),
+        ("LOCK_HELD", "Another linksync run holds the lock of this workspace: nothing done"),
+        ("UNSAFE_PLAN", "The plan crosses a safety threshold: nothing done; --force to apply"),
+        ("FILE_ERROR", "A file the run reads or writes cannot be used (missing, no access)"),
+        ("UNEXPECTED_ERROR", "linksync failed in a way it does not foresee (a bug)"),
+        # --- a destination check (--check-destinations; linksync.validate.destinations) ------
+        ("DEST_NOT_FOUND", "The destination answers 404 Not Found or 410 Gone"),
+        ("DEST_CLIENT_ERROR", "The destination answers another 4xx status (401, 403, 429)"),
+        ("DEST_SERVER_ERROR", "The destination answers a 5xx status: its server fails"),
+        ("DEST_TIMEOUT", "The destination does not answer within the check's timeout"),
+        ("DEST_UNREACHABLE", "The destination's host is not found or refuses connections"),
+        ("DEST_TLS_ERROR", "The destination's HTTPS certificate is not trusted, or TLS fails"),
+        ("DEST_REDIRECT_LOOP", "The destination redirects in a loop, or past the hop limit"),
+        ("DEST_OTHER_HOST", "The destination redirects to another host (the final URL shown)"),
+        ("DEST_HTTPS_AVAILABLE", "An http:// destination redirects to https://: use that"),
     ),
 )
 

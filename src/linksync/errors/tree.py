@@ -7,16 +7,10 @@ carries are read through ``Finding`` (the model imports this package, not the re
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from linksync.errors.table import ERRORS, ErrorDef, Stop
-
-
-def _known(constant: str) -> ErrorDef | None:
-    """The table's entry for ``constant``."""
-    return ERRORS.get(constant)
+from linksync.errors.table import ERRORS, Stop
 
 
 class Finding(Protocol):
@@ -86,7 +80,7 @@ class ApiError(LinksyncError):
         self.status = status
         self.constant = constant
         self.message = message
-        known = _known(constant)
+        known = ERRORS.get(constant)
         self.code = code if code is not None else (known.code if known else None)
         self.request_id = request_id
         if retryable is None:
@@ -113,20 +107,16 @@ class ApiError(LinksyncError):
     @property
     def stops(self) -> Stop | None:
         """What this failure stops for the rest of a run (from the table)."""
-        known = _known(self.constant)
+        known = ERRORS.get(self.constant)
         return known.stops if known is not None else None
 
     def with_attempts(self, attempts: int) -> ApiError:
         """A copy of this error that counts ``attempts`` requests (the original is
         never changed once raised)."""
-        twin = copy.copy(self)
-        twin.attempts = attempts
-        return twin
-
-    def __copy__(self) -> ApiError:
         twin = self.__class__.__new__(self.__class__)
         twin.__dict__.update(self.__dict__)
         twin.args = self.args
+        twin.attempts = attempts
         return twin
 
     def __str__(self) -> str:

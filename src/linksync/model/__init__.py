@@ -6,10 +6,11 @@ Stages: sources -> LinkSpec (with Provenance) -> validate -> remote state (Remot
 Field names are snake_case in Python and camelCase on the wire; ``API_NAMES`` maps one
 to the other. A link's identity is a ``LinkKey`` (domain and slug, folded to lower
 case); a row's origin is its ``Provenance`` (``place``: source, sheet, row). Each value
-has one ``to_dict`` (plain JSON types) and one ``from_dict`` that reads it back; a
-desired link's password is written as ``"***"``, never in clear. While many of them are
-held (a read, a validation, a run), ``model.collection.fewer_collections`` makes the
-garbage collector walk them less often.
+has one ``to_dict`` (plain JSON types) and, when something reads it back, one
+``from_dict`` (a run's ``RunInfo`` is only written); a desired link's password is
+written as ``"***"``, never in clear. While many of them are held (a read, a
+validation, a run), ``model.collection.fewer_collections`` makes the garbage collector
+walk them less often.
 
 What a run's results mean as an exit code is ``model.outcome`` (not re-exported here).
 
@@ -31,20 +32,16 @@ from linksync.model.links import (
     plain,
 )
 from linksync.model.results import (
-    ERROR_FIELDS,
     RESULT_COLUMNS,
     Action,
-    PlannedRow,
     RowResult,
     RunInfo,
     Status,
-    error_field,
     in_column,
 )
 
 __all__ = [
     "API_NAMES",
-    "ERROR_FIELDS",
     "FIELD_FROM_API",
     "LINK_FIELDS",
     "RESULT_COLUMNS",
@@ -52,7 +49,6 @@ __all__ = [
     "LinkKey",
     "LinkSpec",
     "Place",
-    "PlannedRow",
     "Problem",
     "Provenance",
     "RemoteLink",
@@ -60,7 +56,6 @@ __all__ = [
     "RunInfo",
     "Severity",
     "Status",
-    "error_field",
     "in_column",
     "plain",
 ]

@@ -6,7 +6,7 @@ validation says about a row (see ``linksync.model``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -25,18 +25,8 @@ LINK_FIELDS: tuple[str, ...] = (
     "google",
 )
 
-#: Python name -> wire name.
-API_NAMES: dict[str, str] = {
-    "url": "url",
-    "slug": "slug",
-    "domain": "domain",
-    "description": "description",
-    "tags": "tags",
-    "password": "password",
-    "expires_at": "expiresAt",
-    "apple": "apple",
-    "google": "google",
-}
+#: Python name -> wire name (the same name, but for the expiry).
+API_NAMES: dict[str, str] = {name: name for name in LINK_FIELDS} | {"expires_at": "expiresAt"}
 FIELD_FROM_API: dict[str, str] = {v: k for k, v in API_NAMES.items()}
 
 
@@ -142,38 +132,22 @@ class LinkSpec:
     managed: frozenset[str] = frozenset()
     provenance: Provenance | None = None
 
-    def value(self, field_name: str) -> Any:
-        return getattr(self, field_name)
-
     def to_dict(self) -> dict[str, Any]:
         """Every field (the password as ``"***"``), ``managed`` and the provenance."""
-        return {
-            "url": self.url,
-            "slug": self.slug,
-            "domain": self.domain,
-            "description": self.description,
-            "tags": list(self.tags) if self.tags is not None else None,
-            "password": REDACTED if self.password is not None else None,
-            "expires_at": self.expires_at,
-            "apple": self.apple,
-            "google": self.google,
-            "managed": sorted(self.managed),
-            "provenance": self.provenance.to_dict() if self.provenance else None,
-        }
+        out = {name: getattr(self, name) for name in LINK_FIELDS}
+        out["tags"] = list(self.tags) if self.tags is not None else None
+        out["password"] = REDACTED if self.password is not None else None
+        out["managed"] = sorted(self.managed)
+        out["provenance"] = self.provenance.to_dict() if self.provenance else None
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> LinkSpec:
-        tags = d.get("tags")
+        values = {name: d.get(name) for name in LINK_FIELDS}
+        tags = values["tags"]
+        values["tags"] = tuple(tags) if tags is not None else None
         return cls(
-            url=d.get("url"),
-            slug=d.get("slug"),
-            domain=d.get("domain"),
-            description=d.get("description"),
-            tags=tuple(tags) if tags is not None else None,
-            password=d.get("password"),
-            expires_at=d.get("expires_at"),
-            apple=d.get("apple"),
-            google=d.get("google"),
+            **values,
             managed=frozenset(d.get("managed") or ()),
             provenance=Provenance.from_dict(d["provenance"]) if d.get("provenance") else None,
         )
@@ -306,19 +280,16 @@ class Problem:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Problem:
         prov = d.get("provenance")
-        provenance = Provenance.from_dict(prov) if prov else None
-        field_name = d.get("field")
-        shown = d.get("column")
-        # ``column`` holds the column as shown; it is the problem's own column only
-        # when the field's does not already give that name.
-        by_field = None
-        if field_name is not None:
-            by_field = (provenance.column_of(field_name) if provenance else None) or field_name
-        return cls(
+        problem = cls(
             constant=str(d["constant"]),
             message=str(d.get("message") or ""),
-            provenance=provenance,
-            field=field_name,
+            provenance=Provenance.from_dict(prov) if prov else None,
+            field=d.get("field"),
             severity=Severity(d.get("severity", "error")),
-            column=shown if shown is not None and shown != by_field else None,
         )
+        # ``column`` holds the column as shown; it is the problem's own column only
+        # when the field's does not already give that name.
+        shown = d.get("column")
+        if shown is not None and shown != problem.column_name:
+            return replace(problem, column=shown)
+        return problem

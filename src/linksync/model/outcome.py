@@ -83,13 +83,9 @@ class RemoteWrites:
             self.unknown += 1
 
     @property
-    def total(self) -> int:
-        return sum(self.done.values())
-
-    @property
     def any(self) -> bool:
         """Whether the workspace may have changed."""
-        return self.total > 0 or self.unknown > 0
+        return bool(self.done) or self.unknown > 0
 
     def describe(self) -> str:
         """'10 created, 2 updated' / 'nothing written' (+ ', 1 of unknown outcome')."""
@@ -131,21 +127,27 @@ def stop_sentence(
     return f"Stopped: {why}, after {done}{rows}."
 
 
+#: What ended a run, by the error's type (the first that matches): its exit code and
+#: its constant. An API error's constant is its own; other errors exit 1.
+_ENDINGS: tuple[tuple[type[BaseException], int, str], ...] = (
+    (InterruptedAfterWrites, EXIT_INTERRUPTED, "INTERRUPTED"),
+    (StoppedAfterWrites, EXIT_ROWS_FAILED, "UNEXPECTED_ERROR"),
+    (FileProblems, EXIT_ROWS_FAILED, "FILE_ERROR"),
+    (ConfigError, EXIT_USAGE, "CONFIG_ERROR"),
+    (LockError, EXIT_USAGE, "LOCK_HELD"),
+    (UnsafePlanError, EXIT_USAGE, "UNSAFE_PLAN"),
+    (SourceError, EXIT_USAGE, "FILE_ERROR"),
+    (OSError, EXIT_USAGE, "FILE_ERROR"),
+)
+
+
 def exit_code_for(exc: BaseException) -> int:
     """The exit code of DESIGN.md for an error that ended a run, by its type: 2 only
     when nothing was written (a usage, config or auth error, a lock held, an unsafe
     plan, a file that cannot be used before any request)."""
-    if isinstance(exc, InterruptedAfterWrites):
-        return EXIT_INTERRUPTED
-    if isinstance(exc, StoppedAfterWrites | FileProblems):
-        return EXIT_ROWS_FAILED
-    if isinstance(exc, ConfigError | LockError | UnsafePlanError | SourceError | AccessError):
+    if isinstance(exc, AccessError | NetworkSetupError):  # the key refused, or no way in
         return EXIT_USAGE
-    if isinstance(exc, NetworkSetupError):  # no request reached the service
-        return EXIT_USAGE
-    if isinstance(exc, OSError):
-        return EXIT_USAGE
-    return EXIT_ROWS_FAILED
+    return next((code for kind, code, _ in _ENDINGS if isinstance(exc, kind)), EXIT_ROWS_FAILED)
 
 
 def error_constant(exc: BaseException) -> str:
@@ -159,17 +161,7 @@ def error_constant(exc: BaseException) -> str:
     if isinstance(exc, FileProblems):
         errors = [p for p in exc.problems if p.severity is Severity.ERROR]
         return errors[0].constant if errors else "FILE_ERROR"
-    if isinstance(exc, ConfigError):
-        return "CONFIG_ERROR"
-    if isinstance(exc, LockError):
-        return "LOCK_HELD"
-    if isinstance(exc, UnsafePlanError):
-        return "UNSAFE_PLAN"
-    if isinstance(exc, SourceError | OSError):
-        return "FILE_ERROR"
-    if isinstance(exc, InterruptedAfterWrites):
-        return "INTERRUPTED"
-    return "UNEXPECTED_ERROR"
+    return next((name for kind, _, name in _ENDINGS if isinstance(exc, kind)), "UNEXPECTED_ERROR")
 
 
 def combined_exit_code(outcomes: Iterable[tuple[int, bool]]) -> int:

@@ -94,48 +94,24 @@ class RowResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Report row: the RESULT_COLUMNS, plain JSON types."""
-        return {
-            "source": self.source,
-            "sheet": self.sheet,
-            "row": self.row,
-            "domain": self.domain,
-            "slug": self.slug,
-            "short_url": self.short_url,
-            "url": self.url,
-            "action": self.action.value,
-            "status": self.status.value,
-            "changed_fields": ",".join(self.changed_fields),
-            "http_status": self.http_status,
-            "error_constant": self.error_constant,
-            "error_code": self.error_code,
-            "message": self.message,
-            "request_id": self.request_id,
-            "attempts": self.attempts,
-        }
+        out = {name: getattr(self, name) for name in RESULT_COLUMNS}
+        out["action"] = self.action.value
+        out["status"] = self.status.value
+        out["changed_fields"] = ",".join(self.changed_fields)
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> RowResult:
         """A report row (or a journal ``result`` record) read back."""
-        changed = d.get("changed_fields") or ""
-        row = d.get("row")
-        return cls(
-            action=Action(d["action"]),
-            status=Status(d["status"]),
-            source=d.get("source"),
-            sheet=d.get("sheet"),
-            row=int(row) if row is not None and str(row).strip() != "" else None,
-            domain=d.get("domain"),
-            slug=d.get("slug"),
-            short_url=d.get("short_url"),
-            url=d.get("url"),
-            changed_fields=tuple(f for f in str(changed).split(",") if f),
-            http_status=d.get("http_status"),
-            error_constant=d.get("error_constant"),
-            error_code=d.get("error_code"),
-            message=d.get("message"),
-            request_id=d.get("request_id"),
-            attempts=int(d.get("attempts") or 0),
-        )
+        values: dict[str, Any] = {name: d.get(name) for name in RESULT_COLUMNS}
+        changed = values["changed_fields"] or ""
+        row = values["row"]
+        values["action"] = Action(d["action"])
+        values["status"] = Status(d["status"])
+        values["row"] = int(row) if row is not None and str(row).strip() != "" else None
+        values["changed_fields"] = tuple(f for f in str(changed).split(",") if f)
+        values["attempts"] = int(d.get("attempts") or 0)
+        return cls(**values)
 
     @classmethod
     def from_change(
@@ -325,17 +301,3 @@ class RunInfo:
             "rate_limit_waits": self.rate_limit_waits,
             "run_id": self.run_id,
         }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> RunInfo:
-        return cls(
-            target=str(d["target"]),
-            mode=str(d.get("mode") or "upsert"),
-            dry_run=bool(d.get("dry_run", False)),
-            started_at=d.get("started_at"),
-            duration_s=float(d.get("duration_s") or 0.0),
-            requests=int(d.get("requests") or 0),
-            requests_by_kind=dict(d.get("requests_by_kind") or {}),
-            rate_limit_waits=int(d.get("rate_limit_waits") or 0),
-            run_id=d.get("run_id"),
-        )

@@ -11,27 +11,19 @@ lowest layer (errors, model, rules, safe), never config, reports or the pipeline
 
 from __future__ import annotations
 
-from linksync.sync.compare import compare, create_payload
+from linksync.sync.compare import compare
 from linksync.sync.diff import diff
-from linksync.sync.options import MODES, Mode, SyncOptions
-from linksync.sync.plan import Change, FieldChange, Plan
-from linksync.sync.state import DomainFetch, DomainInfo, OrgInfo, RemoteState
-from linksync.sync.verdicts import QuotaNote, Safety
+from linksync.sync.options import Mode, SyncOptions
+from linksync.sync.plan import Plan
+from linksync.sync.state import DomainInfo, OrgInfo, RemoteState
 
 __all__ = [
-    "MODES",
-    "Change",
-    "DomainFetch",
     "DomainInfo",
-    "FieldChange",
     "Mode",
     "OrgInfo",
     "Plan",
-    "QuotaNote",
     "RemoteState",
-    "Safety",
     "SyncOptions",
     "compare",
-    "create_payload",
     "diff",
 ]

@@ -50,10 +50,6 @@ def desired_tags(spec: LinkSpec, options: SyncOptions) -> tuple[str, ...]:
     return tuple(dict.fromkeys(t for t in tags if t))
 
 
-def _text(value: str | None) -> str | None:
-    return value if value else None
-
-
 def compare(spec: LinkSpec, remote: RemoteLink, options: SyncOptions) -> Comparison:
     """Managed fields of ``spec`` that differ from ``remote``, and the PATCH body that
     makes them equal (wire names). ``needs_replace`` when the expiry differs."""
@@ -65,7 +61,7 @@ def compare(spec: LinkSpec, remote: RemoteLink, options: SyncOptions) -> Compari
         patch["url"] = spec.url.strip()
     for name in ("description", "apple", "google"):
         if name in managed:
-            new, old = _text(spec.value(name)), _text(getattr(remote, name))
+            new, old = getattr(spec, name) or None, getattr(remote, name) or None
             if new != old:
                 fields.append(FieldChange(name, old, new))
                 patch[API_NAMES[name]] = new
@@ -113,7 +109,7 @@ def create_payload(
     if domain:
         body["domain"] = domain
     for name in ("description", "apple", "google", "expires_at"):
-        value = spec.value(name) if name in spec.managed else None
+        value = getattr(spec, name) if name in spec.managed else None
         if name not in spec.managed and carry is not None and name != "expires_at":
             value = getattr(carry, name)
         if value:

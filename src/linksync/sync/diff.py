@@ -26,6 +26,7 @@ Rules (DESIGN.md, "Sync semantics"):
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import replace
 
 from linksync.model import Action, LinkKey, LinkSpec, Place, Problem, RemoteLink, Severity
 from linksync.sync.compare import compare, create_payload, row_domain
@@ -36,8 +37,6 @@ from linksync.sync.safety import judge_safety, mark_quota
 from linksync.sync.slugs import MAX_CANDIDATES, Slugless, first_free, identity_domain
 from linksync.sync.state import RemoteState
 from linksync.sync.verdicts import QuotaNote
-
-__all__ = ["diff"]
 
 
 def _problem(constant: str, message: str, spec: LinkSpec | None, field: str | None) -> Problem:
@@ -299,20 +298,15 @@ class _Differ:
                 continue
             if (key.domain, link.url.strip()) in self.protected_urls:
                 continue
-            if not other_owners(link.tags, self.options):
-                out.append(Change(Action.DELETE, key.domain, link.slug, start, None, link))
-            elif self.options.allow_takeover:
-                note = (takeover_note(link, None, self.options),)
-                out.append(
-                    Change(Action.DELETE, key.domain, link.slug, start, None, link, problems=note)
-                )
-            else:
-                refused = (takeover_refused(link, None, self.options, "delete"),)
-                out.append(
-                    Change(
-                        Action.INVALID, key.domain, link.slug, start, None, link, problems=refused
-                    )
-                )
+            action = Action.DELETE
+            problems: tuple[Problem, ...] = ()
+            if other_owners(link.tags, self.options):
+                if self.options.allow_takeover:
+                    problems = (takeover_note(link, None, self.options),)
+                else:
+                    action = Action.INVALID
+                    problems = (takeover_refused(link, None, self.options, "delete"),)
+            out.append(Change(action, key.domain, link.slug, start, None, link, problems=problems))
         return out
 
     def unmanaged(self) -> tuple[LinkKey, ...]:
@@ -348,7 +342,7 @@ def diff(
     that are invalid whatever their provenance (``Validation.invalid``).
     """
     if options.system_domain is None:
-        options = options.with_system_domain(remote.system_domain)
+        options = replace(options, system_domain=remote.system_domain)
     differ = _Differ(remote, options, problems, invalid, desired)
     changes = [differ.row_change(i, spec) for i, spec in enumerate(desired)]
     if options.deletes:

@@ -20,11 +20,6 @@ from linksync.sync.pool import run_pool
 from linksync.sync.state import RemoteState
 
 
-def _matches_remote(spec: LinkSpec, domain: str, remote: RemoteState) -> bool:
-    url = (spec.url or "").strip()
-    return bool(remote.with_url(domain, url))
-
-
 def _free_slug(base: str, domain: str, remote: RemoteState, taken: set[LinkKey]) -> str:
     candidate, n = base, 1
     while LinkKey.of(domain, candidate) in taken or remote.get(domain, candidate) is not None:
@@ -52,7 +47,7 @@ async def enrich(
         if i in skip or not spec.url:
             continue
         domain = row_domain(spec, options, system)
-        if ai_slug and not spec.slug and not _matches_remote(spec, domain, remote):
+        if ai_slug and not spec.slug and not remote.with_url(domain, spec.url.strip()):
             slug_jobs.append(i)
         if ai_og and not spec.description:
             link = remote.get(domain, spec.slug) if spec.slug else None

@@ -45,8 +45,6 @@ from linksync.sync.plan import Change, Plan
 from linksync.sync.pool import run_pool
 from linksync.sync.results import CancelSignal, ProgressSink, Results, ok_result, static_result
 
-__all__ = ["ProgressSink", "Results", "execute", "static_result"]
-
 INTERRUPTED = "INTERRUPTED"
 CONFIRMED = (
     "the service's answer to the create was lost; reading it found the link with this "

@@ -52,18 +52,12 @@ class LastRun:
         return result.failed and result_key(result) in self.failed
 
 
-def last_run(
-    target: str, runs_dir: Path | str = DEFAULT_RUNS_DIR, *, before: str | None = None
-) -> LastRun | None:
-    """The latest journal in ``runs_dir`` whose run was against ``target`` (and whose
-    run id sorts before ``before``, to skip the current run), or None."""
+def last_run(target: str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> LastRun | None:
+    """The latest journal in ``runs_dir`` whose run was against ``target``, or None."""
     folder = Path(runs_dir)
     if not folder.is_dir():
         return None
     for path in sorted(folder.glob("*.jsonl"), reverse=True):
-        run_id = path.stem
-        if before is not None and run_id >= before:
-            continue
         # A file of the folder that is not a journal of this target (the user's own
         # data, another target's run) is passed over without reading it all.
         if not path.is_file() or not is_journal_file(path):
@@ -75,7 +69,7 @@ def last_run(
         if found is None:
             continue
         failed = frozenset(result_key(RowResult.from_dict(r)) for r in found)
-        return LastRun(run_id, failed)
+        return LastRun(path.stem, failed)
     return None
 
 

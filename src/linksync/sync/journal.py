@@ -43,10 +43,9 @@ _ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
 DEFAULT_RUNS_DIR = Path(".linksync") / "runs"
 
 
-def new_run_id(now: datetime | None = None) -> str:
+def new_run_id() -> str:
     """'20260301T020000Z-3fa9c1': sortable by time, unique enough per machine."""
-    now = now or datetime.now(UTC)
-    return f"{now.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(3)}"
+    return f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(3)}"
 
 
 def default_journal_path(run_id: str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Path:
@@ -127,11 +126,3 @@ def parse_record(line: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return record if isinstance(record, dict) else None
-
-
-def read_journal(path: Path | str) -> list[dict[str, Any]]:
-    """Every complete record of a journal; a last line cut short by a kill is skipped,
-    and so is any line that is not a JSON object (a file that is not a journal yields
-    no records)."""
-    records = (parse_record(line) for line in iter_journal_lines(path))
-    return [r for r in records if r is not None]

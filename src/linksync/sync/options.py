@@ -6,7 +6,7 @@ by the diff, the remote-state fetch and the executor. It never holds the API key
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -102,25 +102,12 @@ class SyncOptions:
     def deletes(self) -> bool:
         return self.mode is Mode.MIRROR
 
-    def with_system_domain(self, system_domain: str) -> SyncOptions:
-        return replace(self, system_domain=system_domain.strip().lower())
-
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "mode": self.mode.value,
-            "default_domain": self.default_domain,
-            "system_domain": self.system_domain,
-            "scope_domains": list(self.scope_domains),
-            "owner_tag": self.owner_tag,
-            "allow_replace": self.allow_replace,
-            "allow_takeover": self.allow_takeover,
-            "reset_passwords": self.reset_passwords,
-            "max_deletes": self.max_deletes,
-            "max_change_ratio": self.max_change_ratio,
-            "min_existing": self.min_existing,
-            "force": self.force,
-            "slugless": self.slugless.value,
-        }
+        out = asdict(self)
+        out["mode"] = self.mode.value
+        out["scope_domains"] = list(self.scope_domains)
+        out["slugless"] = self.slugless.value
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SyncOptions:

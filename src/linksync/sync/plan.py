@@ -38,18 +38,6 @@ from linksync.sync.verdicts import QuotaNote, Safety
 
 PLAN_FORMAT = 1
 
-__all__ = [
-    "WRITE_ACTIONS",
-    "Change",
-    "DomainFetch",
-    "FieldChange",
-    "Plan",
-    "QuotaNote",
-    "Safety",
-    "Unmanaged",
-    "restore_passwords",
-    "sort_changes",
-]
 
 #: Actions that send a write request.
 WRITE_ACTIONS: frozenset[Action] = frozenset(
@@ -253,11 +241,9 @@ class Plan:
             "unmanaged": self.unmanaged.to_dict(),
         }
 
-    def to_json(self, *, indent: int | None = 2) -> str:
+    def to_json(self) -> str:
         """The plan file: indented, one change per line (``linksync.sync.jsontext``)."""
-        if indent is None:
-            return json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False)
-        return readable(self.to_dict(), indent=indent)
+        return readable(self.to_dict())
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Plan:
@@ -278,12 +264,6 @@ class Plan:
     @classmethod
     def from_json(cls, text: str) -> Plan:
         return cls.from_dict(json.loads(text))
-
-    def needs_passwords(self) -> tuple[Change, ...]:
-        """Writes whose payload lost its password in JSON (see ``restore_passwords``)."""
-        return tuple(
-            ch for ch in self.changes if ch.is_write and ch.payload.get("password") == REDACTED
-        )
 
 
 def restore_passwords(plan: Plan, specs: Iterable[LinkSpec]) -> Plan:

@@ -77,11 +77,7 @@ def needs(
 
 
 async def fetch_remote(
-    client: LinkClient,
-    desired: Sequence[LinkSpec],
-    options: SyncOptions,
-    *,
-    system_domain: str | None = None,
+    client: LinkClient, desired: Sequence[LinkSpec], options: SyncOptions
 ) -> RemoteState:
     """Read the organization, the custom domains and the links the plan needs."""
     acc = _Acc()
@@ -91,7 +87,7 @@ async def fetch_remote(
     custom = {d.domain.lower(): DomainInfo(d.domain.lower(), d.status) for d in domains if d.domain}
     link_count = org.link_count
     quota = org.link_quota
-    system = system_domain or options.system_domain
+    system = options.system_domain
     if system is None:
         system = await _discover_system_domain(client, custom, acc)
     system = system.lower()
@@ -163,7 +159,7 @@ async def _fetch_domain(
         return
     first = await client.list_links_page(page=1, limit=PAGE, domain=domain)
     acc.requests += 1
-    total = first.total if first.total is not None else None
+    total = first.total
     found = {link.key.slug for link in first.links}
     if first.is_last:
         _keep(acc, first.links)

@@ -130,27 +130,22 @@ class Results:
 
 def static_result(ch: Change) -> RowResult | None:
     """The result of a change that sends nothing (unchanged, invalid, skip, blocked)."""
-    if ch.blocked_by is not None:
-        problem = next((p for p in ch.problems if p.constant == ch.blocked_by), None)
+    if ch.blocked_by is not None or ch.action is Action.INVALID:
+        # A blocked write names the problem of its constant; an invalid row its first error.
+        if ch.blocked_by is not None:
+            err = next((p for p in ch.problems if p.constant == ch.blocked_by), None)
+        else:
+            err = ch.error
         return RowResult.from_change(
             ch,
-            Status.FAILED,
-            constant=ch.blocked_by,
-            message=problem.message if problem is not None else None,
-            field_name=problem.field if problem is not None else None,
-        )
-    if ch.action is Action.UNCHANGED:
-        return RowResult.from_change(ch, Status.OK)
-    if ch.action is Action.INVALID:
-        err = ch.error
-        return RowResult.from_change(
-            ch,
-            Status.INVALID,
-            constant=err.constant if err else None,
+            Status.FAILED if ch.blocked_by is not None else Status.INVALID,
+            constant=ch.blocked_by or (err.constant if err else None),
             message=err.message if err else None,
             field_name=err.field if err else None,
             column=err.column if err else None,
         )
+    if ch.action is Action.UNCHANGED:
+        return RowResult.from_change(ch, Status.OK)
     if ch.action is Action.SKIP:
         return RowResult.from_change(ch, Status.SKIPPED, message=ch.reason)
     if ch.payload.get("password") == REDACTED:

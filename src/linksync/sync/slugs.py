@@ -25,19 +25,6 @@ from enum import StrEnum
 
 from linksync.rules import RESERVED_SLUGS
 
-__all__ = [
-    "MAX_CANDIDATES",
-    "SLUGLESS_MODES",
-    "STABLE_SLUG_LENGTH",
-    "Slugless",
-    "candidate_number",
-    "first_free",
-    "identity_domain",
-    "stable_candidates",
-    "stable_identity",
-    "stable_slug",
-]
-
 #: Characters of a stable slug (the service generates 6: the two never meet).
 STABLE_SLUG_LENGTH = 7
 #: Candidates tried for one row before it is an error.
@@ -107,11 +94,6 @@ def stable_candidates(
             yield n, slug
 
 
-def stable_slug(domain: str, url: str) -> str:
-    """Candidate 0 of a row (reserved or not): the slug it gets when nothing is in the way."""
-    return _candidate(stable_identity(domain, url), 0)
-
-
 def first_free(
     domain: str,
     url: str,
@@ -122,11 +104,6 @@ def first_free(
 ) -> tuple[int, str] | None:
     """The first candidate (number, slug) from ``start`` that ``taken`` does not refuse,
     or None when every candidate is reserved or taken."""
-    if start == 0:  # the usual case, without the generator
-        slug = stable_slug(domain, url)
-        if slug not in reserved and not taken(slug):
-            return 0, slug
-        start = 1
     for n, slug in stable_candidates(domain, url, start=start, reserved=reserved):
         if not taken(slug):
             return n, slug

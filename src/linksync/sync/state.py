@@ -8,8 +8,8 @@ by URL; on a domain read slug by slug only the ``read_keys`` are known.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from linksync.model import LinkKey, RemoteLink
@@ -28,13 +28,7 @@ class DomainFetch:
     links: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "domain": self.domain,
-            "strategy": self.strategy,
-            "requests": self.requests,
-            "total": self.total,
-            "links": self.links,
-        }
+        return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> DomainFetch:
@@ -106,36 +100,3 @@ class RemoteState:
             if f.domain == domain:
                 return f.total
         return None
-
-    @classmethod
-    def build(
-        cls,
-        system_domain: str,
-        links: Iterable[RemoteLink],
-        *,
-        listed_domains: Iterable[str] | None = None,
-        read_keys: Iterable[LinkKey] = (),
-        custom_domains: Iterable[DomainInfo] = (),
-        org: OrgInfo | None = None,
-        fetches: Iterable[DomainFetch] = (),
-        requests: int = 0,
-    ) -> RemoteState:
-        """A state from a list of links. ``listed_domains`` defaults to every domain the
-        links and custom domains name, plus the system domain (a complete picture)."""
-        link_list = list(links)
-        doms = list(custom_domains)
-        if listed_domains is None:
-            listed = {system_domain.lower()} | {d.domain.lower() for d in doms}
-            listed |= {link.domain.lower() for link in link_list}
-        else:
-            listed = {d.lower() for d in listed_domains}
-        return cls(
-            system_domain=system_domain.lower(),
-            links={link.key: link for link in link_list},
-            listed_domains=frozenset(listed),
-            read_keys=frozenset(LinkKey.of(d, s) for d, s in read_keys),
-            custom_domains={d.domain.lower(): d for d in doms},
-            org=org,
-            fetches=tuple(fetches),
-            requests=requests,
-        )

@@ -6,7 +6,7 @@ standard library, so the plan can hold them without importing what judges them."
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 
@@ -36,13 +36,7 @@ class QuotaNote:
         return f"{base}: the {self.creates} creates fit"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "link_count": self.link_count,
-            "link_quota": self.link_quota,
-            "creates": self.creates,
-            "room": self.room,
-            "excess": self.excess,
-        }
+        return {**asdict(self), "room": self.room, "excess": self.excess}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> QuotaNote:
