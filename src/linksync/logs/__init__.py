@@ -38,9 +38,6 @@ LogFormat = Literal["text", "json", "off"]
 
 LOGGER_NAME = "linksync"
 
-#: Events the sync engine emits (the ``event`` key of a JSON line).
-EVENTS: tuple[str, ...] = ("run_start", "plan_counts", "row_failed", "run_end")
-
 _RESERVED_RECORD_KEYS = frozenset({"ts", "level", "event", "logger", "message"})
 
 
@@ -259,24 +256,11 @@ def log_plan_counts(logger: logging.Logger, counts: Mapping[str, int]) -> None:
 
 def log_row_failed(logger: logging.Logger, result: RowResult, *, repeat: bool = False) -> None:
     """One failed or invalid row; ``repeat`` when it also failed in the last run."""
-    row = result.to_dict()
+    # The report row without the link's URLs and changed fields, in report column order.
     fields = {
-        key: row[key]
-        for key in (
-            "source",
-            "sheet",
-            "row",
-            "domain",
-            "slug",
-            "action",
-            "status",
-            "http_status",
-            "error_constant",
-            "error_code",
-            "message",
-            "request_id",
-            "attempts",
-        )
+        key: value
+        for key, value in result.to_dict().items()
+        if key not in ("short_url", "url", "changed_fields")
     }
     log_event(logger, "row_failed", level=logging.WARNING, repeat=repeat, **fields)
 

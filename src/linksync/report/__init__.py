@@ -20,7 +20,7 @@ from linksync.report.base import Closing, ReportOptions, ResultWriter
 from linksync.report.cells import FORMULA_PREFIXES, is_formula_like, neutralize, report_row
 from linksync.report.plans import plan_rows, render_plan_markdown, render_plan_text
 from linksync.report.summary import Counts, ErrorCount, Tally, count_results, render_summary
-from linksync.report.writers import WRITERS, ReportSet, open_writer, report_format, write_reports
+from linksync.report.writers import WRITERS, ReportSet, open_writer, report_format
 
 __all__ = [
     "ANNOTATION_HEADERS",
@@ -45,5 +45,4 @@ __all__ = [
     "report_format",
     "report_row",
     "write_annotated",
-    "write_reports",
 ]

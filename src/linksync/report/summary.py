@@ -69,9 +69,6 @@ class Counts:
             for a in (Action.CREATE, Action.UPDATE, Action.REPLACE, Action.DELETE)
         )
 
-    def top_errors(self, n: int = TOP_ERRORS) -> tuple[ErrorCount, ...]:
-        return self.errors[:n]
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "total": self.total,
@@ -121,12 +118,6 @@ class Tally:
 
 _ACTION_ORDER = {a: i for i, a in enumerate(Action)}
 _STATUS_ORDER = {s: i for i, s in enumerate(Status)}
-
-
-def terminal_text(text: str) -> str:
-    """``text`` safe for a terminal (``linksync.safe.terminal.printable``): a message must not
-    move the cursor, change colours or reorder the text in the user's terminal."""
-    return printable(text)
 
 
 def count_results(results: Iterable[RowResult]) -> Counts:
@@ -221,7 +212,9 @@ def render_summary(
     if exit_code is not None:
         meaning = f": {exit_meaning}" if exit_meaning else ""
         lines.append(f"Exit code {exit_code}{meaning}")
-    return "\n".join(terminal_text(" ".join(line.split("\n"))) for line in lines)
+    # Safe for a terminal: a message must not move the cursor, change colours or reorder
+    # the text in the user's terminal.
+    return "\n".join(printable(" ".join(line.split("\n"))) for line in lines)
 
 
 __all__ = [
