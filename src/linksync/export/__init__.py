@@ -57,7 +57,7 @@ from linksync.export.formats import (
 from linksync.export.schema import write_schemas_for
 from linksync.model import RemoteLink
 from linksync.report.cells import is_formula_like
-from linksync.report.qr import qr_output, write_remote_qr
+from linksync.report.qr import links_of_remote, qr_output, write_qr_zip
 from linksync.safe.leftovers import describe_removed, remove_leftovers
 from linksync.safe.outputs import (
     Output,
@@ -335,6 +335,7 @@ async def export_links(
     )
     if qr is None:
         return info
-    drawn = write_remote_qr(links, qr)
+    found, missing = links_of_remote(links)
+    drawn = write_qr_zip(found, qr, left_out=missing)
     notes = tuple(f"no QR code for {why}" for why in drawn.left_out)
     return replace(info, qr=drawn.path, qr_codes=drawn.links, warnings=info.warnings + notes)

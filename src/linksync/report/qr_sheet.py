@@ -25,8 +25,8 @@ import io
 from pathlib import Path
 from typing import Any
 
-from linksync.model import Action, RowResult, Status
-from linksync.report.qr import QR_IMAGE_LIMIT, QrCodes, QrLink, entry_stems
+from linksync.model import RowResult
+from linksync.report.qr import QR_IMAGE_LIMIT, QrCodes, QrLink, entry_stems, in_place
 from linksync.safe.outputs import AtomicFile, Output
 
 QR_HEADER = "QR code"
@@ -50,11 +50,11 @@ def qr_folder_output(annotated: Path) -> Output:
 def _link_of(result: RowResult) -> QrLink | str | None:
     """The link to draw for a row, None when the row has no link in place, or why the
     row has none although its link is in place."""
-    if result.status is not Status.OK or result.action is Action.DELETE or not result.slug:
+    if not in_place(result):
         return None
     if not result.short_url:
         return "no short URL from the service"
-    return QrLink(result.domain or "", result.slug, result.short_url)
+    return QrLink(result.domain or "", result.slug or "", result.short_url)
 
 
 def _remove_images(ws: Any, column: int) -> None:
