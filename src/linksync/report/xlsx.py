@@ -20,7 +20,8 @@ from linksync.model import RESULT_COLUMNS, RowResult, RunInfo, Status
 from linksync.report.base import Closing, ReportOptions
 from linksync.report.cells import XLSX_MAX_CELL_CHARS, link_label, report_row, where
 from linksync.report.summary import Tally, run_title, safe_target
-from linksync.report.xlsx_stream import Cell, CellStyle, StreamingWorkbook
+from linksync.report.xlsx_stream import Cell, StreamingWorkbook
+from linksync.report.xlsx_xml import CellStyle
 from linksync.safe.outputs import atomic_path
 from linksync.safe.secrets import redact
 
@@ -201,7 +202,6 @@ class XlsxWriter:
             for col, head in enumerate(RESULT_COLUMNS):
                 n = max(len(head) + 3, results.max_chars[col])
                 results.widths[col] = min(n + 1, _MAX_WIDTH)
-            self._wb.active = 0
             with atomic_path(self.path) as tmp:
                 self._wb.save(tmp)
         finally:

@@ -8,16 +8,12 @@ the OOXML minimal structure: ``[Content_Types].xml``, ``_rels/.rels``,
 ``xl/workbook.xml``, ``xl/_rels/workbook.xml.rels``, ``xl/styles.xml`` and one
 ``xl/worksheets/sheetN.xml`` (with ``_rels/sheetN.xml.rels`` when it has links) per sheet.
 
-Text is escaped as Excel does: ``& < >`` become entities, control characters XML 1.0
-forbids become ``_xHHHH_`` (and a literal ``_xHHHH_`` gets its underscore escaped, so
-Excel shows it unchanged); lone surrogates, which UTF-8 cannot carry, become U+FFFD.
-Text longer than a cell holds is cut, ending with an ellipsis.
+Text is escaped as Excel does (``linksync.report.xlsx_xml``). Text longer than a cell
+holds is cut, ending with an ellipsis.
 """
 
 from __future__ import annotations
 
-import math
-import re
 import shutil
 import tempfile
 import zipfile
@@ -32,8 +28,6 @@ from linksync.report.xlsx_xml import (
     CT_STYLES,
     CT_WORKBOOK,
     MAIN_NS,
-    MAX_COLS,
-    MAX_ROWS,
     PKG_REL_NS,
     REL_NS,
     XML_DECL,
@@ -45,18 +39,6 @@ from linksync.report.xlsx_xml import (
     escape_url,
     styles_xml,
 )
-
-__all__ = [
-    "MAX_COLS",
-    "MAX_ROWS",
-    "Cell",
-    "CellStyle",
-    "SheetStream",
-    "StreamingWorkbook",
-    "column_letter",
-    "escape_text",
-    "escape_url",
-]
 
 Cell = str | int | float | None
 
@@ -115,10 +97,6 @@ class SheetStream:
         """Write the next row: ``values`` from column A, each cell in ``style`` unless
         ``cell_styles`` names another for its column. An empty cell (None or '') is left
         out, or written blank when it has a style. Returns the row's number."""
-        if self.rows >= MAX_ROWS:
-            raise ValueError(f"sheet {self.name!r} is full ({MAX_ROWS:,} rows)")
-        if len(values) > MAX_COLS:
-            raise ValueError(f"a row holds at most {MAX_COLS:,} cells")
         self.rows += 1
         r = str(self.rows)
         n_cols = len(values)
@@ -153,15 +131,10 @@ class SheetStream:
                     f'<c r="{refs[col]}{r}"{s_attr} t="inlineStr"><is><t{space}>{text}</t></is></c>'
                 )
                 continue
-            number = repr(value) if not isinstance(value, bool) else str(int(value))
+            number = repr(value)
             if len(number) > chars[col]:
                 chars[col] = len(number)
-            if isinstance(value, bool):
-                add(f'<c r="{refs[col]}{r}"{s_attr} t="b"><v>{number}</v></c>')
-            elif isinstance(value, int) or math.isfinite(value):
-                add(f'<c r="{refs[col]}{r}"{s_attr}><v>{number}</v></c>')
-            else:  # NaN and infinities are no Excel numbers: written as their text
-                add(f'<c r="{refs[col]}{r}"{s_attr} t="inlineStr"><is><t>{number}</t></is></c>')
+            add(f'<c r="{refs[col]}{r}"{s_attr}><v>{number}</v></c>')
         add("</row>")
         if n_cols - 1 > self.max_col:
             self.max_col = n_cols - 1
@@ -188,10 +161,7 @@ class SheetStream:
         if self.autofilter is None:
             return None
         r1, c1, r2, c2 = self.autofilter
-        name = self.name
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name):
-            name = "'" + name.replace("'", "''") + "'"
-        return f"{name}!${self._ref(c1)}${r1}:${self._ref(c2)}${r2}"
+        return f"{self.name}!${self._ref(c1)}${r1}:${self._ref(c2)}${r2}"
 
     def write_to(self, z: zipfile.ZipFile, selected: bool) -> None:
         """Put this sheet (and its links) into the package."""
@@ -255,7 +225,6 @@ class StreamingWorkbook:
     def __init__(self) -> None:
         self.sheets: list[SheetStream] = []
         self.styles: list[CellStyle] = []
-        self.active = 0
 
     def add_style(self, style: CellStyle) -> int:
         """The style's index, for ``SheetStream.append``."""
@@ -263,18 +232,16 @@ class StreamingWorkbook:
         return len(self.styles)
 
     def add_sheet(self, name: str) -> SheetStream:
-        if not 0 < len(name) <= 31 or re.search(r"[\[\]:*?/\\]", name):
-            raise ValueError(f"not an Excel sheet name: {name!r}")
-        if any(s.name.lower() == name.lower() for s in self.sheets):
-            raise ValueError(f"duplicate sheet name: {name!r}")
+        """A new sheet, after the others. ``name``: a valid Excel sheet name, used as it
+        is in references (letters, digits and ``_``)."""
         sheet = SheetStream(name, len(self.sheets) + 1)
         self.sheets.append(sheet)
         return sheet
 
-    def save(self, path: Path, compresslevel: int = 1) -> None:
-        """Write the package to ``path`` (which is overwritten)."""
+    def save(self, path: Path) -> None:
+        """Write the package to ``path`` (which is overwritten); the first sheet is active."""
         n = len(self.sheets)
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=compresslevel) as z:
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
             z.writestr("[Content_Types].xml", self._content_types())
             z.writestr(
                 "_rels/.rels",
@@ -296,7 +263,7 @@ class StreamingWorkbook:
             )
             z.writestr("xl/styles.xml", styles_xml(self.styles))
             for i, sheet in enumerate(self.sheets):
-                sheet.write_to(z, selected=i == self.active)
+                sheet.write_to(z, selected=i == 0)
 
     def _content_types(self) -> str:
         sheets = "".join(
@@ -326,7 +293,7 @@ class StreamingWorkbook:
         )
         return (
             f'{XML_DECL}<workbook xmlns="{MAIN_NS}" xmlns:r="{REL_NS}">'
-            f'<bookViews><workbookView activeTab="{self.active}"/></bookViews>'
+            f'<bookViews><workbookView activeTab="0"/></bookViews>'
             f"<sheets>{sheets}</sheets>"
             + (f"<definedNames>{names}</definedNames>" if names else "")
             + "</workbook>"

@@ -22,10 +22,6 @@ CT_WORKBOOK = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet
 CT_STYLES = "application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"
 XML_DECL = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
 
-#: Excel's limits: rows and columns of a sheet, characters of a sheet name.
-MAX_ROWS = 1_048_576
-MAX_COLS = 16_384
-
 #: Anything in a text that needs more than copying: XML specials, control characters,
 #: a literal ``_xHHHH_``, lone surrogates and the two non-characters.
 _NEEDS_ESCAPE = re.compile("[&<>\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]|_x[0-9a-fA-F]{4}_")
