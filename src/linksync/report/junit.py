@@ -16,7 +16,7 @@ from linksync.report.base import (
     Spool,
     write_assembled,
 )
-from linksync.report.cells import error_text, link_label, report_row, xml_text
+from linksync.report.cells import error_text, link_label, report_row, xml_attr, xml_text
 from linksync.report.summary import Tally, run_title, safe_target
 from linksync.safe.secrets import redact
 from linksync.safe.terminal import printable
@@ -38,17 +38,6 @@ _DETAIL_FIELDS = (
 
 
 _TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
-_ATTR_ESCAPES = str.maketrans(
-    {
-        "&": "&amp;",
-        "<": "&lt;",
-        ">": "&gt;",
-        '"': "&quot;",
-        "\n": "&#10;",
-        "\r": "&#13;",
-        "\t": "&#9;",
-    }
-)
 
 
 def escape(text: str) -> str:
@@ -58,7 +47,7 @@ def escape(text: str) -> str:
 
 def _attr(value: str) -> str:
     """A double-quoted attribute value; line breaks and tabs kept as character references."""
-    return '"' + xml_text(value).translate(_ATTR_ESCAPES) + '"'
+    return '"' + xml_attr(value) + '"'
 
 
 def classname_of(result: RowResult) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-from linksync.report.cells import XLSX_MAX_CELL_CHARS, fit_cell
+from linksync.report.cells import XLSX_MAX_CELL_CHARS, fit_cell, xml_attr
 from linksync.report.xlsx_xml import (
     CT_NS,
     CT_SHEET,
@@ -34,7 +34,6 @@ from linksync.report.xlsx_xml import (
     CellStyle,
     column_letter,
     column_width,
-    escape_attr,
     escape_text,
     escape_url,
     styles_xml,
@@ -150,7 +149,7 @@ class SheetStream:
         self._links.write(f'<hyperlink ref="{self._ref(col)}{row}" r:id="{rid}"/>')
         self._rels.write(
             f'<Relationship Id="{rid}" Type="{REL_NS}/hyperlink" '
-            f'Target="{escape_attr(escape_url(url))}" TargetMode="External"/>'
+            f'Target="{xml_attr(escape_url(url))}" TargetMode="External"/>'
         )
 
     def _range(self, first_row: int, first_col: int, last_row: int, last_col: int) -> str:
@@ -282,12 +281,12 @@ class StreamingWorkbook:
 
     def _workbook_xml(self) -> str:
         sheets = "".join(
-            f'<sheet name="{escape_attr(s.name)}" sheetId="{s.index}" r:id="rId{s.index}"/>'
+            f'<sheet name="{xml_attr(s.name)}" sheetId="{s.index}" r:id="rId{s.index}"/>'
             for s in self.sheets
         )
         names = "".join(
             f'<definedName name="_xlnm._FilterDatabase" localSheetId="{s.index - 1}" '
-            f'hidden="1">{escape_attr(ref)}</definedName>'
+            f'hidden="1">{xml_attr(ref)}</definedName>'
             for s in self.sheets
             if (ref := s.filter_range()) is not None
         )
