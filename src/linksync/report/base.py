@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from linksync.model import RowResult, RunInfo
+from linksync.report.summary import Tally
 from linksync.safe.outputs import AtomicFile
 
 #: Rows shown in a markdown table before "... and N more".
@@ -89,12 +90,30 @@ class Spool:
         self._file.close()
 
 
-def write_assembled(path: Path, head: str, spool: Spool | None, tail: str) -> Path:
-    """Write ``head`` + the spooled rows + ``tail`` to ``path`` atomically."""
-    out = AtomicFile(path, encoding="utf-8", newline="")
-    with out as fh:
-        fh.write(head)
-        if spool is not None:
-            spool.copy_to(fh)
-        fh.write(tail)
-    return out.path
+class AssembledWriter:
+    """A report assembled on ``close`` (json, markdown, JUnit XML): rows spooled as
+    they arrive, the counts kept, the head and tail written around the rows at the end."""
+
+    def __init__(self, path: Path, options: ReportOptions | None = None) -> None:
+        self.path = path
+        self.options = options or ReportOptions()
+        self.tally = Tally()
+        self._spool = Spool()
+
+    def flush(self) -> None:
+        """Nothing to do: this format is assembled on close."""
+
+    def _assemble(self, head: str, tail: str) -> Path:
+        """Write ``head`` + the spooled rows + ``tail`` to the report atomically."""
+        try:
+            out = AtomicFile(self.path, encoding="utf-8", newline="")
+            with out as fh:
+                fh.write(head)
+                self._spool.copy_to(fh)
+                fh.write(tail)
+            return out.path
+        finally:
+            self._spool.close()
+
+    def abort(self) -> None:
+        self._spool.close()

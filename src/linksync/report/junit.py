@@ -10,14 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from linksync.model import RowResult, RunInfo, Status
-from linksync.report.base import (
-    Closing,
-    ReportOptions,
-    Spool,
-    write_assembled,
-)
+from linksync.report.base import AssembledWriter, Closing
 from linksync.report.cells import error_text, link_label, report_row, xml_attr, xml_text
-from linksync.report.summary import Tally, run_title, safe_target
+from linksync.report.summary import run_title, safe_target
 from linksync.safe.secrets import redact
 from linksync.safe.terminal import printable
 
@@ -63,13 +58,7 @@ def testcase_name(result: RowResult) -> str:
     return f"row {result.row} {label}" if result.row is not None else label
 
 
-class JunitWriter:
-    def __init__(self, path: Path, options: ReportOptions | None = None) -> None:
-        self.path = path
-        self.options = options or ReportOptions()
-        self.tally = Tally()
-        self._spool = Spool()
-
+class JunitWriter(AssembledWriter):
     def _testcase(self, result: RowResult) -> str:
         secrets = self.options.secrets
         row = report_row(result, secrets)
@@ -95,9 +84,6 @@ class JunitWriter:
     def write(self, result: RowResult) -> None:
         self.tally.add(result)
         self._spool.append(self._testcase(result))
-
-    def flush(self) -> None:
-        """Nothing to do: this format is assembled on close."""
 
     def close(self, info: RunInfo, closing: Closing | None = None) -> Path:
         closing = closing or Closing()
@@ -131,10 +117,4 @@ class JunitWriter:
             f"    <properties>\n{prop_xml}    </properties>\n"
         )
         tail = "  </testsuite>\n</testsuites>\n"
-        try:
-            return write_assembled(self.path, head, self._spool, tail)
-        finally:
-            self._spool.close()
-
-    def abort(self) -> None:
-        self._spool.close()
+        return self._assemble(head, tail)
