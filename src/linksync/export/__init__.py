@@ -74,7 +74,6 @@ __all__ = [
     "ExportInfo",
     "check_export",
     "export_links",
-    "fetch_links",
     "group_links",
     "render_csv",
     "render_yaml",
@@ -86,8 +85,7 @@ ExportFormat = Literal["yaml", "csv", "xlsx"]
 SplitBy = Literal["domain", "tag"]
 
 FORMATS: tuple[str, ...] = ("yaml", "csv", "xlsx")
-EXTENSIONS: dict[str, str] = {"yaml": ".yaml", "csv": ".csv", "xlsx": ".xlsx"}
-#: Extensions a single export file may have, by format.
+#: Extensions a single export file may have, by format (the first for a file it names).
 FILE_SUFFIXES: dict[str, tuple[str, ...]] = {
     "yaml": (".yaml", ".yml"),
     "csv": (".csv",),
@@ -200,7 +198,7 @@ def _is_folder(out: str | Path, split: bool) -> bool:
 
 
 def _targets(out: Path, fmt: str, stems: Iterable[str], split: bool) -> dict[str, Path]:
-    ext = EXTENSIONS[fmt]
+    ext = FILE_SUFFIXES[fmt][0]
     if _is_folder(out, split):
         if out.exists() and not out.is_dir():
             raise ConfigError(f"{out} is a file; --split-by needs a directory")
@@ -297,14 +295,6 @@ def write_export(
     )
 
 
-async def fetch_links(
-    client: LinkLister, *, domain: str | None = None, tag: str | None = None
-) -> list[RemoteLink]:
-    """Every link of the workspace (or of one domain / tag), sorted by domain and slug."""
-    links = [link async for link in client.iter_links(tag=tag, domain=domain)]
-    return sorted(links, key=link_sort_key)
-
-
 async def export_links(
     client: LinkLister,
     out: str | Path,
@@ -322,7 +312,7 @@ async def export_links(
     (checked before the first request, see ``check_export``), and their QR codes to
     ``qr``."""
     check_export(out, format=format, split_by=split_by, force=force, protected=protected, qr=qr)
-    links = await fetch_links(client, domain=domain, tag=tag)
+    links = [link async for link in client.iter_links(tag=tag, domain=domain)]
     info = write_export(
         links,
         out,
