@@ -120,9 +120,8 @@ class RedactingHandler(logging.Handler):
         stream: TextIO | None = None,
         *,
         secrets: Secrets | None = None,
-        level: int = logging.NOTSET,
     ) -> None:
-        super().__init__(level)
+        super().__init__()
         self._stream = stream
         self.secrets = secrets if secrets is not None else Secrets()
 

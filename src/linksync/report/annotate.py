@@ -87,12 +87,6 @@ def annotation(result: RowResult) -> tuple[str, str, str, str]:
     return (result.short_url or "", status_text(result), error, result.expires or "")
 
 
-def default_annotated_path(source: str | Path) -> Path:
-    """'campaign.xlsx' -> 'campaign.annotated.xlsx' beside it."""
-    path = Path(source)
-    return path.with_name(f"{path.stem}.annotated{path.suffix}")
-
-
 def _same_source(name: str, source: Path) -> bool:
     given = Path(name)
     if given.name != source.name:

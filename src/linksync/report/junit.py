@@ -8,6 +8,7 @@ Rows are spooled as they arrive; the counts in the root element are written on c
 from __future__ import annotations
 
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 from linksync.model import RowResult, RunInfo, Status
 from linksync.report.base import AssembledWriter, Closing
@@ -30,14 +31,6 @@ _DETAIL_FIELDS = (
     "attempts",
     "message",  # a row done with warnings lists them there
 )
-
-
-_TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
-
-
-def escape(text: str) -> str:
-    """Element text: markup escaped (characters XML cannot carry already replaced)."""
-    return text.translate(_TEXT_ESCAPES)
 
 
 def _attr(value: str) -> str:

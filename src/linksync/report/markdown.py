@@ -7,6 +7,7 @@ changed or failed rows are kept (memory stays constant); the rest are counted
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from linksync.model import Action, RowResult, RunInfo, Status
@@ -20,12 +21,10 @@ VALUE_WIDTH = 120
 
 TABLE_COLUMNS = ("#", "where", "link", "action", "status", "changed", "short URL", "message")
 
-_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-
 
 def md_cell(text: str) -> str:
     """Text safe inside a markdown table cell: HTML and pipes escaped, line breaks as <br>."""
-    out = "".join(_HTML.get(ch, ch) for ch in text)
+    out = html.escape(text, quote=False)
     out = out.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
     out = out.replace("\r\n", "\n").replace("\r", "\n")
     return "<br>".join(part.strip() for part in out.split("\n")).strip()

@@ -164,8 +164,6 @@ def render_summary(
     report_paths: Sequence[str | Path] = (),
     exit_code: int | None = None,
     exit_meaning: str | None = None,
-    *,
-    top: int = TOP_ERRORS,
 ) -> str:
     """The end-of-run summary for the terminal, as plain text in a deterministic order."""
     lines: list[str] = []
@@ -186,7 +184,7 @@ def render_summary(
             f"Requests: {info.requests}{kinds}; 429 waits: {info.rate_limit_waits}; "
             f"duration {info.duration_s:.1f} s"
         )
-    shown = counts.errors[:top]
+    shown = counts.errors[:TOP_ERRORS]
     if shown:
         lines.append("Top errors:")
         cwidth = max(len(e.constant) for e in shown)
