@@ -59,10 +59,6 @@ class ResultWriter(Protocol):
 
     def write(self, result: RowResult) -> None: ...
 
-    def flush(self) -> None:
-        """Put the rows written so far on disk, where the format streams (csv, jsonl)."""
-        ...
-
     def close(self, info: RunInfo, closing: Closing | None = None) -> Path: ...
 
     def abort(self) -> None:
@@ -99,9 +95,6 @@ class AssembledWriter:
         self.options = options or ReportOptions()
         self.tally = Tally()
         self._spool = Spool()
-
-    def flush(self) -> None:
-        """Nothing to do: this format is assembled on close."""
 
     def _assemble(self, head: str, tail: str) -> Path:
         """Write ``head`` + the spooled rows + ``tail`` to the report atomically."""

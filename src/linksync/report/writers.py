@@ -78,11 +78,6 @@ class ReportSet:
         for writer in self.writers:
             writer.write(result)
 
-    def flush(self) -> None:
-        """Put the rows written so far on disk (csv, jsonl): call it before a long wait."""
-        for writer in self.writers:
-            writer.flush()
-
     def counts(self) -> Counts:
         return self.tally.counts()
 

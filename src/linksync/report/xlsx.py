@@ -190,9 +190,6 @@ class XlsxWriter:
             if n:
                 sheet.widths[col] = min(max(n + 2, 10), _MAX_WIDTH)
 
-    def flush(self) -> None:
-        """Nothing to do: this format is assembled on close."""
-
     def close(self, info: RunInfo, closing: Closing | None = None) -> Path:
         try:
             self._write_summary(info, closing or Closing())
