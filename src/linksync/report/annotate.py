@@ -112,22 +112,6 @@ def rows_by_sheet(
     return out
 
 
-def annotate_output(source: Path, out: Path) -> Output:
-    """The output an annotated copy of ``source`` at ``out`` is: same extension."""
-    suffix = source.suffix.lower()
-    if suffix not in SPREADSHEET_SUFFIXES or source.is_dir():
-        raise ConfigError(f"cannot annotate {source}: only .xlsx, .xlsm and .csv sources")
-    from linksync.sources.encrypted import is_encrypted_workbook  # light: no pandas
-
-    if suffix != ".csv" and is_encrypted_workbook(source):
-        # The copy would hold the workbook's contents decrypted, beside the encrypted one.
-        raise ConfigError(
-            f"cannot annotate {source}: the workbook is encrypted, and linksync does not "
-            "write a decrypted copy of it; use --report for the results (nothing was done)"
-        )
-    return Output(out, f"--annotate (copy of {source})", (suffix,))
-
-
 def annotation_pairs(
     sources: Sequence[str | PathLike[str]], outs: Sequence[str | PathLike[str]]
 ) -> list[tuple[Path, Path]]:
@@ -151,10 +135,22 @@ def annotation_pairs(
 
 
 def annotate_outputs(source: Path, out: Path, *, qr: bool = False) -> list[Output]:
-    """Every output an annotated copy writes: the copy, and with ``qr`` for a workbook
-    the folder of QR images a large sheet links to."""
-    outputs = [annotate_output(source, out)]
-    if qr and source.suffix.lower() != ".csv":
+    """Every output an annotated copy of ``source`` at ``out`` writes: the copy (same
+    extension), and with ``qr`` for a workbook the folder of QR images a large sheet
+    links to."""
+    suffix = source.suffix.lower()
+    if suffix not in SPREADSHEET_SUFFIXES or source.is_dir():
+        raise ConfigError(f"cannot annotate {source}: only .xlsx, .xlsm and .csv sources")
+    from linksync.sources.encrypted import is_encrypted_workbook  # light: no pandas
+
+    if suffix != ".csv" and is_encrypted_workbook(source):
+        # The copy would hold the workbook's contents decrypted, beside the encrypted one.
+        raise ConfigError(
+            f"cannot annotate {source}: the workbook is encrypted, and linksync does not "
+            "write a decrypted copy of it; use --report for the results (nothing was done)"
+        )
+    outputs = [Output(out, f"--annotate (copy of {source})", (suffix,))]
+    if qr and suffix != ".csv":
         outputs.append(qr_folder_output(out))
     return outputs
 
