@@ -98,26 +98,21 @@ class Tally:
             self._examples.setdefault(constant, result)
 
     def counts(self) -> Counts:
+        # The pairs in the order of Action, then Status.
+        pairs = {(a, s): self._pairs[a, s] for a in Action for s in Status if self._pairs[a, s]}
         by_action: Counter[Action] = Counter()
         by_status: Counter[Status] = Counter()
-        for (action, status), n in self._pairs.items():
+        for (action, status), n in pairs.items():
             by_action[action] += n
             by_status[status] += n
-        pairs = sorted(
-            self._pairs.items(), key=lambda kv: (_ACTION_ORDER[kv[0][0]], _STATUS_ORDER[kv[0][1]])
-        )
         errors = sorted(self._errors.items(), key=lambda kv: (-kv[1], kv[0]))
         return Counts(
-            total=sum(self._pairs.values()),
+            total=sum(pairs.values()),
             by_action={a.value: by_action[a] for a in Action if by_action[a]},
             by_status={s.value: by_status[s] for s in Status if by_status[s]},
-            by_action_status={(a.value, s.value): n for (a, s), n in pairs},
+            by_action_status={(a.value, s.value): n for (a, s), n in pairs.items()},
             errors=tuple(ErrorCount(c, n, self._examples[c]) for c, n in errors),
         )
-
-
-_ACTION_ORDER = {a: i for i, a in enumerate(Action)}
-_STATUS_ORDER = {s: i for i, s in enumerate(Status)}
 
 
 def count_results(results: Iterable[RowResult]) -> Counts:
