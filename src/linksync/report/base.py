@@ -67,7 +67,7 @@ class ResultWriter(Protocol):
 
 
 class Spool:
-    """Text rows kept in an anonymous temporary file until the report is assembled."""
+    """Text kept in an anonymous temporary file (UTF-8) until a report is assembled."""
 
     def __init__(self) -> None:
         self._file: IO[str] = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
@@ -77,10 +77,15 @@ class Spool:
         self._file.write(text)
         self.count += 1
 
-    def copy_to(self, out: IO[str]) -> None:
+    def size(self) -> int:
+        """Bytes held."""
+        self._file.flush()
+        return self._file.seek(0, 2)
+
+    def copy_to(self, out: IO[bytes]) -> None:
         self._file.flush()
         self._file.seek(0)
-        shutil.copyfileobj(self._file, out, 1 << 20)
+        shutil.copyfileobj(self._file.buffer, out, 1 << 20)  # type: ignore[attr-defined]
 
     def close(self) -> None:
         self._file.close()
@@ -99,11 +104,11 @@ class AssembledWriter:
     def _assemble(self, head: str, tail: str) -> Path:
         """Write ``head`` + the spooled rows + ``tail`` to the report atomically."""
         try:
-            out = AtomicFile(self.path, encoding="utf-8", newline="")
+            out = AtomicFile(self.path, "wb")
             with out as fh:
-                fh.write(head)
+                fh.write(head.encode())
                 self._spool.copy_to(fh)
-                fh.write(tail)
+                fh.write(tail.encode())
             return out.path
         finally:
             self._spool.close()

@@ -14,13 +14,11 @@ holds is cut, ending with an ellipsis.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO
 
+from linksync.report.base import Spool
 from linksync.report.cells import XLSX_MAX_CELL_CHARS, fit_cell, xml_attr
 from linksync.report.xlsx_xml import (
     CT_NS,
@@ -45,23 +43,6 @@ Cell = str | int | float | None
 _ZIP64_OVER = 1 << 31
 
 
-def _spool() -> IO[str]:
-    return tempfile.TemporaryFile("w+", encoding="utf-8", newline="")
-
-
-def _size(spool: IO[str] | None) -> int:
-    if spool is None:
-        return 0
-    spool.flush()
-    return spool.seek(0, 2)
-
-
-def _copy(spool: IO[str], out: IO[bytes]) -> None:
-    spool.flush()
-    spool.seek(0)
-    shutil.copyfileobj(spool.buffer, out, 1 << 20)  # type: ignore[attr-defined]
-
-
 class SheetStream:
     """One worksheet, written top to bottom. Rows are numbered from 1."""
 
@@ -76,9 +57,9 @@ class SheetStream:
         #: Characters of the widest value written per column, for widths that fit.
         self.max_chars: list[int] = []
         self.links = 0
-        self._data = _spool()
-        self._links: IO[str] | None = None
-        self._rels: IO[str] | None = None
+        self._data = Spool()
+        self._links: Spool | None = None
+        self._rels: Spool | None = None
         self._refs = [column_letter(c) for c in range(32)]
 
     def _ref(self, col: int) -> str:
@@ -137,17 +118,17 @@ class SheetStream:
         add("</row>")
         if n_cols - 1 > self.max_col:
             self.max_col = n_cols - 1
-        self._data.write("".join(parts))
+        self._data.append("".join(parts))
         return self.rows
 
     def link(self, row: int, col: int, url: str) -> None:
         """Make the cell at ``row``, ``col`` a link to the external ``url``."""
         if self._links is None or self._rels is None:
-            self._links, self._rels = _spool(), _spool()
+            self._links, self._rels = Spool(), Spool()
         self.links += 1
         rid = f"rId{self.links}"
-        self._links.write(f'<hyperlink ref="{self._ref(col)}{row}" r:id="{rid}"/>')
-        self._rels.write(
+        self._links.append(f'<hyperlink ref="{self._ref(col)}{row}" r:id="{rid}"/>')
+        self._rels.append(
             f'<Relationship Id="{rid}" Type="{REL_NS}/hyperlink" '
             f'Target="{xml_attr(escape_url(url))}" TargetMode="External"/>'
         )
@@ -192,14 +173,14 @@ class SheetStream:
             tail += f'<autoFilter ref="{self._range(*self.autofilter)}"/>'
         name = f"xl/worksheets/sheet{self.index}.xml"
         # Zip64 only when a part may pass 4 GB: some readers dislike it on small parts.
-        big = _size(self._data) + _size(self._links) > _ZIP64_OVER
+        big = self._data.size() + (self._links.size() if self._links else 0) > _ZIP64_OVER
         with z.open(name, "w", force_zip64=big) as out:
             out.write(head.encode())
-            _copy(self._data, out)
+            self._data.copy_to(out)
             out.write(tail.encode())
             if self._links is not None:
                 out.write(b"<hyperlinks>")
-                _copy(self._links, out)
+                self._links.copy_to(out)
                 out.write(b"</hyperlinks>")
             out.write(
                 b'<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" '
@@ -207,9 +188,9 @@ class SheetStream:
             )
         if self._rels is not None:
             rels = f"xl/worksheets/_rels/sheet{self.index}.xml.rels"
-            with z.open(rels, "w", force_zip64=_size(self._rels) > _ZIP64_OVER) as out:
+            with z.open(rels, "w", force_zip64=self._rels.size() > _ZIP64_OVER) as out:
                 out.write(f'{XML_DECL}<Relationships xmlns="{PKG_REL_NS}">'.encode())
-                _copy(self._rels, out)
+                self._rels.copy_to(out)
                 out.write(b"</Relationships>")
 
     def close(self) -> None:
