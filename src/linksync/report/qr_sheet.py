@@ -8,9 +8,7 @@ short URL from the service), the QR code of that short URL:
   the sheet has at most ``QR_IMAGE_LIMIT`` (5,000) such rows;
 - past that, a hyperlink to the PNG in a folder beside the workbook
   (``<workbook name>-qr/<domain>/<slug>.png``, see ``qr_folder``), because thousands
-  of drawing objects make a workbook slow to open and to save. Measured with openpyxl
-  (docs/ui.md): 1,000 images add 0.7 s and 0.55 MB to the annotated copy; 10,000 add
-  5.6 s and 5.4 MB and make reading it back 2.7 times slower.
+  of drawing objects make a workbook slow to open and to save (measured in docs/ui.md).
 
 Rows without a code say why in the cell (no short URL from the service, or one too long
 for a QR code). A copy annotated again gets the column refilled, its old images
@@ -26,11 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from linksync.model import RowResult
-from linksync.report.qr import QR_IMAGE_LIMIT, QrCodes, QrLink, entry_stems, in_place
+from linksync.report.qr import QrCodes, QrLink, entry_stems, in_place
 from linksync.safe.outputs import AtomicFile, Output
 
 QR_HEADER = "QR code"
-__all__ = ["QR_HEADER", "QR_IMAGE_LIMIT", "clear_qr_column", "fill_qr_column", "qr_folder"]
 #: Shown size of a code in a cell, in pixels (the PNG itself is larger, for print).
 QR_CELL_PX = 76
 _ROW_HEIGHT_PT = QR_CELL_PX * 0.75 + 4

@@ -208,15 +208,3 @@ def render_summary(
     # Safe for a terminal: a message must not move the cursor, change colours or reorder
     # the text in the user's terminal.
     return "\n".join(printable(" ".join(line.split("\n"))) for line in lines)
-
-
-__all__ = [
-    "TOP_ERRORS",
-    "Counts",
-    "ErrorCount",
-    "Tally",
-    "count_results",
-    "render_summary",
-    "run_title",
-    "safe_target",
-]

@@ -93,11 +93,6 @@ class XlsxWriter:
         self._results.append(RESULT_COLUMNS, self._s_header)
         self._results.freeze_rows = 1
 
-    @property
-    def _row(self) -> int:
-        """Data rows on the Results sheet."""
-        return self._results.rows - 1
-
     def write(self, result: RowResult) -> None:
         self.tally.add(result)
         if self._results.rows > self.max_rows:
@@ -141,7 +136,7 @@ class XlsxWriter:
         notes = closing.all_notes()
         if self.dropped:
             notes.append(
-                f"Results sheet holds the first {self._row:,} rows (Excel's limit); "
+                f"Results sheet holds the first {self._results.rows - 1:,} rows (Excel's limit); "
                 f"{self.dropped:,} more are counted here: write a .csv or .jsonl report for all"
             )
         for note in notes:
