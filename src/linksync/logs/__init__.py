@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
 
-from linksync.model import RowResult
+from linksync.model import RowResult, plain
 from linksync.safe.secrets import Secrets
 
 LogFormat = Literal["text", "json", "off"]
@@ -39,18 +39,6 @@ LogFormat = Literal["text", "json", "off"]
 LOGGER_NAME = "linksync"
 
 _RESERVED_RECORD_KEYS = frozenset({"ts", "level", "event", "logger", "message"})
-
-
-def _jsonable(value: Any) -> Any:
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, set | frozenset):
-        return sorted(_jsonable(v) for v in value)
-    return str(value)
 
 
 def _timestamp(record: logging.LogRecord) -> str:
@@ -87,7 +75,7 @@ class JsonFormatter(logging.Formatter):
             out["message"] = message
         for key, value in _fields_of(record).items():
             name = key if key not in _RESERVED_RECORD_KEYS else f"field_{key}"
-            out[name] = _jsonable(value)
+            out[name] = plain(value)  # anything else JSON has no type for: its str()
         error = _error_text(self, record)
         if error:
             out["error"] = error
@@ -100,7 +88,7 @@ class TextFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         parts = [_timestamp(record), record.levelname.lower(), record.getMessage()]
         for key, value in _fields_of(record).items():
-            rendered = json.dumps(_jsonable(value), ensure_ascii=False)
+            rendered = json.dumps(plain(value), ensure_ascii=False, default=str)
             if isinstance(value, str) and value and " " not in value and '"' not in value:
                 rendered = value
             parts.append(f"{key}={rendered}")
