@@ -33,6 +33,7 @@ from linksync.model import Action, RowResult, Status
 from linksync.report.cells import error_text, neutralize, xml_text
 from linksync.report.qr import QrCodes
 from linksync.report.qr_sheet import QR_HEADER, clear_qr_column, fill_qr_column, qr_folder_output
+from linksync.report.xlsx_xml import column_letter
 from linksync.safe.outputs import Output, atomic_path, check_outputs, protected_inputs
 
 # openpyxl and the sources package (pandas) are imported where used: writing reports
@@ -213,8 +214,6 @@ def _set_text(cell: Any, text: str) -> None:
 
 
 def _annotate_sheet(ws: Any, rows: dict[int, RowResult], qr: QrCodes | None, out: Path) -> None:
-    from openpyxl.utils import get_column_letter  # type: ignore[import-untyped]
-
     first = min(rows)
     # (iter_rows reads max_row=0 as "to the end": no rows above row 1 to look at.)
     above = ws.iter_rows(min_row=1, max_row=first - 1, values_only=True) if first > 1 else ()
@@ -247,7 +246,7 @@ def _annotate_sheet(ws: Any, rows: dict[int, RowResult], qr: QrCodes | None, out
                 cell.hyperlink = value
                 cell.style = "Hyperlink"
     for i, width in enumerate(widths):
-        ws.column_dimensions[get_column_letter(start + i)].width = min(width + 2, 60)
+        ws.column_dimensions[column_letter(start + i - 1)].width = min(width + 2, 60)
     if qr is not None:
         fill_qr_column(ws, rows, start + _N, qr, out)
     elif had_qr:

@@ -25,6 +25,7 @@ from typing import Any
 
 from linksync.model import RowResult
 from linksync.report.qr import QrCodes, QrLink, entry_stems, in_place
+from linksync.report.xlsx_xml import column_letter
 from linksync.safe.outputs import AtomicFile, Output
 
 QR_HEADER = "QR code"
@@ -85,10 +86,9 @@ def fill_qr_column(
     """Put each row's code in ``column`` (1-based) of ``ws``: images, or hyperlinks to
     PNG files under ``qr_folder(annotated)`` past ``codes.sheet_image_limit`` rows."""
     from openpyxl.drawing.image import Image  # type: ignore[import-untyped]
-    from openpyxl.utils import get_column_letter  # type: ignore[import-untyped]
 
     _remove_images(ws, column)
-    letter = get_column_letter(column)
+    letter = column_letter(column - 1)
     ws.column_dimensions[letter].width = _COLUMN_WIDTH
     wanted = {row: _link_of(result) for row, result in rows.items()}
     links = [link for link in wanted.values() if isinstance(link, QrLink)]
