@@ -61,14 +61,6 @@ class Counts:
         """Rows failed or invalid."""
         return self.by_status.get(Status.FAILED, 0) + self.by_status.get(Status.INVALID, 0)
 
-    @property
-    def changes(self) -> int:
-        """Rows that create, update, replace or delete something."""
-        return sum(
-            self.by_action.get(a, 0)
-            for a in (Action.CREATE, Action.UPDATE, Action.REPLACE, Action.DELETE)
-        )
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "total": self.total,
