@@ -32,7 +32,8 @@ does it before the links are even fetched; each file is written atomically.
 
 The package: this module, ``export.formats`` (YAML, CSV and xlsx renderings) and
 ``export.schema`` (the JSON Schema of link files). It may import errors, model, rules,
-safe and ``linksync.report`` (QR codes), never the pipeline or a front end.
+safe and ``linksync.report`` (QR codes, the xlsx writer), never the pipeline or a front
+end.
 """
 
 from __future__ import annotations
