@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
 import pytest
 
 from linksync.model import Action, RowResult, RunInfo, Status
+from linksync.report import ReportOptions, ReportSet
+from linksync.report.summary import Counts
 
 SECRET = "sk_live_0123456789abcdef"
 
@@ -127,3 +132,20 @@ def results() -> list[RowResult]:
 @pytest.fixture
 def info() -> RunInfo:
     return make_info()
+
+
+def write_reports(
+    paths: Iterable[str | Path],
+    results: Iterable[RowResult],
+    info: RunInfo,
+    *,
+    options: ReportOptions | None = None,
+    notes: Sequence[str] = (),
+    refused_reason: str | None = None,
+) -> tuple[list[Path], Counts]:
+    """Write ``results`` to every report of ``paths`` in one call."""
+    with ReportSet(paths, options) as reports:
+        for result in results:
+            reports.write(result)
+        written = reports.close(info, notes=notes, refused_reason=refused_reason)
+        return written, reports.counts()

@@ -10,7 +10,7 @@ from openpyxl.styles import Font, PatternFill
 
 from linksync.errors import ConfigError
 from linksync.model import Action, RowResult, Status
-from linksync.report import ANNOTATION_HEADERS, default_annotated_path, write_annotated
+from linksync.report import ANNOTATION_HEADERS, write_annotated
 from linksync.report.csvformat import decode_csv
 
 HEADER_FILL = PatternFill("solid", fgColor="FFDDEBF7")
@@ -212,7 +212,6 @@ def test_annotate_refuses_what_it_cannot_do(tmp_path: Path) -> None:
     assert source.read_bytes() == before
     with pytest.raises(ConfigError, match=r"use a file name ending in \.xlsx"):
         write_annotated(source, [], tmp_path / "c.csv")
-    assert default_annotated_path(source) == tmp_path / "c.annotated.xlsx"
 
 
 def test_annotated_csv_below_an_excel_sep_line_and_blank_rows(tmp_path: Path) -> None:

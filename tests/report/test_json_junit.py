@@ -6,9 +6,8 @@ from pathlib import Path
 
 from linksync.model import Action, RowResult, RunInfo, Status
 from linksync.report import ReportOptions, open_writer, report_row
-from linksync.report.writers import write_reports
 
-from .conftest import make_info
+from .conftest import make_info, write_reports
 
 
 def test_json_round_trip(tmp_path: Path, results: list[RowResult], info: RunInfo) -> None:

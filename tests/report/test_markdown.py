@@ -5,9 +5,8 @@ from pathlib import Path
 from linksync.model import Action, RowResult, RunInfo, Status
 from linksync.report import ReportOptions
 from linksync.report.markdown import md_cell
-from linksync.report.writers import write_reports
 
-from .conftest import make_info
+from .conftest import make_info, write_reports
 
 
 def _table_rows(text: str) -> list[str]:

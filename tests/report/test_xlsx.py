@@ -12,8 +12,9 @@ import pytest
 from linksync.model import RESULT_COLUMNS, Action, RowResult, RunInfo, Status
 from linksync.report import open_writer, report_row
 from linksync.report.cells import FORMULA_PREFIXES
-from linksync.report.writers import write_reports
 from linksync.report.xlsx import FAILED_FILL, SKIPPED_FILL, XlsxWriter
+
+from .conftest import write_reports
 
 
 def _write(path: Path, results: list[RowResult], info: RunInfo) -> Path:

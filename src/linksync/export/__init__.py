@@ -32,7 +32,8 @@ does it before the links are even fetched; each file is written atomically.
 
 The package: this module, ``export.formats`` (YAML, CSV and xlsx renderings) and
 ``export.schema`` (the JSON Schema of link files). It may import errors, model, rules,
-safe and ``linksync.report`` (QR codes), never the pipeline or a front end.
+safe and ``linksync.report`` (QR codes, the xlsx writer), never the pipeline or a front
+end.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ from linksync.export.formats import (
 from linksync.export.schema import write_schemas_for
 from linksync.model import RemoteLink
 from linksync.report.cells import is_formula_like
-from linksync.report.qr import qr_output, write_remote_qr
+from linksync.report.qr import links_of_remote, qr_output, write_qr_zip
 from linksync.safe.leftovers import describe_removed, remove_leftovers
 from linksync.safe.outputs import (
     Output,
@@ -74,7 +75,6 @@ __all__ = [
     "ExportInfo",
     "check_export",
     "export_links",
-    "fetch_links",
     "group_links",
     "render_csv",
     "render_yaml",
@@ -86,8 +86,7 @@ ExportFormat = Literal["yaml", "csv", "xlsx"]
 SplitBy = Literal["domain", "tag"]
 
 FORMATS: tuple[str, ...] = ("yaml", "csv", "xlsx")
-EXTENSIONS: dict[str, str] = {"yaml": ".yaml", "csv": ".csv", "xlsx": ".xlsx"}
-#: Extensions a single export file may have, by format.
+#: Extensions a single export file may have, by format (the first for a file it names).
 FILE_SUFFIXES: dict[str, tuple[str, ...]] = {
     "yaml": (".yaml", ".yml"),
     "csv": (".csv",),
@@ -200,7 +199,7 @@ def _is_folder(out: str | Path, split: bool) -> bool:
 
 
 def _targets(out: Path, fmt: str, stems: Iterable[str], split: bool) -> dict[str, Path]:
-    ext = EXTENSIONS[fmt]
+    ext = FILE_SUFFIXES[fmt][0]
     if _is_folder(out, split):
         if out.exists() and not out.is_dir():
             raise ConfigError(f"{out} is a file; --split-by needs a directory")
@@ -297,14 +296,6 @@ def write_export(
     )
 
 
-async def fetch_links(
-    client: LinkLister, *, domain: str | None = None, tag: str | None = None
-) -> list[RemoteLink]:
-    """Every link of the workspace (or of one domain / tag), sorted by domain and slug."""
-    links = [link async for link in client.iter_links(tag=tag, domain=domain)]
-    return sorted(links, key=link_sort_key)
-
-
 async def export_links(
     client: LinkLister,
     out: str | Path,
@@ -322,7 +313,7 @@ async def export_links(
     (checked before the first request, see ``check_export``), and their QR codes to
     ``qr``."""
     check_export(out, format=format, split_by=split_by, force=force, protected=protected, qr=qr)
-    links = await fetch_links(client, domain=domain, tag=tag)
+    links = [link async for link in client.iter_links(tag=tag, domain=domain)]
     info = write_export(
         links,
         out,
@@ -335,6 +326,7 @@ async def export_links(
     )
     if qr is None:
         return info
-    drawn = write_remote_qr(links, qr)
+    found, missing = links_of_remote(links)
+    drawn = write_qr_zip(found, qr, left_out=missing)
     notes = tuple(f"no QR code for {why}" for why in drawn.left_out)
     return replace(info, qr=drawn.path, qr_codes=drawn.links, warnings=info.warnings + notes)

@@ -12,11 +12,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import xlsxwriter  # type: ignore[import-untyped]
 import yaml
 
 from linksync._version import __version__
 from linksync.model import RemoteLink
+from linksync.report.xlsx_stream import StreamingWorkbook
+from linksync.report.xlsx_xml import CellStyle
 from linksync.rules.timestamps import parse_iso
 
 DEFAULT_SCHEMA_REF = "links.schema.json"
@@ -167,27 +168,19 @@ def render_csv(links: Sequence[RemoteLink], *, now: datetime | None = None) -> s
 
 
 def write_xlsx(links: Sequence[RemoteLink], path: Path, *, now: datetime | None = None) -> None:
-    """One sheet "Links", every cell a string cell (never a formula, URL or number)."""
+    """One sheet "Links", every cell a string cell (never a formula, URL or number),
+    written by the reports' own streaming writer."""
     now = now or datetime.now(UTC)
-    workbook = xlsxwriter.Workbook(
-        str(path), {"strings_to_urls": False, "strings_to_numbers": False}
-    )
+    workbook = StreamingWorkbook()
+    bold = workbook.add_style(CellStyle(bold=True))
+    sheet = workbook.add_sheet("Links")
     try:
-        sheet = workbook.add_worksheet("Links")
-        bold = workbook.add_format({"bold": True})
-        for col, (header, _) in enumerate(TABLE_COLUMNS):
-            sheet.write_string(0, col, header, bold)
-        rows = [_table_row(ln, now=now) for ln in sorted(links, key=link_sort_key)]
-        for r, row in enumerate(rows, start=1):
-            for col, value in enumerate(row):
-                if value:
-                    sheet.write_string(r, col, value)
-        widths = [len(h) for h, _ in TABLE_COLUMNS]
-        for row in rows:
-            widths = [max(w, min(len(v), 60)) for w, v in zip(widths, row, strict=True)]
-        for col, width in enumerate(widths):
-            sheet.set_column(col, col, width + 2)
-        sheet.freeze_panes(1, 0)
-        sheet.autofilter(0, 0, max(len(rows), 1), len(TABLE_COLUMNS) - 1)
+        sheet.append([header for header, _ in TABLE_COLUMNS], bold)
+        for link in sorted(links, key=link_sort_key):
+            sheet.append(_table_row(link, now=now))
+        sheet.widths = {col: min(n, 60) + 2 for col, n in enumerate(sheet.max_chars)}
+        sheet.freeze_rows = 1
+        sheet.autofilter = (1, 0, max(sheet.rows, 2), len(TABLE_COLUMNS) - 1)
+        workbook.save(path)
     finally:
         workbook.close()

@@ -31,29 +31,14 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
 
-from linksync.model import RowResult
+from linksync.model import RowResult, plain
 from linksync.safe.secrets import Secrets
 
 LogFormat = Literal["text", "json", "off"]
 
 LOGGER_NAME = "linksync"
 
-#: Events the sync engine emits (the ``event`` key of a JSON line).
-EVENTS: tuple[str, ...] = ("run_start", "plan_counts", "row_failed", "run_end")
-
 _RESERVED_RECORD_KEYS = frozenset({"ts", "level", "event", "logger", "message"})
-
-
-def _jsonable(value: Any) -> Any:
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, set | frozenset):
-        return sorted(_jsonable(v) for v in value)
-    return str(value)
 
 
 def _timestamp(record: logging.LogRecord) -> str:
@@ -90,7 +75,7 @@ class JsonFormatter(logging.Formatter):
             out["message"] = message
         for key, value in _fields_of(record).items():
             name = key if key not in _RESERVED_RECORD_KEYS else f"field_{key}"
-            out[name] = _jsonable(value)
+            out[name] = plain(value)  # anything else JSON has no type for: its str()
         error = _error_text(self, record)
         if error:
             out["error"] = error
@@ -103,7 +88,7 @@ class TextFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         parts = [_timestamp(record), record.levelname.lower(), record.getMessage()]
         for key, value in _fields_of(record).items():
-            rendered = json.dumps(_jsonable(value), ensure_ascii=False)
+            rendered = json.dumps(plain(value), ensure_ascii=False, default=str)
             if isinstance(value, str) and value and " " not in value and '"' not in value:
                 rendered = value
             parts.append(f"{key}={rendered}")
@@ -123,9 +108,8 @@ class RedactingHandler(logging.Handler):
         stream: TextIO | None = None,
         *,
         secrets: Secrets | None = None,
-        level: int = logging.NOTSET,
     ) -> None:
-        super().__init__(level)
+        super().__init__()
         self._stream = stream
         self.secrets = secrets if secrets is not None else Secrets()
 
@@ -259,24 +243,11 @@ def log_plan_counts(logger: logging.Logger, counts: Mapping[str, int]) -> None:
 
 def log_row_failed(logger: logging.Logger, result: RowResult, *, repeat: bool = False) -> None:
     """One failed or invalid row; ``repeat`` when it also failed in the last run."""
-    row = result.to_dict()
+    # The report row without the link's URLs and changed fields, in report column order.
     fields = {
-        key: row[key]
-        for key in (
-            "source",
-            "sheet",
-            "row",
-            "domain",
-            "slug",
-            "action",
-            "status",
-            "http_status",
-            "error_constant",
-            "error_code",
-            "message",
-            "request_id",
-            "attempts",
-        )
+        key: value
+        for key, value in result.to_dict().items()
+        if key not in ("short_url", "url", "changed_fields")
     }
     log_event(logger, "row_failed", level=logging.WARNING, repeat=repeat, **fields)
 

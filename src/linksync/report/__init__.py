@@ -15,12 +15,12 @@ a front end.
 
 from __future__ import annotations
 
-from linksync.report.annotate import ANNOTATION_HEADERS, default_annotated_path, write_annotated
+from linksync.report.annotate import ANNOTATION_HEADERS, write_annotated
 from linksync.report.base import Closing, ReportOptions, ResultWriter
 from linksync.report.cells import FORMULA_PREFIXES, is_formula_like, neutralize, report_row
 from linksync.report.plans import plan_rows, render_plan_markdown, render_plan_text
 from linksync.report.summary import Counts, ErrorCount, Tally, count_results, render_summary
-from linksync.report.writers import WRITERS, ReportSet, open_writer, report_format, write_reports
+from linksync.report.writers import WRITERS, ReportSet, open_writer, report_format
 
 __all__ = [
     "ANNOTATION_HEADERS",
@@ -34,7 +34,6 @@ __all__ = [
     "ResultWriter",
     "Tally",
     "count_results",
-    "default_annotated_path",
     "is_formula_like",
     "neutralize",
     "open_writer",
@@ -45,5 +44,4 @@ __all__ = [
     "report_format",
     "report_row",
     "write_annotated",
-    "write_reports",
 ]

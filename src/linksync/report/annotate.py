@@ -33,6 +33,7 @@ from linksync.model import Action, RowResult, Status
 from linksync.report.cells import error_text, neutralize, xml_text
 from linksync.report.qr import QrCodes
 from linksync.report.qr_sheet import QR_HEADER, clear_qr_column, fill_qr_column, qr_folder_output
+from linksync.report.xlsx_xml import column_letter
 from linksync.safe.outputs import Output, atomic_path, check_outputs, protected_inputs
 
 # openpyxl and the sources package (pandas) are imported where used: writing reports
@@ -87,12 +88,6 @@ def annotation(result: RowResult) -> tuple[str, str, str, str]:
     return (result.short_url or "", status_text(result), error, result.expires or "")
 
 
-def default_annotated_path(source: str | Path) -> Path:
-    """'campaign.xlsx' -> 'campaign.annotated.xlsx' beside it."""
-    path = Path(source)
-    return path.with_name(f"{path.stem}.annotated{path.suffix}")
-
-
 def _same_source(name: str, source: Path) -> bool:
     given = Path(name)
     if given.name != source.name:
@@ -118,22 +113,6 @@ def rows_by_sheet(
     return out
 
 
-def annotate_output(source: Path, out: Path) -> Output:
-    """The output an annotated copy of ``source`` at ``out`` is: same extension."""
-    suffix = source.suffix.lower()
-    if suffix not in SPREADSHEET_SUFFIXES or source.is_dir():
-        raise ConfigError(f"cannot annotate {source}: only .xlsx, .xlsm and .csv sources")
-    from linksync.sources.encrypted import is_encrypted_workbook  # light: no pandas
-
-    if suffix != ".csv" and is_encrypted_workbook(source):
-        # The copy would hold the workbook's contents decrypted, beside the encrypted one.
-        raise ConfigError(
-            f"cannot annotate {source}: the workbook is encrypted, and linksync does not "
-            "write a decrypted copy of it; use --report for the results (nothing was done)"
-        )
-    return Output(out, f"--annotate (copy of {source})", (suffix,))
-
-
 def annotation_pairs(
     sources: Sequence[str | PathLike[str]], outs: Sequence[str | PathLike[str]]
 ) -> list[tuple[Path, Path]]:
@@ -157,10 +136,22 @@ def annotation_pairs(
 
 
 def annotate_outputs(source: Path, out: Path, *, qr: bool = False) -> list[Output]:
-    """Every output an annotated copy writes: the copy, and with ``qr`` for a workbook
-    the folder of QR images a large sheet links to."""
-    outputs = [annotate_output(source, out)]
-    if qr and source.suffix.lower() != ".csv":
+    """Every output an annotated copy of ``source`` at ``out`` writes: the copy (same
+    extension), and with ``qr`` for a workbook the folder of QR images a large sheet
+    links to."""
+    suffix = source.suffix.lower()
+    if suffix not in SPREADSHEET_SUFFIXES or source.is_dir():
+        raise ConfigError(f"cannot annotate {source}: only .xlsx, .xlsm and .csv sources")
+    from linksync.sources.encrypted import is_encrypted_workbook  # light: no pandas
+
+    if suffix != ".csv" and is_encrypted_workbook(source):
+        # The copy would hold the workbook's contents decrypted, beside the encrypted one.
+        raise ConfigError(
+            f"cannot annotate {source}: the workbook is encrypted, and linksync does not "
+            "write a decrypted copy of it; use --report for the results (nothing was done)"
+        )
+    outputs = [Output(out, f"--annotate (copy of {source})", (suffix,))]
+    if qr and suffix != ".csv":
         outputs.append(qr_folder_output(out))
     return outputs
 
@@ -223,8 +214,6 @@ def _set_text(cell: Any, text: str) -> None:
 
 
 def _annotate_sheet(ws: Any, rows: dict[int, RowResult], qr: QrCodes | None, out: Path) -> None:
-    from openpyxl.utils import get_column_letter  # type: ignore[import-untyped]
-
     first = min(rows)
     # (iter_rows reads max_row=0 as "to the end": no rows above row 1 to look at.)
     above = ws.iter_rows(min_row=1, max_row=first - 1, values_only=True) if first > 1 else ()
@@ -257,7 +246,7 @@ def _annotate_sheet(ws: Any, rows: dict[int, RowResult], qr: QrCodes | None, out
                 cell.hyperlink = value
                 cell.style = "Hyperlink"
     for i, width in enumerate(widths):
-        ws.column_dimensions[get_column_letter(start + i)].width = min(width + 2, 60)
+        ws.column_dimensions[column_letter(start + i - 1)].width = min(width + 2, 60)
     if qr is not None:
         fill_qr_column(ws, rows, start + _N, qr, out)
     elif had_qr:

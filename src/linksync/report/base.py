@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from linksync.model import RowResult, RunInfo
+from linksync.report.summary import Tally
 from linksync.safe.outputs import AtomicFile
 
 #: Rows shown in a markdown table before "... and N more".
@@ -58,10 +59,6 @@ class ResultWriter(Protocol):
 
     def write(self, result: RowResult) -> None: ...
 
-    def flush(self) -> None:
-        """Put the rows written so far on disk, where the format streams (csv, jsonl)."""
-        ...
-
     def close(self, info: RunInfo, closing: Closing | None = None) -> Path: ...
 
     def abort(self) -> None:
@@ -70,7 +67,7 @@ class ResultWriter(Protocol):
 
 
 class Spool:
-    """Text rows kept in an anonymous temporary file until the report is assembled."""
+    """Text kept in an anonymous temporary file (UTF-8) until a report is assembled."""
 
     def __init__(self) -> None:
         self._file: IO[str] = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
@@ -80,21 +77,41 @@ class Spool:
         self._file.write(text)
         self.count += 1
 
-    def copy_to(self, out: IO[str]) -> None:
+    def size(self) -> int:
+        """Bytes held."""
+        self._file.flush()
+        return self._file.seek(0, 2)
+
+    def copy_to(self, out: IO[bytes]) -> None:
         self._file.flush()
         self._file.seek(0)
-        shutil.copyfileobj(self._file, out, 1 << 20)
+        shutil.copyfileobj(self._file.buffer, out, 1 << 20)  # type: ignore[attr-defined]
 
     def close(self) -> None:
         self._file.close()
 
 
-def write_assembled(path: Path, head: str, spool: Spool | None, tail: str) -> Path:
-    """Write ``head`` + the spooled rows + ``tail`` to ``path`` atomically."""
-    out = AtomicFile(path, encoding="utf-8", newline="")
-    with out as fh:
-        fh.write(head)
-        if spool is not None:
-            spool.copy_to(fh)
-        fh.write(tail)
-    return out.path
+class AssembledWriter:
+    """A report assembled on ``close`` (json, markdown, JUnit XML): rows spooled as
+    they arrive, the counts kept, the head and tail written around the rows at the end."""
+
+    def __init__(self, path: Path, options: ReportOptions | None = None) -> None:
+        self.path = path
+        self.options = options or ReportOptions()
+        self.tally = Tally()
+        self._spool = Spool()
+
+    def _assemble(self, head: str, tail: str) -> Path:
+        """Write ``head`` + the spooled rows + ``tail`` to the report atomically."""
+        try:
+            out = AtomicFile(self.path, "wb")
+            with out as fh:
+                fh.write(head.encode())
+                self._spool.copy_to(fh)
+                fh.write(tail.encode())
+            return out.path
+        finally:
+            self._spool.close()
+
+    def abort(self) -> None:
+        self._spool.close()

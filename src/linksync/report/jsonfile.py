@@ -10,31 +10,17 @@ import json
 from pathlib import Path
 
 from linksync.model import RowResult, RunInfo
-from linksync.report.base import (
-    Closing,
-    ReportOptions,
-    Spool,
-    write_assembled,
-)
+from linksync.report.base import AssembledWriter, Closing
 from linksync.report.cells import report_row
-from linksync.report.summary import Tally, safe_target
+from linksync.report.summary import safe_target
 from linksync.safe.secrets import redact
 
 
-class JsonWriter:
-    def __init__(self, path: Path, options: ReportOptions | None = None) -> None:
-        self.path = path
-        self.options = options or ReportOptions()
-        self.tally = Tally()
-        self._spool = Spool()
-
+class JsonWriter(AssembledWriter):
     def write(self, result: RowResult) -> None:
         self.tally.add(result)
         row = json.dumps(report_row(result, self.options.secrets), ensure_ascii=False)
         self._spool.append(("\n    " if self._spool.count == 0 else ",\n    ") + row)
-
-    def flush(self) -> None:
-        """Nothing to do: this format is assembled on close."""
 
     def close(self, info: RunInfo, closing: Closing | None = None) -> Path:
         closing = closing or Closing()
@@ -53,10 +39,4 @@ class JsonWriter:
         # Open the object, leave out its closing brace, and append "results".
         opening = text[: text.rstrip().rindex("}")].rstrip() + ',\n  "results": ['
         tail = ("\n  ]" if self._spool.count else "]") + "\n}\n"
-        try:
-            return write_assembled(self.path, redact(opening, secrets), self._spool, tail)
-        finally:
-            self._spool.close()
-
-    def abort(self) -> None:
-        self._spool.close()
+        return self._assemble(redact(opening, secrets), tail)

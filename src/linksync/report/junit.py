@@ -8,16 +8,12 @@ Rows are spooled as they arrive; the counts in the root element are written on c
 from __future__ import annotations
 
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 from linksync.model import RowResult, RunInfo, Status
-from linksync.report.base import (
-    Closing,
-    ReportOptions,
-    Spool,
-    write_assembled,
-)
-from linksync.report.cells import error_text, link_label, report_row, xml_text
-from linksync.report.summary import Tally, run_title, safe_target
+from linksync.report.base import AssembledWriter, Closing
+from linksync.report.cells import error_text, link_label, report_row, xml_attr, xml_text
+from linksync.report.summary import run_title, safe_target
 from linksync.safe.secrets import redact
 from linksync.safe.terminal import printable
 
@@ -37,28 +33,9 @@ _DETAIL_FIELDS = (
 )
 
 
-_TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
-_ATTR_ESCAPES = str.maketrans(
-    {
-        "&": "&amp;",
-        "<": "&lt;",
-        ">": "&gt;",
-        '"': "&quot;",
-        "\n": "&#10;",
-        "\r": "&#13;",
-        "\t": "&#9;",
-    }
-)
-
-
-def escape(text: str) -> str:
-    """Element text: markup escaped (characters XML cannot carry already replaced)."""
-    return text.translate(_TEXT_ESCAPES)
-
-
 def _attr(value: str) -> str:
     """A double-quoted attribute value; line breaks and tabs kept as character references."""
-    return '"' + xml_text(value).translate(_ATTR_ESCAPES) + '"'
+    return '"' + xml_attr(value) + '"'
 
 
 def classname_of(result: RowResult) -> str:
@@ -74,13 +51,7 @@ def testcase_name(result: RowResult) -> str:
     return f"row {result.row} {label}" if result.row is not None else label
 
 
-class JunitWriter:
-    def __init__(self, path: Path, options: ReportOptions | None = None) -> None:
-        self.path = path
-        self.options = options or ReportOptions()
-        self.tally = Tally()
-        self._spool = Spool()
-
+class JunitWriter(AssembledWriter):
     def _testcase(self, result: RowResult) -> str:
         secrets = self.options.secrets
         row = report_row(result, secrets)
@@ -106,9 +77,6 @@ class JunitWriter:
     def write(self, result: RowResult) -> None:
         self.tally.add(result)
         self._spool.append(self._testcase(result))
-
-    def flush(self) -> None:
-        """Nothing to do: this format is assembled on close."""
 
     def close(self, info: RunInfo, closing: Closing | None = None) -> Path:
         closing = closing or Closing()
@@ -142,10 +110,4 @@ class JunitWriter:
             f"    <properties>\n{prop_xml}    </properties>\n"
         )
         tail = "  </testsuite>\n</testsuites>\n"
-        try:
-            return write_assembled(self.path, head, self._spool, tail)
-        finally:
-            self._spool.close()
-
-    def abort(self) -> None:
-        self._spool.close()
+        return self._assemble(head, tail)

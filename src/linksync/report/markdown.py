@@ -7,17 +7,13 @@ changed or failed rows are kept (memory stays constant); the rest are counted
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from linksync.model import Action, RowResult, RunInfo, Status
-from linksync.report.base import (
-    Closing,
-    ReportOptions,
-    Spool,
-    write_assembled,
-)
+from linksync.report.base import AssembledWriter, Closing, ReportOptions
 from linksync.report.cells import error_text, field_change_text, link_label, where
-from linksync.report.summary import Counts, Tally, run_title, safe_target
+from linksync.report.summary import Counts, run_title, safe_target
 from linksync.safe.secrets import redact
 
 #: Characters of a field's old or new value shown in the "changed" column.
@@ -25,12 +21,10 @@ VALUE_WIDTH = 120
 
 TABLE_COLUMNS = ("#", "where", "link", "action", "status", "changed", "short URL", "message")
 
-_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-
 
 def md_cell(text: str) -> str:
     """Text safe inside a markdown table cell: HTML and pipes escaped, line breaks as <br>."""
-    out = "".join(_HTML.get(ch, ch) for ch in text)
+    out = html.escape(text, quote=False)
     out = out.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
     out = out.replace("\r\n", "\n").replace("\r", "\n")
     return "<br>".join(part.strip() for part in out.split("\n")).strip()
@@ -45,12 +39,9 @@ def _shows(result: RowResult) -> bool:
     return not (result.action == Action.UNCHANGED and result.status in (Status.OK, Status.PLANNED))
 
 
-class MarkdownWriter:
+class MarkdownWriter(AssembledWriter):
     def __init__(self, path: Path, options: ReportOptions | None = None) -> None:
-        self.path = path
-        self.options = options or ReportOptions()
-        self.tally = Tally()
-        self._rows = Spool()
+        super().__init__(path, options)
         self._listed = 0
         self._unlisted = 0
         self._said_no_changes = False
@@ -63,7 +54,7 @@ class MarkdownWriter:
             self._unlisted += 1
             return
         self._listed += 1
-        self._rows.append(self._row(result))
+        self._spool.append(self._row(result))
 
     def _row(self, result: RowResult) -> str:
         secrets = self.options.secrets
@@ -133,9 +124,6 @@ class MarkdownWriter:
             lines.append("")
         return "\n".join(lines) + "\n"
 
-    def flush(self) -> None:
-        """Nothing to do: this format is assembled on close."""
-
     def close(self, info: RunInfo, closing: Closing | None = None) -> Path:
         counts = self.tally.counts()
         head = self._head(counts, info, closing or Closing())
@@ -151,13 +139,7 @@ class MarkdownWriter:
             else:
                 head = head.rstrip("\n") + "\n"
             tail = ""
-        try:
-            return write_assembled(self.path, head, self._rows, tail)
-        finally:
-            self._rows.close()
-
-    def abort(self) -> None:
-        self._rows.close()
+        return self._assemble(head, tail)
 
 
 def _sentence(counts: Counts, verb: str) -> str:

@@ -4,12 +4,11 @@ markdown for a pull-request comment."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
 
 from linksync.model import Action, RowResult, RunInfo, Status, in_column
 from linksync.model.results import expiry_note
-from linksync.report.base import DEFAULT_MD_ROWS, Closing, ReportOptions
+from linksync.report.base import Closing, ReportOptions
 from linksync.report.cells import field_change_text
 from linksync.report.markdown import MarkdownWriter
 from linksync.sync.plan import Change, Plan
@@ -84,7 +83,7 @@ def describe_change(ch: Change) -> str:
     return "\n".join(lines)
 
 
-def render_plan_text(plan: Plan, *, max_shown: int = MAX_SHOWN) -> str:
+def render_plan_text(plan: Plan) -> str:
     """The plan as text: fetch cost, changes (unchanged rows counted), quota, verdict."""
     out: list[str] = []
     counts = plan.counts
@@ -105,10 +104,10 @@ def render_plan_text(plan: Plan, *, max_shown: int = MAX_SHOWN) -> str:
     if slugless is not None:
         out.append(f"  slugs: {slugless}")
     shown = [ch for ch in plan.changes if ch.action is not Action.UNCHANGED]
-    for ch in shown[:max_shown]:
+    for ch in shown[:MAX_SHOWN]:
         out.append(describe_change(ch))
-    if len(shown) > max_shown:
-        out.append(f"... and {len(shown) - max_shown} more changes (see --format json)")
+    if len(shown) > MAX_SHOWN:
+        out.append(f"... and {len(shown) - MAX_SHOWN} more changes (see --format json)")
     if plan.safety.refused:
         verdict = "REFUSED" if not plan.options.force else "over the limit, forced"
         out.append(f"Safety: {verdict}: {plan.safety.reason}")
@@ -131,17 +130,11 @@ def plan_notes(plan: Plan) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def render_plan_markdown(
-    plan: Plan,
-    *,
-    max_rows: int = DEFAULT_MD_ROWS,
-    secrets: Sequence[str] = (),
-    title: str | None = None,
-) -> str:
+def render_plan_markdown(plan: Plan, *, title: str | None = None) -> str:
     """The plan as markdown for a pull-request comment: counts, notes, a table of the
-    first ``max_rows`` changes with old -> new for each changed field ("... and N more"
-    past that), or "No changes". Ends with a newline."""
-    options = ReportOptions(md_max_rows=max_rows, secrets=tuple(secrets), title=title)
+    first ``DEFAULT_MD_ROWS`` changes with old -> new for each changed field ("... and N
+    more" past that), or "No changes". Ends with a newline."""
+    options = ReportOptions(title=title)
     with tempfile.TemporaryDirectory() as tmp:
         writer = MarkdownWriter(Path(tmp) / "plan.md", options)
         for row in plan_rows(plan):

@@ -147,31 +147,35 @@ def _unique(links: Iterable[QrLink]) -> list[QrLink]:
     return sorted(seen.values(), key=lambda ln: (ln.domain.lower(), ln.slug.lower(), ln.slug))
 
 
-def links_of_results(rows: Iterable[RowResult]) -> tuple[list[QrLink], list[str]]:
-    """The links a run left in place (applied or unchanged, not deleted) that carry a
-    short URL, once each; and the ones without a short URL from the service."""
+def in_place(result: RowResult) -> bool:
+    """Whether a run left the row's link in place: applied or unchanged, not deleted."""
+    return result.status is Status.OK and result.action is not Action.DELETE and bool(result.slug)
+
+
+def _with_short_url(
+    found: Iterable[tuple[str | None, str, str | None]],
+) -> tuple[list[QrLink], list[str]]:
+    """Of (domain, slug, short URL) triples, the links with a short URL, once each; and
+    the ones without a short URL from the service."""
     links: list[QrLink] = []
     missing: list[str] = []
-    for row in rows:
-        if row.status is not Status.OK or row.action is Action.DELETE or not row.slug:
-            continue
-        if row.short_url:
-            links.append(QrLink(row.domain or "", row.slug, row.short_url))
+    for domain, slug, short_url in found:
+        if short_url:
+            links.append(QrLink(domain or "", slug, short_url))
         else:
-            missing.append(f"{row.domain}/{row.slug}: the service returned no short URL")
+            missing.append(f"{domain}/{slug}: the service returned no short URL")
     return _unique(links), sorted(set(missing))
+
+
+def links_of_results(rows: Iterable[RowResult]) -> tuple[list[QrLink], list[str]]:
+    """The links a run left in place that carry a short URL, once each; and the ones
+    without a short URL from the service."""
+    return _with_short_url((r.domain, r.slug or "", r.short_url) for r in rows if in_place(r))
 
 
 def links_of_remote(remote: Iterable[RemoteLink]) -> tuple[list[QrLink], list[str]]:
     """The same for a workspace listing (``export --qr``)."""
-    links: list[QrLink] = []
-    missing: list[str] = []
-    for link in remote:
-        if link.short_url:
-            links.append(QrLink(link.domain, link.slug, link.short_url))
-        else:
-            missing.append(f"{link.domain}/{link.slug}: the service returned no short URL")
-    return _unique(links), sorted(set(missing))
+    return _with_short_url((link.domain, link.slug, link.short_url) for link in remote)
 
 
 def qr_output(path: str | Path) -> Output:
@@ -231,12 +235,4 @@ def write_results_qr(
 ) -> QrInfo:
     """The zip of a run (``apply --qr``): a code for each link the run left in place."""
     links, missing = links_of_results(rows)
-    return write_qr_zip(links, out, codes=codes, left_out=missing)
-
-
-def write_remote_qr(
-    remote: Iterable[RemoteLink], out: str | Path, *, codes: QrCodes | None = None
-) -> QrInfo:
-    """The zip of a workspace listing (``export --qr``)."""
-    links, missing = links_of_remote(remote)
     return write_qr_zip(links, out, codes=codes, left_out=missing)

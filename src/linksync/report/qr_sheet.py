@@ -8,9 +8,7 @@ short URL from the service), the QR code of that short URL:
   the sheet has at most ``QR_IMAGE_LIMIT`` (5,000) such rows;
 - past that, a hyperlink to the PNG in a folder beside the workbook
   (``<workbook name>-qr/<domain>/<slug>.png``, see ``qr_folder``), because thousands
-  of drawing objects make a workbook slow to open and to save. Measured with openpyxl
-  (docs/ui.md): 1,000 images add 0.7 s and 0.55 MB to the annotated copy; 10,000 add
-  5.6 s and 5.4 MB and make reading it back 2.7 times slower.
+  of drawing objects make a workbook slow to open and to save (measured in docs/ui.md).
 
 Rows without a code say why in the cell (no short URL from the service, or one too long
 for a QR code). A copy annotated again gets the column refilled, its old images
@@ -25,12 +23,12 @@ import io
 from pathlib import Path
 from typing import Any
 
-from linksync.model import Action, RowResult, Status
-from linksync.report.qr import QR_IMAGE_LIMIT, QrCodes, QrLink, entry_stems
+from linksync.model import RowResult
+from linksync.report.qr import QrCodes, QrLink, entry_stems, in_place
+from linksync.report.xlsx_xml import column_letter
 from linksync.safe.outputs import AtomicFile, Output
 
 QR_HEADER = "QR code"
-__all__ = ["QR_HEADER", "QR_IMAGE_LIMIT", "clear_qr_column", "fill_qr_column", "qr_folder"]
 #: Shown size of a code in a cell, in pixels (the PNG itself is larger, for print).
 QR_CELL_PX = 76
 _ROW_HEIGHT_PT = QR_CELL_PX * 0.75 + 4
@@ -50,11 +48,11 @@ def qr_folder_output(annotated: Path) -> Output:
 def _link_of(result: RowResult) -> QrLink | str | None:
     """The link to draw for a row, None when the row has no link in place, or why the
     row has none although its link is in place."""
-    if result.status is not Status.OK or result.action is Action.DELETE or not result.slug:
+    if not in_place(result):
         return None
     if not result.short_url:
         return "no short URL from the service"
-    return QrLink(result.domain or "", result.slug, result.short_url)
+    return QrLink(result.domain or "", result.slug or "", result.short_url)
 
 
 def _remove_images(ws: Any, column: int) -> None:
@@ -88,10 +86,9 @@ def fill_qr_column(
     """Put each row's code in ``column`` (1-based) of ``ws``: images, or hyperlinks to
     PNG files under ``qr_folder(annotated)`` past ``codes.sheet_image_limit`` rows."""
     from openpyxl.drawing.image import Image  # type: ignore[import-untyped]
-    from openpyxl.utils import get_column_letter  # type: ignore[import-untyped]
 
     _remove_images(ws, column)
-    letter = get_column_letter(column)
+    letter = column_letter(column - 1)
     ws.column_dimensions[letter].width = _COLUMN_WIDTH
     wanted = {row: _link_of(result) for row, result in rows.items()}
     links = [link for link in wanted.values() if isinstance(link, QrLink)]

@@ -40,11 +40,9 @@ class _StreamingWriter:
         self.options = options or ReportOptions()
         self._out = AtomicFile(path, encoding=self.encoding, newline="")
         self._file: IO[str] = self._out.file
-        self.rows = 0
         self._flushed_at = time.monotonic()
 
     def _row(self, result: RowResult) -> dict[str, Any]:
-        self.rows += 1
         return report_row(result, self.options.secrets)
 
     def _flush_soon(self) -> None:

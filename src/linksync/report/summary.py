@@ -61,17 +61,6 @@ class Counts:
         """Rows failed or invalid."""
         return self.by_status.get(Status.FAILED, 0) + self.by_status.get(Status.INVALID, 0)
 
-    @property
-    def changes(self) -> int:
-        """Rows that create, update, replace or delete something."""
-        return sum(
-            self.by_action.get(a, 0)
-            for a in (Action.CREATE, Action.UPDATE, Action.REPLACE, Action.DELETE)
-        )
-
-    def top_errors(self, n: int = TOP_ERRORS) -> tuple[ErrorCount, ...]:
-        return self.errors[:n]
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "total": self.total,
@@ -101,32 +90,21 @@ class Tally:
             self._examples.setdefault(constant, result)
 
     def counts(self) -> Counts:
+        # The pairs in the order of Action, then Status.
+        pairs = {(a, s): self._pairs[a, s] for a in Action for s in Status if self._pairs[a, s]}
         by_action: Counter[Action] = Counter()
         by_status: Counter[Status] = Counter()
-        for (action, status), n in self._pairs.items():
+        for (action, status), n in pairs.items():
             by_action[action] += n
             by_status[status] += n
-        pairs = sorted(
-            self._pairs.items(), key=lambda kv: (_ACTION_ORDER[kv[0][0]], _STATUS_ORDER[kv[0][1]])
-        )
         errors = sorted(self._errors.items(), key=lambda kv: (-kv[1], kv[0]))
         return Counts(
-            total=sum(self._pairs.values()),
+            total=sum(pairs.values()),
             by_action={a.value: by_action[a] for a in Action if by_action[a]},
             by_status={s.value: by_status[s] for s in Status if by_status[s]},
-            by_action_status={(a.value, s.value): n for (a, s), n in pairs},
+            by_action_status={(a.value, s.value): n for (a, s), n in pairs.items()},
             errors=tuple(ErrorCount(c, n, self._examples[c]) for c, n in errors),
         )
-
-
-_ACTION_ORDER = {a: i for i, a in enumerate(Action)}
-_STATUS_ORDER = {s: i for i, s in enumerate(Status)}
-
-
-def terminal_text(text: str) -> str:
-    """``text`` safe for a terminal (``linksync.safe.terminal.printable``): a message must not
-    move the cursor, change colours or reorder the text in the user's terminal."""
-    return printable(text)
 
 
 def count_results(results: Iterable[RowResult]) -> Counts:
@@ -173,8 +151,6 @@ def render_summary(
     report_paths: Sequence[str | Path] = (),
     exit_code: int | None = None,
     exit_meaning: str | None = None,
-    *,
-    top: int = TOP_ERRORS,
 ) -> str:
     """The end-of-run summary for the terminal, as plain text in a deterministic order."""
     lines: list[str] = []
@@ -195,7 +171,7 @@ def render_summary(
             f"Requests: {info.requests}{kinds}; 429 waits: {info.rate_limit_waits}; "
             f"duration {info.duration_s:.1f} s"
         )
-    shown = counts.errors[:top]
+    shown = counts.errors[:TOP_ERRORS]
     if shown:
         lines.append("Top errors:")
         cwidth = max(len(e.constant) for e in shown)
@@ -221,16 +197,6 @@ def render_summary(
     if exit_code is not None:
         meaning = f": {exit_meaning}" if exit_meaning else ""
         lines.append(f"Exit code {exit_code}{meaning}")
-    return "\n".join(terminal_text(" ".join(line.split("\n"))) for line in lines)
-
-
-__all__ = [
-    "TOP_ERRORS",
-    "Counts",
-    "ErrorCount",
-    "Tally",
-    "count_results",
-    "render_summary",
-    "run_title",
-    "safe_target",
-]
+    # Safe for a terminal: a message must not move the cursor, change colours or reorder
+    # the text in the user's terminal.
+    return "\n".join(printable(" ".join(line.split("\n"))) for line in lines)

@@ -78,15 +78,6 @@ class ReportSet:
         for writer in self.writers:
             writer.write(result)
 
-    def flush(self) -> None:
-        """Put the rows written so far on disk (csv, jsonl): call it before a long wait."""
-        for writer in self.writers:
-            writer.flush()
-
-    def write_all(self, results: Iterable[RowResult]) -> None:
-        for result in results:
-            self.write(result)
-
     def counts(self) -> Counts:
         return self.tally.counts()
 
@@ -124,19 +115,3 @@ class ReportSet:
         tb: TracebackType | None,
     ) -> None:
         self.abort()
-
-
-def write_reports(
-    paths: Iterable[str | Path],
-    results: Iterable[RowResult],
-    info: RunInfo,
-    *,
-    options: ReportOptions | None = None,
-    notes: Sequence[str] = (),
-    refused_reason: str | None = None,
-) -> tuple[list[Path], Counts]:
-    """Write ``results`` to every report of ``paths`` in one call."""
-    with ReportSet(paths, options) as reports:
-        reports.write_all(results)
-        written = reports.close(info, notes=notes, refused_reason=refused_reason)
-        return written, reports.counts()

@@ -20,7 +20,8 @@ from linksync.model import RESULT_COLUMNS, RowResult, RunInfo, Status
 from linksync.report.base import Closing, ReportOptions
 from linksync.report.cells import XLSX_MAX_CELL_CHARS, link_label, report_row, where
 from linksync.report.summary import Tally, run_title, safe_target
-from linksync.report.xlsx_stream import Cell, CellStyle, SheetStream, StreamingWorkbook
+from linksync.report.xlsx_stream import Cell, StreamingWorkbook
+from linksync.report.xlsx_xml import CellStyle
 from linksync.safe.outputs import atomic_path
 from linksync.safe.secrets import redact
 
@@ -92,11 +93,6 @@ class XlsxWriter:
         self._results.append(RESULT_COLUMNS, self._s_header)
         self._results.freeze_rows = 1
 
-    @property
-    def _row(self) -> int:
-        """Data rows on the Results sheet."""
-        return self._results.rows - 1
-
     def write(self, result: RowResult) -> None:
         self.tally.add(result)
         if self._results.rows > self.max_rows:
@@ -121,31 +117,32 @@ class XlsxWriter:
     def _write_summary(self, info: RunInfo, closing: Closing) -> None:
         secrets = self.options.secrets
         counts = self.tally.counts()
-        cells: dict[tuple[int, int], tuple[Cell, int]] = {}
+        sheet = self._summary
         widths = [0, 0, 0, 0, 0, 0, 0, 0]
-        r = 0
 
-        def put(col: int, value: str | int | float, style: int = 0) -> None:
-            if isinstance(value, str):
-                value = redact(value, secrets)
-            n = min(len(str(value)), XLSX_MAX_CELL_CHARS)
-            widths[col] = max(widths[col], n)
-            cells[r, col] = (value, style)
+        def row(*cells: tuple[str | int | float, int]) -> None:
+            """The next row: each cell a (value, style), from column A."""
+            values: list[Cell] = []
+            for col, (value, _) in enumerate(cells):
+                if isinstance(value, str):
+                    value = redact(value, secrets)
+                widths[col] = max(widths[col], min(len(str(value)), XLSX_MAX_CELL_CHARS))
+                values.append(value)
+            sheet.append(values, 0, {col: style for col, (_, style) in enumerate(cells)})
 
         title = self.options.title or f"linksync {run_title(counts, info)}"
-        cells[r, 0] = (redact(title, secrets), self._s_title)
-        r += 2
+        sheet.append([redact(title, secrets)], 0, {0: self._s_title})
+        sheet.append([])
         notes = closing.all_notes()
         if self.dropped:
             notes.append(
-                f"Results sheet holds the first {self._row:,} rows (Excel's limit); "
+                f"Results sheet holds the first {self._results.rows - 1:,} rows (Excel's limit); "
                 f"{self.dropped:,} more are counted here: write a .csv or .jsonl report for all"
             )
         for note in notes:
-            put(0, note, self._s_warn)
-            r += 1
+            row((note, self._s_warn))
         if notes:
-            r += 1
+            sheet.append([])
         facts: list[tuple[str, str | int | float]] = [
             ("Target", safe_target(info.target)),
             ("Mode", info.mode),
@@ -160,45 +157,33 @@ class XlsxWriter:
             facts.append(("Run id", info.run_id))
         facts.append(("Rows", counts.total))
         for label, value in facts:
-            put(0, label, self._s_bold)
-            put(1, value)
-            r += 1
-        r += 1
+            row((label, self._s_bold), (value, 0))
+        sheet.append([])
         statuses = list(counts.by_status)
-        put(0, "Action", self._s_header)
-        for i, status in enumerate(statuses, start=1):
-            put(i, status, self._s_header)
-        put(len(statuses) + 1, "total", self._s_header)
-        r += 1
+        header = self._s_header
+        row(("Action", header), *((s, header) for s in statuses), ("total", header))
         for action, total in counts.by_action.items():
-            put(0, action, self._s_bold)
-            for i, status in enumerate(statuses, start=1):
-                put(i, counts.by_action_status.get((action, status), 0))
-            put(len(statuses) + 1, total, self._s_bold)
-            r += 1
-        put(0, "total", self._s_bold)
-        for i, status in enumerate(statuses, start=1):
-            put(i, counts.by_status[status], self._s_bold)
-        put(len(statuses) + 1, counts.total, self._s_bold)
-        r += 2
+            by_status = (counts.by_action_status.get((action, s), 0) for s in statuses)
+            row((action, self._s_bold), *((n, 0) for n in by_status), (total, self._s_bold))
+        bold = self._s_bold
+        by_status = (counts.by_status[s] for s in statuses)
+        row(("total", bold), *((n, bold) for n in by_status), (counts.total, bold))
         if counts.errors:
-            for col, head in enumerate(("Error constant", "Rows", "Example", "Link", "Message")):
-                put(col, head, self._s_header)
-            r += 1
+            sheet.append([])
+            heads = ("Error constant", "Rows", "Example", "Link", "Message")
+            row(*((head, header) for head in heads))
             for e in counts.errors:
-                put(0, e.constant, self._s_bold)
-                put(1, e.count)
-                put(2, where(e.example))
-                put(3, link_label(e.example))
-                put(4, e.example.message or "")
-                r += 1
-        _write_cells(self._summary, cells)
+                example = e.example
+                row(
+                    (e.constant, bold),
+                    (e.count, 0),
+                    (where(example), 0),
+                    (link_label(example), 0),
+                    (example.message or "", 0),
+                )
         for col, n in enumerate(widths):
             if n:
-                self._summary.widths[col] = min(max(n + 2, 10), _MAX_WIDTH)
-
-    def flush(self) -> None:
-        """Nothing to do: this format is assembled on close."""
+                sheet.widths[col] = min(max(n + 2, 10), _MAX_WIDTH)
 
     def close(self, info: RunInfo, closing: Closing | None = None) -> Path:
         try:
@@ -209,7 +194,6 @@ class XlsxWriter:
             for col, head in enumerate(RESULT_COLUMNS):
                 n = max(len(head) + 3, results.max_chars[col])
                 results.widths[col] = min(n + 1, _MAX_WIDTH)
-            self._wb.active = 0
             with atomic_path(self.path) as tmp:
                 self._wb.save(tmp)
         finally:
@@ -218,15 +202,3 @@ class XlsxWriter:
 
     def abort(self) -> None:
         self._wb.close()
-
-
-def _write_cells(sheet: SheetStream, cells: dict[tuple[int, int], tuple[Cell, int]]) -> None:
-    """Write sparse ``(row, col) -> (value, style)`` cells (0-based) as whole rows."""
-    last_row = max((r for r, _ in cells), default=-1)
-    for r in range(last_row + 1):
-        cols = sorted(c for rr, c in cells if rr == r)
-        values: list[Cell] = [None] * (cols[-1] + 1 if cols else 0)
-        styles: dict[int, int] = {}
-        for c in cols:
-            values[c], styles[c] = cells[r, c]
-        sheet.append(values, 0, styles)

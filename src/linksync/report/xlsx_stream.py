@@ -8,77 +8,39 @@ the OOXML minimal structure: ``[Content_Types].xml``, ``_rels/.rels``,
 ``xl/workbook.xml``, ``xl/_rels/workbook.xml.rels``, ``xl/styles.xml`` and one
 ``xl/worksheets/sheetN.xml`` (with ``_rels/sheetN.xml.rels`` when it has links) per sheet.
 
-Text is escaped as Excel does: ``& < >`` become entities, control characters XML 1.0
-forbids become ``_xHHHH_`` (and a literal ``_xHHHH_`` gets its underscore escaped, so
-Excel shows it unchanged); lone surrogates, which UTF-8 cannot carry, become U+FFFD.
-Text longer than a cell holds is cut, ending with an ellipsis.
+Text is escaped as Excel does (``linksync.report.xlsx_xml``). Text longer than a cell
+holds is cut, ending with an ellipsis.
 """
 
 from __future__ import annotations
 
-import math
-import re
-import shutil
-import tempfile
 import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO
 
-from linksync.report.cells import XLSX_MAX_CELL_CHARS, fit_cell
+from linksync.report.base import Spool
+from linksync.report.cells import XLSX_MAX_CELL_CHARS, fit_cell, xml_attr
 from linksync.report.xlsx_xml import (
     CT_NS,
     CT_SHEET,
     CT_STYLES,
     CT_WORKBOOK,
     MAIN_NS,
-    MAX_COLS,
-    MAX_ROWS,
     PKG_REL_NS,
     REL_NS,
     XML_DECL,
     CellStyle,
     column_letter,
     column_width,
-    escape_attr,
     escape_text,
     escape_url,
     styles_xml,
 )
 
-__all__ = [
-    "MAX_COLS",
-    "MAX_ROWS",
-    "Cell",
-    "CellStyle",
-    "SheetStream",
-    "StreamingWorkbook",
-    "column_letter",
-    "escape_text",
-    "escape_url",
-]
-
 Cell = str | int | float | None
 
 #: Part size (bytes) above which a zip entry is written with Zip64 headers.
 _ZIP64_OVER = 1 << 31
-
-
-def _spool() -> IO[str]:
-    return tempfile.TemporaryFile("w+", encoding="utf-8", newline="")
-
-
-def _size(spool: IO[str] | None) -> int:
-    if spool is None:
-        return 0
-    spool.flush()
-    return spool.seek(0, 2)
-
-
-def _copy(spool: IO[str], out: IO[bytes]) -> None:
-    spool.flush()
-    spool.seek(0)
-    shutil.copyfileobj(spool.buffer, out, 1 << 20)  # type: ignore[attr-defined]
 
 
 class SheetStream:
@@ -95,9 +57,9 @@ class SheetStream:
         #: Characters of the widest value written per column, for widths that fit.
         self.max_chars: list[int] = []
         self.links = 0
-        self._data = _spool()
-        self._links: IO[str] | None = None
-        self._rels: IO[str] | None = None
+        self._data = Spool()
+        self._links: Spool | None = None
+        self._rels: Spool | None = None
         self._refs = [column_letter(c) for c in range(32)]
 
     def _ref(self, col: int) -> str:
@@ -115,10 +77,6 @@ class SheetStream:
         """Write the next row: ``values`` from column A, each cell in ``style`` unless
         ``cell_styles`` names another for its column. An empty cell (None or '') is left
         out, or written blank when it has a style. Returns the row's number."""
-        if self.rows >= MAX_ROWS:
-            raise ValueError(f"sheet {self.name!r} is full ({MAX_ROWS:,} rows)")
-        if len(values) > MAX_COLS:
-            raise ValueError(f"a row holds at most {MAX_COLS:,} cells")
         self.rows += 1
         r = str(self.rows)
         n_cols = len(values)
@@ -153,31 +111,26 @@ class SheetStream:
                     f'<c r="{refs[col]}{r}"{s_attr} t="inlineStr"><is><t{space}>{text}</t></is></c>'
                 )
                 continue
-            number = repr(value) if not isinstance(value, bool) else str(int(value))
+            number = repr(value)
             if len(number) > chars[col]:
                 chars[col] = len(number)
-            if isinstance(value, bool):
-                add(f'<c r="{refs[col]}{r}"{s_attr} t="b"><v>{number}</v></c>')
-            elif isinstance(value, int) or math.isfinite(value):
-                add(f'<c r="{refs[col]}{r}"{s_attr}><v>{number}</v></c>')
-            else:  # NaN and infinities are no Excel numbers: written as their text
-                add(f'<c r="{refs[col]}{r}"{s_attr} t="inlineStr"><is><t>{number}</t></is></c>')
+            add(f'<c r="{refs[col]}{r}"{s_attr}><v>{number}</v></c>')
         add("</row>")
         if n_cols - 1 > self.max_col:
             self.max_col = n_cols - 1
-        self._data.write("".join(parts))
+        self._data.append("".join(parts))
         return self.rows
 
     def link(self, row: int, col: int, url: str) -> None:
         """Make the cell at ``row``, ``col`` a link to the external ``url``."""
         if self._links is None or self._rels is None:
-            self._links, self._rels = _spool(), _spool()
+            self._links, self._rels = Spool(), Spool()
         self.links += 1
         rid = f"rId{self.links}"
-        self._links.write(f'<hyperlink ref="{self._ref(col)}{row}" r:id="{rid}"/>')
-        self._rels.write(
+        self._links.append(f'<hyperlink ref="{self._ref(col)}{row}" r:id="{rid}"/>')
+        self._rels.append(
             f'<Relationship Id="{rid}" Type="{REL_NS}/hyperlink" '
-            f'Target="{escape_attr(escape_url(url))}" TargetMode="External"/>'
+            f'Target="{xml_attr(escape_url(url))}" TargetMode="External"/>'
         )
 
     def _range(self, first_row: int, first_col: int, last_row: int, last_col: int) -> str:
@@ -188,10 +141,7 @@ class SheetStream:
         if self.autofilter is None:
             return None
         r1, c1, r2, c2 = self.autofilter
-        name = self.name
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name):
-            name = "'" + name.replace("'", "''") + "'"
-        return f"{name}!${self._ref(c1)}${r1}:${self._ref(c2)}${r2}"
+        return f"{self.name}!${self._ref(c1)}${r1}:${self._ref(c2)}${r2}"
 
     def write_to(self, z: zipfile.ZipFile, selected: bool) -> None:
         """Put this sheet (and its links) into the package."""
@@ -223,14 +173,14 @@ class SheetStream:
             tail += f'<autoFilter ref="{self._range(*self.autofilter)}"/>'
         name = f"xl/worksheets/sheet{self.index}.xml"
         # Zip64 only when a part may pass 4 GB: some readers dislike it on small parts.
-        big = _size(self._data) + _size(self._links) > _ZIP64_OVER
+        big = self._data.size() + (self._links.size() if self._links else 0) > _ZIP64_OVER
         with z.open(name, "w", force_zip64=big) as out:
             out.write(head.encode())
-            _copy(self._data, out)
+            self._data.copy_to(out)
             out.write(tail.encode())
             if self._links is not None:
                 out.write(b"<hyperlinks>")
-                _copy(self._links, out)
+                self._links.copy_to(out)
                 out.write(b"</hyperlinks>")
             out.write(
                 b'<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" '
@@ -238,9 +188,9 @@ class SheetStream:
             )
         if self._rels is not None:
             rels = f"xl/worksheets/_rels/sheet{self.index}.xml.rels"
-            with z.open(rels, "w", force_zip64=_size(self._rels) > _ZIP64_OVER) as out:
+            with z.open(rels, "w", force_zip64=self._rels.size() > _ZIP64_OVER) as out:
                 out.write(f'{XML_DECL}<Relationships xmlns="{PKG_REL_NS}">'.encode())
-                _copy(self._rels, out)
+                self._rels.copy_to(out)
                 out.write(b"</Relationships>")
 
     def close(self) -> None:
@@ -255,7 +205,6 @@ class StreamingWorkbook:
     def __init__(self) -> None:
         self.sheets: list[SheetStream] = []
         self.styles: list[CellStyle] = []
-        self.active = 0
 
     def add_style(self, style: CellStyle) -> int:
         """The style's index, for ``SheetStream.append``."""
@@ -263,18 +212,16 @@ class StreamingWorkbook:
         return len(self.styles)
 
     def add_sheet(self, name: str) -> SheetStream:
-        if not 0 < len(name) <= 31 or re.search(r"[\[\]:*?/\\]", name):
-            raise ValueError(f"not an Excel sheet name: {name!r}")
-        if any(s.name.lower() == name.lower() for s in self.sheets):
-            raise ValueError(f"duplicate sheet name: {name!r}")
+        """A new sheet, after the others. ``name``: a valid Excel sheet name, used as it
+        is in references (letters, digits and ``_``)."""
         sheet = SheetStream(name, len(self.sheets) + 1)
         self.sheets.append(sheet)
         return sheet
 
-    def save(self, path: Path, compresslevel: int = 1) -> None:
-        """Write the package to ``path`` (which is overwritten)."""
+    def save(self, path: Path) -> None:
+        """Write the package to ``path`` (which is overwritten); the first sheet is active."""
         n = len(self.sheets)
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=compresslevel) as z:
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
             z.writestr("[Content_Types].xml", self._content_types())
             z.writestr(
                 "_rels/.rels",
@@ -296,7 +243,7 @@ class StreamingWorkbook:
             )
             z.writestr("xl/styles.xml", styles_xml(self.styles))
             for i, sheet in enumerate(self.sheets):
-                sheet.write_to(z, selected=i == self.active)
+                sheet.write_to(z, selected=i == 0)
 
     def _content_types(self) -> str:
         sheets = "".join(
@@ -315,18 +262,18 @@ class StreamingWorkbook:
 
     def _workbook_xml(self) -> str:
         sheets = "".join(
-            f'<sheet name="{escape_attr(s.name)}" sheetId="{s.index}" r:id="rId{s.index}"/>'
+            f'<sheet name="{xml_attr(s.name)}" sheetId="{s.index}" r:id="rId{s.index}"/>'
             for s in self.sheets
         )
         names = "".join(
             f'<definedName name="_xlnm._FilterDatabase" localSheetId="{s.index - 1}" '
-            f'hidden="1">{escape_attr(ref)}</definedName>'
+            f'hidden="1">{xml_attr(ref)}</definedName>'
             for s in self.sheets
             if (ref := s.filter_range()) is not None
         )
         return (
             f'{XML_DECL}<workbook xmlns="{MAIN_NS}" xmlns:r="{REL_NS}">'
-            f'<bookViews><workbookView activeTab="{self.active}"/></bookViews>'
+            f'<bookViews><workbookView activeTab="0"/></bookViews>'
             f"<sheets>{sheets}</sheets>"
             + (f"<definedNames>{names}</definedNames>" if names else "")
             + "</workbook>"

@@ -1,5 +1,5 @@
-"""The XML pieces of an .xlsx package: text, attribute and URL escaping as Excel does
-it, column letters and widths, cell styles and ``xl/styles.xml`` (used by
+"""The XML pieces of an .xlsx package: text and URL escaping as Excel does it, column
+letters and widths, cell styles and ``xl/styles.xml`` (used by
 ``linksync.report.xlsx_stream``).
 
 Text is escaped as Excel does: ``& < >`` become entities, control characters XML 1.0
@@ -22,10 +22,6 @@ CT_WORKBOOK = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet
 CT_STYLES = "application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"
 XML_DECL = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
 
-#: Excel's limits: rows and columns of a sheet, characters of a sheet name.
-MAX_ROWS = 1_048_576
-MAX_COLS = 16_384
-
 #: Anything in a text that needs more than copying: XML specials, control characters,
 #: a literal ``_xHHHH_``, lone surrogates and the two non-characters.
 _NEEDS_ESCAPE = re.compile("[&<>\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]|_x[0-9a-fA-F]{4}_")
@@ -33,7 +29,6 @@ _ODD = re.compile("[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]|_x[0-9a-fA-F]{4
 _LITERAL_ESCAPE = re.compile("(_x[0-9a-fA-F]{4}_)")
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\ufffe\uffff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_ATTR_SPECIAL = re.compile('[&<>"\x00-\x1f\ud800-\udfff\ufffe\uffff]')
 _URL_ENCODED = re.compile("%[0-9a-fA-F]{2}")
 _URL_UNSAFE = re.compile('[%" <>\\[\\]^`{}]')
 
@@ -53,23 +48,6 @@ def escape_text(text: str) -> str:
         text = _CONTROL.sub(lambda m: f"_x{ord(m.group()):04X}_", text)
         text = _SURROGATE.sub("\ufffd", text)
     return text
-
-
-def escape_attr(text: str) -> str:
-    """``text`` as an XML attribute value in double quotes, or as plain element text
-    (characters XML cannot carry become U+FFFD)."""
-    if not _ATTR_SPECIAL.search(text):
-        return text
-    text = _SURROGATE.sub("\ufffd", _CONTROL.sub("\ufffd", text))
-    return (
-        text.replace("&", "&amp;")
-        .replace('"', "&quot;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("\t", "&#9;")
-        .replace("\n", "&#10;")
-        .replace("\r", "&#13;")
-    )
 
 
 def escape_url(url: str) -> str:
