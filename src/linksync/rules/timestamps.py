@@ -22,7 +22,6 @@ the designator, as the interface does.
 from __future__ import annotations
 
 import re
-import time
 from datetime import UTC, datetime, tzinfo
 from enum import StrEnum
 from functools import lru_cache
@@ -82,18 +81,9 @@ def format_ts(dt: datetime) -> str:
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 
-_second: tuple[int, str] = (-1, "")
-
-
 def utc_now() -> str:
-    """The current instant as ``format_ts`` writes it (the date and time of the current
-    second are formatted once per second: the journal stamps every record)."""
-    global _second
-    now = time.time()
-    sec = int(now)
-    if sec != _second[0]:
-        _second = (sec, time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(sec)))
-    return f"{_second[1]}{int((now - sec) * 1000):03d}Z"
+    """The current instant as ``format_ts`` writes it."""
+    return format_ts(datetime.now(UTC))
 
 
 def time_zone(name: str | None) -> ZoneInfo | None:

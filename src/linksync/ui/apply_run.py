@@ -28,7 +28,7 @@ from linksync.config import Settings
 from linksync.model import RowResult, Status
 from linksync.model.outcome import EXIT_MEANINGS
 from linksync.pipeline.events import RunEvents
-from linksync.report.annotate import SPREADSHEET_SUFFIXES
+from linksync.report.annotate import SPREADSHEET_SUFFIXES, status_text
 from linksync.report.writers import WRITERS
 from linksync.sync.plan import Plan
 from linksync.ui.progress import RunFeed, RunOutcome
@@ -60,20 +60,18 @@ def copy_names(names: Sequence[str], taken: Sequence[str] = ()) -> list[str]:
     return out
 
 
-_DONE = {"create": "created", "update": "updated", "replace": "replaced", "delete": "deleted"}
+#: The words of ``outcome_words``, in the order said.
+_WORDS = ("created", "updated", "replaced", "deleted", "unchanged", "failed", "invalid", "skipped")
 
 
 def outcome_words(rows: Sequence[RowResult]) -> str:
-    """'14 created, 4 invalid' / '2 updated, 16 unchanged, 3 not attempted'."""
-    counts: Counter[str] = Counter()
-    for r in rows:
-        if r.status is Status.OK:
-            counts[_DONE.get(r.action.value, r.action.value)] += 1
-        elif r.not_attempted:
-            counts["not attempted"] += 1
-        else:
-            counts[r.status.value] += 1
-    order = [*_DONE.values(), "unchanged", "failed", "invalid", "skipped", "not attempted"]
+    """'14 created, 4 invalid' / '2 updated, 16 unchanged, 3 not attempted' (each row
+    as the annotated copy's Status column says it)."""
+    counts = Counter(
+        "not attempted" if r.status is not Status.OK and r.not_attempted else status_text(r)
+        for r in rows
+    )
+    order = [*_WORDS, "not attempted"]
     parts = [f"{counts[w]} {w}" for w in order if counts[w]]
     return ", ".join(parts) or "no rows"
 
