@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
@@ -64,15 +64,11 @@ class ProgressSnapshot:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            **asdict(self),
             "state": self.state.value,
-            "done": self.done,
-            "total": self.total,
-            "failed": self.failed,
-            "not_attempted": self.not_attempted,
             "rate": round(self.rate, 2) if self.rate is not None else None,
             "eta_s": round(self.eta_s, 1) if self.eta_s is not None else None,
             "wait_s": round(self.wait_s, 1),
-            "message": self.message,
         }
 
     @classmethod

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -92,9 +92,6 @@ class ProblemRow:
     fix: str
     message: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__slots__}
-
 
 @dataclass(frozen=True)
 class CheckView:
@@ -119,14 +116,7 @@ class CheckView:
         return sorted({p.sheet or p.source for p in self.problems})
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "sheets": [s.to_dict() for s in self.sheets],
-            "problems": [p.to_dict() for p in self.problems],
-            "counts": self.counts,
-            "error": self.error,
-            "utm_rules": list(self.utm_rules),
-            "notes": list(self.notes),
-        }
+        return {**asdict(self), "sheets": [s.to_dict() for s in self.sheets]}
 
 
 def _problem_row(found: CellProblem, files: PageFiles) -> ProblemRow:
@@ -193,11 +183,6 @@ class ChangeRow:
     message: str
     fix: str
 
-    def to_dict(self) -> dict[str, Any]:
-        out = {k: getattr(self, k) for k in self.__slots__}
-        out["fields"] = list(self.fields)
-        return out
-
 
 def _field_lines(ch: Change) -> tuple[str, ...]:
     """Old -> new for each field an update changes; what a create sends (a password,
@@ -226,17 +211,6 @@ def _payload_line(ch: Change, key: str, value: object) -> str:
 
 def _change_row(ch: Change, files: PageFiles) -> ChangeRow:
     prov = ch.provenance
-    where = ""
-    if prov is not None:
-        where = ", ".join(
-            x
-            for x in (
-                files.name_of(prov.source),
-                f"sheet {prov.sheet}" if prov.sheet else "",
-                f"row {prov.row}" if prov.row is not None else "",
-            )
-            if x
-        )
     err = ch.error
     notes = [files.shorten(p.message) for p in ch.problems if p.severity is Severity.WARNING]
     if ch.reason:
@@ -245,7 +219,7 @@ def _change_row(ch: Change, files: PageFiles) -> ChangeRow:
     return ChangeRow(
         action=ch.action.value,
         link=ch.label(),
-        where=where,
+        where=files.shorten(prov.where()) if prov is not None else "",
         fields=_field_lines(ch),
         constant=err.constant if err is not None else ch.blocked_by,
         message=message,
@@ -277,23 +251,7 @@ class PlanView:
         return self.writes == 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "plan_id": self.plan_id,
-            "counts": self.counts,
-            "rows": [r.to_dict() for r in self.rows],
-            "more": self.more,
-            "writes": self.writes,
-            "nothing_to_do": self.nothing_to_do,
-            "quota": self.quota,
-            "quota_excess": self.quota_excess,
-            "refused": self.refused,
-            "forced": self.forced,
-            "unmanaged": self.unmanaged,
-            "slugs": self.slugs,
-            "requests": self.requests,
-            "file_problems": list(self.file_problems),
-            "command_line": self.command_line,
-        }
+        return {**asdict(self), "nothing_to_do": self.nothing_to_do}
 
 
 def annotated_name(name: str) -> str:
