@@ -22,10 +22,9 @@ import uvicorn
 
 from linksync.config import Settings
 from linksync.sandbox.server import base_url_of, bind
-from linksync.ui.app import create_ui_app
+from linksync.ui.app import UiState, create_ui_app
 from linksync.ui.runs import RunRegistry
 from linksync.ui.security import new_token, page_hosts
-from linksync.ui.state import UiState
 from linksync.ui.uploads import DEFAULT_MAX_BYTES, UploadStore
 
 #: The only address the page's server listens on.
