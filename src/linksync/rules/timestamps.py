@@ -86,6 +86,7 @@ def utc_now() -> str:
     return format_ts(datetime.now(UTC))
 
 
+@lru_cache(maxsize=64)
 def time_zone(name: str | None) -> ZoneInfo | None:
     """The zone an IANA name (``America/New_York``) stands for; None for none or UTC
     (``UTC``, ``Etc/UTC``, ``Z``: naive times are then UTC, as without the option).
@@ -139,11 +140,6 @@ def localize(naive: datetime, zone: tzinfo | None) -> tuple[datetime, Oddity | N
 _WRITTEN = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z", re.ASCII)
 
 
-@lru_cache(maxsize=64)
-def _zone(name: str) -> tzinfo | None:
-    return time_zone(name)
-
-
 @lru_cache(maxsize=4096)
 def show_expiry(value: str | None, zone: tzinfo | str | None) -> str:
     """An expiry with its zone, for a person: ``2027-03-31 23:59 America/New_York =
@@ -153,7 +149,7 @@ def show_expiry(value: str | None, zone: tzinfo | str | None) -> str:
     if not value:
         return ""
     if isinstance(zone, str):
-        zone = _zone(zone)
+        zone = time_zone(zone)
     if _WRITTEN.fullmatch(value):  # as format_ts writes: no parsing needed in UTC
         if zone is None:
             seconds = value[16:19] if value[17:19] != "00" else ""

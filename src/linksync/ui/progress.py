@@ -99,7 +99,6 @@ class RunFeed(PlainProgress):
         super().__init__(every=0.0, clock=clock)
         self.version = 0
         self.message: str | None = None
-        self._started = False
 
     def note(self, message: str | None) -> None:
         """Say what the run is doing ("planning", "writing the reports")."""
@@ -108,7 +107,6 @@ class RunFeed(PlainProgress):
 
     def start(self, total: int, wait: WaitFn = _no_wait) -> None:
         super().start(total, wait)
-        self._started = True
         self.version += 1
 
     def _emit(self, now: float) -> None:
@@ -120,7 +118,7 @@ class RunFeed(PlainProgress):
     def snapshot(self, state: RunState = RunState.RUNNING) -> ProgressSnapshot:
         now = self._clock()
         elapsed = now - self._t0
-        rate = self.done / elapsed if self._started and self.done and elapsed > 0 else None
+        rate = self.done / elapsed if self.done and elapsed > 0 else None
         left = self.total - self.done - self.skipped
         eta = left / rate if rate and left > 0 and not state.over else None
         wait = self._wait() if not state.over else 0.0

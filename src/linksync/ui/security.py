@@ -45,10 +45,6 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
 )
 
 
-def new_token() -> str:
-    return secrets.token_urlsafe(32)
-
-
 def page_hosts(port: int) -> frozenset[str]:
     """The Host values of a page served on 127.0.0.1:``port``."""
     return frozenset({f"127.0.0.1:{port}", f"localhost:{port}"})

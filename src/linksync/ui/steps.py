@@ -288,8 +288,7 @@ def plan_view(shown: ShownPlan, files: PageFiles, spreadsheets: Sequence[str]) -
         slugs=slugless_note(plan),
         requests=plan.requests,
         file_problems=tuple(
-            f"{p.severity.value}: {files.shorten(p.where())}: {p.constant}: "
-            f"{files.shorten(p.message)}"
+            files.shorten(f"{p.severity.value}: {p.where()}: {p.constant}: {p.message}")
             for p in shown.planned.file_problems
         ),
         command_line=shown.choices.command_line(
