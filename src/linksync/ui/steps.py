@@ -64,12 +64,6 @@ class PageFiles:
     def names(self) -> list[str]:
         return [u.name for u in self.uploads]
 
-    def name_of(self, source: str | None) -> str:
-        for u in self.uploads:
-            if source == str(u.path):
-                return u.name
-        return source or ""
-
     def shorten(self, text: str | None) -> str:
         """``text`` with every upload's temporary path replaced by its name."""
         out = text or ""
@@ -125,7 +119,7 @@ def _problem_row(found: CellProblem, files: PageFiles) -> ProblemRow:
     return ProblemRow(
         severity=p.severity.value,
         constant=p.constant,
-        source=files.name_of(prov.source if prov else None),
+        source=files.shorten(prov.source if prov else None),
         sheet=prov.sheet if prov else None,
         row=prov.row if prov else None,
         column=p.column_name,
@@ -148,7 +142,7 @@ def check(files: PageFiles, choices: Choices, settings: Settings) -> CheckView:
         )
     except SourceError as exc:
         return CheckView(error=files.shorten(str(exc)))
-    sheets = tuple(replace(s, source=files.name_of(s.source)) for s in checked.sheets)
+    sheets = tuple(replace(s, source=files.shorten(s.source)) for s in checked.sheets)
     problems = tuple(_problem_row(p, files) for p in checked.problems)
     rules = settings.profile.utm_rules
     in_force = tuple(rules.describe()) if rules is not None else ()
