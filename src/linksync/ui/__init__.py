@@ -3,7 +3,7 @@
 
 Served by uvicorn on 127.0.0.1 only, guarded against other web pages (``security``),
 with uploads kept in a temporary folder (``uploads``). Its steps (``app``)
-show the columns of each sheet (``columns``), check the rows (``steps.check``), plan
+show the columns of each sheet, check the rows (``steps.check``), plan
 with ``linksync.plan`` and apply that plan with ``linksync.apply`` (``apply_run``) as a
 run that outlives a closed tab (``runs``), whose progress the page follows as
 server-sent events (``progress``). A guide with screenshots is in ``docs/ui.md``.

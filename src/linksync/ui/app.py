@@ -49,10 +49,10 @@ from starlette.staticfiles import StaticFiles
 from linksync._version import __version__
 from linksync.config import Settings, Target
 from linksync.errors import LinksyncError
+from linksync.sources.columns import COLUMN_FIELDS, SHORT_URL
 from linksync.sync.options import MODES
 from linksync.ui.apply_run import PageApply, spreadsheets
 from linksync.ui.choices import Choices
-from linksync.ui.columns import FIELD_LABELS
 from linksync.ui.runs import Run, RunBusy, RunRegistry
 from linksync.ui.security import PageGuard
 from linksync.ui.steps import CheckView, PageFiles, ShownPlan, check, make_plan, plan_view
@@ -219,6 +219,29 @@ async def download(request: Request) -> Response:
     return FileResponse(path, filename=name, content_disposition_type="attachment")
 
 
+#: The page's words for the column step: what each field a column can feed is called in
+#: the list beside each column (``COLUMN_FIELDS`` order). The columns themselves, with
+#: the field each feeds, how it was matched and example values, are
+#: ``linksync.sources.preview``'s ``SheetPreview`` values, as
+#: ``linksync.pipeline.checking.check`` returns them.
+FIELD_LABELS: dict[str, str] = {
+    "url": "Destination URL",
+    "slug": "Slug (back-half)",
+    "domain": "Domain",
+    "description": "Title / description",
+    "tags": "Tags",
+    "password": "Password",
+    "expires_at": "Expiry date",
+    "apple": "iOS URL",
+    "google": "Android URL",
+    SHORT_URL: "Full short link (domain and slug)",
+    "utm_source": "UTM source",
+    "utm_medium": "UTM medium",
+    "utm_campaign": "UTM campaign",
+    "utm_term": "UTM term",
+    "utm_content": "UTM content",
+}
+assert tuple(FIELD_LABELS) == COLUMN_FIELDS, "one label per field a column can feed"
 #: Largest JSON body a step takes (the choices are small).
 MAX_BODY = 200_000
 
