@@ -44,9 +44,10 @@ def spreadsheets(files: PageFiles) -> list[str]:
     return [u.name for u in files.uploads if u.path.suffix.lower() in SPREADSHEET_SUFFIXES]
 
 
-def copy_names(names: Sequence[str], taken: Sequence[str] = ()) -> list[str]:
-    """The annotated copies' names, unique in the run's folder."""
-    used = set(taken)
+def copy_names(names: Sequence[str]) -> list[str]:
+    """The annotated copies' names, unique in the run's folder (``-annotated`` keeps
+    them apart from the reports and the QR zip; a number, from each other)."""
+    used: set[str] = set()
     out = []
     for name in names:
         wanted = annotated_name(name)
@@ -107,8 +108,7 @@ class PageApply:
     def outputs(self, folder: Path) -> tuple[list[Path], list[Path], Path | None]:
         """(reports, annotated copies, QR zip) in ``folder``."""
         reports = [folder / f"{REPORT_STEM}{ext}" for ext in WRITERS]
-        taken = [p.name for p in reports] + [QR_ZIP]
-        copies = [folder / n for n in copy_names(spreadsheets(self.files), taken)]
+        copies = [folder / n for n in copy_names(spreadsheets(self.files))]
         qr = folder / QR_ZIP if self.shown.choices.qr else None
         return reports, copies, qr
 

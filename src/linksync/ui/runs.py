@@ -169,7 +169,7 @@ class RunRegistry:
     def _keep_saved(self, run: Run) -> None:
         while not run.ended.wait(SAVE_EVERY_S):
             try:
-                self._save(run, going=True)
+                self._save(run)
             except OSError:
                 continue  # the record at the end is the one that counts
 
@@ -243,11 +243,11 @@ class RunRegistry:
 
     # --- on disk ----------------------------------------------------------------------
 
-    def _save(self, run: Run, *, going: bool = False) -> None:
-        """Write the record; ``going``: only while the run goes (a periodic save never
+    def _save(self, run: Run) -> None:
+        """Write the record as of now, unless the run has ended (a periodic save never
         replaces the final record)."""
         with self._save_lock:
-            if going and run.ended.is_set():
+            if run.ended.is_set():
                 return
             self._write(run, run.current())
 
