@@ -51,7 +51,7 @@ from linksync.config import Settings, Target
 from linksync.errors import LinksyncError
 from linksync.sources.columns import COLUMN_FIELDS, SHORT_URL
 from linksync.sync.options import MODES
-from linksync.ui.apply_run import PageApply, spreadsheets
+from linksync.ui.apply_run import PageApply
 from linksync.ui.choices import Choices
 from linksync.ui.runs import Run, RunBusy, RunRegistry
 from linksync.ui.security import PageGuard
@@ -308,7 +308,7 @@ async def plan_step(request: Request) -> JSONResponse:
     except LinksyncError as exc:
         return error_answer(400, files.shorten(str(exc)))
     ui.shown = shown
-    view = plan_view(shown, files, spreadsheets(files))
+    view = plan_view(shown, files)
     html = _render(ui, "_plan.html", view=view)
     return JSONResponse({"data": view.to_dict(), "html": {"plan": html}})
 

@@ -28,7 +28,7 @@ from linksync.config import Settings
 from linksync.model import RowResult, Status
 from linksync.model.outcome import EXIT_MEANINGS
 from linksync.pipeline.events import RunEvents
-from linksync.report.annotate import SPREADSHEET_SUFFIXES, status_text
+from linksync.report.annotate import status_text
 from linksync.report.writers import WRITERS
 from linksync.sync.plan import Plan
 from linksync.ui.progress import RunFeed, RunOutcome
@@ -37,11 +37,6 @@ from linksync.ui.steps import PageFiles, ShownPlan, annotated_name
 #: The results report's name in the run's folder (one file per format of ``WRITERS``).
 REPORT_STEM = "results"
 QR_ZIP = "qr-codes.zip"
-
-
-def spreadsheets(files: PageFiles) -> list[str]:
-    """The names of the uploads an annotated copy is made of, in order."""
-    return [u.name for u in files.uploads if u.path.suffix.lower() in SPREADSHEET_SUFFIXES]
 
 
 def copy_names(names: Sequence[str]) -> list[str]:
@@ -108,7 +103,7 @@ class PageApply:
     def outputs(self, folder: Path) -> tuple[list[Path], list[Path], Path | None]:
         """(reports, annotated copies, QR zip) in ``folder``."""
         reports = [folder / f"{REPORT_STEM}{ext}" for ext in WRITERS]
-        copies = [folder / n for n in copy_names(spreadsheets(self.files))]
+        copies = [folder / n for n in copy_names(self.files.spreadsheets)]
         qr = folder / QR_ZIP if self.shown.choices.qr else None
         return reports, copies, qr
 

@@ -18,7 +18,6 @@ was uploaded with (``PageFiles.shorten``).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +31,7 @@ from linksync.pipeline.checking import CellProblem
 from linksync.pipeline.checking import check as check_sources
 from linksync.pipeline.inputs import Reading
 from linksync.pipeline.planning import Planned
+from linksync.report.annotate import SPREADSHEET_SUFFIXES
 from linksync.report.cells import field_change_text, show_value
 from linksync.report.plans import slugless_note
 from linksync.sync.plan import Change
@@ -63,6 +63,11 @@ class PageFiles:
     @property
     def names(self) -> list[str]:
         return [u.name for u in self.uploads]
+
+    @property
+    def spreadsheets(self) -> list[str]:
+        """The names of the uploads an annotated copy is made of, in order."""
+        return [u.name for u in self.uploads if u.path.suffix.lower() in SPREADSHEET_SUFFIXES]
 
     def shorten(self, text: str | None) -> str:
         """``text`` with every upload's temporary path replaced by its name."""
@@ -264,7 +269,7 @@ def make_plan(files: PageFiles, choices: Choices, settings: Settings) -> ShownPl
     return ShownPlan(secrets.token_hex(8), planned, choices, files.ids)
 
 
-def plan_view(shown: ShownPlan, files: PageFiles, spreadsheets: Sequence[str]) -> PlanView:
+def plan_view(shown: ShownPlan, files: PageFiles) -> PlanView:
     plan = shown.planned.plan
     listed = [ch for ch in plan.changes if ch.action is not Action.UNCHANGED]
     quota = plan.quota
@@ -286,6 +291,6 @@ def plan_view(shown: ShownPlan, files: PageFiles, spreadsheets: Sequence[str]) -
             for p in shown.planned.file_problems
         ),
         command_line=shown.choices.command_line(
-            files.names, [annotated_name(n) for n in spreadsheets]
+            files.names, [annotated_name(n) for n in files.spreadsheets]
         ),
     )
