@@ -96,38 +96,21 @@ RESERVED_SLUGS: frozenset[str] = frozenset(
     }
 )
 
-#: Characters that do not show but change a value (the usual paste-from-editor harm).
-#: ``find_invisible`` also catches any other control (Cc), format (Cf), separator
-#: (Zs besides the ASCII space, Zl, Zp) or private-use (Co) character.
+#: Characters that do not show but change a value (the usual paste-from-editor harm)
+#: beyond those ``find_invisible`` catches by category: any control (Cc), format (Cf:
+#: zero-width, bidi, BOM, soft hyphen...), separator (Zs besides the ASCII space, Zl,
+#: Zp) or private-use (Co) character.
 INVISIBLE_CHARS: frozenset[str] = frozenset(
-    [chr(c) for c in range(0x200B, 0x2010)]  # ZWSP, ZWNJ, ZWJ, LRM, RLM
-    + [chr(c) for c in range(0x2060, 0x2065)]  # word joiner, invisible operators
-    + [chr(c) for c in range(0x202A, 0x202F)]  # bidi embeddings and overrides
-    + [chr(c) for c in range(0x2066, 0x206A)]  # bidi isolates
-    + [chr(c) for c in range(0x206A, 0x2070)]  # deprecated format characters
-    + [chr(c) for c in range(0xFE00, 0xFE10)]  # variation selectors
+    [chr(c) for c in range(0xFE00, 0xFE10)]  # variation selectors
     + [
-        "\ufeff",  # zero width no-break space (BOM)
-        "\u00a0",  # no-break space
-        "\u00ad",  # soft hyphen
         "\u034f",  # combining grapheme joiner
-        "\u061c",  # arabic letter mark
         "\u115f",  # hangul choseong filler
         "\u1160",  # hangul jungseong filler
         "\u17b4",  # khmer vowel inherent aq
         "\u17b5",  # khmer vowel inherent aa
-        "\u180e",  # mongolian vowel separator
-        "\u2028",  # line separator
-        "\u2029",  # paragraph separator
-        "\u202f",  # narrow no-break space
-        "\u205f",  # medium mathematical space
-        "\u3000",  # ideographic space
         "\u2800",  # braille pattern blank
         "\u3164",  # hangul filler
         "\uffa0",  # halfwidth hangul filler
-        "\ufff9",  # interlinear annotation anchor
-        "\ufffa",  # interlinear annotation separator
-        "\ufffb",  # interlinear annotation terminator
     ]
 )
 

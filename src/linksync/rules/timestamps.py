@@ -22,7 +22,6 @@ the designator, as the interface does.
 from __future__ import annotations
 
 import re
-import time
 from datetime import UTC, datetime, tzinfo
 from enum import StrEnum
 from functools import lru_cache
@@ -34,7 +33,6 @@ _ISO_RE = re.compile(
     r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?",
     re.IGNORECASE | re.ASCII,
 )
-_FRACTION = re.compile(r"\.(\d+)")
 
 
 def parse_iso(s: str, *, assume_utc: bool = False) -> datetime | None:
@@ -46,15 +44,10 @@ def parse_iso(s: str, *, assume_utc: bool = False) -> datetime | None:
     """
     if not isinstance(s, str) or _ISO_RE.fullmatch(s) is None:
         return None
-    text = s[:10] + "T" + s[11:]
-    text = text.replace(",", ".")
-    if text[-1] in "zZ":
-        text = text[:-1] + "+00:00"
-    frac = _FRACTION.search(text)
-    if frac and len(frac.group(1)) > 6:
-        text = text[: frac.start(1) + 6] + text[frac.end(1) :]
     try:
-        dt = datetime.fromisoformat(text)
+        # Python's own parser reads every form the pattern lets through (a space or
+        # a "t" before the time, a comma, more than 6 digits truncated) but a "z".
+        dt = datetime.fromisoformat(s[:-1] + "Z" if s[-1] == "z" else s)
     except ValueError:
         return None
     if dt.tzinfo is None:
@@ -82,20 +75,12 @@ def format_ts(dt: datetime) -> str:
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 
-_second: tuple[int, str] = (-1, "")
-
-
 def utc_now() -> str:
-    """The current instant as ``format_ts`` writes it (the date and time of the current
-    second are formatted once per second: the journal stamps every record)."""
-    global _second
-    now = time.time()
-    sec = int(now)
-    if sec != _second[0]:
-        _second = (sec, time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(sec)))
-    return f"{_second[1]}{int((now - sec) * 1000):03d}Z"
+    """The current instant as ``format_ts`` writes it."""
+    return format_ts(datetime.now(UTC))
 
 
+@lru_cache(maxsize=64)
 def time_zone(name: str | None) -> ZoneInfo | None:
     """The zone an IANA name (``America/New_York``) stands for; None for none or UTC
     (``UTC``, ``Etc/UTC``, ``Z``: naive times are then UTC, as without the option).
@@ -149,11 +134,6 @@ def localize(naive: datetime, zone: tzinfo | None) -> tuple[datetime, Oddity | N
 _WRITTEN = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z", re.ASCII)
 
 
-@lru_cache(maxsize=64)
-def _zone(name: str) -> tzinfo | None:
-    return time_zone(name)
-
-
 @lru_cache(maxsize=4096)
 def show_expiry(value: str | None, zone: tzinfo | str | None) -> str:
     """An expiry with its zone, for a person: ``2027-03-31 23:59 America/New_York =
@@ -163,7 +143,7 @@ def show_expiry(value: str | None, zone: tzinfo | str | None) -> str:
     if not value:
         return ""
     if isinstance(zone, str):
-        zone = _zone(zone)
+        zone = time_zone(zone)
     if _WRITTEN.fullmatch(value):  # as format_ts writes: no parsing needed in UTC
         if zone is None:
             seconds = value[16:19] if value[17:19] != "00" else ""

@@ -71,10 +71,6 @@ class Output:
     in_place: bool = False
     foreign: Callable[[Path], str | None] | None = None
 
-    @classmethod
-    def of(cls, path: str | os.PathLike[str], role: str, **kw: Any) -> Output:
-        return cls(Path(path), role, **kw)
-
 
 @dataclass(frozen=True, slots=True)
 class Protected:

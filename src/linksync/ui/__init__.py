@@ -2,8 +2,8 @@
 ``cli/``.
 
 Served by uvicorn on 127.0.0.1 only, guarded against other web pages (``security``),
-with uploads kept in a temporary folder (``uploads``). Its steps (``step_routes``)
-show the columns of each sheet (``columns``), check the rows (``steps.check``), plan
+with uploads kept in a temporary folder (``uploads``). Its steps (``app``)
+show the columns of each sheet, check the rows (``steps.check``), plan
 with ``linksync.plan`` and apply that plan with ``linksync.apply`` (``apply_run``) as a
 run that outlives a closed tab (``runs``), whose progress the page follows as
 server-sent events (``progress``). A guide with screenshots is in ``docs/ui.md``.
@@ -20,13 +20,12 @@ sources and validate for the check step, the sandbox), never the command line.
 
 from __future__ import annotations
 
-from linksync.ui.app import create_ui_app
+from linksync.ui.app import UiState, create_ui_app
 from linksync.ui.apply_run import PageApply
 from linksync.ui.choices import Choices
 from linksync.ui.progress import ProgressSnapshot, RunFeed, RunOutcome, RunSource, RunState
 from linksync.ui.runs import RunBusy, RunRecord, RunRegistry
 from linksync.ui.server import UiServer, serve_ui, start_ui
-from linksync.ui.state import UiState
 from linksync.ui.uploads import DEFAULT_MAX_BYTES, Upload, UploadRefused, UploadStore
 
 __all__ = [

@@ -1,11 +1,14 @@
-"""The page's Starlette app: thin routes over the upload store and the run registry.
+"""The page's Starlette app: thin routes over the upload store and the run registry,
+and what they share for one server (``UiState``).
 
     GET    /                                the page (server-rendered, jinja2)
     GET    /static/...                      its script and style sheet (package files)
     GET    /api/state                       target, uploads, last run (JSON)
     POST   /api/uploads?name=NAME           the file as the request body (token)
     DELETE /api/uploads/{id}                remove an upload (token)
-    POST   /api/check, /api/plan, /api/apply   the steps (token; ``step_routes``)
+    POST   /api/check    {choices}          columns of each sheet, every problem (token)
+    POST   /api/plan     {choices}          linksync.plan of the uploads (token)
+    POST   /api/apply    {plan_id, force}   linksync.apply of that plan, as a run (token)
     GET    /api/runs/latest                 the last run's record (404: none yet)
     GET    /api/runs/{id}/events            its progress as server-sent events
     POST   /api/runs/{id}/cancel            ask it to stop (token)
@@ -14,6 +17,11 @@
 Every request passes ``security.PageGuard`` first. The target is described by its
 label only (base URL and profile, or the built-in sandbox): the key is never in a page
 or an answer.
+
+Each step answers JSON: ``data`` (what a script or a test reads) and ``html`` (the
+page's fragments, rendered by the server's autoescaped templates: a value from a file
+is text, never markup). Reading, validating and planning run in a worker thread, so
+the event streams of a run going on are not held up.
 """
 
 from __future__ import annotations
@@ -21,8 +29,11 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import jinja2
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import (
@@ -36,11 +47,61 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from linksync._version import __version__
-from linksync.ui.runs import Run
+from linksync.config import Settings, Target
+from linksync.errors import LinksyncError
+from linksync.sources.columns import COLUMN_FIELDS, SHORT_URL
+from linksync.sync.options import MODES
+from linksync.ui.apply_run import PageApply
+from linksync.ui.choices import Choices
+from linksync.ui.runs import Run, RunBusy, RunRegistry
 from linksync.ui.security import PageGuard
-from linksync.ui.state import HERE, UiState, error_answer, ui_state
-from linksync.ui.step_routes import apply_step, check_step, page_options, plan_step
-from linksync.ui.uploads import KINDS, UploadRefused, size_text
+from linksync.ui.steps import CheckView, PageFiles, ShownPlan, check, make_plan, plan_view
+from linksync.ui.uploads import KINDS, UploadRefused, UploadStore, size_text
+
+HERE = Path(__file__).parent
+
+
+@dataclass
+class UiState:
+    """Everything the routes share, for one server. ``journals``: the folder of the
+    runs' journals (the command line's ``.linksync/runs`` by default); ``shown``: the
+    plan the page showed last (what Apply runs)."""
+
+    settings: Settings
+    token: str
+    hosts: frozenset[str]
+    uploads: UploadStore
+    runs: RunRegistry
+    journals: Path
+    shown: ShownPlan | None = None
+    closing: bool = False
+    templates: jinja2.Environment = field(
+        default_factory=lambda: jinja2.Environment(
+            loader=jinja2.FileSystemLoader(HERE / "templates"),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+        )
+    )
+
+    @property
+    def target(self) -> Target:
+        return self.settings.target
+
+    def target_view(self) -> dict[str, Any]:
+        """What the banner shows: never the key."""
+        return {"label": self.target.label, "sandbox": self.target.is_sandbox}
+
+
+def ui_state(request: Request) -> UiState:
+    """The state the app was made with (``create_ui_app``)."""
+    state: UiState = request.app.state.ui
+    return state
+
+
+def error_answer(status: int, message: str) -> JSONResponse:
+    """A refusal the page shows: ``{"error": message}`` with its status."""
+    return JSONResponse({"error": message}, status_code=status)
+
 
 #: Seconds between two looks at a run's progress for its event stream.
 EVENT_TICK_S = 0.25
@@ -60,7 +121,7 @@ async def page(request: Request) -> HTMLResponse:
         uploads=[u.to_dict() for u in ui.uploads.list()],
         default_domain=ui.settings.default_domain or "",
         check_destinations=ui.settings.profile.check_destinations,
-        **page_options(),
+        modes=MODES,
     )
     return HTMLResponse(html)
 
@@ -156,6 +217,125 @@ async def download(request: Request) -> Response:
     if path is None:
         return error_answer(404, "no such file in this run")
     return FileResponse(path, filename=name, content_disposition_type="attachment")
+
+
+#: The page's words for the column step: what each field a column can feed is called in
+#: the list beside each column (``COLUMN_FIELDS`` order). The columns themselves, with
+#: the field each feeds, how it was matched and example values, are
+#: ``linksync.sources.preview``'s ``SheetPreview`` values, as
+#: ``linksync.pipeline.checking.check`` returns them.
+FIELD_LABELS: dict[str, str] = {
+    "url": "Destination URL",
+    "slug": "Slug (back-half)",
+    "domain": "Domain",
+    "description": "Title / description",
+    "tags": "Tags",
+    "password": "Password",
+    "expires_at": "Expiry date",
+    "apple": "iOS URL",
+    "google": "Android URL",
+    SHORT_URL: "Full short link (domain and slug)",
+    "utm_source": "UTM source",
+    "utm_medium": "UTM medium",
+    "utm_campaign": "UTM campaign",
+    "utm_term": "UTM term",
+    "utm_content": "UTM content",
+}
+assert tuple(FIELD_LABELS) == COLUMN_FIELDS, "one label per field a column can feed"
+#: Largest JSON body a step takes (the choices are small).
+MAX_BODY = 200_000
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise ValueError("the request is too large")
+    data = json.loads(raw) if raw.strip() else {}
+    if not isinstance(data, dict):
+        raise ValueError("expected a JSON object")
+    return data
+
+
+def _render(ui: UiState, template: str, **values: Any) -> str:
+    return ui.templates.get_template(template).render(**values)
+
+
+def _files(ui: UiState) -> PageFiles:
+    return PageFiles(tuple(ui.uploads.list()))
+
+
+def check_fragments(ui: UiState, view: CheckView) -> dict[str, str]:
+    return {
+        "columns": _render(ui, "_columns.html", sheets=view.sheets, fields=FIELD_LABELS),
+        "check": _render(ui, "_check.html", view=view),
+    }
+
+
+async def _asked(request: Request) -> tuple[Choices, PageFiles] | JSONResponse:
+    """The choices sent and the files on the page, or the answer refusing them."""
+    try:
+        choices = Choices.from_json(await _body(request))
+    except (ValueError, LinksyncError) as exc:
+        return error_answer(400, str(exc))
+    files = _files(ui_state(request))
+    if not files.uploads:
+        return error_answer(409, "drop or choose a file first")
+    return choices, files
+
+
+async def check_step(request: Request) -> JSONResponse:
+    ui = ui_state(request)
+    asked = await _asked(request)
+    if isinstance(asked, JSONResponse):
+        return asked
+    choices, files = asked
+    try:
+        view = await asyncio.to_thread(check, files, choices, ui.settings)
+    except LinksyncError as exc:
+        return error_answer(400, files.shorten(str(exc)))
+    return JSONResponse({"data": view.to_dict(), "html": check_fragments(ui, view)})
+
+
+async def plan_step(request: Request) -> JSONResponse:
+    ui = ui_state(request)
+    asked = await _asked(request)
+    if isinstance(asked, JSONResponse):
+        return asked
+    choices, files = asked
+    ui.shown = None
+    try:
+        shown = await asyncio.to_thread(make_plan, files, choices, ui.settings)
+    except LinksyncError as exc:
+        return error_answer(400, files.shorten(str(exc)))
+    ui.shown = shown
+    view = plan_view(shown, files)
+    html = _render(ui, "_plan.html", view=view)
+    return JSONResponse({"data": view.to_dict(), "html": {"plan": html}})
+
+
+async def apply_step(request: Request) -> JSONResponse:
+    ui = ui_state(request)
+    try:
+        body = await _body(request)
+    except ValueError as exc:
+        return error_answer(400, str(exc))
+    shown = ui.shown
+    if shown is None or body.get("plan_id") != shown.plan_id:
+        return error_answer(409, "this is not the plan shown last: show the plan again, then apply")
+    files = _files(ui)
+    if files.ids != shown.upload_ids:
+        return error_answer(409, "the files changed since the plan was shown: show the plan again")
+    force = body.get("force") is True
+    if shown.planned.plan.refused and not force:
+        reason = shown.planned.plan.safety.reason
+        return error_answer(409, f"the plan crosses a safety limit ({reason}): confirm to apply it")
+    source = PageApply(ui.settings, files, shown, ui.journals, force=force)
+    try:
+        run = ui.runs.start(source)
+    except RunBusy as exc:
+        return error_answer(409, str(exc))
+    ui.shown = None  # a plan is applied once; the next one is planned afresh
+    return JSONResponse(run.current().to_dict(), status_code=202)
 
 
 def create_ui_app(state: UiState) -> PageGuard:

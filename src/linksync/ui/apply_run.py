@@ -28,7 +28,7 @@ from linksync.config import Settings
 from linksync.model import RowResult, Status
 from linksync.model.outcome import EXIT_MEANINGS
 from linksync.pipeline.events import RunEvents
-from linksync.report.annotate import SPREADSHEET_SUFFIXES
+from linksync.report.annotate import status_text
 from linksync.report.writers import WRITERS
 from linksync.sync.plan import Plan
 from linksync.ui.progress import RunFeed, RunOutcome
@@ -39,14 +39,10 @@ REPORT_STEM = "results"
 QR_ZIP = "qr-codes.zip"
 
 
-def spreadsheets(files: PageFiles) -> list[str]:
-    """The names of the uploads an annotated copy is made of, in order."""
-    return [u.name for u in files.uploads if u.path.suffix.lower() in SPREADSHEET_SUFFIXES]
-
-
-def copy_names(names: Sequence[str], taken: Sequence[str] = ()) -> list[str]:
-    """The annotated copies' names, unique in the run's folder."""
-    used = set(taken)
+def copy_names(names: Sequence[str]) -> list[str]:
+    """The annotated copies' names, unique in the run's folder (``-annotated`` keeps
+    them apart from the reports and the QR zip; a number, from each other)."""
+    used: set[str] = set()
     out = []
     for name in names:
         wanted = annotated_name(name)
@@ -60,20 +56,18 @@ def copy_names(names: Sequence[str], taken: Sequence[str] = ()) -> list[str]:
     return out
 
 
-_DONE = {"create": "created", "update": "updated", "replace": "replaced", "delete": "deleted"}
+#: The words of ``outcome_words``, in the order said.
+_WORDS = ("created", "updated", "replaced", "deleted", "unchanged", "failed", "invalid", "skipped")
 
 
 def outcome_words(rows: Sequence[RowResult]) -> str:
-    """'14 created, 4 invalid' / '2 updated, 16 unchanged, 3 not attempted'."""
-    counts: Counter[str] = Counter()
-    for r in rows:
-        if r.status is Status.OK:
-            counts[_DONE.get(r.action.value, r.action.value)] += 1
-        elif r.not_attempted:
-            counts["not attempted"] += 1
-        else:
-            counts[r.status.value] += 1
-    order = [*_DONE.values(), "unchanged", "failed", "invalid", "skipped", "not attempted"]
+    """'14 created, 4 invalid' / '2 updated, 16 unchanged, 3 not attempted' (each row
+    as the annotated copy's Status column says it)."""
+    counts = Counter(
+        "not attempted" if r.status is not Status.OK and r.not_attempted else status_text(r)
+        for r in rows
+    )
+    order = [*_WORDS, "not attempted"]
     parts = [f"{counts[w]} {w}" for w in order if counts[w]]
     return ", ".join(parts) or "no rows"
 
@@ -109,8 +103,7 @@ class PageApply:
     def outputs(self, folder: Path) -> tuple[list[Path], list[Path], Path | None]:
         """(reports, annotated copies, QR zip) in ``folder``."""
         reports = [folder / f"{REPORT_STEM}{ext}" for ext in WRITERS]
-        taken = [p.name for p in reports] + [QR_ZIP]
-        copies = [folder / n for n in copy_names(spreadsheets(self.files), taken)]
+        copies = [folder / n for n in copy_names(self.files.spreadsheets)]
         qr = folder / QR_ZIP if self.shown.choices.qr else None
         return reports, copies, qr
 

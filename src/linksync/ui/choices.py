@@ -54,12 +54,9 @@ class Choices:
     check_destinations: bool | None = None
 
     @classmethod
-    def from_json(cls, data: Any) -> Choices:
-        """Parse and check what the page sent; ``ConfigError`` says what is wrong."""
-        if data is None:
-            data = {}
-        if not isinstance(data, Mapping):
-            raise ConfigError("expected a JSON object of choices")
+    def from_json(cls, data: Mapping[str, Any]) -> Choices:
+        """Parse and check what the page sent (a JSON object); ``ConfigError`` says what
+        is wrong."""
         raw = data.get("mapping") or {}
         if not isinstance(raw, Mapping) or len(raw) > _MAX_MAPPINGS:
             raise ConfigError("mapping: expected an object {header: field}")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import unicodedata
 
-from linksync.errors import ERRORS
 from linksync.errors.advice import ADVICE
 
 #: The page's words: the one advice table (``linksync.errors.advice``), with the page's
@@ -28,13 +27,8 @@ FIXES: dict[str, str] = {
 
 
 def fix_for(constant: str | None) -> str:
-    """What to change for ``constant``, in plain words ("" for none)."""
-    if not constant:
-        return ""
-    if constant in FIXES:
-        return FIXES[constant]
-    known = ERRORS.get(constant)
-    return known.meaning if known is not None else ""
+    """What to change for ``constant``, in plain words ("" for none or unknown)."""
+    return FIXES.get(constant or "", "")
 
 
 def visible(value: object) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
@@ -64,15 +64,11 @@ class ProgressSnapshot:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            **asdict(self),
             "state": self.state.value,
-            "done": self.done,
-            "total": self.total,
-            "failed": self.failed,
-            "not_attempted": self.not_attempted,
             "rate": round(self.rate, 2) if self.rate is not None else None,
             "eta_s": round(self.eta_s, 1) if self.eta_s is not None else None,
             "wait_s": round(self.wait_s, 1),
-            "message": self.message,
         }
 
     @classmethod
@@ -103,7 +99,6 @@ class RunFeed(PlainProgress):
         super().__init__(every=0.0, clock=clock)
         self.version = 0
         self.message: str | None = None
-        self._started = False
 
     def note(self, message: str | None) -> None:
         """Say what the run is doing ("planning", "writing the reports")."""
@@ -112,7 +107,6 @@ class RunFeed(PlainProgress):
 
     def start(self, total: int, wait: WaitFn = _no_wait) -> None:
         super().start(total, wait)
-        self._started = True
         self.version += 1
 
     def _emit(self, now: float) -> None:
@@ -124,7 +118,7 @@ class RunFeed(PlainProgress):
     def snapshot(self, state: RunState = RunState.RUNNING) -> ProgressSnapshot:
         now = self._clock()
         elapsed = now - self._t0
-        rate = self.done / elapsed if self._started and self.done and elapsed > 0 else None
+        rate = self.done / elapsed if self.done and elapsed > 0 else None
         left = self.total - self.done - self.skipped
         eta = left / rate if rate and left > 0 and not state.over else None
         wait = self._wait() if not state.over else 0.0

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,18 +55,8 @@ class RunRecord:
     error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "kind": self.kind,
-            "state": self.state.value,
-            "started_at": self.started_at,
-            "ended_at": self.ended_at,
-            "progress": self.progress.to_dict() if self.progress else None,
-            "summary": self.summary,
-            "exit_code": self.exit_code,
-            "files": list(self.files),
-            "error": self.error,
-        }
+        progress = self.progress.to_dict() if self.progress else None
+        return {**asdict(self), "state": self.state.value, "progress": progress}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunRecord:
@@ -179,7 +169,7 @@ class RunRegistry:
     def _keep_saved(self, run: Run) -> None:
         while not run.ended.wait(SAVE_EVERY_S):
             try:
-                self._save(run, going=True)
+                self._save(run)
             except OSError:
                 continue  # the record at the end is the one that counts
 
@@ -253,11 +243,11 @@ class RunRegistry:
 
     # --- on disk ----------------------------------------------------------------------
 
-    def _save(self, run: Run, *, going: bool = False) -> None:
-        """Write the record; ``going``: only while the run goes (a periodic save never
+    def _save(self, run: Run) -> None:
+        """Write the record as of now, unless the run has ended (a periodic save never
         replaces the final record)."""
         with self._save_lock:
-            if going and run.ended.is_set():
+            if run.ended.is_set():
                 return
             self._write(run, run.current())
 

@@ -25,7 +25,9 @@ from collections.abc import Iterable
 
 from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from linksync.sandbox.gate import with_headers
 
 TOKEN_HEADER = "x-linksync-token"
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
@@ -34,19 +36,15 @@ _CSP = (
     "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; "
     "object-src 'none'"
 )
-SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
-    (b"content-security-policy", _CSP.encode()),
-    (b"x-content-type-options", b"nosniff"),
-    (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
-    (b"cross-origin-opener-policy", b"same-origin"),
-    (b"cross-origin-resource-policy", b"same-origin"),
-    (b"cache-control", b"no-store"),
-)
-
-
-def new_token() -> str:
-    return secrets.token_urlsafe(32)
+SECURITY_HEADERS: dict[str, str] = {
+    "content-security-policy": _CSP,
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+    "cross-origin-opener-policy": "same-origin",
+    "cross-origin-resource-policy": "same-origin",
+    "cache-control": "no-store",
+}
 
 
 def page_hosts(port: int) -> frozenset[str]:
@@ -85,13 +83,7 @@ class PageGuard:
             await self.app(scope, receive, send)
             return
         why = refusal(Headers(scope=scope), scope["method"], self.hosts, self.token)
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], *SECURITY_HEADERS]
-            await send(message)
-
+        send_with_headers = with_headers(send, SECURITY_HEADERS)
         if why is not None:
             await PlainTextResponse(why, status_code=403)(scope, receive, send_with_headers)
             return

@@ -10,6 +10,7 @@ deleted.
 
 from __future__ import annotations
 
+import secrets
 import socket
 import threading
 import time
@@ -22,10 +23,9 @@ import uvicorn
 
 from linksync.config import Settings
 from linksync.sandbox.server import base_url_of, bind
-from linksync.ui.app import create_ui_app
+from linksync.ui.app import UiState, create_ui_app
 from linksync.ui.runs import RunRegistry
-from linksync.ui.security import new_token, page_hosts
-from linksync.ui.state import UiState
+from linksync.ui.security import page_hosts
 from linksync.ui.uploads import DEFAULT_MAX_BYTES, UploadStore
 
 #: The only address the page's server listens on.
@@ -80,7 +80,7 @@ def _build(
     real_port = sock.getsockname()[1]
     state = UiState(
         settings=settings,
-        token=new_token(),
+        token=secrets.token_urlsafe(32),
         hosts=page_hosts(real_port),
         uploads=UploadStore(max_upload_bytes),
         runs=RunRegistry(runs_dir),

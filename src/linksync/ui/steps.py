@@ -18,8 +18,7 @@ was uploaded with (``PageFiles.shorten``).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +31,7 @@ from linksync.pipeline.checking import CellProblem
 from linksync.pipeline.checking import check as check_sources
 from linksync.pipeline.inputs import Reading
 from linksync.pipeline.planning import Planned
+from linksync.report.annotate import SPREADSHEET_SUFFIXES
 from linksync.report.cells import field_change_text, show_value
 from linksync.report.plans import slugless_note
 from linksync.sync.plan import Change
@@ -64,11 +64,10 @@ class PageFiles:
     def names(self) -> list[str]:
         return [u.name for u in self.uploads]
 
-    def name_of(self, source: str | None) -> str:
-        for u in self.uploads:
-            if source == str(u.path):
-                return u.name
-        return source or ""
+    @property
+    def spreadsheets(self) -> list[str]:
+        """The names of the uploads an annotated copy is made of, in order."""
+        return [u.name for u in self.uploads if u.path.suffix.lower() in SPREADSHEET_SUFFIXES]
 
     def shorten(self, text: str | None) -> str:
         """``text`` with every upload's temporary path replaced by its name."""
@@ -91,9 +90,6 @@ class ProblemRow:
     value: str
     fix: str
     message: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__slots__}
 
 
 @dataclass(frozen=True)
@@ -119,14 +115,7 @@ class CheckView:
         return sorted({p.sheet or p.source for p in self.problems})
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "sheets": [s.to_dict() for s in self.sheets],
-            "problems": [p.to_dict() for p in self.problems],
-            "counts": self.counts,
-            "error": self.error,
-            "utm_rules": list(self.utm_rules),
-            "notes": list(self.notes),
-        }
+        return {**asdict(self), "sheets": [s.to_dict() for s in self.sheets]}
 
 
 def _problem_row(found: CellProblem, files: PageFiles) -> ProblemRow:
@@ -135,7 +124,7 @@ def _problem_row(found: CellProblem, files: PageFiles) -> ProblemRow:
     return ProblemRow(
         severity=p.severity.value,
         constant=p.constant,
-        source=files.name_of(prov.source if prov else None),
+        source=files.shorten(prov.source if prov else None),
         sheet=prov.sheet if prov else None,
         row=prov.row if prov else None,
         column=p.column_name,
@@ -158,7 +147,7 @@ def check(files: PageFiles, choices: Choices, settings: Settings) -> CheckView:
         )
     except SourceError as exc:
         return CheckView(error=files.shorten(str(exc)))
-    sheets = tuple(replace(s, source=files.name_of(s.source)) for s in checked.sheets)
+    sheets = tuple(replace(s, source=files.shorten(s.source)) for s in checked.sheets)
     problems = tuple(_problem_row(p, files) for p in checked.problems)
     rules = settings.profile.utm_rules
     in_force = tuple(rules.describe()) if rules is not None else ()
@@ -193,11 +182,6 @@ class ChangeRow:
     message: str
     fix: str
 
-    def to_dict(self) -> dict[str, Any]:
-        out = {k: getattr(self, k) for k in self.__slots__}
-        out["fields"] = list(self.fields)
-        return out
-
 
 def _field_lines(ch: Change) -> tuple[str, ...]:
     """Old -> new for each field an update changes; what a create sends (a password,
@@ -226,17 +210,6 @@ def _payload_line(ch: Change, key: str, value: object) -> str:
 
 def _change_row(ch: Change, files: PageFiles) -> ChangeRow:
     prov = ch.provenance
-    where = ""
-    if prov is not None:
-        where = ", ".join(
-            x
-            for x in (
-                files.name_of(prov.source),
-                f"sheet {prov.sheet}" if prov.sheet else "",
-                f"row {prov.row}" if prov.row is not None else "",
-            )
-            if x
-        )
     err = ch.error
     notes = [files.shorten(p.message) for p in ch.problems if p.severity is Severity.WARNING]
     if ch.reason:
@@ -245,7 +218,7 @@ def _change_row(ch: Change, files: PageFiles) -> ChangeRow:
     return ChangeRow(
         action=ch.action.value,
         link=ch.label(),
-        where=where,
+        where=files.shorten(prov.where()) if prov is not None else "",
         fields=_field_lines(ch),
         constant=err.constant if err is not None else ch.blocked_by,
         message=message,
@@ -277,23 +250,7 @@ class PlanView:
         return self.writes == 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "plan_id": self.plan_id,
-            "counts": self.counts,
-            "rows": [r.to_dict() for r in self.rows],
-            "more": self.more,
-            "writes": self.writes,
-            "nothing_to_do": self.nothing_to_do,
-            "quota": self.quota,
-            "quota_excess": self.quota_excess,
-            "refused": self.refused,
-            "forced": self.forced,
-            "unmanaged": self.unmanaged,
-            "slugs": self.slugs,
-            "requests": self.requests,
-            "file_problems": list(self.file_problems),
-            "command_line": self.command_line,
-        }
+        return {**asdict(self), "nothing_to_do": self.nothing_to_do}
 
 
 def annotated_name(name: str) -> str:
@@ -312,7 +269,7 @@ def make_plan(files: PageFiles, choices: Choices, settings: Settings) -> ShownPl
     return ShownPlan(secrets.token_hex(8), planned, choices, files.ids)
 
 
-def plan_view(shown: ShownPlan, files: PageFiles, spreadsheets: Sequence[str]) -> PlanView:
+def plan_view(shown: ShownPlan, files: PageFiles) -> PlanView:
     plan = shown.planned.plan
     listed = [ch for ch in plan.changes if ch.action is not Action.UNCHANGED]
     quota = plan.quota
@@ -330,11 +287,10 @@ def plan_view(shown: ShownPlan, files: PageFiles, spreadsheets: Sequence[str]) -
         slugs=slugless_note(plan),
         requests=plan.requests,
         file_problems=tuple(
-            f"{p.severity.value}: {files.shorten(p.where())}: {p.constant}: "
-            f"{files.shorten(p.message)}"
+            files.shorten(f"{p.severity.value}: {p.where()}: {p.constant}: {p.message}")
             for p in shown.planned.file_problems
         ),
         command_line=shown.choices.command_line(
-            files.names, [annotated_name(n) for n in spreadsheets]
+            files.names, [annotated_name(n) for n in files.spreadsheets]
         ),
     )

@@ -140,10 +140,6 @@ class UploadStore:
         with self._lock:
             return sorted(self._uploads.values(), key=lambda u: u.received_at)
 
-    def get(self, upload_id: str) -> Upload | None:
-        with self._lock:
-            return self._uploads.get(upload_id)
-
     def check_name(self, raw_name: str) -> tuple[str, str]:
         """(name shown, extension), or ``UploadRefused``."""
         name = display_name(raw_name)
