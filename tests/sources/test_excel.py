@@ -104,7 +104,7 @@ def test_excel_serials(serial: float, date1904: bool, expected: date) -> None:
 
 
 def test_expiry_column_matches_cell_by_cell_conversion() -> None:
-    """The per-distinct, numpy-formatted expiry column names the instant of converting
+    """The per-distinct expiry column names the instant of converting
     each cell."""
     from datetime import datetime, time, timedelta
 

@@ -27,12 +27,10 @@ import re
 import zipfile
 from collections import Counter
 from collections.abc import Callable, Sequence
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pandas as pd
 from python_calamine import CalamineWorkbook, SheetTypeEnum, SheetVisibleEnum
 
 from linksync.errors import SourceError
@@ -99,68 +97,39 @@ def cell_expiry(v: Any, date1904: bool) -> Any:
     return v
 
 
-#: Cell types that never compare equal to a cell of another type of this set.
-_APART = frozenset({str, datetime, date, type(None)})
-
-
 def _expiry_column(
     values: Sequence[Any], date1904: bool, kinds: set[type] | None = None
 ) -> list[Any]:
     """The expiry cells as text for ``build_frame`` ("" for empty cells).
 
     Text cells are passed as they are (``build_frame`` trims and normalises them);
-    every other cell becomes ``normalize_expiry(cell_expiry(v))``, which
-    ``normalize_expiry`` maps to itself. Each distinct cell is converted once (keyed
-    by type as well when numbers are present, so ``1``, ``1.0`` and ``True`` stay
-    apart) and the distinct dates and datetimes are formatted at once by numpy.
+    every other cell becomes its wall-clock text (``_wall_clock``), which
+    ``normalize_expiry`` reads as ``cell_expiry(v)``. Each distinct cell is converted
+    once, keyed by type as well, so ``1``, ``1.0`` and ``True`` stay apart.
     ``kinds``: the types of ``values`` when known."""
     kinds = set(map(type, values)) if kinds is None else kinds
     if kinds <= {str}:
         return list(values)
-    if kinds <= _APART:
-        distinct = list(dict.fromkeys(values))
-        lookup = dict(zip(distinct, _expiry_texts(distinct, date1904), strict=True))
-        return list(map(lookup.__getitem__, values))
     keys = list(zip(map(type, values), values, strict=True))
-    typed = list(dict.fromkeys(keys))
-    texts = _expiry_texts([v for _, v in typed], date1904)
-    by_key = dict(zip(typed, texts, strict=True))
-    return list(map(by_key.__getitem__, keys))
+    texts = {key: _expiry_text(key[1], date1904) for key in dict.fromkeys(keys)}
+    return list(map(texts.__getitem__, keys))
 
 
-#: Naive dates and datetimes from this year on format the same in numpy and strftime.
-_NUMPY_DATES_FROM = datetime(1000, 1, 1)
-
-
-def _expiry_texts(values: Sequence[Any], date1904: bool) -> list[str]:
-    out: list[str] = [""] * len(values)
-    stamps: list[int] = []
-    for i, v in enumerate(values):
-        kind = type(v)
-        if kind is str:
-            out[i] = v
-        elif (kind is datetime and v.tzinfo is None and v >= _NUMPY_DATES_FROM) or (
-            kind is date and v.year >= _NUMPY_DATES_FROM.year
-        ):
-            stamps.append(i)
-        else:
-            cell = cell_expiry(v, date1904)
-            out[i] = "" if cell is None else _wall_clock(cell)
-    if stamps:
-        when = pd.DatetimeIndex([values[i] for i in stamps]).to_numpy()
-        iso = np.datetime_as_string(when.astype("datetime64[ms]"), unit="ms")
-        for i, text in zip(stamps, iso.tolist(), strict=True):
-            out[i] = text
-    return out
+def _expiry_text(v: Any, date1904: bool) -> str:
+    if type(v) is str:
+        return v
+    cell = cell_expiry(v, date1904)
+    return "" if cell is None else _wall_clock(cell)
 
 
 def _wall_clock(cell: Any) -> str:
-    """A date or naive date-time cell as ISO text without a zone (the run's zone applies
-    when the column is normalised); anything else as ``normalize_expiry`` writes it."""
+    """A date or naive date-time cell as ISO text without a zone, to the millisecond
+    (the run's zone applies when the column is normalised); anything else as
+    ``normalize_expiry`` writes it."""
     if isinstance(cell, datetime) and cell.tzinfo is None:
         return cell.isoformat(timespec="milliseconds")
     if isinstance(cell, date) and not isinstance(cell, datetime):
-        return cell.isoformat()
+        return datetime.combine(cell, time()).isoformat(timespec="milliseconds")
     return normalize_expiry(cell)
 
 
