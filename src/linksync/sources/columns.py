@@ -29,7 +29,6 @@ __all__ = [
     "ColumnMatch",
     "column_letter",
     "compile_mapping",
-    "field_for_header",
     "find_header_row",
     "header_score",
     "known_field",
@@ -73,12 +72,6 @@ _INDEX: dict[str, tuple[str, int]] = _build_index()
 _IGNORED: frozenset[str] = frozenset(normalize_header(w) for w in IGNORED)
 
 
-def field_for_header(header: str) -> str | None:
-    """The field a header names by alias, or None."""
-    hit = _INDEX.get(normalize_header(header))
-    return hit[0] if hit else None
-
-
 def resolve_field_name(name: str) -> str | None:
     """A field given by the user (profile mapping): snake_case, wire name or alias.
     ``ignore`` / ``skip`` / empty means: ignore the column (returns "")."""
@@ -90,7 +83,8 @@ def resolve_field_name(name: str) -> str | None:
             return fname
     if name in FIELD_FROM_API:
         return FIELD_FROM_API[name]
-    return field_for_header(name)
+    hit = _INDEX.get(key)
+    return hit[0] if hit else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -153,10 +153,8 @@ def example(text: str, at: int | None = None, width: int = 60) -> str:
 
 
 def _guess(data: bytes) -> str | None:
-    try:
-        from charset_normalizer import from_bytes
-    except ImportError:  # pragma: no cover - a dependency, but only a hint
-        return None
+    from charset_normalizer import from_bytes
+
     best = from_bytes(data[: 1 << 20]).best()
     return None if best is None else str(best.encoding)
 

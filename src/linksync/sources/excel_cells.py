@@ -58,13 +58,6 @@ def cell_text(v: Any) -> str | None:
     return str(v)
 
 
-def text_column(values: Sequence[Any]) -> list[Any]:
-    """A column of cells as text (None for empty cells); text cells as they are."""
-    if set(map(type, values)) <= {str}:
-        return list(values)
-    return [v if type(v) is str else cell_text(v) for v in values]
-
-
 class CellReader:
     """Checks the cells of one sheet's columns against the sheet's notes."""
 
