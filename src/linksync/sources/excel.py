@@ -97,18 +97,14 @@ def cell_expiry(v: Any, date1904: bool) -> Any:
     return v
 
 
-def _expiry_column(
-    values: Sequence[Any], date1904: bool, kinds: set[type] | None = None
-) -> list[Any]:
+def _expiry_column(values: Sequence[Any], date1904: bool) -> list[Any]:
     """The expiry cells as text for ``build_frame`` ("" for empty cells).
 
     Text cells are passed as they are (``build_frame`` trims and normalises them);
     every other cell becomes its wall-clock text (``_wall_clock``), which
     ``normalize_expiry`` reads as ``cell_expiry(v)``. Each distinct cell is converted
-    once, keyed by type as well, so ``1``, ``1.0`` and ``True`` stay apart.
-    ``kinds``: the types of ``values`` when known."""
-    kinds = set(map(type, values)) if kinds is None else kinds
-    if kinds <= {str}:
+    once, keyed by type as well, so ``1``, ``1.0`` and ``True`` stay apart."""
+    if set(map(type, values)) <= {str}:
         return list(values)
     keys = list(zip(map(type, values), values, strict=True))
     texts = {key: _expiry_text(key[1], date1904) for key in dict.fromkeys(keys)}
@@ -321,12 +317,11 @@ def _read_sheet(
         columns[fname] = []
         for col in match.columns_of(fname):
             cells = cells_by_col[col] if uses[col] == 1 else list(cells_by_col[col])
-            kinds = rows.kinds[col]
             if fname == "expires_at":
-                texts = _expiry_column(cells, date1904, kinds)
-                columns[fname].append(cells_of.expiry(cells, texts, col, date1904, kinds))
+                texts = _expiry_column(cells, date1904)
+                columns[fname].append(cells_of.expiry(cells, texts, col, date1904))
             else:
-                columns[fname].append(cells_of.text(cells, fname, col, kinds))
+                columns[fname].append(cells_of.text(cells, fname, col))
     frame, problems = build_frame(
         display, sheet, columns, head.data_start + 1, match, issues=cells_of.issues, options=opts
     )

@@ -83,12 +83,9 @@ class CellReader:
                     "broken reference), not a value: fix the cell; the row is not sent",
                 )
 
-    def text(
-        self, cells: list[Any], fname: str, col: int, kinds: set[type] | None = None
-    ) -> list[Any]:
-        """A text field's cells (see module docstring); ``cells`` may be changed.
-        ``kinds``: the types of ``cells`` when known."""
-        if (set(map(type, cells)) if kinds is None else kinds) <= {str}:
+    def text(self, cells: list[Any], fname: str, col: int) -> list[Any]:
+        """A text field's cells (see module docstring); ``cells`` may be changed."""
+        if set(map(type, cells)) <= {str}:
             out = cells
         else:
             out = [
@@ -177,11 +174,10 @@ class CellReader:
         texts: list[Any],
         col: int,
         date1904: bool,
-        kinds: set[type] | None = None,
     ) -> list[Any]:
         """The expiry column: ``texts`` as converted, plus error cells and plain numbers."""
         out = texts
-        if (set(map(type, cells)) if kinds is None else kinds) - {str, datetime, date}:
+        if set(map(type, cells)) - {str, datetime, date}:
             for k, v in enumerate(cells):
                 if isinstance(v, int | float) and not isinstance(v, bool):
                     when = excel_serial_to_datetime(float(v), date1904=date1904)

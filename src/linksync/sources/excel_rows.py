@@ -48,8 +48,6 @@ class SheetRows:
         # Releases of python-calamine without these read with ``to_python``.
         start, end = getattr(sheet, "start", None), getattr(sheet, "end", None)
         self._pad = 0
-        #: Column -> the types of its cells, set by ``columns``.
-        self.kinds: dict[int, set[type]] = {}
         self._rest: Iterator[Row] = iter(())
         if start is not None and end is not None and start[0] == 0 and hasattr(sheet, "iter_rows"):
             rows = sheet.iter_rows()
@@ -71,12 +69,10 @@ class SheetRows:
         """The cells of ``cols`` (sheet column indexes from 0) in the rows from index
         ``start`` on, one list per column. A column beyond the shortest row reads as
         empty, as ``zip`` over the rows would have it (calamine's rows all have the
-        sheet's width). The types of each column's cells are left in ``kinds``: found
-        batch by batch, they cost a third of a pass over the finished column."""
+        sheet's width)."""
         data = self.head[start:] if start < len(self.head) else []
         rest = islice(self._rest, max(0, start - len(self.head)), None)
         out: dict[int, list[Any]] = {c: [] for c in cols}
-        kinds: dict[int, set[type]] = {c: set() for c in cols}
         width: int | None = None  # the shortest row seen
         pad = self._pad
         batches = chain([(data, 0)], ((b, pad) for b in _batches(rest)))
@@ -88,17 +84,12 @@ class SheetRows:
             for c, cells in out.items():
                 at = c - shift
                 if at >= 0 and c < short:
-                    n = len(cells)
                     cells.extend(map(itemgetter(at), batch))
-                    kinds[c].update(map(type, cells[n:]))  # while the cells are cached
                 else:  # left of the used range, or past a short row (below)
                     cells.extend([""] * len(batch))
-                    kinds[c].add(str)
         for c in cols:
             if width is not None and c >= width:
                 out[c] = [""] * len(out[c])
-                kinds[c] = {str} if out[c] else set()
-        self.kinds = kinds
         return out
 
 
