@@ -169,13 +169,14 @@ class _FileReader:
     def _file_problem(
         self,
         message: str,
-        node: Node | None = None,
+        node: Node,
         severity: Severity = Severity.ERROR,
         constant: str = "INVALID_FIELD",
     ) -> None:
-        row = line_of(node) if node is not None else None
         self.result.problems.append(
-            Problem(constant, message, Provenance(self.display, None, row), None, severity)
+            Problem(
+                constant, message, Provenance(self.display, None, line_of(node)), None, severity
+            )
         )
 
     def _unknown(self, key: str, node: Node, known: list[str]) -> None:
