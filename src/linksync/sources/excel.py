@@ -129,16 +129,9 @@ def _wall_clock(cell: Any) -> str:
     return normalize_expiry(cell)
 
 
-def read_excel_file(
-    path: Path,
-    display: str,
-    *,
-    sheets: Sequence[str] | None = None,
-    mapping: dict[str, str] | None = None,
-    options: ReadOptions | None = None,
-) -> ReadResult:
-    opts = options or ReadOptions.build(sheets=sheets, mapping=mapping)
-    wanted = list(opts.sheets or sheets or ())
+def read_excel_file(path: Path, display: str, *, options: ReadOptions) -> ReadResult:
+    opts = options
+    wanted = list(opts.sheets or ())
     suffix = path.suffix.lower()
     try:
         size = path.stat().st_size

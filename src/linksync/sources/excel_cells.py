@@ -70,18 +70,20 @@ class CellReader:
         severity = Severity.WARNING if warn else Severity.ERROR
         self.issues.append(CellIssue(k, fname, "INVALID_FIELD", message, severity))
 
+    def _noted(self, kind: str, col: int, n: int) -> list[tuple[int, str]]:
+        """(data index, note) of one column's notes of ``kind`` within ``n`` data rows."""
+        rows = sorted(self.notes.column(kind, col).items())
+        return [(r - self.first_row, note) for r, note in rows if 0 <= r - self.first_row < n]
+
     def _errors(self, out: list[Any], fname: str, col: int) -> None:
-        n = len(out)
-        for r, text in sorted(self.notes.column("errors", col).items()):
-            k = r - self.first_row
-            if 0 <= k < n:
-                out[k] = None
-                self._issue(
-                    k,
-                    fname,
-                    f"the cell holds the Excel error {text} (a formula that failed or a "
-                    "broken reference), not a value: fix the cell; the row is not sent",
-                )
+        for k, text in self._noted("errors", col, len(out)):
+            out[k] = None
+            self._issue(
+                k,
+                fname,
+                f"the cell holds the Excel error {text} (a formula that failed or a "
+                "broken reference), not a value: fix the cell; the row is not sent",
+            )
 
     def text(self, cells: list[Any], fname: str, col: int) -> list[Any]:
         """A text field's cells (see module docstring); ``cells`` may be changed."""
@@ -142,11 +144,7 @@ class CellReader:
         return shown
 
     def _links(self, out: list[Any], fname: str, col: int) -> None:
-        n = len(out)
-        for r, target in sorted(self.notes.column("links", col).items()):
-            k = r - self.first_row
-            if not 0 <= k < n:
-                continue
+        for k, target in self._noted("links", col, len(out)):
             shown = out[k]
             if shown == target:
                 continue

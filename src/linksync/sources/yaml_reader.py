@@ -64,9 +64,8 @@ _UTM_KEYS: dict[str, str] = {
 _SCALAR_FIELDS = ("url", "slug", "domain", "description", "password", "apple", "google")
 
 
-def read_yaml_path(path: Path, display: str, options: ReadOptions | None = None) -> ReadResult:
+def read_yaml_path(path: Path, display: str, opts: ReadOptions) -> ReadResult:
     """Read a YAML file or a directory tree of them."""
-    opts = options or ReadOptions()
     result = ReadResult()
     if path.is_dir():
         for p in iter_yaml_files(path):
