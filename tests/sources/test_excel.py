@@ -12,7 +12,6 @@ import xlsxwriter  # type: ignore[import-untyped]
 from linksync.errors import SourceError
 from linksync.model import Severity
 from linksync.sources import read_sources
-from linksync.sources.excel import uses_1904
 from linksync.sources.excel_rows import SheetRows
 from linksync.sources.normalize import excel_serial_to_datetime
 
@@ -46,7 +45,6 @@ def _book(path: Path, *, date_1904: bool = False) -> Path:
 @pytest.mark.parametrize("date_1904", [False, True], ids=["1900", "1904"])
 def test_dates_numbers_and_rows(tmp_path: Path, date_1904: bool) -> None:
     path = _book(tmp_path / "b.xlsx", date_1904=date_1904)
-    assert uses_1904(path) is date_1904
     batch = read_sources([path])
     got = [
         (s.provenance.sheet, s.provenance.row, s.slug, s.expires_at, s.tags)

@@ -23,8 +23,6 @@ none with a header) is an error, as an empty CSV is.
 from __future__ import annotations
 
 import io
-import re
-import zipfile
 from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, time, timedelta
@@ -54,20 +52,6 @@ _OOXML = frozenset({".xlsx", ".xlsm"})
 _HELP_SHEETS = frozenset(
     {"instructions", "readme", "help", "notes", "about", "info", "howto", "lists", "lookup"}
 )
-_DATE1904_RE = re.compile(rb"<(?:\w+:)?workbookPr\b[^>]*\bdate1904=\"(?:1|true)\"")
-
-
-def uses_1904(path: Path, data: bytes | None = None) -> bool:
-    """True when an xlsx/xlsm workbook counts dates from 1904 (old Mac Excel).
-    ``data``: the workbook's bytes when they are not the file's (decrypted)."""
-    if path.suffix.lower() not in (".xlsx", ".xlsm"):
-        return False
-    try:
-        with zipfile.ZipFile(path if data is None else io.BytesIO(data)) as zf:
-            xml = zf.read("xl/workbook.xml")
-    except (OSError, KeyError, zipfile.BadZipFile):
-        return False
-    return _DATE1904_RE.search(xml) is not None
 
 
 def typed_sheet(typed: str, names: Sequence[str]) -> str:
@@ -173,7 +157,8 @@ def _read_book(
     except Exception as exc:  # calamine raises its own error types
         raise SourceError(f"{display}: not a readable workbook: {exc}", path=display) from exc
     result = ReadResult()
-    date1904 = uses_1904(path, data)
+    ooxml = path.suffix.lower() in _OOXML
+    date1904 = pkg is not None and ooxml and pkg.date1904()
     if wanted:
         wanted = [typed_sheet(w, wb.sheet_names) for w in wanted]
         missing = [s for s in wanted if s not in wb.sheet_names]
@@ -191,8 +176,8 @@ def _read_book(
             for m in wb.sheets_metadata
             if m.visible == SheetVisibleEnum.Visible and m.typ == SheetTypeEnum.WorkSheet
         ]
-    notes_for = _notes(pkg, names) if pkg is not None and path.suffix.lower() in _OOXML else None
-    if notes_for is None and names and path.suffix.lower() not in _OOXML:
+    notes_for = _notes(pkg, names) if pkg is not None and ooxml else None
+    if notes_for is None and names and not ooxml:
         result.problems.append(
             Problem(
                 "UNCHECKED_FORMAT",
