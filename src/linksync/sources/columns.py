@@ -18,24 +18,7 @@ from dataclasses import dataclass, field
 
 from linksync.errors import ConfigError
 from linksync.model import API_NAMES, FIELD_FROM_API, LINK_FIELDS
-from linksync.sources.aliases import ALIASES, COLUMN_FIELDS, IGNORED, SHORT_URL, UTM_FIELDS
-
-__all__ = [
-    "ALIASES",
-    "COLUMN_FIELDS",
-    "IGNORED",
-    "SHORT_URL",
-    "UTM_FIELDS",
-    "ColumnMatch",
-    "column_letter",
-    "compile_mapping",
-    "find_header_row",
-    "header_score",
-    "known_field",
-    "match_columns",
-    "normalize_header",
-    "numbered_tags",
-]
+from linksync.sources.aliases import ALIASES, COLUMN_FIELDS, IGNORED, SHORT_URL
 
 #: The alias rank of a column the explicit mapping names (better than every alias).
 _CHOSEN = -1

@@ -32,7 +32,7 @@ from linksync.errors import SourceError
 from linksync.model import FIELD_FROM_API, LINK_FIELDS, LinkSpec, Problem, Provenance, Severity
 from linksync.rules.timestamps import zone_name
 from linksync.rules.utm import UtmRules, parse_utm_rules
-from linksync.sources.columns import UTM_FIELDS
+from linksync.sources.aliases import UTM_FIELDS
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
 from linksync.sources.normalize import (
     dedupe,

@@ -5,7 +5,7 @@ values, as ``linksync.pipeline.checking.check`` returns them."""
 
 from __future__ import annotations
 
-from linksync.sources.columns import COLUMN_FIELDS, SHORT_URL
+from linksync.sources.aliases import COLUMN_FIELDS, SHORT_URL
 
 #: Each field a column can feed, in words for the list (``COLUMN_FIELDS`` order).
 FIELD_LABELS: dict[str, str] = {
