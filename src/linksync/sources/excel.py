@@ -2,7 +2,7 @@
 
 Measured for 100,000 rows x 10 columns (LIBRARIES.md, and docs/performance.md):
 pandas+openpyxl 12-16 s, pandas+calamine 1.5-2.1 s, calamine rows 0.8 s. So cells are
-read with calamine directly, streamed into the mapped columns only
+read with calamine directly, taken into the mapped columns only
 (``linksync.sources.excel_rows``), and only those are converted.
 
 Every visible worksheet is read, or the named ones. The header row is found under
@@ -204,16 +204,7 @@ def _read_book(
                 f"{display}: sheet {name!r}: {exc}", path=display, sheet=name
             ) from exc
         notes = pending.result() if pending is not None else SheetNotes()
-        try:
-            _read_sheet(display, name, rows, bool(wanted), date1904, opts, notes, result)
-        except BaseException as exc:
-            if isinstance(exc, Exception) or not calamine_failed(exc):
-                raise  # our own errors (SourceError...) go as they are
-            raise SourceError(
-                f"{display}: sheet {name!r}: calamine could not read it ({exc})",
-                path=display,
-                sheet=name,
-            ) from exc
+        _read_sheet(display, name, rows, bool(wanted), date1904, opts, notes, result)
     if not any(len(f) for f in result.frames) and not any(
         p.severity is Severity.ERROR for p in result.problems
     ):
