@@ -37,7 +37,6 @@ from linksync.safe.terminal import printable
 from linksync.sources.columns import compile_mapping, match_columns, normalize_header
 from linksync.sources.encrypted import decrypt_workbook, is_encrypted_workbook
 from linksync.sources.excel_cells import CellReader, cell_text
-from linksync.sources.excel_rows import SheetRows, calamine_failed
 from linksync.sources.frame import ReadResult, UnknownColumn
 from linksync.sources.header import find_header
 from linksync.sources.normalize import excel_serial_to_datetime, normalize_expiry
@@ -194,9 +193,12 @@ def _read_book(
         # its notes are searched in a thread meanwhile.
         pending = notes_for(name) if notes_for is not None else None
         try:
-            rows = SheetRows(wb.get_sheet_by_name(name))
+            rows = wb.get_sheet_by_name(name).to_python(skip_empty_area=False)
         except BaseException as exc:
-            if not calamine_failed(exc):
+            # calamine's own exceptions, and its panics (pyo3 raises those as
+            # ``PanicException``, a ``BaseException``: a malformed sheet must not end the
+            # run with a traceback)
+            if not (isinstance(exc, Exception) or type(exc).__name__ == "PanicException"):
                 raise
             if pending is not None:
                 pending.result()
@@ -239,7 +241,7 @@ def _nothing_to_read(display: str, wb: CalamineWorkbook, names: list[str]) -> Pr
 def _read_sheet(
     display: str,
     sheet: str,
-    rows: SheetRows,
+    rows: list[list[Any]],
     named: bool,
     date1904: bool,
     opts: ReadOptions,
@@ -247,7 +249,7 @@ def _read_sheet(
     result: ReadResult,
 ) -> None:
     explicit = compile_mapping(opts.mapping)
-    head = find_header(rows.head, explicit=explicit)
+    head = find_header(rows, explicit=explicit)
     if head is None:
         if named or not (_is_blank(rows) or normalize_header(sheet) in _HELP_SHEETS):
             severity = Severity.ERROR if named else Severity.WARNING
@@ -276,9 +278,9 @@ def _read_sheet(
     result.unknown.extend(UnknownColumn(display, sheet, h) for h in match.unknown)
     if match.unknown:
         result.problems.append(unknown_column_problem(display, sheet, match.unknown))
-    # Cells of the mapped columns only, one list per column (``SheetRows.columns``).
+    # Cells of the mapped columns only, one list per column (``_columns``).
     # A column feeding two fields is copied for each: the cell checks change their list.
-    cells_by_col = rows.columns(head.data_start, match.used)
+    cells_by_col = _columns(rows, head.data_start, match.used)
     uses = Counter(col for fname in match.fields for col in match.columns_of(fname))
     cells_of = CellReader(notes, head.data_start)
     columns: dict[str, list[list[Any]]] = {}
@@ -308,5 +310,15 @@ def _read_sheet(
         )
 
 
-def _is_blank(rows: SheetRows) -> bool:
-    return all(v in ("", None) for row in rows.head for v in row) and rows.rest_blank()
+def _is_blank(rows: list[list[Any]]) -> bool:
+    return all(v in ("", None) for row in rows for v in row)
+
+
+def _columns(rows: list[list[Any]], start: int, cols: list[int]) -> dict[int, list[Any]]:
+    """The cells of ``cols`` (sheet column indexes from 0) in the rows from index
+    ``start`` on, one list per column. A column beyond the shortest row reads as
+    empty, as ``zip`` over the rows would have it (calamine's rows all have the
+    sheet's width)."""
+    data = rows[start:]
+    width = min(map(len, data), default=0)
+    return {c: [row[c] for row in data] if c < width else [""] * len(data) for c in cols}
