@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from linksync.errors import ConfigError
-from linksync.model import API_NAMES, FIELD_FROM_API, LINK_FIELDS
+from linksync.model import API_NAMES, LINK_FIELDS
 from linksync.sources.aliases import ALIASES, COLUMN_FIELDS, IGNORED, SHORT_URL
 
 #: The alias rank of a column the explicit mapping names (better than every alias).
@@ -56,16 +56,12 @@ _IGNORED: frozenset[str] = frozenset(normalize_header(w) for w in IGNORED)
 
 
 def resolve_field_name(name: str) -> str | None:
-    """A field given by the user (profile mapping): snake_case, wire name or alias.
+    """A field given by the user (profile mapping): snake_case, wire name or alias
+    (the alias index holds every field's own name and wire name, normalised).
     ``ignore`` / ``skip`` / empty means: ignore the column (returns "")."""
     key = normalize_header(name)
     if key in ("", "ignore", "skip", "none"):
         return ""
-    for fname in COLUMN_FIELDS:
-        if normalize_header(fname) == key:
-            return fname
-    if name in FIELD_FROM_API:
-        return FIELD_FROM_API[name]
     hit = _INDEX.get(key)
     return hit[0] if hit else None
 
