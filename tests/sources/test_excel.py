@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path
 
@@ -12,8 +11,7 @@ import xlsxwriter  # type: ignore[import-untyped]
 from linksync.errors import SourceError
 from linksync.model import Severity
 from linksync.sources import read_sources
-from linksync.sources.excel import uses_1904
-from linksync.sources.excel_rows import SheetRows
+from linksync.sources.excel import _columns
 from linksync.sources.normalize import excel_serial_to_datetime
 
 
@@ -46,7 +44,6 @@ def _book(path: Path, *, date_1904: bool = False) -> Path:
 @pytest.mark.parametrize("date_1904", [False, True], ids=["1900", "1904"])
 def test_dates_numbers_and_rows(tmp_path: Path, date_1904: bool) -> None:
     path = _book(tmp_path / "b.xlsx", date_1904=date_1904)
-    assert uses_1904(path) is date_1904
     batch = read_sources([path])
     got = [
         (s.provenance.sheet, s.provenance.row, s.slug, s.expires_at, s.tags)
@@ -104,7 +101,7 @@ def test_excel_serials(serial: float, date1904: bool, expected: date) -> None:
 
 
 def test_expiry_column_matches_cell_by_cell_conversion() -> None:
-    """The per-distinct, numpy-formatted expiry column names the instant of converting
+    """The per-distinct expiry column names the instant of converting
     each cell."""
     from datetime import datetime, time, timedelta
 
@@ -145,35 +142,22 @@ def test_expiry_column_matches_cell_by_cell_conversion() -> None:
                 assert (normalize_expiry(text) if text else "") == want, cell
 
 
-class _Rows:
-    """A sheet as python-calamine shows it (used range from A1), rows of any width."""
-
-    def __init__(self, rows: list[list[object]]):
-        self.rows = rows
-        self.start = (0, 0)
-        self.end = (len(rows) - 1, max(map(len, rows)) - 1)
-
-    def iter_rows(self) -> Iterator[list[object]]:
-        return iter([list(r) for r in self.rows])
-
-
 def test_a_column_beyond_the_shortest_row_reads_as_empty() -> None:
     """calamine's rows are all as wide as the sheet; rows of other widths read as
     ``zip`` over them would: a column past the shortest row is empty throughout, also
-    when the short row comes after the first rows (streamed in batches)."""
+    when the short row comes after the first rows."""
     rows: list[list[object]] = [["a", "b", "c"], ["d", "e"], ["f", "g", "h"]]
-    cols = SheetRows(_Rows(rows)).columns(0, [1, 2, 3])
+    cols = _columns(rows, 0, [1, 2, 3])
     assert cols == {1: ["b", "e", "g"], 2: ["", "", ""], 3: ["", "", ""]}
     long = [["h1", "h2", "h3"]] + [[f"a{i}", f"b{i}", f"c{i}"] for i in range(700)]
     long[500] = ["short", "row"]
-    cols = SheetRows(_Rows(long)).columns(1, [0, 1, 2])
+    cols = _columns(long, 1, [0, 1, 2])
     assert cols[0] == [r[0] for r in long[1:]] and cols[2] == [""] * 700
 
 
 def test_rows_stream_as_calamine_reads_the_whole_sheet(tmp_path: Path) -> None:
     """Whatever the used range (from A1, past column A, past row 1, empty), the
-    columns equal those of ``to_python(skip_empty_area=False)``, row for row, and
-    the types noted for each column are those of its cells."""
+    columns equal those of ``to_python(skip_empty_area=False)``, row for row."""
     from python_calamine import CalamineWorkbook
 
     path = tmp_path / "shapes.xlsx"
@@ -189,10 +173,7 @@ def test_rows_stream_as_calamine_reads_the_whole_sheet(tmp_path: Path) -> None:
         whole = book.get_sheet_by_name(name).to_python(skip_empty_area=False)
         width = len(whole[0]) if whole else 0
         for start in (0, 3, 70, 400):
-            rows = SheetRows(book.get_sheet_by_name(name))
-            assert rows.head == whole[: len(rows.head)]
-            got = rows.columns(start, list(range(width + 1)))
+            got = _columns(whole, start, list(range(width + 1)))
             for c in range(width + 1):
                 want = [r[c] if c < width else "" for r in whole[start:]]
                 assert got[c] == want, (name, start, c)
-                assert rows.kinds[c] == set(map(type, want)), (name, start, c)

@@ -24,7 +24,8 @@ from pathlib import Path
 from linksync.errors import SourceError
 from linksync.model import LinkSpec, Problem, Provenance
 from linksync.model.collection import fewer_collections
-from linksync.sources.columns import ALIASES, match_columns, normalize_header
+from linksync.sources.aliases import ALIASES
+from linksync.sources.columns import match_columns, normalize_header
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
 from linksync.sources.normalize import merge_utm, normalize_expiry, split_short_url, split_tags
 from linksync.sources.options import ReadOptions

@@ -17,26 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from linksync.errors import ConfigError
-from linksync.model import API_NAMES, FIELD_FROM_API, LINK_FIELDS
-from linksync.sources.aliases import ALIASES, COLUMN_FIELDS, IGNORED, SHORT_URL, UTM_FIELDS
-
-__all__ = [
-    "ALIASES",
-    "COLUMN_FIELDS",
-    "IGNORED",
-    "SHORT_URL",
-    "UTM_FIELDS",
-    "ColumnMatch",
-    "column_letter",
-    "compile_mapping",
-    "field_for_header",
-    "find_header_row",
-    "header_score",
-    "known_field",
-    "match_columns",
-    "normalize_header",
-    "numbered_tags",
-]
+from linksync.model import API_NAMES, LINK_FIELDS
+from linksync.sources.aliases import ALIASES, COLUMN_FIELDS, IGNORED, SHORT_URL
 
 #: The alias rank of a column the explicit mapping names (better than every alias).
 _CHOSEN = -1
@@ -73,24 +55,15 @@ _INDEX: dict[str, tuple[str, int]] = _build_index()
 _IGNORED: frozenset[str] = frozenset(normalize_header(w) for w in IGNORED)
 
 
-def field_for_header(header: str) -> str | None:
-    """The field a header names by alias, or None."""
-    hit = _INDEX.get(normalize_header(header))
-    return hit[0] if hit else None
-
-
 def resolve_field_name(name: str) -> str | None:
-    """A field given by the user (profile mapping): snake_case, wire name or alias.
+    """A field given by the user (profile mapping): snake_case, wire name or alias
+    (the alias index holds every field's own name and wire name, normalised).
     ``ignore`` / ``skip`` / empty means: ignore the column (returns "")."""
     key = normalize_header(name)
     if key in ("", "ignore", "skip", "none"):
         return ""
-    for fname in COLUMN_FIELDS:
-        if normalize_header(fname) == key:
-            return fname
-    if name in FIELD_FROM_API:
-        return FIELD_FROM_API[name]
-    return field_for_header(name)
+    hit = _INDEX.get(key)
+    return hit[0] if hit else None
 
 
 @dataclass(frozen=True, slots=True)

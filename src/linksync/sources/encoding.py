@@ -139,11 +139,10 @@ def plain_western(text: str) -> bool:
     return True
 
 
-def example(text: str, at: int | None = None, width: int = 60) -> str:
+def example(text: str, width: int = 60) -> str:
     """Up to ``width`` characters of the line around the first non-ASCII character."""
-    if at is None:
-        m = _NON_ASCII_RUN.search(text)
-        at = m.start() if m else 0
+    m = _NON_ASCII_RUN.search(text)
+    at = m.start() if m else 0
     start = text.rfind("\n", 0, at) + 1
     end = text.find("\n", at)
     line = text[start : end if end >= 0 else len(text)].rstrip("\r")
@@ -153,10 +152,8 @@ def example(text: str, at: int | None = None, width: int = 60) -> str:
 
 
 def _guess(data: bytes) -> str | None:
-    try:
-        from charset_normalizer import from_bytes
-    except ImportError:  # pragma: no cover - a dependency, but only a hint
-        return None
+    from charset_normalizer import from_bytes
+
     best = from_bytes(data[: 1 << 20]).best()
     return None if best is None else str(best.encoding)
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Mapping
 from pathlib import Path
 
 from linksync.errors import ConfigError, SourceError
@@ -119,15 +118,14 @@ def workbook_password(
     *,
     password_file: str | os.PathLike[str] | None = None,
     env_name: str | None = None,
-    env: Mapping[str, str] | None = None,
 ) -> str | None:
     """The workbook password: from ``password_file`` when given, else from the
     environment variable ``env_name`` (a profile's ``workbook_password_env``), else
     None (also when that variable is not set: only an encrypted workbook needs it, and
-    it says so). ``env``: the environment (default ``os.environ``)."""
+    it says so)."""
     if password_file is not None:
         return read_password_file(password_file)
     if env_name:
-        value = (os.environ if env is None else env).get(env_name)
+        value = os.environ.get(env_name)
         return value or None  # unset: an encrypted workbook says what to give
     return None

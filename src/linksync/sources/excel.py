@@ -2,7 +2,7 @@
 
 Measured for 100,000 rows x 10 columns (LIBRARIES.md, and docs/performance.md):
 pandas+openpyxl 12-16 s, pandas+calamine 1.5-2.1 s, calamine rows 0.8 s. So cells are
-read with calamine directly, streamed into the mapped columns only
+read with calamine directly, taken into the mapped columns only
 (``linksync.sources.excel_rows``), and only those are converted.
 
 Every visible worksheet is read, or the named ones. The header row is found under
@@ -23,16 +23,12 @@ none with a header) is an error, as an empty CSV is.
 from __future__ import annotations
 
 import io
-import re
-import zipfile
 from collections import Counter
 from collections.abc import Callable, Sequence
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pandas as pd
 from python_calamine import CalamineWorkbook, SheetTypeEnum, SheetVisibleEnum
 
 from linksync.errors import SourceError
@@ -41,7 +37,6 @@ from linksync.safe.terminal import printable
 from linksync.sources.columns import compile_mapping, match_columns, normalize_header
 from linksync.sources.encrypted import decrypt_workbook, is_encrypted_workbook
 from linksync.sources.excel_cells import CellReader, cell_text
-from linksync.sources.excel_rows import SheetRows, calamine_failed
 from linksync.sources.frame import ReadResult, UnknownColumn
 from linksync.sources.header import find_header
 from linksync.sources.normalize import excel_serial_to_datetime, normalize_expiry
@@ -56,20 +51,6 @@ _OOXML = frozenset({".xlsx", ".xlsm"})
 _HELP_SHEETS = frozenset(
     {"instructions", "readme", "help", "notes", "about", "info", "howto", "lists", "lookup"}
 )
-_DATE1904_RE = re.compile(rb"<(?:\w+:)?workbookPr\b[^>]*\bdate1904=\"(?:1|true)\"")
-
-
-def uses_1904(path: Path, data: bytes | None = None) -> bool:
-    """True when an xlsx/xlsm workbook counts dates from 1904 (old Mac Excel).
-    ``data``: the workbook's bytes when they are not the file's (decrypted)."""
-    if path.suffix.lower() not in (".xlsx", ".xlsm"):
-        return False
-    try:
-        with zipfile.ZipFile(path if data is None else io.BytesIO(data)) as zf:
-            xml = zf.read("xl/workbook.xml")
-    except (OSError, KeyError, zipfile.BadZipFile):
-        return False
-    return _DATE1904_RE.search(xml) is not None
 
 
 def typed_sheet(typed: str, names: Sequence[str]) -> str:
@@ -99,81 +80,41 @@ def cell_expiry(v: Any, date1904: bool) -> Any:
     return v
 
 
-#: Cell types that never compare equal to a cell of another type of this set.
-_APART = frozenset({str, datetime, date, type(None)})
-
-
-def _expiry_column(
-    values: Sequence[Any], date1904: bool, kinds: set[type] | None = None
-) -> list[Any]:
+def _expiry_column(values: Sequence[Any], date1904: bool) -> list[Any]:
     """The expiry cells as text for ``build_frame`` ("" for empty cells).
 
     Text cells are passed as they are (``build_frame`` trims and normalises them);
-    every other cell becomes ``normalize_expiry(cell_expiry(v))``, which
-    ``normalize_expiry`` maps to itself. Each distinct cell is converted once (keyed
-    by type as well when numbers are present, so ``1``, ``1.0`` and ``True`` stay
-    apart) and the distinct dates and datetimes are formatted at once by numpy.
-    ``kinds``: the types of ``values`` when known."""
-    kinds = set(map(type, values)) if kinds is None else kinds
-    if kinds <= {str}:
+    every other cell becomes its wall-clock text (``_wall_clock``), which
+    ``normalize_expiry`` reads as ``cell_expiry(v)``. Each distinct cell is converted
+    once, keyed by type as well, so ``1``, ``1.0`` and ``True`` stay apart."""
+    if set(map(type, values)) <= {str}:
         return list(values)
-    if kinds <= _APART:
-        distinct = list(dict.fromkeys(values))
-        lookup = dict(zip(distinct, _expiry_texts(distinct, date1904), strict=True))
-        return list(map(lookup.__getitem__, values))
     keys = list(zip(map(type, values), values, strict=True))
-    typed = list(dict.fromkeys(keys))
-    texts = _expiry_texts([v for _, v in typed], date1904)
-    by_key = dict(zip(typed, texts, strict=True))
-    return list(map(by_key.__getitem__, keys))
+    texts = {key: _expiry_text(key[1], date1904) for key in dict.fromkeys(keys)}
+    return list(map(texts.__getitem__, keys))
 
 
-#: Naive dates and datetimes from this year on format the same in numpy and strftime.
-_NUMPY_DATES_FROM = datetime(1000, 1, 1)
-
-
-def _expiry_texts(values: Sequence[Any], date1904: bool) -> list[str]:
-    out: list[str] = [""] * len(values)
-    stamps: list[int] = []
-    for i, v in enumerate(values):
-        kind = type(v)
-        if kind is str:
-            out[i] = v
-        elif (kind is datetime and v.tzinfo is None and v >= _NUMPY_DATES_FROM) or (
-            kind is date and v.year >= _NUMPY_DATES_FROM.year
-        ):
-            stamps.append(i)
-        else:
-            cell = cell_expiry(v, date1904)
-            out[i] = "" if cell is None else _wall_clock(cell)
-    if stamps:
-        when = pd.DatetimeIndex([values[i] for i in stamps]).to_numpy()
-        iso = np.datetime_as_string(when.astype("datetime64[ms]"), unit="ms")
-        for i, text in zip(stamps, iso.tolist(), strict=True):
-            out[i] = text
-    return out
+def _expiry_text(v: Any, date1904: bool) -> str:
+    if type(v) is str:
+        return v
+    cell = cell_expiry(v, date1904)
+    return "" if cell is None else _wall_clock(cell)
 
 
 def _wall_clock(cell: Any) -> str:
-    """A date or naive date-time cell as ISO text without a zone (the run's zone applies
-    when the column is normalised); anything else as ``normalize_expiry`` writes it."""
+    """A date or naive date-time cell as ISO text without a zone, to the millisecond
+    (the run's zone applies when the column is normalised); anything else as
+    ``normalize_expiry`` writes it."""
     if isinstance(cell, datetime) and cell.tzinfo is None:
         return cell.isoformat(timespec="milliseconds")
     if isinstance(cell, date) and not isinstance(cell, datetime):
-        return cell.isoformat()
+        return datetime.combine(cell, time()).isoformat(timespec="milliseconds")
     return normalize_expiry(cell)
 
 
-def read_excel_file(
-    path: Path,
-    display: str,
-    *,
-    sheets: Sequence[str] | None = None,
-    mapping: dict[str, str] | None = None,
-    options: ReadOptions | None = None,
-) -> ReadResult:
-    opts = options or ReadOptions.build(sheets=sheets, mapping=mapping)
-    wanted = list(opts.sheets or sheets or ())
+def read_excel_file(path: Path, display: str, *, options: ReadOptions) -> ReadResult:
+    opts = options
+    wanted = list(opts.sheets or ())
     suffix = path.suffix.lower()
     try:
         size = path.stat().st_size
@@ -215,7 +156,8 @@ def _read_book(
     except Exception as exc:  # calamine raises its own error types
         raise SourceError(f"{display}: not a readable workbook: {exc}", path=display) from exc
     result = ReadResult()
-    date1904 = uses_1904(path, data)
+    ooxml = path.suffix.lower() in _OOXML
+    date1904 = pkg is not None and ooxml and pkg.date1904()
     if wanted:
         wanted = [typed_sheet(w, wb.sheet_names) for w in wanted]
         missing = [s for s in wanted if s not in wb.sheet_names]
@@ -233,8 +175,8 @@ def _read_book(
             for m in wb.sheets_metadata
             if m.visible == SheetVisibleEnum.Visible and m.typ == SheetTypeEnum.WorkSheet
         ]
-    notes_for = _notes(pkg, names) if pkg is not None and path.suffix.lower() in _OOXML else None
-    if notes_for is None and names and path.suffix.lower() not in _OOXML:
+    notes_for = _notes(pkg, names) if pkg is not None and ooxml else None
+    if notes_for is None and names and not ooxml:
         result.problems.append(
             Problem(
                 "UNCHECKED_FORMAT",
@@ -251,9 +193,12 @@ def _read_book(
         # its notes are searched in a thread meanwhile.
         pending = notes_for(name) if notes_for is not None else None
         try:
-            rows = SheetRows(wb.get_sheet_by_name(name))
+            rows = wb.get_sheet_by_name(name).to_python(skip_empty_area=False)
         except BaseException as exc:
-            if not calamine_failed(exc):
+            # calamine's own exceptions, and its panics (pyo3 raises those as
+            # ``PanicException``, a ``BaseException``: a malformed sheet must not end the
+            # run with a traceback)
+            if not (isinstance(exc, Exception) or type(exc).__name__ == "PanicException"):
                 raise
             if pending is not None:
                 pending.result()
@@ -261,16 +206,7 @@ def _read_book(
                 f"{display}: sheet {name!r}: {exc}", path=display, sheet=name
             ) from exc
         notes = pending.result() if pending is not None else SheetNotes()
-        try:
-            _read_sheet(display, name, rows, bool(wanted), date1904, opts, notes, result)
-        except BaseException as exc:
-            if isinstance(exc, Exception) or not calamine_failed(exc):
-                raise  # our own errors (SourceError...) go as they are
-            raise SourceError(
-                f"{display}: sheet {name!r}: calamine could not read it ({exc})",
-                path=display,
-                sheet=name,
-            ) from exc
+        _read_sheet(display, name, rows, bool(wanted), date1904, opts, notes, result)
     if not any(len(f) for f in result.frames) and not any(
         p.severity is Severity.ERROR for p in result.problems
     ):
@@ -305,7 +241,7 @@ def _nothing_to_read(display: str, wb: CalamineWorkbook, names: list[str]) -> Pr
 def _read_sheet(
     display: str,
     sheet: str,
-    rows: SheetRows,
+    rows: list[list[Any]],
     named: bool,
     date1904: bool,
     opts: ReadOptions,
@@ -313,7 +249,7 @@ def _read_sheet(
     result: ReadResult,
 ) -> None:
     explicit = compile_mapping(opts.mapping)
-    head = find_header(rows.head, explicit=explicit)
+    head = find_header(rows, explicit=explicit)
     if head is None:
         if named or not (_is_blank(rows) or normalize_header(sheet) in _HELP_SHEETS):
             severity = Severity.ERROR if named else Severity.WARNING
@@ -342,9 +278,9 @@ def _read_sheet(
     result.unknown.extend(UnknownColumn(display, sheet, h) for h in match.unknown)
     if match.unknown:
         result.problems.append(unknown_column_problem(display, sheet, match.unknown))
-    # Cells of the mapped columns only, one list per column (``SheetRows.columns``).
+    # Cells of the mapped columns only, one list per column (``_columns``).
     # A column feeding two fields is copied for each: the cell checks change their list.
-    cells_by_col = rows.columns(head.data_start, match.used)
+    cells_by_col = _columns(rows, head.data_start, match.used)
     uses = Counter(col for fname in match.fields for col in match.columns_of(fname))
     cells_of = CellReader(notes, head.data_start)
     columns: dict[str, list[list[Any]]] = {}
@@ -352,12 +288,11 @@ def _read_sheet(
         columns[fname] = []
         for col in match.columns_of(fname):
             cells = cells_by_col[col] if uses[col] == 1 else list(cells_by_col[col])
-            kinds = rows.kinds[col]
             if fname == "expires_at":
-                texts = _expiry_column(cells, date1904, kinds)
-                columns[fname].append(cells_of.expiry(cells, texts, col, date1904, kinds))
+                texts = _expiry_column(cells, date1904)
+                columns[fname].append(cells_of.expiry(cells, texts, col, date1904))
             else:
-                columns[fname].append(cells_of.text(cells, fname, col, kinds))
+                columns[fname].append(cells_of.text(cells, fname, col))
     frame, problems = build_frame(
         display, sheet, columns, head.data_start + 1, match, issues=cells_of.issues, options=opts
     )
@@ -375,5 +310,15 @@ def _read_sheet(
         )
 
 
-def _is_blank(rows: SheetRows) -> bool:
-    return all(v in ("", None) for row in rows.head for v in row) and rows.rest_blank()
+def _is_blank(rows: list[list[Any]]) -> bool:
+    return all(v in ("", None) for row in rows for v in row)
+
+
+def _columns(rows: list[list[Any]], start: int, cols: list[int]) -> dict[int, list[Any]]:
+    """The cells of ``cols`` (sheet column indexes from 0) in the rows from index
+    ``start`` on, one list per column. A column beyond the shortest row reads as
+    empty, as ``zip`` over the rows would have it (calamine's rows all have the
+    sheet's width)."""
+    data = rows[start:]
+    width = min(map(len, data), default=0)
+    return {c: [row[c] for row in data] if c < width else [""] * len(data) for c in cols}

@@ -58,13 +58,6 @@ def cell_text(v: Any) -> str | None:
     return str(v)
 
 
-def text_column(values: Sequence[Any]) -> list[Any]:
-    """A column of cells as text (None for empty cells); text cells as they are."""
-    if set(map(type, values)) <= {str}:
-        return list(values)
-    return [v if type(v) is str else cell_text(v) for v in values]
-
-
 class CellReader:
     """Checks the cells of one sheet's columns against the sheet's notes."""
 
@@ -77,25 +70,24 @@ class CellReader:
         severity = Severity.WARNING if warn else Severity.ERROR
         self.issues.append(CellIssue(k, fname, "INVALID_FIELD", message, severity))
 
-    def _errors(self, out: list[Any], fname: str, col: int) -> None:
-        n = len(out)
-        for r, text in sorted(self.notes.column("errors", col).items()):
-            k = r - self.first_row
-            if 0 <= k < n:
-                out[k] = None
-                self._issue(
-                    k,
-                    fname,
-                    f"the cell holds the Excel error {text} (a formula that failed or a "
-                    "broken reference), not a value: fix the cell; the row is not sent",
-                )
+    def _noted(self, kind: str, col: int, n: int) -> list[tuple[int, str]]:
+        """(data index, note) of one column's notes of ``kind`` within ``n`` data rows."""
+        rows = sorted(self.notes.column(kind, col).items())
+        return [(r - self.first_row, note) for r, note in rows if 0 <= r - self.first_row < n]
 
-    def text(
-        self, cells: list[Any], fname: str, col: int, kinds: set[type] | None = None
-    ) -> list[Any]:
-        """A text field's cells (see module docstring); ``cells`` may be changed.
-        ``kinds``: the types of ``cells`` when known."""
-        if (set(map(type, cells)) if kinds is None else kinds) <= {str}:
+    def _errors(self, out: list[Any], fname: str, col: int) -> None:
+        for k, text in self._noted("errors", col, len(out)):
+            out[k] = None
+            self._issue(
+                k,
+                fname,
+                f"the cell holds the Excel error {text} (a formula that failed or a "
+                "broken reference), not a value: fix the cell; the row is not sent",
+            )
+
+    def text(self, cells: list[Any], fname: str, col: int) -> list[Any]:
+        """A text field's cells (see module docstring); ``cells`` may be changed."""
+        if set(map(type, cells)) <= {str}:
             out = cells
         else:
             out = [
@@ -152,11 +144,7 @@ class CellReader:
         return shown
 
     def _links(self, out: list[Any], fname: str, col: int) -> None:
-        n = len(out)
-        for r, target in sorted(self.notes.column("links", col).items()):
-            k = r - self.first_row
-            if not 0 <= k < n:
-                continue
+        for k, target in self._noted("links", col, len(out)):
             shown = out[k]
             if shown == target:
                 continue
@@ -184,11 +172,10 @@ class CellReader:
         texts: list[Any],
         col: int,
         date1904: bool,
-        kinds: set[type] | None = None,
     ) -> list[Any]:
         """The expiry column: ``texts`` as converted, plus error cells and plain numbers."""
         out = texts
-        if (set(map(type, cells)) if kinds is None else kinds) - {str, datetime, date}:
+        if set(map(type, cells)) - {str, datetime, date}:
             for k, v in enumerate(cells):
                 if isinstance(v, int | float) and not isinstance(v, bool):
                     when = excel_serial_to_datetime(float(v), date1904=date1904)

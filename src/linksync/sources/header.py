@@ -74,11 +74,10 @@ def find_header(
     rows: Sequence[Sequence[object]],
     *,
     explicit: Mapping[str, str] | None = None,
-    scan: int = 30,
 ) -> Header | None:
     """The header of a sheet (see module docstring), or None when there is none."""
     known = dict(explicit or {})
-    h = find_header_row(rows, scan=scan, explicit=known)
+    h = find_header_row(rows, explicit=known)
     if h is None:
         return None
     best = Header(h, h, tuple(rows[h]))

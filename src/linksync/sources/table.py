@@ -26,8 +26,9 @@ import pandas as pd
 
 from linksync.model import LINK_FIELDS, Problem, Provenance, Severity
 from linksync.rules.timestamps import zone_name
+from linksync.sources.aliases import SHORT_URL, UTM_FIELDS
 from linksync.sources.cleaning import ASCII_WS, clean_column
-from linksync.sources.columns import SHORT_URL, UTM_FIELDS, ColumnMatch
+from linksync.sources.columns import ColumnMatch
 from linksync.sources.frame import SpecFrame, not_none
 from linksync.sources.normalize import (
     Oddness,

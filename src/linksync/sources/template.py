@@ -52,50 +52,31 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 
 HEADERS: tuple[str, ...] = tuple(h for h, _ in COLUMNS)
 
-#: Example rows (cells in HEADERS order; the expiry as a datetime).
-EXAMPLES: tuple[tuple[str | datetime, ...], ...] = (
-    (
-        "https://example.com/spring-sale",
-        "spring-sale",
-        "",
-        "Spring sale landing page",
-        "sale, spring-2026",
-        datetime(2030, 12, 31, 23, 59),
-        "",
-        "",
-        "",
-        "newsletter",
-        "email",
-        "spring-2026",
-    ),
-    (
-        "https://example.com/app",
-        "get-app",
-        "",
-        "Get the app",
-        "app",
-        "",
-        "https://apps.apple.com/app/id123456789",
-        "https://play.google.com/store/apps/details?id=com.example.app",
-        "",
-        "",
-        "",
-        "",
-    ),
-    (
-        "https://example.com/events/webinar",
-        "",
-        "",
-        "Webinar sign-up (slug left to the service)",
-        "events",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-    ),
+#: Example rows: header -> cell, the other cells empty (the expiry as a datetime).
+EXAMPLES: tuple[dict[str, str | datetime], ...] = (
+    {
+        "Destination URL": "https://example.com/spring-sale",
+        "Slug": "spring-sale",
+        "Title": "Spring sale landing page",
+        "Tags": "sale, spring-2026",
+        "Expires": datetime(2030, 12, 31, 23, 59),
+        "utm_source": "newsletter",
+        "utm_medium": "email",
+        "utm_campaign": "spring-2026",
+    },
+    {
+        "Destination URL": "https://example.com/app",
+        "Slug": "get-app",
+        "Title": "Get the app",
+        "Tags": "app",
+        "iOS URL": "https://apps.apple.com/app/id123456789",
+        "Android URL": "https://play.google.com/store/apps/details?id=com.example.app",
+    },
+    {
+        "Destination URL": "https://example.com/events/webinar",
+        "Title": "Webinar sign-up (slug left to the service)",
+        "Tags": "events",
+    },
 )
 
 INSTRUCTIONS_INTRO = (
@@ -143,7 +124,7 @@ def layout(rules: UtmRules | None = None) -> tuple[list[str], list[list[str | da
     they require or list values for; each example's UTM cell an allowed value (the
     first) when its own is not one, and filled when the parameter is required."""
     headers = list(HEADERS)
-    rows = [list(r) for r in EXAMPLES]
+    rows = [[row.get(h, "") for h in HEADERS] for row in EXAMPLES]
     if rules is None or rules.empty:
         return headers, rows
     allowed = dict(rules.allowed or {})

@@ -55,6 +55,7 @@ _FORBIDDEN_XML = re.compile(rb"&#(x[0-9A-Fa-f]{1,6}|[0-9]{1,7});|[\x00-\x08\x0b\
 #: plane 15 (private use), put back in the names read (``_restore``).
 _PARKED = 0xF0000
 _RESTORE = {_PARKED + i: i for i in range(0x20)}
+_DATE1904_RE = re.compile(rb"<(?:\w+:)?workbookPr\b[^>]*\bdate1904=\"(?:1|true)\"")
 _BUILTIN = {1: "0", 2: "0.00", 3: "#,##0", 4: "#,##0.00", 9: "0%", 10: "0.00%", 11: "0.00E+00"}
 
 
@@ -155,6 +156,14 @@ class Package:
             if el.tag.endswith("}sheet") and el.get(_NS_REL) in rels:
                 out[el.get("name", "").translate(_RESTORE)] = rels[el.get(_NS_REL, "")]
         return out
+
+    def date1904(self) -> bool:
+        """True when the workbook counts dates from 1904 (old Mac Excel)."""
+        try:
+            xml = self.zf.read("xl/workbook.xml")
+        except (KeyError, zipfile.BadZipFile, OSError):
+            return False
+        return _DATE1904_RE.search(xml) is not None
 
     def display_formats(self) -> dict[bytes, str]:
         """Style index -> number format code, for styles that change how a number

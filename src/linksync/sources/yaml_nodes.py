@@ -109,17 +109,15 @@ def line_of(node: Node) -> int:
 
 
 def iter_yaml_files(path: Path) -> list[Path]:
-    """A file, or every *.yaml / *.yml under a directory (sorted, hidden skipped)."""
-    if path.is_dir():
-        found = [
-            p
-            for p in path.rglob("*")
-            if p.suffix.lower() in YAML_SUFFIXES
-            and p.is_file()
-            and not any(part.startswith(".") for part in p.relative_to(path).parts)
-        ]
-        return sorted(found)
-    return [path]
+    """Every *.yaml / *.yml under the directory ``path`` (sorted, hidden skipped)."""
+    found = [
+        p
+        for p in path.rglob("*")
+        if p.suffix.lower() in YAML_SUFFIXES
+        and p.is_file()
+        and not any(part.startswith(".") for part in p.relative_to(path).parts)
+    ]
+    return sorted(found)
 
 
 def compose(text: str) -> Node | None:

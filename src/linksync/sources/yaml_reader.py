@@ -32,7 +32,7 @@ from linksync.errors import SourceError
 from linksync.model import FIELD_FROM_API, LINK_FIELDS, LinkSpec, Problem, Provenance, Severity
 from linksync.rules.timestamps import zone_name
 from linksync.rules.utm import UtmRules, parse_utm_rules
-from linksync.sources.columns import UTM_FIELDS
+from linksync.sources.aliases import UTM_FIELDS
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
 from linksync.sources.normalize import (
     dedupe,
@@ -64,9 +64,8 @@ _UTM_KEYS: dict[str, str] = {
 _SCALAR_FIELDS = ("url", "slug", "domain", "description", "password", "apple", "google")
 
 
-def read_yaml_path(path: Path, display: str, options: ReadOptions | None = None) -> ReadResult:
+def read_yaml_path(path: Path, display: str, opts: ReadOptions) -> ReadResult:
     """Read a YAML file or a directory tree of them."""
-    opts = options or ReadOptions()
     result = ReadResult()
     if path.is_dir():
         for p in iter_yaml_files(path):
@@ -169,13 +168,14 @@ class _FileReader:
     def _file_problem(
         self,
         message: str,
-        node: Node | None = None,
+        node: Node,
         severity: Severity = Severity.ERROR,
         constant: str = "INVALID_FIELD",
     ) -> None:
-        row = line_of(node) if node is not None else None
         self.result.problems.append(
-            Problem(constant, message, Provenance(self.display, None, row), None, severity)
+            Problem(
+                constant, message, Provenance(self.display, None, line_of(node)), None, severity
+            )
         )
 
     def _unknown(self, key: str, node: Node, known: list[str]) -> None:

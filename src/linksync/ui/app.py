@@ -49,7 +49,7 @@ from starlette.staticfiles import StaticFiles
 from linksync._version import __version__
 from linksync.config import Settings, Target
 from linksync.errors import LinksyncError
-from linksync.sources.columns import COLUMN_FIELDS, SHORT_URL
+from linksync.sources.aliases import COLUMN_FIELDS, SHORT_URL
 from linksync.sync.options import MODES
 from linksync.ui.apply_run import PageApply
 from linksync.ui.choices import Choices
