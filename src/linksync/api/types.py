@@ -61,13 +61,6 @@ class Organization:
             Quota("custom domains", self.custom_domain_count, self.custom_domain_quota),
         )
 
-    @property
-    def links_left(self) -> int | None:
-        """Links that can still be created under the plan's quota (None: unknown)."""
-        if self.link_quota is None:
-            return None
-        return max(0, self.link_quota - self.link_count)
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
