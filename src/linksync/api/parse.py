@@ -41,6 +41,15 @@ def unwrap(body: Any) -> Any:
     return body
 
 
+def unwrap_record(body: Any, key: str) -> Any:
+    """The ``data`` of an answer, or the record nested in it under ``key``
+    (``{"data": {"link": {...}}}``)."""
+    data = unwrap(body)
+    if isinstance(data, Mapping) and isinstance(data.get(key), Mapping):
+        return data[key]
+    return data
+
+
 def _norm(record: Mapping[str, Any]) -> dict[str, Any]:
     return {snake(str(k)): v for k, v in record.items()}
 
@@ -172,12 +181,18 @@ def _pagination_source(body: Any) -> dict[str, Any]:
     return merged
 
 
-def parse_link_page(body: Any, *, page: int, limit: int) -> LinkPage:
+def _items(body: Any, what: str) -> list[Any]:
+    """The array of a list answer (in ``data`` or at the top level)."""
     items = find_list(unwrap(body))
     if items is None:
         items = find_list(body)
     if items is None:
-        raise unexpected("the link list answer holds no array of links")
+        raise unexpected(f"the {what} list answer holds no array of {what}s")
+    return items
+
+
+def parse_link_page(body: Any, *, page: int, limit: int) -> LinkPage:
+    items = _items(body, "link")
     p = _pagination_source(body)
     has_more = p.get("has_more", p.get("has_next", p.get("has_next_page")))
     if has_more is None and "next_page" in p:
@@ -238,18 +253,11 @@ def parse_member(value: Any) -> Member:
 
 
 def parse_members(body: Any) -> tuple[Member, ...]:
-    items = find_list(unwrap(body))
-    if items is None:
-        items = find_list(body)
-    if items is None:
-        raise unexpected("the member list answer holds no array of members")
-    return tuple(parse_member(m) for m in items)
+    return tuple(parse_member(m) for m in _items(body, "member"))
 
 
 def parse_invitation(body: Any, *, email: str, role: str) -> Invitation:
-    data = unwrap(body)
-    if isinstance(data, Mapping) and isinstance(data.get("invitation"), Mapping):
-        data = data["invitation"]
+    data = unwrap_record(body, "invitation")
     if not isinstance(data, Mapping):
         return Invitation(email=email, role=role)
     n = _norm(data)
@@ -297,19 +305,12 @@ def parse_domain(value: Any) -> Domain:
 
 
 def parse_domains(body: Any) -> tuple[Domain, ...]:
-    items = find_list(unwrap(body))
-    if items is None:
-        items = find_list(body)
-    if items is None:
-        raise unexpected("the domain list answer holds no array of domains")
-    return tuple(parse_domain(d) for d in items)
+    return tuple(parse_domain(d) for d in _items(body, "domain"))
 
 
 def parse_domain_answer(body: Any) -> Domain | None:
     """A domain from a create/verify answer, or None when the body does not hold one."""
-    data = unwrap(body)
-    if isinstance(data, Mapping) and isinstance(data.get("domain"), Mapping):
-        data = data["domain"]
+    data = unwrap_record(body, "domain")
     if not isinstance(data, Mapping):
         return None
     try:
