@@ -13,6 +13,18 @@ from typing import Any
 
 from linksync.model import RemoteLink
 
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def wire(record: object, *names: str) -> dict[str, Any]:
+    """The named fields of a record under their wire names (``created_at`` ->
+    ``createdAt``), in the order given."""
+    return {_camel(name): getattr(record, name) for name in names}
+
+
 #: Roles the interface names, in order of power.
 ROLES: tuple[str, ...] = ("owner", "admin", "member")
 
@@ -62,17 +74,10 @@ class Organization:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "plan": self.plan,
-            "linkCount": self.link_count,
-            "linkQuota": self.link_quota,
-            "clickCountMonthly": self.click_count_monthly,
-            "clickQuotaMonthly": self.click_quota_monthly,
-            "customDomainCount": self.custom_domain_count,
-            "customDomainQuota": self.custom_domain_quota,
-        }
+        return wire(
+            self, "id", "name", "plan", "link_count", "link_quota", "click_count_monthly",
+            "click_quota_monthly", "custom_domain_count", "custom_domain_quota",
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,14 +94,7 @@ class Member:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "email": self.email,
-            "name": self.name,
-            "role": self.role,
-            "status": self.status,
-            "createdAt": self.created_at,
-        }
+        return wire(self, "id", "email", "name", "role", "status", "created_at")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,13 +110,7 @@ class Invitation:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "email": self.email,
-            "role": self.role,
-            "status": self.status,
-            "createdAt": self.created_at,
-        }
+        return wire(self, "id", "email", "role", "status", "created_at")
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,16 +130,10 @@ class Domain:
         return self.status == "active"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "domain": self.domain,
-            "status": self.status,
-            "sslStatus": self.ssl_status,
-            "cnameTarget": self.cname_target,
-            "rootRedirectUrl": self.root_redirect_url,
-            "notFoundRedirectUrl": self.not_found_redirect_url,
-            "createdAt": self.created_at,
-        }
+        return wire(
+            self, "id", "domain", "status", "ssl_status", "cname_target", "root_redirect_url",
+            "not_found_redirect_url", "created_at",
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +165,7 @@ class OgSuggestion:
     description: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"title": self.title, "description": self.description}
+        return wire(self, "title", "description")
 
 
 @dataclass(slots=True)
