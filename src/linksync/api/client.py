@@ -117,9 +117,10 @@ class LinkServiceClient(BaseClient):
             "GET", "/api/v1/domains", kind="GET /domains", parse=_body(p.parse_domains)
         )
 
-    async def _find_domain(
+    async def find_domain(
         self, *, name: str | None = None, ident: str | None = None
     ) -> Domain | None:
+        """The custom domain with this host name or this id, or None."""
         for d in await self.list_domains():
             if (name and d.domain.lower() == name.lower()) or (ident and d.id == ident):
                 return d
@@ -138,13 +139,13 @@ class LinkServiceClient(BaseClient):
             body["notFoundRedirectUrl"] = not_found_redirect_url
 
         async def parse(a: Answer) -> Domain:
-            found = p.parse_domain_answer(a.body) or await self._find_domain(name=domain)
+            found = p.parse_domain_answer(a.body) or await self.find_domain(name=domain)
             if found is None:
                 raise p.unexpected(f"domain {domain} was accepted but is not in the list")
             return found
 
         async def confirm(_: CallState) -> Domain | None:
-            return await self._find_domain(name=domain)
+            return await self.find_domain(name=domain)
 
         return await self._call(
             "POST", "/api/v1/domains", kind="POST /domains",
@@ -153,7 +154,7 @@ class LinkServiceClient(BaseClient):
 
     async def verify_domain(self, domain_id: str) -> Domain:
         async def parse(a: Answer) -> Domain:
-            found = p.parse_domain_answer(a.body) or await self._find_domain(ident=domain_id)
+            found = p.parse_domain_answer(a.body) or await self.find_domain(ident=domain_id)
             if found is None:
                 raise p.unexpected(f"domain {domain_id} was verified but is not in the list")
             return found
@@ -281,10 +282,6 @@ class LinkServiceClient(BaseClient):
         if first.total is not None:
             return first.total
         return sum([1 async for _ in self.iter_links(tag=tag, domain=domain)])
-
-    async def find_domain(self, domain_id: str) -> Domain | None:
-        """The custom domain with this id, or None."""
-        return await self._find_domain(ident=domain_id)
 
     async def get_link(
         self,

@@ -25,17 +25,17 @@ from linksync import rules
 from linksync.rules.timestamps import format_ts
 from linksync.sandbox import ai
 from linksync.sandbox.errors import ServiceError
-from linksync.sandbox.rules import DomainInput, LinkInput, ListQuery
-from linksync.sandbox.settings import SandboxSettings
-from linksync.sandbox.store import (
+from linksync.sandbox.rows import (
     AlreadyExists,
     DomainRow,
     LinkRow,
     MemberRow,
     QuotaReached,
     SlugTaken,
-    Store,
 )
+from linksync.sandbox.rules import DomainInput, LinkInput, ListQuery
+from linksync.sandbox.settings import SandboxSettings
+from linksync.sandbox.store import Store
 
 Clock = Callable[[], float]
 _SLUG_ALPHABET = string.ascii_lowercase + string.digits

@@ -15,10 +15,10 @@ import dataclasses
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from linksync.sandbox.order import ALL, LinkOrder
 from linksync.sandbox.rows import (
@@ -30,18 +30,8 @@ from linksync.sandbox.rows import (
     SlugTaken,
 )
 
-__all__ = [
-    "AlreadyExists",
-    "DomainRow",
-    "LinkRow",
-    "MemberRow",
-    "QuotaReached",
-    "SlugTaken",
-    "Store",
-    "remove_state",
-]
-
 SCHEMA_VERSION = 1
+R = TypeVar("R")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS links (
@@ -116,12 +106,9 @@ def _insert(db: sqlite3.Connection, table: str, row: Any) -> None:
     db.execute(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({marks})", values)
 
 
-def _domain(row: sqlite3.Row) -> DomainRow:
-    return DomainRow(**{k: row[k] for k in row.keys()})  # noqa: SIM118
-
-
-def _member(row: sqlite3.Row) -> MemberRow:
-    return MemberRow(**{k: row[k] for k in row.keys()})  # noqa: SIM118
+def _record(make: Callable[..., R], row: sqlite3.Row) -> R:
+    """A record of a table whose columns are its fields (domains, members)."""
+    return make(**{k: row[k] for k in row.keys()})  # noqa: SIM118
 
 
 def _casefold(value: str | None) -> str | None:
@@ -301,14 +288,15 @@ class Store:
 
     def get_domain(self, domain_id: str) -> DomainRow | None:
         rows = self._read("SELECT * FROM domains WHERE id = ?", (domain_id,))
-        return _domain(rows[0]) if rows else None
+        return _record(DomainRow, rows[0]) if rows else None
 
     def find_domain(self, host: str) -> DomainRow | None:
         rows = self._read("SELECT * FROM domains WHERE domain = ?", (host.lower(),))
-        return _domain(rows[0]) if rows else None
+        return _record(DomainRow, rows[0]) if rows else None
 
     def list_domains(self) -> list[DomainRow]:
-        return [_domain(r) for r in self._read("SELECT * FROM domains ORDER BY created_at, id")]
+        rows = self._read("SELECT * FROM domains ORDER BY created_at, id")
+        return [_record(DomainRow, r) for r in rows]
 
     def count_domains(self) -> int:
         return int(self._read("SELECT count(*) FROM domains")[0][0])
@@ -320,7 +308,7 @@ class Store:
                 (status, ssl, at, domain_id),
             )
             row = db.execute("SELECT * FROM domains WHERE id = ?", (domain_id,)).fetchone()
-            return _domain(row)
+            return _record(DomainRow, row)
 
     def delete_domain(self, domain_id: str) -> int | None:
         """Delete a domain and its links; the number of links removed, None if unknown."""
@@ -343,7 +331,8 @@ class Store:
         return row
 
     def list_members(self) -> list[MemberRow]:
-        return [_member(r) for r in self._read("SELECT * FROM members ORDER BY created_at, id")]
+        rows = self._read("SELECT * FROM members ORDER BY created_at, id")
+        return [_record(MemberRow, r) for r in rows]
 
     def has_owner(self) -> bool:
         return bool(self._read("SELECT 1 FROM members WHERE role = 'owner' LIMIT 1"))
