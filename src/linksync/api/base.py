@@ -296,45 +296,9 @@ class BaseClient:
         """Send with retries. After an unknown outcome (a transport error once the request
         was sent) ``confirm`` reads the service and returns the result when the first
         send did take effect; ``gone_ok`` turns a 404 after an unknown outcome into the
-        result (a delete that did delete).
-
-        The first attempt goes straight; only a failure the policy retries enters the
-        retry loop (tenacity), so a call that succeeds at once costs no retry machinery."""
-        state = CallState()
+        result (a delete that did delete). Retries stay within the policy's budgets."""
+        state, policy = CallState(), self.retry
         attempt = _Attempt(method, path, kind, state, meta, params, body, parse, confirm, gone_ok)
-        try:
-            return await self._attempt(attempt)
-        except ApiError as exc:
-            first = self._failed(exc, state)
-            cls = classify(first)
-            if cls is None or state.failures[cls] > self.retry.budget(cls):
-                meta.status, meta.request_id = first.status, first.request_id
-                meta.attempts = first.attempts
-                if first is not exc:
-                    raise first from None
-                raise
-        delay = self.retry.delay(cls, first, state.failures[cls])
-        self._before_retry(kind, delay, first)
-        await self.retry.sleep(delay)
-        return await self._retry_loop(attempt)
-
-    def _failed(self, exc: ApiError, state: CallState) -> ApiError:
-        """Count a failed attempt against its retry budget; the error to raise (a copy
-        that counts every attempt of the call: a raised error is never changed)."""
-        counted = exc if exc.attempts >= state.attempts else exc.with_attempts(state.attempts)
-        cls = classify(counted)
-        if cls is not None:
-            state.failures[cls] += 1
-        return counted
-
-    def _before_retry(self, kind: str, delay: float, exc: BaseException | None) -> None:
-        self._stats.retries += 1
-        self._stats.wait_seconds += delay
-        log.info("retrying %s in %.2f s after %s", kind, delay, exc)
-
-    async def _retry_loop(self, attempt: _Attempt[T]) -> T:
-        """The attempts after the first failed one, within the policy's budgets."""
-        state, meta, policy = attempt.state, attempt.meta, self.retry
 
         def stop(rs: RetryCallState) -> bool:
             exc = rs.outcome.exception() if rs.outcome else None
@@ -349,9 +313,10 @@ class BaseClient:
             return policy.delay(kind_, exc, state.failures[kind_])
 
         def before_sleep(rs: RetryCallState) -> None:
-            self._before_retry(
-                attempt.kind, rs.upcoming_sleep, rs.outcome.exception() if rs.outcome else None
-            )
+            self._stats.retries += 1
+            self._stats.wait_seconds += rs.upcoming_sleep
+            exc = rs.outcome.exception() if rs.outcome else None
+            log.info("retrying %s in %.2f s after %s", kind, rs.upcoming_sleep, exc)
 
         retrying = AsyncRetrying(
             sleep=policy.sleep,
@@ -375,6 +340,15 @@ class BaseClient:
             meta.status, meta.request_id, meta.attempts = exc.status, exc.request_id, exc.attempts
             raise
         raise AssertionError("unreachable: tenacity ends with a result or an exception")
+
+    def _failed(self, exc: ApiError, state: CallState) -> ApiError:
+        """Count a failed attempt against its retry budget; the error to raise (a copy
+        that counts every attempt of the call: a raised error is never changed)."""
+        counted = exc if exc.attempts >= state.attempts else exc.with_attempts(state.attempts)
+        cls = classify(counted)
+        if cls is not None:
+            state.failures[cls] += 1
+        return counted
 
     async def _attempt(self, a: _Attempt[T]) -> T:
         state, meta = a.state, a.meta
