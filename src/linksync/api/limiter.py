@@ -88,15 +88,10 @@ def _number(headers: Mapping[str, str], name: str) -> float | None:
 
 @dataclass(slots=True)
 class LimiterState:
-    """A snapshot for display and tests."""
+    """A snapshot: when every task may send again (rule 4), for the client's
+    ``rate_limit_wait``; for tests and benchmarks, rule 3's figures."""
 
-    in_flight: int
-    remaining: int | None
-    reset_at: float | None
     resume_at: float
-    limit: int | None = None
-    window_s: float | None = None
-    lag_s: float = 0.0
     #: The in-flight cap now (rule 3), and the most requests ever in flight at once.
     cap: int = 1
     max_in_flight: int = 0
@@ -149,18 +144,7 @@ class RateLimiter:
         self.pauses = 0
 
     def state(self) -> LimiterState:
-        return LimiterState(
-            self._in_flight,
-            self._remaining,
-            self._reset_at,
-            self._resume_at,
-            self._limit,
-            self._window,
-            self._lag,
-            self._cap.value,
-            self._cap.most,
-            self._cap.latency(),
-        )
+        return LimiterState(self._resume_at, self._cap.value, self._cap.most, self._cap.latency())
 
     def pause(self, seconds: float) -> None:
         """Park every task for ``seconds`` from now (a 429's Retry-After)."""
@@ -175,9 +159,8 @@ class RateLimiter:
         """Wait until this task may send, count it in flight; returns the send time.
 
         One task at a time runs the admission rules (the head); the others wait their
-        turn in order, and the head hands over when it is let through. Before, every
-        waiting task woke at each pacing step and each answer and went back to sleep:
-        with 64 in flight at R = 1,000 that was about 0.3 ms of CPU a request."""
+        turn in order, and the head hands over when it is let through (a pacing step or
+        an answer wakes one task, not every waiting one: benchmarks/README.md)."""
         if self._head_taken:
             turn = asyncio.get_running_loop().create_future()
             self._turns.append(turn)

@@ -21,7 +21,6 @@ from linksync.sandbox.settings import (
     DEFAULT_READ_KEY,
     DEFAULT_SYSTEM_DOMAIN,
     SandboxSettings,
-    load,
 )
 
 __all__ = [
@@ -31,5 +30,4 @@ __all__ = [
     "DEFAULT_SYSTEM_DOMAIN",
     "SandboxSettings",
     "create_app",
-    "load",
 ]
