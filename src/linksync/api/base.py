@@ -225,7 +225,6 @@ class BaseClient:
             parsed,
             text,
             secrets=self._secrets,
-            content_type=headers.get("content-type"),
             attempts=state.attempts,
         )
         if 200 <= status < 300:

@@ -99,7 +99,6 @@ def error_from_answer(
     text: str,
     *,
     secrets: Iterable[str],
-    content_type: str | None = None,
     attempts: int = 1,
 ) -> ApiError:
     """The ApiError for an answer that is not a success (of the class the error table
@@ -119,7 +118,7 @@ def error_from_answer(
             message = known.meaning if known else f"HTTP {status} without a message"
     else:
         constant, code = _constant_for(status, None, None)
-        kind = (content_type or "no content type").split(";")[0].strip()
+        kind = (_header(headers, "content-type") or "no content type").split(";")[0].strip()
         if not text.strip():
             message = f"HTTP {status} with an empty body"
         elif body is None:

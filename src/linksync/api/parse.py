@@ -8,6 +8,7 @@ does not know are kept in ``extra``; a ``password`` value is never kept.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Iterable, Mapping
@@ -76,6 +77,11 @@ def _extra(raw: Mapping[str, Any], known: Iterable[str]) -> dict[str, Any]:
     """Fields not in ``known`` (a frozenset holds "password" already; it is never kept)."""
     skip = known if isinstance(known, frozenset) else frozenset((*known, "password"))
     return {k: v for k, v in raw.items() if snake(str(k)) not in skip}
+
+
+def _fields(record: type) -> tuple[str, ...]:
+    """The fields a record reads from an answer by their own names (not ``extra``)."""
+    return tuple(f.name for f in dataclasses.fields(record) if f.name != "extra")
 
 
 def _require_mapping(value: Any, what: str) -> Mapping[str, Any]:
@@ -210,17 +216,6 @@ def parse_link_page(body: Any, *, page: int, limit: int) -> LinkPage:
 def parse_organization(value: Any) -> Organization:
     raw = _require_mapping(unwrap(value), "the organization")
     n = _norm(raw)
-    known = (
-        "id",
-        "name",
-        "plan",
-        "link_count",
-        "link_quota",
-        "click_count_monthly",
-        "click_quota_monthly",
-        "custom_domain_count",
-        "custom_domain_quota",
-    )
     return Organization(
         id=_str(n.get("id")),
         name=_str(n.get("name")),
@@ -231,7 +226,7 @@ def parse_organization(value: Any) -> Organization:
         click_quota_monthly=_int(n.get("click_quota_monthly")),
         custom_domain_count=_int(n.get("custom_domain_count"), 0) or 0,
         custom_domain_quota=_int(n.get("custom_domain_quota")),
-        extra=_extra(raw, known),
+        extra=_extra(raw, _fields(Organization)),
     )
 
 
@@ -240,7 +235,6 @@ def parse_member(value: Any) -> Member:
     n = _norm(raw)
     user = n.get("user")
     u = _norm(user) if isinstance(user, Mapping) else {}
-    known = ("id", "email", "name", "role", "status", "created_at", "joined_at", "user")
     return Member(
         role=_str(n.get("role")),
         id=_str(n.get("id", u.get("id"))),
@@ -248,7 +242,7 @@ def parse_member(value: Any) -> Member:
         name=_str(n.get("name", u.get("name"))),
         status=_str(n.get("status")),
         created_at=_str(n.get("created_at", n.get("joined_at"))),
-        extra=_extra(raw, known),
+        extra=_extra(raw, (*_fields(Member), "joined_at", "user")),
     )
 
 
@@ -261,27 +255,14 @@ def parse_invitation(body: Any, *, email: str, role: str) -> Invitation:
     if not isinstance(data, Mapping):
         return Invitation(email=email, role=role)
     n = _norm(data)
-    known = ("id", "email", "role", "status", "created_at")
     return Invitation(
         email=_str(n.get("email")) or email,
         role=_str(n.get("role")) or role,
         id=_str(n.get("id")),
         status=_str(n.get("status")),
         created_at=_str(n.get("created_at")),
-        extra=_extra(data, known),
+        extra=_extra(data, _fields(Invitation)),
     )
-
-
-_DOMAIN_KEYS = (
-    "id",
-    "domain",
-    "status",
-    "ssl_status",
-    "cname_target",
-    "root_redirect_url",
-    "not_found_redirect_url",
-    "created_at",
-)
 
 
 def parse_domain(value: Any) -> Domain:
@@ -300,7 +281,7 @@ def parse_domain(value: Any) -> Domain:
         root_redirect_url=_str(n.get("root_redirect_url")),
         not_found_redirect_url=_str(n.get("not_found_redirect_url")),
         created_at=_str(n.get("created_at")),
-        extra=_extra(raw, (*_DOMAIN_KEYS, "hostname", "name")),
+        extra=_extra(raw, (*_fields(Domain), "hostname", "name")),
     )
 
 
