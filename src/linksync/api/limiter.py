@@ -141,7 +141,6 @@ class RateLimiter:
         #: pacing, never a reason to exceed the window's budget.
         self.queued = 0
         self.waited = 0.0
-        self.pauses = 0
 
     def state(self) -> LimiterState:
         return LimiterState(self._resume_at, self._cap.value, self._cap.most, self._cap.latency())
@@ -149,9 +148,7 @@ class RateLimiter:
     def pause(self, seconds: float) -> None:
         """Park every task for ``seconds`` from now (a 429's Retry-After)."""
         until = self._clock() + max(0.0, seconds)
-        if until > self._resume_at:
-            self._resume_at = until
-            self.pauses += 1
+        self._resume_at = max(self._resume_at, until)
 
     # --- admission ------------------------------------------------------------------
 
@@ -198,10 +195,10 @@ class RateLimiter:
                 continue
             self._roll(now)
             if not self._answered and self._in_flight > 0:
-                await self._next_answer()  # the first request goes alone
+                await self._answer.wait()  # the first request goes alone
                 continue
             if self._in_flight >= self._cap.value:
-                await self._next_answer()  # rule 3: as many as rate x latency needs
+                await self._answer.wait()  # rule 3: as many as rate x latency needs
                 continue
             opening = self._cap.opening_delay(self._in_flight, now)
             if opening > 0:  # rule 3: a few new connections at a time
@@ -210,7 +207,7 @@ class RateLimiter:
             budget = None if self._remaining is None else self._remaining - self._in_flight
             if budget is not None and budget <= 0:
                 if self._in_flight > 0:
-                    await self._next_answer()  # it may free a request (see _observe)
+                    await self._answer.wait()  # it may free a request (see _observe)
                 elif self._reset_at is not None:
                     self._resume_at = max(self._resume_at, self._reset_at + self._lag)
                 else:  # nothing left and no known end: ask once, the answer will tell
@@ -238,9 +235,6 @@ class RateLimiter:
             return 0.0
         left = self._reset_at + self._lag - now
         return left / budget if left > 0 else 0.0
-
-    async def _next_answer(self) -> None:
-        await self._answer.wait()
 
     async def _answer_or_sleep(self, seconds: float) -> None:
         """Until the next answer (its idle connection may take the send) or ``seconds``."""

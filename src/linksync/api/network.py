@@ -238,10 +238,6 @@ class ConnectionTrace:
             self.answered = True
 
     @property
-    def extensions(self) -> dict[str, Any]:
-        return {"trace": self}
-
-    @property
     def reused_unanswered(self) -> bool:
         """The attempt went out on a connection kept alive from an earlier request, and
         not a byte of answer came back on it."""
