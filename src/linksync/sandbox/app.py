@@ -214,5 +214,4 @@ def create_app(
         },
     )
     app.state.backend = backend
-    app.state.settings = settings
     return app

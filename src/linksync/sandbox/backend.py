@@ -329,7 +329,7 @@ class Backend:
         """A suggestion free on the system domain (``-2``, ``-3``... when taken)."""
         base = ai.suggest_slug(url)
         slug, n = base, 1
-        while self.store.slug_taken(self.settings.system_domain, slug):
+        while self.store.get_link(self.settings.system_domain, slug) is not None:
             n += 1
             slug = f"{base}-{n}"
         return slug

@@ -186,9 +186,6 @@ class Store:
         )
         return _link(rows[0]) if rows else None
 
-    def slug_taken(self, domain: str, slug: str) -> bool:
-        return self.get_link(domain, slug) is not None
-
     def update_link(self, link_id: str, changes: Mapping[str, Any], updated_at: str) -> LinkRow:
         """Apply column changes (column names of ``LinkRow``; tags as a tuple)."""
         allowed = {"url", "description", "tags", "apple", "google", "password_hash"}
@@ -350,14 +347,6 @@ class Store:
     def clicks(self, month: str) -> int:
         rows = self._read("SELECT count FROM clicks WHERE month = ?", (month,))
         return int(rows[0][0]) if rows else 0
-
-    # --- whole state ----------------------------------------------------------------
-
-    def clear(self) -> None:
-        with self.transaction() as db:
-            for table in ("links", "domains", "members", "clicks"):
-                db.execute(f"DELETE FROM {table}")
-            self._order.forget()
 
 
 def remove_state(path: str | Path) -> list[Path]:
