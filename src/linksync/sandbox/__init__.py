@@ -16,18 +16,14 @@ above the service's value rules.
 
 from linksync.sandbox.app import create_app
 from linksync.sandbox.settings import (
-    DEFAULT_CNAME_TARGET,
     DEFAULT_FULL_KEY,
     DEFAULT_READ_KEY,
-    DEFAULT_SYSTEM_DOMAIN,
     SandboxSettings,
 )
 
 __all__ = [
-    "DEFAULT_CNAME_TARGET",
     "DEFAULT_FULL_KEY",
     "DEFAULT_READ_KEY",
-    "DEFAULT_SYSTEM_DOMAIN",
     "SandboxSettings",
     "create_app",
 ]
