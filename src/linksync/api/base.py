@@ -14,7 +14,7 @@ import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, Self, TypeVar
+from typing import Any, Self, TypeVar
 
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
@@ -63,22 +63,6 @@ class CallState:
     attempts: int = 0
     unknown_outcome: bool = False
     first_sent_at: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class _Attempt(Generic[T]):
-    """What every attempt of one call sends, and how its answer is read."""
-
-    method: str
-    path: str
-    kind: str
-    state: CallState
-    meta: CallMeta
-    params: Mapping[str, Any] | None
-    body: Any
-    parse: Callable[[Answer], Awaitable[T]]
-    confirm: Callable[[CallState], Awaitable[T | None]] | None
-    gone_ok: Callable[[ApiError], Awaitable[T]] | None
 
 
 class BaseClient:
@@ -297,7 +281,28 @@ class BaseClient:
         send did take effect; ``gone_ok`` turns a 404 after an unknown outcome into the
         result (a delete that did delete). Retries stay within the policy's budgets."""
         state, policy = CallState(), self.retry
-        attempt = _Attempt(method, path, kind, state, meta, params, body, parse, confirm, gone_ok)
+
+        async def attempt() -> T:
+            if state.unknown_outcome and confirm is not None:
+                found = await confirm(state)
+                if found is not None:
+                    self._stats.confirmations += 1
+                    meta.confirmed, meta.attempts = True, state.attempts
+                    return found
+            try:
+                answer = await self._send(method, path, kind, state, params, body)
+            except ApiError as exc:
+                if state.unknown_outcome and gone_ok is not None and exc.status == 404:
+                    self._stats.confirmations += 1
+                    meta.status, meta.request_id = exc.status, exc.request_id
+                    meta.attempts, meta.confirmed = state.attempts, True
+                    return await gone_ok(exc)
+                # sent but unanswered, or a 500/502/504: it may still have taken effect
+                state.unknown_outcome = exc.outcome_unknown
+                raise
+            meta.status, meta.request_id = answer.status, answer.request_id
+            meta.attempts = state.attempts
+            return await parse(answer)
 
         def stop(rs: RetryCallState) -> bool:
             exc = rs.outcome.exception() if rs.outcome else None
@@ -329,7 +334,7 @@ class BaseClient:
             async for round_ in retrying:
                 with round_:
                     try:
-                        return await self._attempt(attempt)
+                        return await attempt()
                     except ApiError as exc:
                         counted = self._failed(exc, state)
                         if counted is not exc:
@@ -348,26 +353,3 @@ class BaseClient:
         if cls is not None:
             state.failures[cls] += 1
         return counted
-
-    async def _attempt(self, a: _Attempt[T]) -> T:
-        state, meta = a.state, a.meta
-        if state.unknown_outcome and a.confirm is not None:
-            found = await a.confirm(state)
-            if found is not None:
-                self._stats.confirmations += 1
-                meta.confirmed, meta.attempts = True, state.attempts
-                return found
-        try:
-            answer = await self._send(a.method, a.path, a.kind, state, a.params, a.body)
-        except ApiError as exc:
-            if state.unknown_outcome and a.gone_ok is not None and exc.status == 404:
-                self._stats.confirmations += 1
-                meta.status, meta.request_id = exc.status, exc.request_id
-                meta.attempts, meta.confirmed = state.attempts, True
-                return await a.gone_ok(exc)
-            # sent but unanswered, or a 500/502/504: it may still have taken effect
-            state.unknown_outcome = exc.outcome_unknown
-            raise
-        meta.status, meta.request_id = answer.status, answer.request_id
-        meta.attempts = state.attempts
-        return await a.parse(answer)
