@@ -240,47 +240,14 @@ class BaseClient:
         confirm: Callable[[CallState], Awaitable[T | None]] | None = None,
         gone_ok: Callable[[ApiError], Awaitable[T]] | None = None,
     ) -> T:
-        """One call (see ``_attempts``); when it ends, its ``CallEvent`` goes to the
-        caller's ``call_scope`` and to every subscribed hook (not for the calls a call
-        makes for itself)."""
-        meta = CallMeta()
-        with self._hooks.call() as outermost:
-            try:
-                value = await self._attempts(
-                    method, path, kind=kind, parse=parse, params=params, body=body,
-                    meta=meta, confirm=confirm, gone_ok=gone_ok,
-                )  # fmt: skip
-            except ApiError as exc:
-                if outermost:
-                    self._hooks.emit(
-                        CallEvent(kind, exc.status, exc.request_id, exc.attempts, error=exc)
-                    )
-                raise
-        if outermost:
-            event = CallEvent(
-                kind, meta.status, meta.request_id, meta.attempts, meta.confirmed, result=value
-            )
-            self._hooks.emit(event)
-        return value
+        """One call: send with retries, within the policy's budgets. After an unknown
+        outcome (a transport error once the request was sent) ``confirm`` reads the
+        service and returns the result when the first send did take effect; ``gone_ok``
+        turns a 404 after an unknown outcome into the result (a delete that did delete).
 
-    async def _attempts(
-        self,
-        method: str,
-        path: str,
-        *,
-        kind: str,
-        parse: Callable[[Answer], Awaitable[T]],
-        params: Mapping[str, Any] | None,
-        body: Any,
-        meta: CallMeta,
-        confirm: Callable[[CallState], Awaitable[T | None]] | None,
-        gone_ok: Callable[[ApiError], Awaitable[T]] | None,
-    ) -> T:
-        """Send with retries. After an unknown outcome (a transport error once the request
-        was sent) ``confirm`` reads the service and returns the result when the first
-        send did take effect; ``gone_ok`` turns a 404 after an unknown outcome into the
-        result (a delete that did delete). Retries stay within the policy's budgets."""
-        state, policy = CallState(), self.retry
+        When the call ends, its ``CallEvent`` goes to the caller's ``call_scope`` and to
+        every subscribed hook (not for the calls a call makes for itself)."""
+        state, meta, policy = CallState(), CallMeta(), self.retry
 
         async def attempt() -> T:
             if state.unknown_outcome and confirm is not None:
@@ -303,6 +270,15 @@ class BaseClient:
             meta.status, meta.request_id = answer.status, answer.request_id
             meta.attempts = state.attempts
             return await parse(answer)
+
+        async def counted() -> T:
+            try:
+                return await attempt()
+            except ApiError as exc:
+                failed = self._failed(exc, state)
+                if failed is not exc:
+                    raise failed from None
+                raise
 
         def stop(rs: RetryCallState) -> bool:
             exc = rs.outcome.exception() if rs.outcome else None
@@ -330,20 +306,21 @@ class BaseClient:
             before_sleep=before_sleep,
             reraise=True,
         )
-        try:
-            async for round_ in retrying:
-                with round_:
-                    try:
-                        return await attempt()
-                    except ApiError as exc:
-                        counted = self._failed(exc, state)
-                        if counted is not exc:
-                            raise counted from None
-                        raise
-        except ApiError as exc:
-            meta.status, meta.request_id, meta.attempts = exc.status, exc.request_id, exc.attempts
-            raise
-        raise AssertionError("unreachable: tenacity ends with a result or an exception")
+        with self._hooks.call() as outermost:
+            try:
+                value: T = await retrying(counted)
+            except ApiError as exc:
+                if outermost:
+                    self._hooks.emit(
+                        CallEvent(kind, exc.status, exc.request_id, exc.attempts, error=exc)
+                    )
+                raise
+        if outermost:
+            event = CallEvent(
+                kind, meta.status, meta.request_id, meta.attempts, meta.confirmed, result=value
+            )
+            self._hooks.emit(event)
+        return value
 
     def _failed(self, exc: ApiError, state: CallState) -> ApiError:
         """Count a failed attempt against its retry budget; the error to raise (a copy
