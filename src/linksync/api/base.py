@@ -34,7 +34,7 @@ from linksync.api.network import (
     ssl_context,
 )
 from linksync.api.retry import RetryClass, RetryPolicy, classify
-from linksync.api.types import CallMeta, ClientStats
+from linksync.api.types import ClientStats
 from linksync.api.urls import check_base_url, clean_params
 from linksync.errors import ApiError, ConfigError, TransportError
 from linksync.rules.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
@@ -57,12 +57,17 @@ class Answer:
 
 @dataclass(slots=True)
 class CallState:
-    """What one call (all its attempts) has seen so far."""
+    """What one call (all its attempts) has seen so far; for its event, the final HTTP
+    status and requestId (None when no answer came), and whether an unknown outcome
+    (a timeout after sending) was settled by reading the service (``confirmed``)."""
 
     failures: Counter[RetryClass] = field(default_factory=Counter)
     attempts: int = 0
     unknown_outcome: bool = False
     first_sent_at: float | None = None
+    status: int | None = None
+    request_id: str | None = None
+    confirmed: bool = False
 
 
 class BaseClient:
@@ -247,28 +252,27 @@ class BaseClient:
 
         When the call ends, its ``CallEvent`` goes to the caller's ``call_scope`` and to
         every subscribed hook (not for the calls a call makes for itself)."""
-        state, meta, policy = CallState(), CallMeta(), self.retry
+        state, policy = CallState(), self.retry
 
         async def attempt() -> T:
             if state.unknown_outcome and confirm is not None:
                 found = await confirm(state)
                 if found is not None:
                     self._stats.confirmations += 1
-                    meta.confirmed, meta.attempts = True, state.attempts
+                    state.confirmed = True
                     return found
             try:
                 answer = await self._send(method, path, kind, state, params, body)
             except ApiError as exc:
                 if state.unknown_outcome and gone_ok is not None and exc.status == 404:
                     self._stats.confirmations += 1
-                    meta.status, meta.request_id = exc.status, exc.request_id
-                    meta.attempts, meta.confirmed = state.attempts, True
+                    state.status, state.request_id = exc.status, exc.request_id
+                    state.confirmed = True
                     return await gone_ok(exc)
                 # sent but unanswered, or a 500/502/504: it may still have taken effect
                 state.unknown_outcome = exc.outcome_unknown
                 raise
-            meta.status, meta.request_id = answer.status, answer.request_id
-            meta.attempts = state.attempts
+            state.status, state.request_id = answer.status, answer.request_id
             return await parse(answer)
 
         async def counted() -> T:
@@ -317,7 +321,7 @@ class BaseClient:
                 raise
         if outermost:
             event = CallEvent(
-                kind, meta.status, meta.request_id, meta.attempts, meta.confirmed, result=value
+                kind, state.status, state.request_id, state.attempts, state.confirmed, result=value
             )
             self._hooks.emit(event)
         return value

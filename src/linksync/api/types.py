@@ -1,5 +1,5 @@
-"""Typed results of the client. Records are frozen; ``CallMeta`` and ``ClientStats`` are
-filled in by the client as it works, so they are plain mutable dataclasses.
+"""Typed results of the client. Records are frozen; ``ClientStats`` is filled in
+by the client as it works, so it is a plain mutable dataclass.
 
 Links come back as :class:`linksync.model.RemoteLink`.
 """
@@ -166,21 +166,6 @@ class OgSuggestion:
 
     def to_dict(self) -> dict[str, Any]:
         return wire(self, "title", "description")
-
-
-@dataclass(slots=True)
-class CallMeta:
-    """Facts about one call, filled in by the client for per-row reports.
-
-    ``status`` is the final HTTP status (None when no response came), ``attempts`` the
-    number of requests sent for this call, ``confirmed`` tells that an unknown outcome
-    (timeout after sending) was settled by reading the service instead of re-sending.
-    """
-
-    status: int | None = None
-    request_id: str | None = None
-    attempts: int = 0
-    confirmed: bool = False
 
 
 @dataclass(slots=True)
