@@ -132,11 +132,10 @@ class CallHooks:
         finally:
             _DEPTH.reset(token)
 
-    def emit(self, event: CallEvent) -> CallEvent:
+    def emit(self, event: CallEvent) -> None:
         scope = _SCOPE.get()
         if scope is not None:
             event = dataclasses.replace(event, labels=scope.labels)
             scope.events.append(event)
         for hook in tuple(self._hooks):
             hook(event)
-        return event

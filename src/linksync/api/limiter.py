@@ -53,6 +53,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+from linksync.api.failures import header
 from linksync.api.inflight import InFlightCap
 from linksync.api.poolentry import PoolEntry
 from linksync.rules.defaults import DEFAULT_CONCURRENCY
@@ -73,10 +74,7 @@ _ASSUMED_WINDOW = 1.0
 
 
 def _number(headers: Mapping[str, str], name: str) -> float | None:
-    if isinstance(headers, dict):  # a plain mapping: compare names case-insensitively
-        value = next((v for k, v in headers.items() if k.lower() == name), None)
-    else:  # httpx.Headers and the like look names up case-insensitively themselves
-        value = headers.get(name)
+    value = header(headers, name)
     if value is None:
         return None
     try:
