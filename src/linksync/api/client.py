@@ -186,8 +186,7 @@ class LinkServiceClient(BaseClient):
     ) -> RemoteLink:
         """Create one link. ``payload`` uses the wire names (``expiresAt``); None values
         are left out. See the module docstring for how an unknown outcome is settled."""
-        body = {k: (list(v) if isinstance(v, tuple) else v) for k, v in payload.items()}
-        body = {k: v for k, v in body.items() if v is not None}
+        body = {k: v for k, v in payload.items() if v is not None}  # JSON sends tuples as arrays
         url = str(body.get("url") or "")
         slug = str(body["slug"]) if body.get("slug") else None
         domain = str(body["domain"]) if body.get("domain") else None
@@ -297,7 +296,7 @@ class LinkServiceClient(BaseClient):
         self, slug: str, changes: Mapping[str, Any], domain: str | None = None
     ) -> RemoteLink:
         """PATCH the given fields (wire names). A None value is sent as null (clears it)."""
-        body = {k: (list(v) if isinstance(v, tuple) else v) for k, v in changes.items()}
+        body = dict(changes)  # JSON sends tuples as arrays
 
         async def parse(a: Answer) -> RemoteLink:
             return await self._link_answer(a, slug, domain)

@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from linksync.sandbox import redirects
+from linksync.sandbox import ai, redirects
 from linksync.sandbox import rules as req
 from linksync.sandbox.backend import Backend, Clock
 from linksync.sandbox.errors import ServiceError, error_response
@@ -136,7 +136,7 @@ async def ai_slug(request: Request) -> Response:
 
 async def ai_og(request: Request) -> Response:
     url = req.parse_tool_url(await json_body(request))
-    title, description = backend_of(request).ai_og(url)
+    title, description = ai.suggest_og(url)
     return ok({"title": title, "description": description})
 
 

@@ -334,9 +334,6 @@ class Backend:
             slug = f"{base}-{n}"
         return slug
 
-    def ai_og(self, url: str) -> tuple[str, str]:
-        return ai.suggest_og(url)
-
     # --- redirects --------------------------------------------------------------------
 
     def resolve(self, host: str, slug: str, *, password: str | None, user_agent: str) -> Resolution:
