@@ -47,10 +47,9 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """A successful answer: status, headers, parsed JSON body (None when empty)."""
+    """A successful answer: status, parsed JSON body (None when empty), requestId."""
 
     status: int
-    headers: Mapping[str, str]
     body: Any
     request_id: str | None
 
@@ -207,7 +206,7 @@ class BaseClient:
             raise proxy_auth_error(self.proxy, status, reason, state.attempts)
         text, parsed = read_body(content)
         if is_success(status, text, parsed):
-            return Answer(status, headers, parsed, request_id_of(headers))
+            return Answer(status, parsed, request_id_of(headers))
         error = error_from_answer(
             status,
             headers,
