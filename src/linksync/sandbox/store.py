@@ -80,23 +80,6 @@ _LINK_COLUMNS = (
 )
 
 
-def _link(row: sqlite3.Row) -> LinkRow:
-    return LinkRow(
-        id=row["id"],
-        domain=row["domain"],
-        slug=row["slug"],
-        url=row["url"],
-        description=row["description"],
-        tags=tuple(json.loads(row["tags"])),
-        apple=row["apple"],
-        google=row["google"],
-        password_hash=row["password_hash"],
-        expires_at=row["expires_at"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-    )
-
-
 def _insert(db: sqlite3.Connection, table: str, row: Any) -> None:
     """INSERT a row dataclass (its field names are the columns; tuples as JSON text)."""
     names = [f.name for f in dataclasses.fields(row)]
@@ -107,8 +90,11 @@ def _insert(db: sqlite3.Connection, table: str, row: Any) -> None:
 
 
 def _record(make: Callable[..., R], row: sqlite3.Row) -> R:
-    """A record of a table whose columns are its fields (domains, members)."""
-    return make(**{k: row[k] for k in row.keys()})  # noqa: SIM118
+    """A record of a table whose columns are its fields (tags: JSON text, as a tuple)."""
+    values = {k: row[k] for k in row.keys()}  # noqa: SIM118
+    if "tags" in values:
+        values["tags"] = tuple(json.loads(values["tags"]))
+    return make(**values)
 
 
 def _casefold(value: str | None) -> str | None:
@@ -184,7 +170,7 @@ class Store:
             f"SELECT {_LINK_COLUMNS} FROM links WHERE domain = ? AND slug = ? COLLATE NOCASE",
             (domain, slug),
         )
-        return _link(rows[0]) if rows else None
+        return _record(LinkRow, rows[0]) if rows else None
 
     def update_link(self, link_id: str, changes: Mapping[str, Any], updated_at: str) -> LinkRow:
         """Apply column changes (column names of ``LinkRow``; tags as a tuple)."""
@@ -200,7 +186,7 @@ class Store:
                 f"UPDATE links SET {assignments} WHERE id = ?", (*values, updated_at, link_id)
             )
             row = db.execute(f"SELECT {_LINK_COLUMNS} FROM links WHERE id = ?", (link_id,))
-            return _link(row.fetchone())
+            return _record(LinkRow, row.fetchone())
 
     def delete_link(self, link_id: str) -> bool:
         with self._lock:
@@ -254,7 +240,7 @@ class Store:
                 "ORDER BY created_at, id LIMIT ? OFFSET ?",
                 (*args, limit, offset),
             ).fetchall()
-        return [_link(r) for r in rows], int(total)
+        return [_record(LinkRow, r) for r in rows], int(total)
 
     def _page(self, domain: str | None, offset: int, limit: int) -> tuple[list[LinkRow], int]:
         """A page of one domain (or of every link) from the in-memory list order."""
@@ -268,7 +254,7 @@ class Store:
             ).fetchall()
             total = len(keys)
         by_id = {r["id"]: r for r in rows}
-        return [_link(by_id[i]) for i in ids if i in by_id], total
+        return [_record(LinkRow, by_id[i]) for i in ids if i in by_id], total
 
     # --- domains --------------------------------------------------------------------
 
