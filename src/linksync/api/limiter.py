@@ -109,8 +109,6 @@ class RateLimiter:
         clock: Clock = time.time,
         max_reset_wait: float = 120.0,
     ) -> None:
-        if concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
         self.concurrency = concurrency
         self._sleep = sleep
         self._clock = clock
