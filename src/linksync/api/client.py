@@ -251,8 +251,6 @@ class LinkServiceClient(BaseClient):
         search: str | None = None,
         tag: str | None = None,
         domain: str | None = None,
-        *,
-        limit: int = MAX_PAGE_SIZE,
     ) -> AsyncIterator[RemoteLink]:
         """Every matching link, page by page. Stops on the metadata's last page, or on a
         short page when there is none, or when a page brings no link not seen before
@@ -260,7 +258,7 @@ class LinkServiceClient(BaseClient):
         seen: set[tuple[str, str, str | None]] = set()
         page = 1
         while True:
-            batch = await self.list_links_page(page, limit, search, tag, domain)
+            batch = await self.list_links_page(page, MAX_PAGE_SIZE, search, tag, domain)
             fresh = [ln for ln in batch.links if (ln.domain, ln.slug, ln.id) not in seen]
             for link in fresh:
                 seen.add((link.domain, link.slug, link.id))
