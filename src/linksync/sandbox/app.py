@@ -143,28 +143,17 @@ async def ai_og(request: Request) -> Response:
 # --- errors -------------------------------------------------------------------------
 
 
-def _request_id(request: Request) -> str:
-    rid: str = request.scope.get(REQUEST_ID_KEY, "req_unknown")
-    return rid
-
-
-async def on_service_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, ServiceError)
-    return error_response(exc, _request_id(request))
-
-
-async def on_http_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, HTTPException)
-    if exc.status_code in (404, 405):
-        detail = f"no route for {request.method} {request.url.path}"
-        return error_response(ServiceError("NOT_FOUND", detail), _request_id(request))
-    return error_response(ServiceError("INVALID_REQUEST", str(exc.detail)), _request_id(request))
-
-
-async def on_unexpected(request: Request, exc: Exception) -> Response:
-    return error_response(
-        ServiceError("INTERNAL_ERROR", "unexpected sandbox error"), _request_id(request)
-    )
+async def on_error(request: Request, exc: Exception) -> Response:
+    """Every error as the interface's error body: a ``ServiceError`` as raised, no route
+    NOT_FOUND, another HTTP error INVALID_REQUEST, anything else INTERNAL_ERROR."""
+    if isinstance(exc, HTTPException) and exc.status_code in (404, 405):
+        exc = ServiceError("NOT_FOUND", f"no route for {request.method} {request.url.path}")
+    elif isinstance(exc, HTTPException):
+        exc = ServiceError("INVALID_REQUEST", str(exc.detail))
+    elif not isinstance(exc, ServiceError):
+        exc = ServiceError("INTERNAL_ERROR", "unexpected sandbox error")
+    request_id: str = request.scope.get(REQUEST_ID_KEY, "req_unknown")
+    return error_response(exc, request_id)
 
 
 API = "/api/v1"
@@ -208,9 +197,9 @@ def create_app(
             )
         ],
         exception_handlers={
-            ServiceError: on_service_error,
-            HTTPException: on_http_error,
-            Exception: on_unexpected,
+            ServiceError: on_error,
+            HTTPException: on_error,
+            Exception: on_error,
         },
     )
     app.state.backend = backend
