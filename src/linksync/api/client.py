@@ -25,6 +25,7 @@ dropped), or answered 500/502/504, may or may not have taken effect. Before re-s
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from functools import partial
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -191,9 +192,6 @@ class LinkServiceClient(BaseClient):
         slug = str(body["slug"]) if body.get("slug") else None
         domain = str(body["domain"]) if body.get("domain") else None
 
-        async def parse(a: Answer) -> RemoteLink:
-            return await self._link_answer(a, slug, domain)
-
         async def confirm(state: CallState) -> RemoteLink | None:
             if slug:
                 try:
@@ -205,7 +203,7 @@ class LinkServiceClient(BaseClient):
 
         return await self._call(
             "POST", "/api/v1/links", kind="POST /links",
-            parse=parse, body=body, confirm=confirm,
+            parse=partial(self._link_answer, slug=slug, domain=domain), body=body, confirm=confirm,
         )  # fmt: skip
 
     async def _find_created(
@@ -296,12 +294,10 @@ class LinkServiceClient(BaseClient):
         """PATCH the given fields (wire names). A None value is sent as null (clears it)."""
         body = dict(changes)  # JSON sends tuples as arrays
 
-        async def parse(a: Answer) -> RemoteLink:
-            return await self._link_answer(a, slug, domain)
-
         return await self._call(
             "PATCH", f"/api/v1/links/{_seg(slug)}", kind="PATCH /links/:slug",
-            parse=parse, params={"domain": domain}, body=body,
+            parse=partial(self._link_answer, slug=slug, domain=domain),
+            params={"domain": domain}, body=body,
         )  # fmt: skip
 
     async def delete_link(
