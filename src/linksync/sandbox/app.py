@@ -90,14 +90,12 @@ async def domains(request: Request) -> Response:
     return ok(backend.create_domain(spec), 201)
 
 
-async def verify_domain(request: Request) -> Response:
+async def domain_by_id(request: Request) -> Response:
+    """POST .../verify verifies the domain, DELETE deletes it."""
     require_write(request)
-    return ok(backend_of(request).verify_domain(request.path_params["id"]))
-
-
-async def delete_domain(request: Request) -> Response:
-    require_write(request)
-    return ok(backend_of(request).delete_domain(request.path_params["id"]))
+    backend = backend_of(request)
+    act = backend.verify_domain if request.method == "POST" else backend.delete_domain
+    return ok(act(request.path_params["id"]))
 
 
 # --- links --------------------------------------------------------------------------
@@ -162,8 +160,8 @@ ROUTES = [
     Route(f"{API}/organizations/members", members, methods=["GET"]),
     Route(f"{API}/organizations/members/invite", invite, methods=["POST"]),
     Route(f"{API}/domains", domains, methods=["GET", "POST"]),
-    Route(f"{API}/domains/{{id}}/verify", verify_domain, methods=["POST"]),
-    Route(f"{API}/domains/{{id}}", delete_domain, methods=["DELETE"]),
+    Route(f"{API}/domains/{{id}}/verify", domain_by_id, methods=["POST"]),
+    Route(f"{API}/domains/{{id}}", domain_by_id, methods=["DELETE"]),
     Route(f"{API}/links", links, methods=["GET", "POST"]),
     Route(f"{API}/links/{{slug}}", link, methods=["GET", "PATCH", "DELETE"]),
     Route(f"{API}/tools/ai-slug", ai_slug, methods=["POST"]),

@@ -297,8 +297,6 @@ class Backend:
         if "password" in changes:
             pw = changes["password"]
             columns["password_hash"] = hash_password(pw) if pw is not None else None
-        if "tags" in columns and columns["tags"] is None:
-            columns["tags"] = ()
         return self.link_record(self.store.update_link(link.id, columns, self._ts()))
 
     def delete_link(self, slug: str, domain: str | None) -> dict[str, Any]:

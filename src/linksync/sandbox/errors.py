@@ -3,7 +3,6 @@ backend, turned into the interface's error body in ONE place (``error_response``
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Mapping
 
 from starlette.responses import JSONResponse
@@ -25,10 +24,6 @@ class ServiceError(Exception):
         self.status = known.http_status
         self.code = known.code
         self.headers = dict(headers or {})
-
-
-def new_request_id() -> str:
-    return "req_" + secrets.token_hex(8)
 
 
 def error_response(exc: ServiceError, request_id: str) -> JSONResponse:
