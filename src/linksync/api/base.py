@@ -197,7 +197,7 @@ class BaseClient:
                     self._stats.transport_errors += 1
                     raise failure from None
                 raise self._transport_error(kind, failure, state) from None
-            slot.observe(status, headers)
+            slot.observe(headers)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("%s %s -> HTTP %s", method, path, status)  # the path holds no secret
         self._stats.responses_by_status[status] += 1

@@ -99,7 +99,7 @@ class LimiterState:
 
 class RateLimiter:
     """Shared by every request of one client. Use ``async with limiter.slot() as slot``
-    around one request, and ``slot.observe(status, headers)`` with its answer."""
+    around one request, and ``slot.observe(headers)`` with its answer."""
 
     def __init__(
         self,
@@ -109,7 +109,6 @@ class RateLimiter:
         clock: Clock = time.time,
         max_reset_wait: float = 120.0,
     ) -> None:
-        self.concurrency = concurrency
         self._sleep = sleep
         self._clock = clock
         self._max_reset_wait = max_reset_wait
@@ -354,12 +353,10 @@ class RateLimiter:
 class Slot:
     """One admitted request; record its answer's headers with :meth:`observe`."""
 
-    __slots__ = ("headers", "status")
+    __slots__ = ("headers",)
 
     def __init__(self) -> None:
         self.headers: Mapping[str, str] | None = None
-        self.status: int | None = None
 
-    def observe(self, status: int, headers: Mapping[str, str]) -> None:
-        self.status = status
+    def observe(self, headers: Mapping[str, str]) -> None:
         self.headers = headers

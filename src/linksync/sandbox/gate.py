@@ -68,7 +68,6 @@ class Gate:
     ) -> None:
         self.app = app
         self._sleep = sleep
-        self.settings = settings
         self.limiter = limiter
         self.faults = faults
         self._keys = {settings.full_key: "full", settings.read_key: "read"}
@@ -95,7 +94,7 @@ class Gate:
             await reject(
                 ServiceError(
                     "RATE_LIMITED",
-                    f"more than {decision.limit} requests in {self.settings.rate_window_s:g} s",
+                    f"more than {decision.limit} requests in {self.limiter.window_s:g} s",
                     {"Retry-After": str(decision.retry_after)},
                 )
             )
