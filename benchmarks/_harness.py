@@ -330,7 +330,13 @@ async def _probe(
 
     done = 0
     deadline = time.monotonic() + seconds
-    retry = RetryPolicy.never()
+    retry = RetryPolicy(
+        rate_limited_retries=0,
+        server_error_retries=0,
+        unavailable_retries=0,
+        transport_retries=0,
+        reused_connection_retries=0,
+    )
     async with LinkServiceClient(base_url, key, concurrency=conc, retry=retry) as client:
 
         async def worker(k: int) -> None:

@@ -112,8 +112,9 @@ def seed_store(db: Path, links: Sequence[Mapping[str, Any]], *, batch: int = 5_0
     Much faster than the API for big workspaces; returns the seconds it took."""
     from linksync.rules.timestamps import format_ts
     from linksync.sandbox.backend import Backend
+    from linksync.sandbox.rows import LinkRow
     from linksync.sandbox.settings import SandboxSettings
-    from linksync.sandbox.store import LinkRow, Store
+    from linksync.sandbox.store import Store
 
     t0 = time.perf_counter()
     settings = SandboxSettings(link_quota=max(len(links), 1))

@@ -38,11 +38,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from _harness import SandboxOptions, running_sandbox
+
 from linksync.api import LinkServiceClient
 from linksync.model import LinkSpec, Provenance
 from linksync.model.collection import fewer_collections
-from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings
-from linksync.sandbox.server import serve_in_thread
+from linksync.sandbox import DEFAULT_FULL_KEY
 from linksync.sync import RemoteState, SyncOptions, diff
 
 ZYGOTE = textwrap.dedent(
@@ -104,9 +105,8 @@ def one_round(
 ) -> dict[str, Any]:
     urls = [f"https://example.com/{mode}/{i}?utm_source=race" for i in range(rows)]
     csv = "url,description\n" + "".join(f"{u},row {i}\n" for i, u in enumerate(urls))
-    settings = SandboxSettings(rate_limit=1_000_000, latency_ms=latency)
-    handle = serve_in_thread(settings, ":memory:")
-    try:
+    options = SandboxOptions(rate_limit=1_000_000, latency_ms=latency, link_quota=10_000)
+    with running_sandbox(options) as handle:
         env = {"LINKSYNC_BASE_URL": handle.base_url, "LINKSYNC_API_KEY": DEFAULT_FULL_KEY}
         spec = []
         for n in range(runs):
@@ -126,8 +126,6 @@ def one_round(
         wall = time.monotonic() - t0
         codes = json.loads(done.stdout)
         links = asyncio.run(_links(handle.base_url))
-    finally:
-        handle.stop()
     per_url = Counter(url for _, url in links)
     outcomes: Counter[str] = Counter()
     for s in spec:

@@ -3,7 +3,7 @@
 - ``sandbox_settings``: fast settings (no latency, no faults, a rate limit too high to
   reach). Override this fixture in a test module to tailor the sandbox.
 - ``sandbox_app``: ``create_app(sandbox_settings, ":memory:")`` (real clock; for a
-  clock you move, build one with ``linksync.sandbox.clock.ManualClock``).
+  clock you move, build one with ``support.sandbox_helpers.ManualClock``).
 - ``sandbox_http``: ``httpx.AsyncClient`` on the app (ASGI transport, base URL
   ``http://sandbox.local``), authorised with the full-access key.
 - ``live_sandbox``: the sandbox served by uvicorn in a thread on 127.0.0.1 (free port);
@@ -41,9 +41,9 @@ import pytest
 from starlette.applications import Starlette
 
 from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings, create_app
-from linksync.sandbox.server import serve_in_thread
 from support.cli_runs import Source
 from support.reliability import FakeTime
+from support.sandbox_helpers import serve_in_thread
 from support.two_workspaces import make_two
 
 SANDBOX_BASE_URL = "http://sandbox.local"

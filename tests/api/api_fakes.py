@@ -99,6 +99,17 @@ def fast_policy(clock: FakeClock | VirtualClock | None = None, **kw: Any) -> Ret
     return RetryPolicy(sleep=clock.sleep, clock=clock, random=lambda: 0.5, **kw)
 
 
+def no_retries() -> RetryPolicy:
+    """No retries at all (every error is reported as it comes)."""
+    return RetryPolicy(
+        rate_limited_retries=0,
+        server_error_retries=0,
+        unavailable_retries=0,
+        transport_retries=0,
+        reused_connection_retries=0,
+    )
+
+
 def fake_client(
     app: Any, *, clock: FakeClock | None = None, key: str = KEY, **kw: Any
 ) -> LinkServiceClient:

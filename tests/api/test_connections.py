@@ -16,8 +16,8 @@ from api_fakes import FakeService, Reply, Seen, VirtualClock, fast_policy, ok
 
 from linksync.api import LinkServiceClient, asgi_transport
 from linksync.sandbox import DEFAULT_FULL_KEY, DEFAULT_READ_KEY, SandboxSettings, create_app
-from linksync.sandbox.server import serve_in_thread
 from linksync.sync.pool import run_pool
+from support.sandbox_helpers import serve_in_thread
 
 
 class InFlight:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from api_fakes import FakeClock, FakeService, Reply, error, fake_client, fast_policy, ok
+from api_fakes import FakeClock, FakeService, Reply, error, fake_client, fast_policy, no_retries, ok
 
-from linksync.api import RetryPolicy
 from linksync.errors import ERRORS, ApiError, Origin
 
 SERVICE_ERRORS = sorted(
@@ -20,7 +19,7 @@ async def test_service_error_table_reaches_the_caller(
     constant: str, status: int, code: int, retryable: bool
 ) -> None:
     app = FakeService(lambda s: error(status, constant, code, f"{constant} happened", "rid-42"))
-    async with fake_client(app, retry=RetryPolicy.never()) as client:
+    async with fake_client(app, retry=no_retries()) as client:
         with pytest.raises(ApiError) as info:
             await client.get_link("abc")
     exc = info.value
@@ -51,7 +50,7 @@ async def test_non_json_and_odd_bodies_give_a_clear_error(
     status: int, body: object, content_type: str, constant: str, retryable: bool, words: str
 ) -> None:
     app = FakeService(lambda s: Reply(status, body, content_type=content_type))
-    async with fake_client(app, retry=RetryPolicy.never()) as client:
+    async with fake_client(app, retry=no_retries()) as client:
         with pytest.raises(ApiError) as info:
             await client.get_organization()
     exc = info.value
@@ -123,7 +122,7 @@ async def test_an_answer_naming_a_constant_of_linksyncs_own_is_not_read_as_it(
     naming one (a proxy, a service of another kind) is an unexpected answer, not a
     transport failure (whose class has another shape) nor a refused certificate."""
     app = FakeService(lambda s: error(502, constant, 0, "odd", "rid-7"))
-    async with fake_client(app, retry=RetryPolicy.never()) as client:
+    async with fake_client(app, retry=no_retries()) as client:
         with pytest.raises(ApiError) as info:
             await client.get_link("abc")
     exc = info.value

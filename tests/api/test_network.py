@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import truststore
+from api_fakes import no_retries
 from netfakes import Pki, Relay
 from starlette.middleware.gzip import GZipMiddleware
 
@@ -272,7 +273,7 @@ def test_a_ca_bundle_must_exist_and_hold_certificates(tmp_path: Path, pki: Pki) 
 
 async def test_a_refused_connection_has_no_code_none(unused_tcp_port: int) -> None:
     async with client(f"http://127.0.0.1:{unused_tcp_port}") as c:
-        c.retry = RetryPolicy.never()
+        c.retry = no_retries()
         with pytest.raises(TransportError) as info:
             await c.get_organization()
     text = describe(info.value)

@@ -6,7 +6,17 @@ import asyncio
 from collections.abc import Iterator
 
 import pytest
-from api_fakes import FakeClock, FakeService, Reply, Seen, error, fake_client, fast_policy, ok
+from api_fakes import (
+    FakeClock,
+    FakeService,
+    Reply,
+    Seen,
+    error,
+    fake_client,
+    fast_policy,
+    no_retries,
+    ok,
+)
 
 from linksync.api import RetryPolicy
 from linksync.api.retry import RetryClass, classify
@@ -145,7 +155,7 @@ async def test_timeout_of_a_hanging_service() -> None:
         return ok({})
 
     app = FakeService(hang)
-    async with fake_client(app, timeout=0.05, retry=RetryPolicy.never()) as client:
+    async with fake_client(app, timeout=0.05, retry=no_retries()) as client:
         with pytest.raises(TransportError) as info:
             await client.get_organization()
     assert info.value.sent and "outcome unknown" in info.value.message
@@ -169,5 +179,5 @@ def test_a_closed_kept_alive_connection_has_its_own_budget_and_no_wait() -> None
     assert classify(reused) is RetryClass.REUSED_CONNECTION
     assert policy.budget(RetryClass.REUSED_CONNECTION) == 8 > policy.transport_retries
     assert [policy.delay(RetryClass.REUSED_CONNECTION, reused, n) for n in (1, 8)] == [0, 0]
-    assert RetryPolicy.never().budget(RetryClass.REUSED_CONNECTION) == 0
+    assert no_retries().budget(RetryClass.REUSED_CONNECTION) == 0
     assert reused.outcome_unknown  # a create is still confirmed by reading first

@@ -7,9 +7,9 @@ import logging
 
 import httpx
 import pytest
-from api_fakes import KEY, FakeClock, FakeService, Reply, Seen, fake_client, fast_policy
+from api_fakes import KEY, FakeClock, FakeService, Reply, Seen, fake_client, fast_policy, no_retries
 
-from linksync.api import LinkServiceClient, RetryPolicy
+from linksync.api import LinkServiceClient
 from linksync.errors import ApiError, ConfigError, TransportError
 from linksync.safe.secrets import redact
 
@@ -54,7 +54,7 @@ async def test_transport_error_text_is_redacted() -> None:
             raise httpx.ReadError(f"reset while sending {request.headers['authorization']}")
 
     async with LinkServiceClient(
-        "https://api.example.com", KEY, transport=Leaky(), retry=RetryPolicy.never()
+        "https://api.example.com", KEY, transport=Leaky(), retry=no_retries()
     ) as client:
         with pytest.raises(TransportError) as info:
             await client.list_domains()

@@ -11,7 +11,7 @@ import pytest
 from ws_helpers import Workspace
 
 from linksync.sandbox import SandboxSettings
-from linksync.sandbox.server import serve_in_thread
+from support.sandbox_helpers import serve_in_thread
 
 SECRET = "live-secret-key-5a4b3c2d1e"
 NO_RETRY = {"rate_limited_retries": 0, "server_error_retries": 0, "unavailable_retries": 0}

@@ -24,7 +24,7 @@ import pytest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from linksync.sandbox import SandboxSettings
-from linksync.sandbox.server import serve_in_thread
+from support.sandbox_helpers import serve_in_thread
 
 from .pki import Pki, make_pki
 from .servers import NGINX, TINYPROXY, Nginx, Site, Tinyproxy, start_nginx, start_tinyproxy

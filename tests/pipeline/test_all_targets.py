@@ -19,10 +19,10 @@ from linksync.model.outcome import combined_exit_code
 from linksync.pipeline import RunEvents, for_target
 from linksync.pipeline.lock import acquire_lock, default_lock_path
 from linksync.sandbox import SandboxSettings
-from linksync.sandbox.server import serve_in_thread
 from linksync.sandbox.settings import DEFAULT_FULL_KEY
 from linksync.sync.plan import Plan
 from linksync.sync.results import WaitFn
+from support.sandbox_helpers import serve_in_thread
 from support.two_workspaces import (
     A_SLUGS,
     B_SLUGS,

@@ -17,8 +17,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from linksync.api import LinkServiceClient
 from linksync.sandbox import DEFAULT_FULL_KEY, DEFAULT_READ_KEY, SandboxSettings
-from linksync.sandbox.server import ServerHandle, serve_in_thread
 from support.cli_runs import Source, run
+from support.sandbox_helpers import ServerHandle, serve_in_thread
 
 pytestmark = pytest.mark.usefixtures("_umask")  # umask 022 for the files runs create
 

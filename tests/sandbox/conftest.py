@@ -10,7 +10,7 @@ import pytest
 from starlette.applications import Starlette
 
 from linksync.sandbox import SandboxSettings, create_app
-from linksync.sandbox.clock import ManualClock
+from support.sandbox_helpers import ManualClock
 
 FULL = "sandbox-full-access-key"
 READ = "sandbox-read-only-key"

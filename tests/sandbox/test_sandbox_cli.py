@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from linksync.cli import cli
 from linksync.errors import ConfigError
-from linksync.sandbox import SandboxSettings, create_app, load
+from linksync.sandbox import SandboxSettings, create_app
 from linksync.sandbox.settings import parse_latency, resolve_settings
 
 from .conftest import client_for
@@ -22,7 +22,7 @@ CONFIG = Path(__file__).resolve().parents[2] / "configs" / "sandbox.yaml"
 
 
 def test_config_file_equals_the_defaults_in_code() -> None:
-    assert load(CONFIG) == SandboxSettings()
+    assert SandboxSettings.load(CONFIG) == SandboxSettings()
 
 
 def test_flags_override_the_file(tmp_path: Path) -> None:
@@ -66,7 +66,7 @@ def test_bad_config_is_a_config_error(tmp_path: Path, text: str) -> None:
     cfg = tmp_path / "bad.yaml"
     cfg.write_text(text)
     with pytest.raises(ConfigError):
-        load(cfg)
+        SandboxSettings.load(cfg)
 
 
 def test_parse_latency() -> None:

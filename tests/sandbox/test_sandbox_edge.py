@@ -7,7 +7,7 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from linksync.sandbox.clock import ManualClock
+from support.sandbox_helpers import ManualClock
 
 from .conftest import AppFactory, assert_error, client_for
 

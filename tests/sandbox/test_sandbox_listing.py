@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from linksync.sandbox.clock import ManualClock
+from support.sandbox_helpers import ManualClock
 
 from .conftest import assert_error
 

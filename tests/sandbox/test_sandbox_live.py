@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from linksync.sandbox import SandboxSettings
-from linksync.sandbox.server import serve_in_thread
+from support.sandbox_helpers import serve_in_thread
 
 FULL = {"Authorization": "Bearer sandbox-full-access-key"}
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from linksync.sandbox.store import LinkRow, Store
+from linksync.sandbox.rows import LinkRow
+from linksync.sandbox.store import Store
 
 QUOTA = 1_000_000
 

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from linksync.sandbox.clock import ManualClock
+from support.sandbox_helpers import ManualClock
 
 IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15"
 IPAD = "Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X)"

@@ -5,6 +5,7 @@ is on ``sys.path`` through its ``conftest.py``):
   source file's bytes and inode to prove a run left it alone;
 - ``journals``: a run journal's records, read back;
 - ``reliability``: an in-process sandbox and a fake clock shared with the client;
+- ``sandbox_helpers``: a sandbox clock you move, and the sandbox served in a thread;
 - ``two_workspaces``: two built-in sandboxes as the two targets of one config file.
 
 A helper used by one folder only lives in that folder (``api/api_fakes.py``,

@@ -15,42 +15,24 @@ never the sandbox (a client talks to it over HTTP only), sync or anything above.
 
 from __future__ import annotations
 
-from linksync.api.client import MAX_PAGE_SIZE, LinkServiceClient, asgi_transport
-from linksync.api.events import WRITE_KINDS, CallEvent, CallHook, CallScope, call_scope
+from linksync.api.client import LinkServiceClient, asgi_transport
+from linksync.api.events import CallEvent, call_scope
 from linksync.api.limiter import RateLimiter
 from linksync.api.protocol import LinkClient
-from linksync.api.retry import RetryClass, RetryPolicy
-from linksync.api.types import (
-    ROLES,
-    ClientStats,
-    Domain,
-    Invitation,
-    LinkPage,
-    Member,
-    OgSuggestion,
-    Organization,
-    Quota,
-)
+from linksync.api.retry import RetryPolicy
+from linksync.api.types import ROLES, Domain, LinkPage, Member, Organization, Quota
 
 __all__ = [
-    "MAX_PAGE_SIZE",
     "ROLES",
-    "WRITE_KINDS",
     "CallEvent",
-    "CallHook",
-    "CallScope",
-    "ClientStats",
     "Domain",
-    "Invitation",
     "LinkClient",
     "LinkPage",
     "LinkServiceClient",
     "Member",
-    "OgSuggestion",
     "Organization",
     "Quota",
     "RateLimiter",
-    "RetryClass",
     "RetryPolicy",
     "asgi_transport",
     "call_scope",

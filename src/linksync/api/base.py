@@ -14,7 +14,7 @@ import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, Self, TypeVar
+from typing import Any, Self, TypeVar
 
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
@@ -34,7 +34,7 @@ from linksync.api.network import (
     ssl_context,
 )
 from linksync.api.retry import RetryClass, RetryPolicy, classify
-from linksync.api.types import CallMeta, ClientStats
+from linksync.api.types import ClientStats
 from linksync.api.urls import check_base_url, clean_params
 from linksync.errors import ApiError, ConfigError, TransportError
 from linksync.rules.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
@@ -47,38 +47,26 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """A successful answer: status, headers, parsed JSON body (None when empty)."""
+    """A successful answer: status, parsed JSON body (None when empty), requestId."""
 
     status: int
-    headers: Mapping[str, str]
     body: Any
     request_id: str | None
 
 
 @dataclass(slots=True)
 class CallState:
-    """What one call (all its attempts) has seen so far."""
+    """What one call (all its attempts) has seen so far; for its event, the final HTTP
+    status and requestId (None when no answer came), and whether an unknown outcome
+    (a timeout after sending) was settled by reading the service (``confirmed``)."""
 
     failures: Counter[RetryClass] = field(default_factory=Counter)
     attempts: int = 0
     unknown_outcome: bool = False
     first_sent_at: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class _Attempt(Generic[T]):
-    """What every attempt of one call sends, and how its answer is read."""
-
-    method: str
-    path: str
-    kind: str
-    state: CallState
-    meta: CallMeta
-    params: Mapping[str, Any] | None
-    body: Any
-    parse: Callable[[Answer], Awaitable[T]]
-    confirm: Callable[[CallState], Awaitable[T | None]] | None
-    gone_ok: Callable[[ApiError], Awaitable[T]] | None
+    status: int | None = None
+    request_id: str | None = None
+    confirmed: bool = False
 
 
 class BaseClient:
@@ -209,7 +197,7 @@ class BaseClient:
                     self._stats.transport_errors += 1
                     raise failure from None
                 raise self._transport_error(kind, failure, state) from None
-            slot.observe(status, headers)
+            slot.observe(headers)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("%s %s -> HTTP %s", method, path, status)  # the path holds no secret
         self._stats.responses_by_status[status] += 1
@@ -218,14 +206,13 @@ class BaseClient:
             raise proxy_auth_error(self.proxy, status, reason, state.attempts)
         text, parsed = read_body(content)
         if is_success(status, text, parsed):
-            return Answer(status, headers, parsed, request_id_of(headers))
+            return Answer(status, parsed, request_id_of(headers))
         error = error_from_answer(
             status,
             headers,
             parsed,
             text,
             secrets=self._secrets,
-            content_type=headers.get("content-type"),
             attempts=state.attempts,
         )
         if 200 <= status < 300:
@@ -257,84 +244,44 @@ class BaseClient:
         confirm: Callable[[CallState], Awaitable[T | None]] | None = None,
         gone_ok: Callable[[ApiError], Awaitable[T]] | None = None,
     ) -> T:
-        """One call (see ``_attempts``); when it ends, its ``CallEvent`` goes to the
-        caller's ``call_scope`` and to every subscribed hook (not for the calls a call
-        makes for itself)."""
-        meta = CallMeta()
-        with self._hooks.call() as outermost:
+        """One call: send with retries, within the policy's budgets. After an unknown
+        outcome (a transport error once the request was sent) ``confirm`` reads the
+        service and returns the result when the first send did take effect; ``gone_ok``
+        turns a 404 after an unknown outcome into the result (a delete that did delete).
+
+        When the call ends, its ``CallEvent`` goes to the caller's ``call_scope`` and to
+        every subscribed hook (not for the calls a call makes for itself)."""
+        state, policy = CallState(), self.retry
+
+        async def attempt() -> T:
+            if state.unknown_outcome and confirm is not None:
+                found = await confirm(state)
+                if found is not None:
+                    self._stats.confirmations += 1
+                    state.confirmed = True
+                    return found
             try:
-                value = await self._attempts(
-                    method, path, kind=kind, parse=parse, params=params, body=body,
-                    meta=meta, confirm=confirm, gone_ok=gone_ok,
-                )  # fmt: skip
+                answer = await self._send(method, path, kind, state, params, body)
             except ApiError as exc:
-                if outermost:
-                    self._hooks.emit(
-                        CallEvent(kind, exc.status, exc.request_id, exc.attempts, error=exc)
-                    )
+                if state.unknown_outcome and gone_ok is not None and exc.status == 404:
+                    self._stats.confirmations += 1
+                    state.status, state.request_id = exc.status, exc.request_id
+                    state.confirmed = True
+                    return await gone_ok(exc)
+                # sent but unanswered, or a 500/502/504: it may still have taken effect
+                state.unknown_outcome = exc.outcome_unknown
                 raise
-        if outermost:
-            event = CallEvent(
-                kind, meta.status, meta.request_id, meta.attempts, meta.confirmed, result=value
-            )
-            self._hooks.emit(event)
-        return value
+            state.status, state.request_id = answer.status, answer.request_id
+            return await parse(answer)
 
-    async def _attempts(
-        self,
-        method: str,
-        path: str,
-        *,
-        kind: str,
-        parse: Callable[[Answer], Awaitable[T]],
-        params: Mapping[str, Any] | None,
-        body: Any,
-        meta: CallMeta,
-        confirm: Callable[[CallState], Awaitable[T | None]] | None,
-        gone_ok: Callable[[ApiError], Awaitable[T]] | None,
-    ) -> T:
-        """Send with retries. After an unknown outcome (a transport error once the request
-        was sent) ``confirm`` reads the service and returns the result when the first
-        send did take effect; ``gone_ok`` turns a 404 after an unknown outcome into the
-        result (a delete that did delete).
-
-        The first attempt goes straight; only a failure the policy retries enters the
-        retry loop (tenacity), so a call that succeeds at once costs no retry machinery."""
-        state = CallState()
-        attempt = _Attempt(method, path, kind, state, meta, params, body, parse, confirm, gone_ok)
-        try:
-            return await self._attempt(attempt)
-        except ApiError as exc:
-            first = self._failed(exc, state)
-            cls = classify(first)
-            if cls is None or state.failures[cls] > self.retry.budget(cls):
-                meta.status, meta.request_id = first.status, first.request_id
-                meta.attempts = first.attempts
-                if first is not exc:
-                    raise first from None
+        async def counted() -> T:
+            try:
+                return await attempt()
+            except ApiError as exc:
+                failed = self._failed(exc, state)
+                if failed is not exc:
+                    raise failed from None
                 raise
-        delay = self.retry.delay(cls, first, state.failures[cls])
-        self._before_retry(kind, delay, first)
-        await self.retry.sleep(delay)
-        return await self._retry_loop(attempt)
-
-    def _failed(self, exc: ApiError, state: CallState) -> ApiError:
-        """Count a failed attempt against its retry budget; the error to raise (a copy
-        that counts every attempt of the call: a raised error is never changed)."""
-        counted = exc if exc.attempts >= state.attempts else exc.with_attempts(state.attempts)
-        cls = classify(counted)
-        if cls is not None:
-            state.failures[cls] += 1
-        return counted
-
-    def _before_retry(self, kind: str, delay: float, exc: BaseException | None) -> None:
-        self._stats.retries += 1
-        self._stats.wait_seconds += delay
-        log.info("retrying %s in %.2f s after %s", kind, delay, exc)
-
-    async def _retry_loop(self, attempt: _Attempt[T]) -> T:
-        """The attempts after the first failed one, within the policy's budgets."""
-        state, meta, policy = attempt.state, attempt.meta, self.retry
 
         def stop(rs: RetryCallState) -> bool:
             exc = rs.outcome.exception() if rs.outcome else None
@@ -349,9 +296,10 @@ class BaseClient:
             return policy.delay(kind_, exc, state.failures[kind_])
 
         def before_sleep(rs: RetryCallState) -> None:
-            self._before_retry(
-                attempt.kind, rs.upcoming_sleep, rs.outcome.exception() if rs.outcome else None
-            )
+            self._stats.retries += 1
+            self._stats.wait_seconds += rs.upcoming_sleep
+            exc = rs.outcome.exception() if rs.outcome else None
+            log.info("retrying %s in %.2f s after %s", kind, rs.upcoming_sleep, exc)
 
         retrying = AsyncRetrying(
             sleep=policy.sleep,
@@ -361,40 +309,27 @@ class BaseClient:
             before_sleep=before_sleep,
             reraise=True,
         )
-        try:
-            async for round_ in retrying:
-                with round_:
-                    try:
-                        return await self._attempt(attempt)
-                    except ApiError as exc:
-                        counted = self._failed(exc, state)
-                        if counted is not exc:
-                            raise counted from None
-                        raise
-        except ApiError as exc:
-            meta.status, meta.request_id, meta.attempts = exc.status, exc.request_id, exc.attempts
-            raise
-        raise AssertionError("unreachable: tenacity ends with a result or an exception")
+        with self._hooks.call() as outermost:
+            try:
+                value: T = await retrying(counted)
+            except ApiError as exc:
+                if outermost:
+                    self._hooks.emit(
+                        CallEvent(kind, exc.status, exc.request_id, exc.attempts, error=exc)
+                    )
+                raise
+        if outermost:
+            event = CallEvent(
+                kind, state.status, state.request_id, state.attempts, state.confirmed, result=value
+            )
+            self._hooks.emit(event)
+        return value
 
-    async def _attempt(self, a: _Attempt[T]) -> T:
-        state, meta = a.state, a.meta
-        if state.unknown_outcome and a.confirm is not None:
-            found = await a.confirm(state)
-            if found is not None:
-                self._stats.confirmations += 1
-                meta.confirmed, meta.attempts = True, state.attempts
-                return found
-        try:
-            answer = await self._send(a.method, a.path, a.kind, state, a.params, a.body)
-        except ApiError as exc:
-            if state.unknown_outcome and a.gone_ok is not None and exc.status == 404:
-                self._stats.confirmations += 1
-                meta.status, meta.request_id = exc.status, exc.request_id
-                meta.attempts, meta.confirmed = state.attempts, True
-                return await a.gone_ok(exc)
-            # sent but unanswered, or a 500/502/504: it may still have taken effect
-            state.unknown_outcome = exc.outcome_unknown
-            raise
-        meta.status, meta.request_id = answer.status, answer.request_id
-        meta.attempts = state.attempts
-        return await a.parse(answer)
+    def _failed(self, exc: ApiError, state: CallState) -> ApiError:
+        """Count a failed attempt against its retry budget; the error to raise (a copy
+        that counts every attempt of the call: a raised error is never changed)."""
+        counted = exc if exc.attempts >= state.attempts else exc.with_attempts(state.attempts)
+        cls = classify(counted)
+        if cls is not None:
+            state.failures[cls] += 1
+        return counted

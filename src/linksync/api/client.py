@@ -24,8 +24,9 @@ dropped), or answered 500/502/504, may or may not have taken effect. Before re-s
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from functools import partial
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -45,6 +46,7 @@ from linksync.model import RemoteLink
 from linksync.rules.timestamps import parse_iso
 
 MAX_PAGE_SIZE = 100
+T = TypeVar("T")
 
 
 def asgi_transport(app: Any) -> httpx.AsyncBaseTransport:
@@ -54,6 +56,20 @@ def asgi_transport(app: Any) -> httpx.AsyncBaseTransport:
 
 def _seg(value: str) -> str:
     return quote(value, safe="")
+
+
+def _body(read: Callable[[Any], T]) -> Callable[[Answer], Awaitable[T]]:
+    """The parse step of a call whose result is read from the answer's body alone."""
+
+    async def parse(a: Answer) -> T:
+        return read(a.body)
+
+    return parse
+
+
+async def _nothing(_: Any) -> None:
+    """The result of a delete (and of a 404 that settles its unknown outcome)."""
+    return None
 
 
 def _instant(value: str | None) -> float | None:
@@ -72,21 +88,15 @@ class LinkServiceClient(BaseClient):
     # --- organization -------------------------------------------------------------------
 
     async def get_organization(self) -> Organization:
-        async def parse(a: Answer) -> Organization:
-            return p.parse_organization(a.body)
-
         return await self._call(
             "GET", "/api/v1/organizations/current", kind="GET /organizations/current",
-            parse=parse,
+            parse=_body(p.parse_organization),
         )  # fmt: skip
 
     async def list_members(self) -> tuple[Member, ...]:
-        async def parse(a: Answer) -> tuple[Member, ...]:
-            return p.parse_members(a.body)
-
         return await self._call(
             "GET", "/api/v1/organizations/members", kind="GET /organizations/members",
-            parse=parse,
+            parse=_body(p.parse_members),
         )  # fmt: skip
 
     async def invite_member(
@@ -94,26 +104,24 @@ class LinkServiceClient(BaseClient):
         email: str,
         role: str,
     ) -> Invitation:
-        async def parse(a: Answer) -> Invitation:
-            return p.parse_invitation(a.body, email=email, role=role)
-
         return await self._call(
             "POST", "/api/v1/organizations/members/invite",
             kind="POST /organizations/members/invite",
-            parse=parse, body={"email": email, "role": role},
+            parse=_body(lambda body: p.parse_invitation(body, email=email, role=role)),
+            body={"email": email, "role": role},
         )  # fmt: skip
 
     # --- domains ------------------------------------------------------------------------
 
     async def list_domains(self) -> tuple[Domain, ...]:
-        async def parse(a: Answer) -> tuple[Domain, ...]:
-            return p.parse_domains(a.body)
+        return await self._call(
+            "GET", "/api/v1/domains", kind="GET /domains", parse=_body(p.parse_domains)
+        )
 
-        return await self._call("GET", "/api/v1/domains", kind="GET /domains", parse=parse)
-
-    async def _find_domain(
+    async def find_domain(
         self, *, name: str | None = None, ident: str | None = None
     ) -> Domain | None:
+        """The custom domain with this host name or this id, or None."""
         for d in await self.list_domains():
             if (name and d.domain.lower() == name.lower()) or (ident and d.id == ident):
                 return d
@@ -132,13 +140,13 @@ class LinkServiceClient(BaseClient):
             body["notFoundRedirectUrl"] = not_found_redirect_url
 
         async def parse(a: Answer) -> Domain:
-            found = p.parse_domain_answer(a.body) or await self._find_domain(name=domain)
+            found = p.parse_domain_answer(a.body) or await self.find_domain(name=domain)
             if found is None:
                 raise p.unexpected(f"domain {domain} was accepted but is not in the list")
             return found
 
         async def confirm(_: CallState) -> Domain | None:
-            return await self._find_domain(name=domain)
+            return await self.find_domain(name=domain)
 
         return await self._call(
             "POST", "/api/v1/domains", kind="POST /domains",
@@ -147,7 +155,7 @@ class LinkServiceClient(BaseClient):
 
     async def verify_domain(self, domain_id: str) -> Domain:
         async def parse(a: Answer) -> Domain:
-            found = p.parse_domain_answer(a.body) or await self._find_domain(ident=domain_id)
+            found = p.parse_domain_answer(a.body) or await self.find_domain(ident=domain_id)
             if found is None:
                 raise p.unexpected(f"domain {domain_id} was verified but is not in the list")
             return found
@@ -158,20 +166,15 @@ class LinkServiceClient(BaseClient):
         )  # fmt: skip
 
     async def delete_domain(self, domain_id: str) -> None:
-        async def done(_: Any) -> None:
-            return None
-
         return await self._call(
             "DELETE", f"/api/v1/domains/{_seg(domain_id)}", kind="DELETE /domains/:id",
-            parse=done, gone_ok=done,
+            parse=_nothing, gone_ok=_nothing,
         )  # fmt: skip
 
     # --- links --------------------------------------------------------------------------
 
     async def _link_answer(self, a: Answer, slug: str | None, domain: str | None) -> RemoteLink:
-        data = p.unwrap(a.body)
-        if isinstance(data, Mapping) and isinstance(data.get("link"), Mapping):
-            data = data["link"]
+        data = p.unwrap_record(a.body, "link")
         if isinstance(data, Mapping) and (data.get("slug") or data.get("shortUrl")):
             return p.parse_link(data)
         if slug:
@@ -184,14 +187,10 @@ class LinkServiceClient(BaseClient):
     ) -> RemoteLink:
         """Create one link. ``payload`` uses the wire names (``expiresAt``); None values
         are left out. See the module docstring for how an unknown outcome is settled."""
-        body = {k: (list(v) if isinstance(v, tuple) else v) for k, v in payload.items()}
-        body = {k: v for k, v in body.items() if v is not None}
+        body = {k: v for k, v in payload.items() if v is not None}  # JSON sends tuples as arrays
         url = str(body.get("url") or "")
         slug = str(body["slug"]) if body.get("slug") else None
         domain = str(body["domain"]) if body.get("domain") else None
-
-        async def parse(a: Answer) -> RemoteLink:
-            return await self._link_answer(a, slug, domain)
 
         async def confirm(state: CallState) -> RemoteLink | None:
             if slug:
@@ -204,7 +203,7 @@ class LinkServiceClient(BaseClient):
 
         return await self._call(
             "POST", "/api/v1/links", kind="POST /links",
-            parse=parse, body=body, confirm=confirm,
+            parse=partial(self._link_answer, slug=slug, domain=domain), body=body, confirm=confirm,
         )  # fmt: skip
 
     async def _find_created(
@@ -240,21 +239,16 @@ class LinkServiceClient(BaseClient):
         if page < 1 or not 1 <= limit <= MAX_PAGE_SIZE:
             raise ValueError(f"page must be >= 1 and limit within 1..{MAX_PAGE_SIZE}")
         params = {"page": page, "limit": limit, "search": search, "tag": tag, "domain": domain}
-
-        async def parse(a: Answer) -> LinkPage:
-            return p.parse_link_page(a.body, page=page, limit=limit)
-
         return await self._call(
-            "GET", "/api/v1/links", kind="GET /links", parse=parse, params=params
-        )
+            "GET", "/api/v1/links", kind="GET /links", params=params,
+            parse=_body(lambda body: p.parse_link_page(body, page=page, limit=limit)),
+        )  # fmt: skip
 
     async def iter_links(
         self,
         search: str | None = None,
         tag: str | None = None,
         domain: str | None = None,
-        *,
-        limit: int = MAX_PAGE_SIZE,
     ) -> AsyncIterator[RemoteLink]:
         """Every matching link, page by page. Stops on the metadata's last page, or on a
         short page when there is none, or when a page brings no link not seen before
@@ -262,7 +256,7 @@ class LinkServiceClient(BaseClient):
         seen: set[tuple[str, str, str | None]] = set()
         page = 1
         while True:
-            batch = await self.list_links_page(page, limit, search, tag, domain)
+            batch = await self.list_links_page(page, MAX_PAGE_SIZE, search, tag, domain)
             fresh = [ln for ln in batch.links if (ln.domain, ln.slug, ln.id) not in seen]
             for link in fresh:
                 seen.add((link.domain, link.slug, link.id))
@@ -284,35 +278,26 @@ class LinkServiceClient(BaseClient):
             return first.total
         return sum([1 async for _ in self.iter_links(tag=tag, domain=domain)])
 
-    async def find_domain(self, domain_id: str) -> Domain | None:
-        """The custom domain with this id, or None."""
-        return await self._find_domain(ident=domain_id)
-
     async def get_link(
         self,
         slug: str,
         domain: str | None = None,
     ) -> RemoteLink:
-        async def parse(a: Answer) -> RemoteLink:
-            return p.parse_link(p.unwrap(a.body))
-
         return await self._call(
             "GET", f"/api/v1/links/{_seg(slug)}", kind="GET /links/:slug",
-            parse=parse, params={"domain": domain},
+            parse=_body(lambda body: p.parse_link(p.unwrap(body))), params={"domain": domain},
         )  # fmt: skip
 
     async def update_link(
         self, slug: str, changes: Mapping[str, Any], domain: str | None = None
     ) -> RemoteLink:
         """PATCH the given fields (wire names). A None value is sent as null (clears it)."""
-        body = {k: (list(v) if isinstance(v, tuple) else v) for k, v in changes.items()}
-
-        async def parse(a: Answer) -> RemoteLink:
-            return await self._link_answer(a, slug, domain)
+        body = dict(changes)  # JSON sends tuples as arrays
 
         return await self._call(
             "PATCH", f"/api/v1/links/{_seg(slug)}", kind="PATCH /links/:slug",
-            parse=parse, params={"domain": domain}, body=body,
+            parse=partial(self._link_answer, slug=slug, domain=domain),
+            params={"domain": domain}, body=body,
         )  # fmt: skip
 
     async def delete_link(
@@ -320,30 +305,21 @@ class LinkServiceClient(BaseClient):
         slug: str,
         domain: str | None = None,
     ) -> None:
-        async def done(_: Any) -> None:
-            return None
-
         return await self._call(
             "DELETE", f"/api/v1/links/{_seg(slug)}", kind="DELETE /links/:slug",
-            parse=done, params={"domain": domain}, gone_ok=done,
+            parse=_nothing, params={"domain": domain}, gone_ok=_nothing,
         )  # fmt: skip
 
     # --- AI tools -----------------------------------------------------------------------
 
     async def ai_slug(self, url: str) -> str:
-        async def parse(a: Answer) -> str:
-            return p.parse_ai_slug(a.body)
-
         return await self._call(
             "POST", "/api/v1/tools/ai-slug", kind="POST /tools/ai-slug",
-            parse=parse, body={"url": url},
+            parse=_body(p.parse_ai_slug), body={"url": url},
         )  # fmt: skip
 
     async def ai_og(self, url: str) -> OgSuggestion:
-        async def parse(a: Answer) -> OgSuggestion:
-            return p.parse_og(a.body)
-
         return await self._call(
             "POST", "/api/v1/tools/ai-og", kind="POST /tools/ai-og",
-            parse=parse, body={"url": url},
+            parse=_body(p.parse_og), body={"url": url},
         )  # fmt: skip

@@ -18,6 +18,7 @@ attempts of its call without an out-parameter::
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -131,20 +132,10 @@ class CallHooks:
         finally:
             _DEPTH.reset(token)
 
-    def emit(self, event: CallEvent) -> CallEvent:
+    def emit(self, event: CallEvent) -> None:
         scope = _SCOPE.get()
         if scope is not None:
-            event = CallEvent(
-                event.kind,
-                event.status,
-                event.request_id,
-                event.attempts,
-                event.confirmed,
-                event.error,
-                event.result,
-                scope.labels,
-            )
+            event = dataclasses.replace(event, labels=scope.labels)
             scope.events.append(event)
         for hook in tuple(self._hooks):
             hook(event)
-        return event

@@ -59,11 +59,11 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
-def _header(headers: Mapping[str, str], name: str) -> str | None:
-    for k, v in headers.items():
-        if k.lower() == name:
-            return v
-    return None
+def header(headers: Mapping[str, str], name: str) -> str | None:
+    """The value of header ``name`` (lower case), or None."""
+    if isinstance(headers, dict):  # a plain mapping: compare names case-insensitively
+        return next((v for k, v in headers.items() if k.lower() == name), None)
+    return headers.get(name)  # httpx.Headers and the like look names up so themselves
 
 
 def request_id_of(headers: Mapping[str, str], body: Any = None) -> str | None:
@@ -76,7 +76,7 @@ def request_id_of(headers: Mapping[str, str], body: Any = None) -> str | None:
         rid = body.get("requestId", body.get("request_id"))
         if rid:
             return str(rid)
-    return _header(headers, "x-request-id") or _header(headers, "request-id")
+    return header(headers, "x-request-id") or header(headers, "request-id")
 
 
 def _constant_for(status: int, constant: Any, code: Any) -> tuple[str, int | None]:
@@ -99,14 +99,13 @@ def error_from_answer(
     text: str,
     *,
     secrets: Iterable[str],
-    content_type: str | None = None,
     attempts: int = 1,
 ) -> ApiError:
     """The ApiError for an answer that is not a success (of the class the error table
     names for its constant). ``body`` is the parsed JSON (None when the body was not
     JSON), ``text`` the raw body text, ``attempts`` the requests the call sent."""
     secrets = tuple(secrets)
-    retry_after = parse_retry_after(_header(headers, "retry-after"))
+    retry_after = parse_retry_after(header(headers, "retry-after"))
     rid = request_id_of(headers, body)
     err = body.get("error") if isinstance(body, Mapping) else None
     if isinstance(err, str):
@@ -119,7 +118,7 @@ def error_from_answer(
             message = known.meaning if known else f"HTTP {status} without a message"
     else:
         constant, code = _constant_for(status, None, None)
-        kind = (content_type or "no content type").split(";")[0].strip()
+        kind = (header(headers, "content-type") or "no content type").split(";")[0].strip()
         if not text.strip():
             message = f"HTTP {status} with an empty body"
         elif body is None:

@@ -53,6 +53,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+from linksync.api.failures import header
 from linksync.api.inflight import InFlightCap
 from linksync.api.poolentry import PoolEntry
 from linksync.rules.defaults import DEFAULT_CONCURRENCY
@@ -73,10 +74,7 @@ _ASSUMED_WINDOW = 1.0
 
 
 def _number(headers: Mapping[str, str], name: str) -> float | None:
-    if isinstance(headers, dict):  # a plain mapping: compare names case-insensitively
-        value = next((v for k, v in headers.items() if k.lower() == name), None)
-    else:  # httpx.Headers and the like look names up case-insensitively themselves
-        value = headers.get(name)
+    value = header(headers, name)
     if value is None:
         return None
     try:
@@ -88,15 +86,10 @@ def _number(headers: Mapping[str, str], name: str) -> float | None:
 
 @dataclass(slots=True)
 class LimiterState:
-    """A snapshot for display and tests."""
+    """A snapshot: when every task may send again (rule 4), for the client's
+    ``rate_limit_wait``; for tests and benchmarks, rule 3's figures."""
 
-    in_flight: int
-    remaining: int | None
-    reset_at: float | None
     resume_at: float
-    limit: int | None = None
-    window_s: float | None = None
-    lag_s: float = 0.0
     #: The in-flight cap now (rule 3), and the most requests ever in flight at once.
     cap: int = 1
     max_in_flight: int = 0
@@ -106,7 +99,7 @@ class LimiterState:
 
 class RateLimiter:
     """Shared by every request of one client. Use ``async with limiter.slot() as slot``
-    around one request, and ``slot.observe(status, headers)`` with its answer."""
+    around one request, and ``slot.observe(headers)`` with its answer."""
 
     def __init__(
         self,
@@ -116,9 +109,6 @@ class RateLimiter:
         clock: Clock = time.time,
         max_reset_wait: float = 120.0,
     ) -> None:
-        if concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
-        self.concurrency = concurrency
         self._sleep = sleep
         self._clock = clock
         self._max_reset_wait = max_reset_wait
@@ -146,28 +136,14 @@ class RateLimiter:
         #: pacing, never a reason to exceed the window's budget.
         self.queued = 0
         self.waited = 0.0
-        self.pauses = 0
 
     def state(self) -> LimiterState:
-        return LimiterState(
-            self._in_flight,
-            self._remaining,
-            self._reset_at,
-            self._resume_at,
-            self._limit,
-            self._window,
-            self._lag,
-            self._cap.value,
-            self._cap.most,
-            self._cap.latency(),
-        )
+        return LimiterState(self._resume_at, self._cap.value, self._cap.most, self._cap.latency())
 
     def pause(self, seconds: float) -> None:
         """Park every task for ``seconds`` from now (a 429's Retry-After)."""
         until = self._clock() + max(0.0, seconds)
-        if until > self._resume_at:
-            self._resume_at = until
-            self.pauses += 1
+        self._resume_at = max(self._resume_at, until)
 
     # --- admission ------------------------------------------------------------------
 
@@ -175,9 +151,8 @@ class RateLimiter:
         """Wait until this task may send, count it in flight; returns the send time.
 
         One task at a time runs the admission rules (the head); the others wait their
-        turn in order, and the head hands over when it is let through. Before, every
-        waiting task woke at each pacing step and each answer and went back to sleep:
-        with 64 in flight at R = 1,000 that was about 0.3 ms of CPU a request."""
+        turn in order, and the head hands over when it is let through (a pacing step or
+        an answer wakes one task, not every waiting one: benchmarks/README.md)."""
         if self._head_taken:
             turn = asyncio.get_running_loop().create_future()
             self._turns.append(turn)
@@ -215,10 +190,10 @@ class RateLimiter:
                 continue
             self._roll(now)
             if not self._answered and self._in_flight > 0:
-                await self._next_answer()  # the first request goes alone
+                await self._answer.wait()  # the first request goes alone
                 continue
             if self._in_flight >= self._cap.value:
-                await self._next_answer()  # rule 3: as many as rate x latency needs
+                await self._answer.wait()  # rule 3: as many as rate x latency needs
                 continue
             opening = self._cap.opening_delay(self._in_flight, now)
             if opening > 0:  # rule 3: a few new connections at a time
@@ -227,7 +202,7 @@ class RateLimiter:
             budget = None if self._remaining is None else self._remaining - self._in_flight
             if budget is not None and budget <= 0:
                 if self._in_flight > 0:
-                    await self._next_answer()  # it may free a request (see _observe)
+                    await self._answer.wait()  # it may free a request (see _observe)
                 elif self._reset_at is not None:
                     self._resume_at = max(self._resume_at, self._reset_at + self._lag)
                 else:  # nothing left and no known end: ask once, the answer will tell
@@ -255,9 +230,6 @@ class RateLimiter:
             return 0.0
         left = self._reset_at + self._lag - now
         return left / budget if left > 0 else 0.0
-
-    async def _next_answer(self) -> None:
-        await self._answer.wait()
 
     async def _answer_or_sleep(self, seconds: float) -> None:
         """Until the next answer (its idle connection may take the send) or ``seconds``."""
@@ -381,12 +353,10 @@ class RateLimiter:
 class Slot:
     """One admitted request; record its answer's headers with :meth:`observe`."""
 
-    __slots__ = ("headers", "status")
+    __slots__ = ("headers",)
 
     def __init__(self) -> None:
         self.headers: Mapping[str, str] | None = None
-        self.status: int | None = None
 
-    def observe(self, status: int, headers: Mapping[str, str]) -> None:
-        self.status = status
+    def observe(self, headers: Mapping[str, str]) -> None:
         self.headers = headers

@@ -186,16 +186,6 @@ PROXY_FIXES = (
 _PROXY_STATUS = re.compile(r"^\s*(\d{3})\b\s*(.*)$")
 
 
-def proxy_answer(text: str) -> tuple[int, str] | None:
-    """The status and reason a proxy answered a CONNECT with, from the text of httpx's
-    ``ProxyError`` (it carries only ``"407 Proxy Authentication Required"``); None
-    when there was no answer."""
-    match = _PROXY_STATUS.match(text)
-    if match is None:
-        return None
-    return int(match.group(1)), match.group(2).strip()
-
-
 def proxy_auth_error(proxy: str | None, status: int, reason: str, attempts: int) -> ProxyAuthError:
     """The terminal error for a proxy refusing linksync's credentials: the proxy as
     output may show it, whether credentials were given, what it said, and the fix."""
@@ -210,12 +200,14 @@ def proxy_auth_error(proxy: str | None, status: int, reason: str, attempts: int)
 def proxy_failure(text: str, proxy: str | None, attempts: int) -> ProxyAuthError | str:
     """What httpx's ``ProxyError`` (its ``text``, secrets taken out) means: the terminal
     error when the proxy refused the credentials (407, or 401 to CONNECT), else the
-    words of a transport error (the proxy answered another status, or none)."""
-    answered = proxy_answer(text)
+    words of a transport error (the proxy answered another status, or none). The text
+    carries only what the proxy answered the CONNECT with, if anything
+    (``"407 Proxy Authentication Required"``)."""
+    answered = _PROXY_STATUS.match(text)
     where = f"the proxy {shown_proxy(proxy)}" if proxy else "the proxy"
     if answered is None:
         return f"ProxyError: {where}: {text}"
-    status, reason = answered
+    status, reason = int(answered.group(1)), answered.group(2).strip()
     if status in (401, 407):
         return proxy_auth_error(proxy, status, reason, attempts)
     return f"ProxyError: {where} answered {status} {reason}".rstrip()
@@ -244,10 +236,6 @@ class ConnectionTrace:
             self.opened = True
         elif name.endswith(".receive_response_headers.complete"):
             self.answered = True
-
-    @property
-    def extensions(self) -> dict[str, Any]:
-        return {"trace": self}
 
     @property
     def reused_unanswered(self) -> bool:

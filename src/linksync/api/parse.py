@@ -8,6 +8,7 @@ does not know are kept in ``extra``; a ``password`` value is never kept.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Iterable, Mapping
@@ -41,6 +42,15 @@ def unwrap(body: Any) -> Any:
     return body
 
 
+def unwrap_record(body: Any, key: str) -> Any:
+    """The ``data`` of an answer, or the record nested in it under ``key``
+    (``{"data": {"link": {...}}}``)."""
+    data = unwrap(body)
+    if isinstance(data, Mapping) and isinstance(data.get(key), Mapping):
+        return data[key]
+    return data
+
+
 def _norm(record: Mapping[str, Any]) -> dict[str, Any]:
     return {snake(str(k)): v for k, v in record.items()}
 
@@ -67,6 +77,11 @@ def _extra(raw: Mapping[str, Any], known: Iterable[str]) -> dict[str, Any]:
     """Fields not in ``known`` (a frozenset holds "password" already; it is never kept)."""
     skip = known if isinstance(known, frozenset) else frozenset((*known, "password"))
     return {k: v for k, v in raw.items() if snake(str(k)) not in skip}
+
+
+def _fields(record: type) -> tuple[str, ...]:
+    """The fields a record reads from an answer by their own names (not ``extra``)."""
+    return tuple(f.name for f in dataclasses.fields(record) if f.name != "extra")
 
 
 def _require_mapping(value: Any, what: str) -> Mapping[str, Any]:
@@ -172,12 +187,18 @@ def _pagination_source(body: Any) -> dict[str, Any]:
     return merged
 
 
-def parse_link_page(body: Any, *, page: int, limit: int) -> LinkPage:
+def _items(body: Any, what: str) -> list[Any]:
+    """The array of a list answer (in ``data`` or at the top level)."""
     items = find_list(unwrap(body))
     if items is None:
         items = find_list(body)
     if items is None:
-        raise unexpected("the link list answer holds no array of links")
+        raise unexpected(f"the {what} list answer holds no array of {what}s")
+    return items
+
+
+def parse_link_page(body: Any, *, page: int, limit: int) -> LinkPage:
+    items = _items(body, "link")
     p = _pagination_source(body)
     has_more = p.get("has_more", p.get("has_next", p.get("has_next_page")))
     if has_more is None and "next_page" in p:
@@ -195,17 +216,6 @@ def parse_link_page(body: Any, *, page: int, limit: int) -> LinkPage:
 def parse_organization(value: Any) -> Organization:
     raw = _require_mapping(unwrap(value), "the organization")
     n = _norm(raw)
-    known = (
-        "id",
-        "name",
-        "plan",
-        "link_count",
-        "link_quota",
-        "click_count_monthly",
-        "click_quota_monthly",
-        "custom_domain_count",
-        "custom_domain_quota",
-    )
     return Organization(
         id=_str(n.get("id")),
         name=_str(n.get("name")),
@@ -216,7 +226,7 @@ def parse_organization(value: Any) -> Organization:
         click_quota_monthly=_int(n.get("click_quota_monthly")),
         custom_domain_count=_int(n.get("custom_domain_count"), 0) or 0,
         custom_domain_quota=_int(n.get("custom_domain_quota")),
-        extra=_extra(raw, known),
+        extra=_extra(raw, _fields(Organization)),
     )
 
 
@@ -225,7 +235,6 @@ def parse_member(value: Any) -> Member:
     n = _norm(raw)
     user = n.get("user")
     u = _norm(user) if isinstance(user, Mapping) else {}
-    known = ("id", "email", "name", "role", "status", "created_at", "joined_at", "user")
     return Member(
         role=_str(n.get("role")),
         id=_str(n.get("id", u.get("id"))),
@@ -233,47 +242,27 @@ def parse_member(value: Any) -> Member:
         name=_str(n.get("name", u.get("name"))),
         status=_str(n.get("status")),
         created_at=_str(n.get("created_at", n.get("joined_at"))),
-        extra=_extra(raw, known),
+        extra=_extra(raw, (*_fields(Member), "joined_at", "user")),
     )
 
 
 def parse_members(body: Any) -> tuple[Member, ...]:
-    items = find_list(unwrap(body))
-    if items is None:
-        items = find_list(body)
-    if items is None:
-        raise unexpected("the member list answer holds no array of members")
-    return tuple(parse_member(m) for m in items)
+    return tuple(parse_member(m) for m in _items(body, "member"))
 
 
 def parse_invitation(body: Any, *, email: str, role: str) -> Invitation:
-    data = unwrap(body)
-    if isinstance(data, Mapping) and isinstance(data.get("invitation"), Mapping):
-        data = data["invitation"]
+    data = unwrap_record(body, "invitation")
     if not isinstance(data, Mapping):
         return Invitation(email=email, role=role)
     n = _norm(data)
-    known = ("id", "email", "role", "status", "created_at")
     return Invitation(
         email=_str(n.get("email")) or email,
         role=_str(n.get("role")) or role,
         id=_str(n.get("id")),
         status=_str(n.get("status")),
         created_at=_str(n.get("created_at")),
-        extra=_extra(data, known),
+        extra=_extra(data, _fields(Invitation)),
     )
-
-
-_DOMAIN_KEYS = (
-    "id",
-    "domain",
-    "status",
-    "ssl_status",
-    "cname_target",
-    "root_redirect_url",
-    "not_found_redirect_url",
-    "created_at",
-)
 
 
 def parse_domain(value: Any) -> Domain:
@@ -292,24 +281,17 @@ def parse_domain(value: Any) -> Domain:
         root_redirect_url=_str(n.get("root_redirect_url")),
         not_found_redirect_url=_str(n.get("not_found_redirect_url")),
         created_at=_str(n.get("created_at")),
-        extra=_extra(raw, (*_DOMAIN_KEYS, "hostname", "name")),
+        extra=_extra(raw, (*_fields(Domain), "hostname", "name")),
     )
 
 
 def parse_domains(body: Any) -> tuple[Domain, ...]:
-    items = find_list(unwrap(body))
-    if items is None:
-        items = find_list(body)
-    if items is None:
-        raise unexpected("the domain list answer holds no array of domains")
-    return tuple(parse_domain(d) for d in items)
+    return tuple(parse_domain(d) for d in _items(body, "domain"))
 
 
 def parse_domain_answer(body: Any) -> Domain | None:
     """A domain from a create/verify answer, or None when the body does not hold one."""
-    data = unwrap(body)
-    if isinstance(data, Mapping) and isinstance(data.get("domain"), Mapping):
-        data = data["domain"]
+    data = unwrap_record(body, "domain")
     if not isinstance(data, Mapping):
         return None
     try:

@@ -6,10 +6,8 @@ stays idle until the request's task runs again and starts on it (two scheduler t
 later). A request that enters in between is handed the same connection, finds it taken
 (``ConnectionNotAvailable``), and the pool runs its whole assignment pass again: a scan
 of every connection that calls ``has_expired`` (a socket poll through anyio) on each idle
-one and counts the connections once per idle one. At R = 1,000 with about 30 idle
-connections, requests went through that pass about 10 times each (8 collisions per
-request, measured), which was most of the client's 4.5 ms of CPU per request
-(encode/httpcore#1110 and #822 describe the race).
+one and counts the connections once per idle one (encode/httpcore#1110 and #822 describe
+the race; its cost is in docs/network.md).
 
 The gate lets the next request enter the pool only once the previous one holds its
 connection: httpcore reports that through the ``trace`` request extension (its first

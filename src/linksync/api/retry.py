@@ -73,17 +73,6 @@ class RetryPolicy:
     random: Callable[[], float] = field(default=_random.random, repr=False)
     clock: Callable[[], float] = field(default=time.time, repr=False)
 
-    @classmethod
-    def never(cls) -> RetryPolicy:
-        """No retries at all (every error is reported as it comes)."""
-        return cls(
-            rate_limited_retries=0,
-            server_error_retries=0,
-            unavailable_retries=0,
-            transport_retries=0,
-            reused_connection_retries=0,
-        )
-
     def budget(self, kind: RetryClass) -> int:
         return {
             RetryClass.RATE_LIMITED: self.rate_limited_retries,

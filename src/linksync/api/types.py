@@ -1,5 +1,5 @@
-"""Typed results of the client. Records are frozen; ``CallMeta`` and ``ClientStats`` are
-filled in by the client as it works, so they are plain mutable dataclasses.
+"""Typed results of the client. Records are frozen; ``ClientStats`` is filled in
+by the client as it works, so it is a plain mutable dataclass.
 
 Links come back as :class:`linksync.model.RemoteLink`.
 """
@@ -12,6 +12,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from linksync.model import RemoteLink
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def wire(record: object, *names: str) -> dict[str, Any]:
+    """The named fields of a record under their wire names (``created_at`` ->
+    ``createdAt``), in the order given."""
+    return {_camel(name): getattr(record, name) for name in names}
+
 
 #: Roles the interface names, in order of power.
 ROLES: tuple[str, ...] = ("owner", "admin", "member")
@@ -61,25 +73,11 @@ class Organization:
             Quota("custom domains", self.custom_domain_count, self.custom_domain_quota),
         )
 
-    @property
-    def links_left(self) -> int | None:
-        """Links that can still be created under the plan's quota (None: unknown)."""
-        if self.link_quota is None:
-            return None
-        return max(0, self.link_quota - self.link_count)
-
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "plan": self.plan,
-            "linkCount": self.link_count,
-            "linkQuota": self.link_quota,
-            "clickCountMonthly": self.click_count_monthly,
-            "clickQuotaMonthly": self.click_quota_monthly,
-            "customDomainCount": self.custom_domain_count,
-            "customDomainQuota": self.custom_domain_quota,
-        }
+        return wire(
+            self, "id", "name", "plan", "link_count", "link_quota", "click_count_monthly",
+            "click_quota_monthly", "custom_domain_count", "custom_domain_quota",
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,14 +94,7 @@ class Member:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "email": self.email,
-            "name": self.name,
-            "role": self.role,
-            "status": self.status,
-            "createdAt": self.created_at,
-        }
+        return wire(self, "id", "email", "name", "role", "status", "created_at")
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,13 +110,7 @@ class Invitation:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "email": self.email,
-            "role": self.role,
-            "status": self.status,
-            "createdAt": self.created_at,
-        }
+        return wire(self, "id", "email", "role", "status", "created_at")
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,16 +130,10 @@ class Domain:
         return self.status == "active"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "domain": self.domain,
-            "status": self.status,
-            "sslStatus": self.ssl_status,
-            "cnameTarget": self.cname_target,
-            "rootRedirectUrl": self.root_redirect_url,
-            "notFoundRedirectUrl": self.not_found_redirect_url,
-            "createdAt": self.created_at,
-        }
+        return wire(
+            self, "id", "domain", "status", "ssl_status", "cname_target", "root_redirect_url",
+            "not_found_redirect_url", "created_at",
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,22 +165,7 @@ class OgSuggestion:
     description: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"title": self.title, "description": self.description}
-
-
-@dataclass(slots=True)
-class CallMeta:
-    """Facts about one call, filled in by the client for per-row reports.
-
-    ``status`` is the final HTTP status (None when no response came), ``attempts`` the
-    number of requests sent for this call, ``confirmed`` tells that an unknown outcome
-    (timeout after sending) was settled by reading the service instead of re-sending.
-    """
-
-    status: int | None = None
-    request_id: str | None = None
-    attempts: int = 0
-    confirmed: bool = False
+        return wire(self, "title", "description")
 
 
 @dataclass(slots=True)

@@ -132,7 +132,7 @@ def domains_remove(target: TargetOptions, domain_id: str, yes: bool) -> None:
 
     async def remove() -> str:
         async with settings.open_client() as client:
-            domain = await client.find_domain(domain_id)
+            domain = await client.find_domain(ident=domain_id)
             if domain is None:
                 await client.delete_domain(domain_id)  # the service's own DOMAIN_NOT_FOUND
                 return f"removed domain {domain_id}"

@@ -7,7 +7,7 @@ State and rules are plain Python (``store``, ``rules``, ``backend``, ``ratelimit
     client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
                                base_url="http://sandbox.local")
 
-and as a real server (``linksync sandbox serve``, or ``server.serve_in_thread``).
+and as a real server (``linksync sandbox serve``: ``server.serve_forever``).
 
 Layer: beside ``api`` and ``sources``. It may import errors, model, rules and safe only,
 never the client side (api, sync, config): the emulator and the client share no code
@@ -16,20 +16,14 @@ above the service's value rules.
 
 from linksync.sandbox.app import create_app
 from linksync.sandbox.settings import (
-    DEFAULT_CNAME_TARGET,
     DEFAULT_FULL_KEY,
     DEFAULT_READ_KEY,
-    DEFAULT_SYSTEM_DOMAIN,
     SandboxSettings,
-    load,
 )
 
 __all__ = [
-    "DEFAULT_CNAME_TARGET",
     "DEFAULT_FULL_KEY",
     "DEFAULT_READ_KEY",
-    "DEFAULT_SYSTEM_DOMAIN",
     "SandboxSettings",
     "create_app",
-    "load",
 ]

@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from linksync.sandbox import redirects
+from linksync.sandbox import ai, redirects
 from linksync.sandbox import rules as req
 from linksync.sandbox.backend import Backend, Clock
 from linksync.sandbox.errors import ServiceError, error_response
@@ -90,14 +90,12 @@ async def domains(request: Request) -> Response:
     return ok(backend.create_domain(spec), 201)
 
 
-async def verify_domain(request: Request) -> Response:
+async def domain_by_id(request: Request) -> Response:
+    """POST .../verify verifies the domain, DELETE deletes it."""
     require_write(request)
-    return ok(backend_of(request).verify_domain(request.path_params["id"]))
-
-
-async def delete_domain(request: Request) -> Response:
-    require_write(request)
-    return ok(backend_of(request).delete_domain(request.path_params["id"]))
+    backend = backend_of(request)
+    act = backend.verify_domain if request.method == "POST" else backend.delete_domain
+    return ok(act(request.path_params["id"]))
 
 
 # --- links --------------------------------------------------------------------------
@@ -136,35 +134,24 @@ async def ai_slug(request: Request) -> Response:
 
 async def ai_og(request: Request) -> Response:
     url = req.parse_tool_url(await json_body(request))
-    title, description = backend_of(request).ai_og(url)
+    title, description = ai.suggest_og(url)
     return ok({"title": title, "description": description})
 
 
 # --- errors -------------------------------------------------------------------------
 
 
-def _request_id(request: Request) -> str:
-    rid: str = request.scope.get(REQUEST_ID_KEY, "req_unknown")
-    return rid
-
-
-async def on_service_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, ServiceError)
-    return error_response(exc, _request_id(request))
-
-
-async def on_http_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, HTTPException)
-    if exc.status_code in (404, 405):
-        detail = f"no route for {request.method} {request.url.path}"
-        return error_response(ServiceError("NOT_FOUND", detail), _request_id(request))
-    return error_response(ServiceError("INVALID_REQUEST", str(exc.detail)), _request_id(request))
-
-
-async def on_unexpected(request: Request, exc: Exception) -> Response:
-    return error_response(
-        ServiceError("INTERNAL_ERROR", "unexpected sandbox error"), _request_id(request)
-    )
+async def on_error(request: Request, exc: Exception) -> Response:
+    """Every error as the interface's error body: a ``ServiceError`` as raised, no route
+    NOT_FOUND, another HTTP error INVALID_REQUEST, anything else INTERNAL_ERROR."""
+    if isinstance(exc, HTTPException) and exc.status_code in (404, 405):
+        exc = ServiceError("NOT_FOUND", f"no route for {request.method} {request.url.path}")
+    elif isinstance(exc, HTTPException):
+        exc = ServiceError("INVALID_REQUEST", str(exc.detail))
+    elif not isinstance(exc, ServiceError):
+        exc = ServiceError("INTERNAL_ERROR", "unexpected sandbox error")
+    request_id: str = request.scope.get(REQUEST_ID_KEY, "req_unknown")
+    return error_response(exc, request_id)
 
 
 API = "/api/v1"
@@ -173,8 +160,8 @@ ROUTES = [
     Route(f"{API}/organizations/members", members, methods=["GET"]),
     Route(f"{API}/organizations/members/invite", invite, methods=["POST"]),
     Route(f"{API}/domains", domains, methods=["GET", "POST"]),
-    Route(f"{API}/domains/{{id}}/verify", verify_domain, methods=["POST"]),
-    Route(f"{API}/domains/{{id}}", delete_domain, methods=["DELETE"]),
+    Route(f"{API}/domains/{{id}}/verify", domain_by_id, methods=["POST"]),
+    Route(f"{API}/domains/{{id}}", domain_by_id, methods=["DELETE"]),
     Route(f"{API}/links", links, methods=["GET", "POST"]),
     Route(f"{API}/links/{{slug}}", link, methods=["GET", "PATCH", "DELETE"]),
     Route(f"{API}/tools/ai-slug", ai_slug, methods=["POST"]),
@@ -208,11 +195,10 @@ def create_app(
             )
         ],
         exception_handlers={
-            ServiceError: on_service_error,
-            HTTPException: on_http_error,
-            Exception: on_unexpected,
+            ServiceError: on_error,
+            HTTPException: on_error,
+            Exception: on_error,
         },
     )
     app.state.backend = backend
-    app.state.settings = settings
     return app

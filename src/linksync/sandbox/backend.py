@@ -25,17 +25,17 @@ from linksync import rules
 from linksync.rules.timestamps import format_ts
 from linksync.sandbox import ai
 from linksync.sandbox.errors import ServiceError
-from linksync.sandbox.rules import DomainInput, LinkInput, ListQuery
-from linksync.sandbox.settings import SandboxSettings
-from linksync.sandbox.store import (
+from linksync.sandbox.rows import (
     AlreadyExists,
     DomainRow,
     LinkRow,
     MemberRow,
     QuotaReached,
     SlugTaken,
-    Store,
 )
+from linksync.sandbox.rules import DomainInput, LinkInput, ListQuery
+from linksync.sandbox.settings import SandboxSettings
+from linksync.sandbox.store import Store
 
 Clock = Callable[[], float]
 _SLUG_ALPHABET = string.ascii_lowercase + string.digits
@@ -297,8 +297,6 @@ class Backend:
         if "password" in changes:
             pw = changes["password"]
             columns["password_hash"] = hash_password(pw) if pw is not None else None
-        if "tags" in columns and columns["tags"] is None:
-            columns["tags"] = ()
         return self.link_record(self.store.update_link(link.id, columns, self._ts()))
 
     def delete_link(self, slug: str, domain: str | None) -> dict[str, Any]:
@@ -329,13 +327,10 @@ class Backend:
         """A suggestion free on the system domain (``-2``, ``-3``... when taken)."""
         base = ai.suggest_slug(url)
         slug, n = base, 1
-        while self.store.slug_taken(self.settings.system_domain, slug):
+        while self.store.get_link(self.settings.system_domain, slug) is not None:
             n += 1
             slug = f"{base}-{n}"
         return slug
-
-    def ai_og(self, url: str) -> tuple[str, str]:
-        return ai.suggest_og(url)
 
     # --- redirects --------------------------------------------------------------------
 

@@ -3,9 +3,7 @@ backend, turned into the interface's error body in ONE place (``error_response``
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Mapping
-from typing import Any
 
 from starlette.responses import JSONResponse
 
@@ -28,27 +26,13 @@ class ServiceError(Exception):
         self.headers = dict(headers or {})
 
 
-def new_request_id() -> str:
-    return "req_" + secrets.token_hex(8)
-
-
-def error_body(constant: str, message: str, request_id: str) -> dict[str, Any]:
-    """``{"error": {"code", "constant", "message", "requestId"}}``."""
-    known = ERRORS[constant]
-    return {
-        "error": {
-            "code": known.code,
-            "constant": constant,
-            "message": message,
-            "requestId": request_id,
-        }
-    }
-
-
 def error_response(exc: ServiceError, request_id: str) -> JSONResponse:
-    """The one place an error becomes an HTTP response."""
-    return JSONResponse(
-        error_body(exc.constant, exc.message, request_id),
-        status_code=exc.status,
-        headers=exc.headers or None,
-    )
+    """The one place an error becomes an HTTP response:
+    ``{"error": {"code", "constant", "message", "requestId"}}``."""
+    error = {
+        "code": exc.code,
+        "constant": exc.constant,
+        "message": exc.message,
+        "requestId": request_id,
+    }
+    return JSONResponse({"error": error}, status_code=exc.status, headers=exc.headers or None)

@@ -15,13 +15,14 @@ server disconnects without responding.
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from linksync.sandbox.errors import ServiceError, error_response, new_request_id
+from linksync.sandbox.errors import ServiceError, error_response
 from linksync.sandbox.faults import Faults
 from linksync.sandbox.ratelimit import FixedWindowLimiter
 from linksync.sandbox.settings import SandboxSettings
@@ -67,7 +68,6 @@ class Gate:
     ) -> None:
         self.app = app
         self._sleep = sleep
-        self.settings = settings
         self.limiter = limiter
         self.faults = faults
         self._keys = {settings.full_key: "full", settings.read_key: "read"}
@@ -76,7 +76,7 @@ class Gate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = new_request_id()
+        request_id = "req_" + secrets.token_hex(8)
         scope[REQUEST_ID_KEY] = request_id
         if not scope["path"].startswith("/api/"):
             await self.app(scope, receive, with_headers(send, {"x-request-id": request_id}))
@@ -94,7 +94,7 @@ class Gate:
             await reject(
                 ServiceError(
                     "RATE_LIMITED",
-                    f"more than {decision.limit} requests in {self.settings.rate_window_s:g} s",
+                    f"more than {decision.limit} requests in {self.limiter.window_s:g} s",
                     {"Retry-After": str(decision.retry_after)},
                 )
             )

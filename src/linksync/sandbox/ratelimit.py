@@ -31,8 +31,6 @@ class RateDecision:
 
 class FixedWindowLimiter:
     def __init__(self, limit: int, window_s: float, clock: Callable[[], float]) -> None:
-        if limit < 1 or window_s <= 0:
-            raise ValueError("limit must be >= 1 and window_s > 0")
         self.limit = limit
         self.window_s = window_s
         self._clock = clock

@@ -24,9 +24,6 @@ CREATE_FIELDS = frozenset(
 )
 PATCH_FIELDS = frozenset({"url", "description", "tags", "apple", "google", "password"})
 IMMUTABLE_FIELDS = frozenset({"expiresAt", "slug", "domain"})
-MAX_TAGS = rules.MAX_TAGS
-MAX_TAG_CHARS = rules.MAX_TAG_CHARS
-MAX_DESCRIPTION_CHARS = rules.MAX_DESCRIPTION_CHARS
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20
 

@@ -1,4 +1,4 @@
-"""The sandbox as a real HTTP server (uvicorn), in a thread or in the foreground.
+"""The sandbox as a real HTTP server (uvicorn), in the foreground (``linksync sandbox serve``).
 
 The socket is bound before uvicorn starts, so port 0 picks a free port and the real
 URL is known at once. It listens with the settings' ``backlog``: the connections the
@@ -11,10 +11,7 @@ connection without any response (``gate.DROP_EXTENSION``).
 from __future__ import annotations
 
 import socket
-import threading
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import uvicorn
@@ -22,7 +19,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from linksync.sandbox.app import create_app
-from linksync.sandbox.backend import Clock
 from linksync.sandbox.gate import DROP_EXTENSION
 from linksync.sandbox.settings import DEFAULT_BACKLOG, SandboxSettings
 
@@ -89,59 +85,6 @@ def make_server(
         access_log=False,
     )
     return uvicorn.Server(config)
-
-
-@dataclass
-class ServerHandle:
-    """A running sandbox server: ``base_url`` and ``stop()``."""
-
-    base_url: str
-    server: uvicorn.Server
-    thread: threading.Thread
-    app: ASGIApp = field(repr=False)
-
-    def stop(self, timeout: float = 10.0) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout)
-
-    def __enter__(self) -> ServerHandle:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
-def serve_in_thread(
-    settings: SandboxSettings | None = None,
-    db_path: str = ":memory:",
-    host: str = "127.0.0.1",
-    port: int = 0,
-    *,
-    clock: Clock | None = None,
-    startup_timeout: float = 10.0,
-    wrap: Callable[[ASGIApp], ASGIApp] | None = None,
-) -> ServerHandle:
-    """Start the sandbox on a real socket in a daemon thread; returns once it listens.
-    ``wrap`` puts an ASGI middleware of the caller's in front of it (tests use one to
-    change what the service answers mid-run)."""
-    settings = settings or SandboxSettings()
-    app: ASGIApp = create_app(settings, db_path, clock=clock)
-    if wrap is not None:
-        app = wrap(app)
-    sock = bind(host, port, settings.backlog)
-    server = make_server(app, sock, backlog=settings.backlog)
-    thread = threading.Thread(
-        target=server.run, kwargs={"sockets": [sock]}, name="linksync-sandbox", daemon=True
-    )
-    thread.start()
-    deadline = time.monotonic() + startup_timeout
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            server.should_exit = True
-            sock.close()
-            raise RuntimeError("the sandbox server did not start")
-        time.sleep(0.005)
-    return ServerHandle(base_url_of(sock), server, thread, app)
 
 
 def serve_forever(

@@ -1,6 +1,6 @@
 """Sandbox settings: keys, plan quotas, rate limit, faults, domains, the listen backlog.
 
-The defaults in code equal ``configs/sandbox.yaml``. ``load(path)`` reads that YAML
+The defaults in code equal ``configs/sandbox.yaml``. ``SandboxSettings.load(path)`` reads that YAML
 shape (nested sections, every key optional); ``SandboxSettings.with_overrides`` applies
 command-line flags on top (flags > file > defaults).
 """
@@ -59,11 +59,8 @@ class SandboxSettings:
             raise ConfigError("invalid sandbox settings: " + "; ".join(problems))
 
     def with_overrides(self, **changes: Any) -> SandboxSettings:
-        """A copy with the given fields replaced; ``None`` values are ignored."""
-        known = {f.name for f in dataclasses.fields(self)}
-        unknown = sorted(set(changes) - known)
-        if unknown:
-            raise ConfigError(f"unknown sandbox setting(s): {', '.join(unknown)}")
+        """A copy with the given fields replaced; ``None`` values are ignored (a name
+        that is no field: ``TypeError``, from ``dataclasses.replace``)."""
         given = {k: v for k, v in changes.items() if v is not None}
         return dataclasses.replace(self, **given)
 
@@ -79,7 +76,21 @@ class SandboxSettings:
 
     @classmethod
     def load(cls, path: str | Path) -> SandboxSettings:
-        return load(path)
+        """Read ``configs/sandbox.yaml``-shaped settings from ``path``."""
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot read sandbox config {p}: {exc.strerror}") from None
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"sandbox config {p} is not valid YAML: {exc}") from None
+        if data is None:
+            return SandboxSettings()
+        if not isinstance(data, dict):
+            raise ConfigError(f"sandbox config {p} must be a mapping of sections")
+        return from_mapping(data)
 
 
 def validate_settings(s: SandboxSettings) -> list[str]:
@@ -175,9 +186,8 @@ def _coerce(name: str, value: Any) -> Any:
     raise ConfigError(f"sandbox setting {name} has the wrong type: {value!r}")
 
 
-def from_mapping(data: dict[str, Any], base: SandboxSettings | None = None) -> SandboxSettings:
+def from_mapping(data: dict[str, Any]) -> SandboxSettings:
     """Settings from the YAML shape (nested sections); unknown keys are errors."""
-    base = base or SandboxSettings()
     changes: dict[str, Any] = {}
     for section, body in data.items():
         fields = _SECTIONS.get(section)
@@ -192,28 +202,10 @@ def from_mapping(data: dict[str, Any], base: SandboxSettings | None = None) -> S
             if name is None:
                 raise ConfigError(f"unknown sandbox config key: {section}.{key}")
             changes[name] = _coerce(name, value)
-    return base.with_overrides(**changes)
-
-
-def load(path: str | Path) -> SandboxSettings:
-    """Read ``configs/sandbox.yaml``-shaped settings from ``path``."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read sandbox config {p}: {exc.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"sandbox config {p} is not valid YAML: {exc}") from None
-    if data is None:
-        return SandboxSettings()
-    if not isinstance(data, dict):
-        raise ConfigError(f"sandbox config {p} must be a mapping of sections")
-    return from_mapping(data)
+    return SandboxSettings().with_overrides(**changes)
 
 
 def resolve_settings(config: str | Path | None = None, **overrides: Any) -> SandboxSettings:
     """Defaults, then the config file (if given), then the non-None overrides."""
-    base = load(config) if config is not None else SandboxSettings()
+    base = SandboxSettings.load(config) if config is not None else SandboxSettings()
     return base.with_overrides(**overrides)

@@ -15,10 +15,10 @@ import dataclasses
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from linksync.sandbox.order import ALL, LinkOrder
 from linksync.sandbox.rows import (
@@ -30,18 +30,8 @@ from linksync.sandbox.rows import (
     SlugTaken,
 )
 
-__all__ = [
-    "AlreadyExists",
-    "DomainRow",
-    "LinkRow",
-    "MemberRow",
-    "QuotaReached",
-    "SlugTaken",
-    "Store",
-    "remove_state",
-]
-
 SCHEMA_VERSION = 1
+R = TypeVar("R")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS links (
@@ -90,23 +80,6 @@ _LINK_COLUMNS = (
 )
 
 
-def _link(row: sqlite3.Row) -> LinkRow:
-    return LinkRow(
-        id=row["id"],
-        domain=row["domain"],
-        slug=row["slug"],
-        url=row["url"],
-        description=row["description"],
-        tags=tuple(json.loads(row["tags"])),
-        apple=row["apple"],
-        google=row["google"],
-        password_hash=row["password_hash"],
-        expires_at=row["expires_at"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-    )
-
-
 def _insert(db: sqlite3.Connection, table: str, row: Any) -> None:
     """INSERT a row dataclass (its field names are the columns; tuples as JSON text)."""
     names = [f.name for f in dataclasses.fields(row)]
@@ -116,12 +89,12 @@ def _insert(db: sqlite3.Connection, table: str, row: Any) -> None:
     db.execute(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({marks})", values)
 
 
-def _domain(row: sqlite3.Row) -> DomainRow:
-    return DomainRow(**{k: row[k] for k in row.keys()})  # noqa: SIM118
-
-
-def _member(row: sqlite3.Row) -> MemberRow:
-    return MemberRow(**{k: row[k] for k in row.keys()})  # noqa: SIM118
+def _record(make: Callable[..., R], row: sqlite3.Row) -> R:
+    """A record of a table whose columns are its fields (tags: JSON text, as a tuple)."""
+    values = {k: row[k] for k in row.keys()}  # noqa: SIM118
+    if "tags" in values:
+        values["tags"] = tuple(json.loads(values["tags"]))
+    return make(**values)
 
 
 def _casefold(value: str | None) -> str | None:
@@ -197,10 +170,7 @@ class Store:
             f"SELECT {_LINK_COLUMNS} FROM links WHERE domain = ? AND slug = ? COLLATE NOCASE",
             (domain, slug),
         )
-        return _link(rows[0]) if rows else None
-
-    def slug_taken(self, domain: str, slug: str) -> bool:
-        return self.get_link(domain, slug) is not None
+        return _record(LinkRow, rows[0]) if rows else None
 
     def update_link(self, link_id: str, changes: Mapping[str, Any], updated_at: str) -> LinkRow:
         """Apply column changes (column names of ``LinkRow``; tags as a tuple)."""
@@ -216,7 +186,7 @@ class Store:
                 f"UPDATE links SET {assignments} WHERE id = ?", (*values, updated_at, link_id)
             )
             row = db.execute(f"SELECT {_LINK_COLUMNS} FROM links WHERE id = ?", (link_id,))
-            return _link(row.fetchone())
+            return _record(LinkRow, row.fetchone())
 
     def delete_link(self, link_id: str) -> bool:
         with self._lock:
@@ -270,7 +240,7 @@ class Store:
                 "ORDER BY created_at, id LIMIT ? OFFSET ?",
                 (*args, limit, offset),
             ).fetchall()
-        return [_link(r) for r in rows], int(total)
+        return [_record(LinkRow, r) for r in rows], int(total)
 
     def _page(self, domain: str | None, offset: int, limit: int) -> tuple[list[LinkRow], int]:
         """A page of one domain (or of every link) from the in-memory list order."""
@@ -284,7 +254,7 @@ class Store:
             ).fetchall()
             total = len(keys)
         by_id = {r["id"]: r for r in rows}
-        return [_link(by_id[i]) for i in ids if i in by_id], total
+        return [_record(LinkRow, by_id[i]) for i in ids if i in by_id], total
 
     # --- domains --------------------------------------------------------------------
 
@@ -301,14 +271,15 @@ class Store:
 
     def get_domain(self, domain_id: str) -> DomainRow | None:
         rows = self._read("SELECT * FROM domains WHERE id = ?", (domain_id,))
-        return _domain(rows[0]) if rows else None
+        return _record(DomainRow, rows[0]) if rows else None
 
     def find_domain(self, host: str) -> DomainRow | None:
         rows = self._read("SELECT * FROM domains WHERE domain = ?", (host.lower(),))
-        return _domain(rows[0]) if rows else None
+        return _record(DomainRow, rows[0]) if rows else None
 
     def list_domains(self) -> list[DomainRow]:
-        return [_domain(r) for r in self._read("SELECT * FROM domains ORDER BY created_at, id")]
+        rows = self._read("SELECT * FROM domains ORDER BY created_at, id")
+        return [_record(DomainRow, r) for r in rows]
 
     def count_domains(self) -> int:
         return int(self._read("SELECT count(*) FROM domains")[0][0])
@@ -320,7 +291,7 @@ class Store:
                 (status, ssl, at, domain_id),
             )
             row = db.execute("SELECT * FROM domains WHERE id = ?", (domain_id,)).fetchone()
-            return _domain(row)
+            return _record(DomainRow, row)
 
     def delete_domain(self, domain_id: str) -> int | None:
         """Delete a domain and its links; the number of links removed, None if unknown."""
@@ -343,7 +314,8 @@ class Store:
         return row
 
     def list_members(self) -> list[MemberRow]:
-        return [_member(r) for r in self._read("SELECT * FROM members ORDER BY created_at, id")]
+        rows = self._read("SELECT * FROM members ORDER BY created_at, id")
+        return [_record(MemberRow, r) for r in rows]
 
     def has_owner(self) -> bool:
         return bool(self._read("SELECT 1 FROM members WHERE role = 'owner' LIMIT 1"))
@@ -361,14 +333,6 @@ class Store:
     def clicks(self, month: str) -> int:
         rows = self._read("SELECT count FROM clicks WHERE month = ?", (month,))
         return int(rows[0][0]) if rows else 0
-
-    # --- whole state ----------------------------------------------------------------
-
-    def clear(self) -> None:
-        with self.transaction() as db:
-            for table in ("links", "domains", "members", "clicks"):
-                db.execute(f"DELETE FROM {table}")
-            self._order.forget()
 
 
 def remove_state(path: str | Path) -> list[Path]:
