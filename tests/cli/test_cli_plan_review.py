@@ -95,6 +95,32 @@ def test_markdown_plan_caps_a_long_table_with_a_count(workdir: Path) -> None:
     assert text.endswith("\n_... and 7 more._\n")
 
 
+def test_markdown_plan_names_the_sources_it_could_not_read(workdir: Path) -> None:
+    """The pull-request comment is all a reviewer reads: a folder that yields nothing
+    (here it holds only a CSV) and a sheet without a URL column are said there, before
+    "No rows" / the changes, as the exit code 1 says something went wrong."""
+    folder = workdir / "links"
+    folder.mkdir()
+    write(folder / "campaign.csv", "url,slug\nhttps://example.com/a,a\n")
+    result = run("plan", "links", "--format", "markdown")
+    assert result.exit_code == 1
+    text = result.stdout
+    assert "> Error in links: EMPTY_SOURCE: nothing to read:" in text
+    assert "(campaign.csv)" in text
+    assert text.index("EMPTY_SOURCE") < text.index("No rows.")
+    good = write(workdir / "good.yaml", "links:\n  a: https://example.com/a\n")
+    bad = write(workdir / "bad|name.csv", "name,notes\nx,y\n")
+    result = run("plan", good, bad, "--format", "markdown")
+    assert result.exit_code == 1
+    notes = [ln for ln in result.stdout.splitlines() if ln.startswith("> Error in")]
+    assert notes == [
+        "> Error in bad\\|name.csv: MISSING_URL_COLUMN: no column of destination URLs found"
+        " among the headers ('name', 'notes'); name it e.g. \"Destination URL\" or map it"
+        " with --map HEADER=url"
+    ]
+    assert "**1 create** (1 rows planned)." in result.stdout
+
+
 def sales_link_and_our_file(workdir: Path) -> str:
     """A link the sales team's tag marks, and our file declaring the same slug."""
     theirs = {"url": "https://example.com/theirs", "slug": "promo", "tags": ["owner:sales"]}

@@ -151,7 +151,9 @@ def _markdown(every: AllResults) -> str:
     out: list[str] = []
     for t in every:
         if t.planned is not None:
-            out.append(render_plan_markdown(t.planned.plan, title=f"linksync plan: {t.name}"))
+            title = f"linksync plan: {t.name}"
+            problems = t.planned.file_problems
+            out.append(render_plan_markdown(t.planned.plan, title=title, file_problems=problems))
         else:
             out.append(f"## linksync plan: {t.name}\n\n**Error** `{t.error_constant}`: {t.error}\n")
     out.append(f"**{every.verdict()}**\n")

@@ -192,7 +192,7 @@ def plan_command(
     if fmt == "json":
         echo(planned.to_json())
     elif fmt == "markdown":
-        echo(render_plan_markdown(planned.plan), nl=False)
+        echo(render_plan_markdown(planned.plan, file_problems=planned.file_problems), nl=False)
     else:
         echo(render_plan_text(planned.plan))
     sys.exit(planned.exit_code)

@@ -4,9 +4,10 @@ markdown for a pull-request comment."""
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
-from linksync.model import Action, RowResult, RunInfo, Status, in_column
+from linksync.model import Action, Problem, RowResult, RunInfo, Status, in_column
 from linksync.model.results import expiry_note
 from linksync.report.base import Closing, ReportOptions
 from linksync.report.cells import field_change_text
@@ -130,10 +131,16 @@ def plan_notes(plan: Plan) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def render_plan_markdown(plan: Plan, *, title: str | None = None) -> str:
+def render_plan_markdown(
+    plan: Plan, *, title: str | None = None, file_problems: Sequence[Problem] = ()
+) -> str:
     """The plan as markdown for a pull-request comment: counts, notes, a table of the
     first ``DEFAULT_MD_ROWS`` changes with old -> new for each changed field ("... and N
-    more" past that), or "No changes". Ends with a newline."""
+    more" past that), or "No changes". Ends with a newline.
+
+    ``file_problems`` (a file or folder not read, a sheet refused: ``Planned.file_problems``)
+    each get a note first, so a comment never says "No changes" of sources it did not
+    read without saying so."""
     options = ReportOptions(title=title)
     with tempfile.TemporaryDirectory() as tmp:
         writer = MarkdownWriter(Path(tmp) / "plan.md", options)
@@ -141,5 +148,9 @@ def render_plan_markdown(plan: Plan, *, title: str | None = None) -> str:
             writer.write(row)
         info = RunInfo(target=plan.target or "", mode=plan.options.mode.value, dry_run=True)
         refused = plan.safety.reason if plan.refused else None
-        path = writer.close(info, Closing(plan_notes(plan), refused))
+        unread = tuple(
+            f"{p.severity.value.capitalize()} in {p.where()}: {p.constant}: {p.message}"
+            for p in file_problems
+        )
+        path = writer.close(info, Closing(unread + plan_notes(plan), refused))
         return path.read_text(encoding="utf-8")
