@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
+from linksync.api.network import proxy_secrets
 from linksync.config.profiles import DEFAULT_NOTIFY_ON, check_notify_on
 from linksync.errors import ConfigError
 from linksync.model import RowResult, RunInfo
@@ -77,9 +78,7 @@ class Alerts:
         for url in self.urls:
             parts.append(url)
             rest = _SCHEME.sub("", url)
-            userinfo = re.split(r"[/?#]", rest, maxsplit=1)[0].rpartition("@")[0]
-            if ":" in userinfo:  # mailtos://user:password@host: the password
-                parts.append(userinfo.partition(":")[2])
+            parts += proxy_secrets(url)  # mailtos://user:password@host: the password
             # a token: a long part without a dot (not a host name)
             parts += [p for p in re.split(r"[/:@?&=#]", rest) if len(p) >= 16 and "." not in p]
         return tuple(p for p in parts if p)

@@ -17,7 +17,6 @@ from linksync.model import Problem, Severity
 from linksync.validate import STRICT_NOTE, Validation
 from linksync.validate.destinations import (
     DestinationCheck,
-    Politeness,
     ProgressFn,
     Verdict,
     check_urls,
@@ -63,7 +62,6 @@ def check_destinations(
     *,
     strict: bool = False,
     network: Network | None = None,
-    politeness: Politeness | None = None,
     progress: ProgressFn | None = None,
 ) -> tuple[Validation, DestinationCheck]:
     """The validation with the findings of a destination check on its rows, and the
@@ -77,9 +75,7 @@ def check_destinations(
             url = _checked(getattr(spec, name))
             if url is not None:
                 wanted.append((i, name, url))
-    done = check_urls(
-        (url for *_, url in wanted), network=network, politeness=politeness, progress=progress
-    )
+    done = check_urls((url for *_, url in wanted), network=network, progress=progress)
     found: dict[int, list[Problem]] = {}
     specs = validation.specs
     for i, name, url in wanted:
