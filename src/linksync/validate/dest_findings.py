@@ -98,20 +98,17 @@ def _merged(validation: Validation, found: dict[int, list[Problem]]) -> Validati
         p = spec.provenance
         if p is not None:
             position.setdefault((p.source, p.sheet, p.row), i)
-    keyed: list[tuple[int, int, Problem]] = []
+    keyed: list[tuple[int, Problem]] = []
     last = -1
-    for seq, problem in enumerate(validation.problems):
+    for problem in validation.problems:
         p = problem.provenance
-        key = (p.source, p.sheet, p.row) if p is not None else None
-        last = position.get(key, last) if key is not None and p and p.row is not None else last
-        keyed.append((last, seq, problem))
-    extra = len(keyed)
-    for i, problems in found.items():
-        for problem in problems:
-            keyed.append((i, extra, problem))
-            extra += 1
-    keyed.sort(key=lambda t: (t[0], t[1]))
+        if p is not None and p.row is not None:
+            last = position.get((p.source, p.sheet, p.row), last)
+        keyed.append((last, problem))
+    # a stable sort: each row's own problems, then its findings, in their order
+    keyed += [(i, problem) for i, problems in found.items() for problem in problems]
+    keyed.sort(key=lambda t: t[0])
     invalid = validation.invalid | {
         i for i, ps in found.items() if any(p.severity is Severity.ERROR for p in ps)
     }
-    return replace(validation, problems=tuple(p for *_, p in keyed), invalid=frozenset(invalid))
+    return replace(validation, problems=tuple(p for _, p in keyed), invalid=frozenset(invalid))
