@@ -230,39 +230,24 @@ def deliver(urls: Sequence[str], title: str, body: str, kind: str = "info") -> D
     return Delivery(tuple(sent), tuple(failed))
 
 
-def alert(
-    alerts: Alerts,
-    end: RunEnd,
-    secrets: Secrets,
-    env: Mapping[str, str] | None = None,
-) -> tuple[Delivery | None, str | None]:
-    """Send the alert of ``end`` when a condition holds. Returns what was delivered
-    (None: no alert due) and the warning to show when some URL was not (None: none).
-    Every secret of the run is taken out of the message first."""
+async def alert_run(alerts: Alerts, end: RunEnd, secrets: Secrets, events: RunEvents) -> str | None:
+    """Send the alert of ``end`` when a condition holds (in a thread: the event loop goes
+    on), told to ``events``: the delivery as a notice, a URL not delivered as a warning
+    (also returned). Every secret of the run is taken out of the message first."""
     met = conditions(alerts, end) if alerts.urls else ()
     if not met:
-        return None, None
-    title, body = message(end, met, os.environ if env is None else env, alerts.name)
+        return None
+    title, body = message(end, met, os.environ, alerts.name)
     bad = end.stopped is not None or end.counts.failed > 0
     kind = "failure" if bad else "warning" if end.changes else "info"
-    done = deliver(alerts.urls, secrets.redact(title), secrets.redact(body), kind)
+    redacted = (secrets.redact(title), secrets.redact(body))
+    done = await asyncio.to_thread(deliver, alerts.urls, *redacted, kind)
     if not done.failed:
-        return done, None
+        events.notice(done.describe())
+        return None
     warning = (
         f"{done.describe()}: not delivered to {', '.join(done.failed)} (the service "
         "refused it or could not be reached); the run's result is unchanged"
     )
-    return done, warning
-
-
-async def alert_run(alerts: Alerts, end: RunEnd, secrets: Secrets, events: RunEvents) -> str | None:
-    """``alert`` in a thread (the event loop goes on), told to ``events``: the
-    delivery as a notice, a URL not delivered as a warning (also returned)."""
-    if not alerts.urls:
-        return None
-    done, warning = await asyncio.to_thread(alert, alerts, end, secrets)
-    if done is not None and not done.failed:
-        events.notice(done.describe())
-    if warning is not None:
-        events.warning(warning)
+    events.warning(warning)
     return warning
