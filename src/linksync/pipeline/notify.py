@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
+from linksync.api.network import proxy_secrets
 from linksync.config.profiles import DEFAULT_NOTIFY_ON, check_notify_on
 from linksync.errors import ConfigError
 from linksync.model import RowResult, RunInfo
@@ -77,9 +78,7 @@ class Alerts:
         for url in self.urls:
             parts.append(url)
             rest = _SCHEME.sub("", url)
-            userinfo = re.split(r"[/?#]", rest, maxsplit=1)[0].rpartition("@")[0]
-            if ":" in userinfo:  # mailtos://user:password@host: the password
-                parts.append(userinfo.partition(":")[2])
+            parts += proxy_secrets(url)  # mailtos://user:password@host: the password
             # a token: a long part without a dot (not a host name)
             parts += [p for p in re.split(r"[/:@?&=#]", rest) if len(p) >= 16 and "." not in p]
         return tuple(p for p in parts if p)
@@ -231,39 +230,24 @@ def deliver(urls: Sequence[str], title: str, body: str, kind: str = "info") -> D
     return Delivery(tuple(sent), tuple(failed))
 
 
-def alert(
-    alerts: Alerts,
-    end: RunEnd,
-    secrets: Secrets,
-    env: Mapping[str, str] | None = None,
-) -> tuple[Delivery | None, str | None]:
-    """Send the alert of ``end`` when a condition holds. Returns what was delivered
-    (None: no alert due) and the warning to show when some URL was not (None: none).
-    Every secret of the run is taken out of the message first."""
+async def alert_run(alerts: Alerts, end: RunEnd, secrets: Secrets, events: RunEvents) -> str | None:
+    """Send the alert of ``end`` when a condition holds (in a thread: the event loop goes
+    on), told to ``events``: the delivery as a notice, a URL not delivered as a warning
+    (also returned). Every secret of the run is taken out of the message first."""
     met = conditions(alerts, end) if alerts.urls else ()
     if not met:
-        return None, None
-    title, body = message(end, met, os.environ if env is None else env, alerts.name)
+        return None
+    title, body = message(end, met, os.environ, alerts.name)
     bad = end.stopped is not None or end.counts.failed > 0
     kind = "failure" if bad else "warning" if end.changes else "info"
-    done = deliver(alerts.urls, secrets.redact(title), secrets.redact(body), kind)
+    redacted = (secrets.redact(title), secrets.redact(body))
+    done = await asyncio.to_thread(deliver, alerts.urls, *redacted, kind)
     if not done.failed:
-        return done, None
+        events.notice(done.describe())
+        return None
     warning = (
         f"{done.describe()}: not delivered to {', '.join(done.failed)} (the service "
         "refused it or could not be reached); the run's result is unchanged"
     )
-    return done, warning
-
-
-async def alert_run(alerts: Alerts, end: RunEnd, secrets: Secrets, events: RunEvents) -> str | None:
-    """``alert`` in a thread (the event loop goes on), told to ``events``: the
-    delivery as a notice, a URL not delivered as a warning (also returned)."""
-    if not alerts.urls:
-        return None
-    done, warning = await asyncio.to_thread(alert, alerts, end, secrets)
-    if done is not None and not done.failed:
-        events.notice(done.describe())
-    if warning is not None:
-        events.warning(warning)
+    events.warning(warning)
     return warning

@@ -60,16 +60,13 @@ def stable_identity(domain: str, url: str) -> str:
     return f"{domain.strip().lower()}\n{url.strip()}"
 
 
-#: Every pair of base-36 digits, "00" to "zz": a slug is one digit and three pairs.
-_PAIRS = tuple(a + b for a in _ALPHABET for b in _ALPHABET)
-
-
 def _base36(number: int) -> str:
     """The last ``STABLE_SLUG_LENGTH`` (7) base-36 digits of ``number``, zero-padded."""
-    number, low = divmod(number % 36**7, 1296)
-    number, mid = divmod(number, 1296)
-    number, high = divmod(number, 1296)
-    return _ALPHABET[number] + _PAIRS[high] + _PAIRS[mid] + _PAIRS[low]
+    digits = ""
+    for _ in range(STABLE_SLUG_LENGTH):
+        number, digit = divmod(number, 36)
+        digits = _ALPHABET[digit] + digits
+    return digits
 
 
 def _candidate(identity: str, n: int) -> str:
@@ -112,9 +109,8 @@ def first_free(
 
 def candidate_number(domain: str, url: str, slug: str) -> int | None:
     """Which candidate of the row ``slug`` is (None: not one of them)."""
-    identity = stable_identity(domain, url)
     wanted = slug.lower()
-    for n in range(MAX_CANDIDATES):
-        if _candidate(identity, n) == wanted:
+    for n, candidate in stable_candidates(domain, url, reserved=frozenset()):
+        if candidate == wanted:
             return n
     return None

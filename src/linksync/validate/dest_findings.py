@@ -17,7 +17,6 @@ from linksync.model import Problem, Severity
 from linksync.validate import STRICT_NOTE, Validation
 from linksync.validate.destinations import (
     DestinationCheck,
-    Politeness,
     ProgressFn,
     Verdict,
     check_urls,
@@ -63,7 +62,6 @@ def check_destinations(
     *,
     strict: bool = False,
     network: Network | None = None,
-    politeness: Politeness | None = None,
     progress: ProgressFn | None = None,
 ) -> tuple[Validation, DestinationCheck]:
     """The validation with the findings of a destination check on its rows, and the
@@ -77,9 +75,7 @@ def check_destinations(
             url = _checked(getattr(spec, name))
             if url is not None:
                 wanted.append((i, name, url))
-    done = check_urls(
-        (url for *_, url in wanted), network=network, politeness=politeness, progress=progress
-    )
+    done = check_urls((url for *_, url in wanted), network=network, progress=progress)
     found: dict[int, list[Problem]] = {}
     specs = validation.specs
     for i, name, url in wanted:
@@ -102,20 +98,17 @@ def _merged(validation: Validation, found: dict[int, list[Problem]]) -> Validati
         p = spec.provenance
         if p is not None:
             position.setdefault((p.source, p.sheet, p.row), i)
-    keyed: list[tuple[int, int, Problem]] = []
+    keyed: list[tuple[int, Problem]] = []
     last = -1
-    for seq, problem in enumerate(validation.problems):
+    for problem in validation.problems:
         p = problem.provenance
-        key = (p.source, p.sheet, p.row) if p is not None else None
-        last = position.get(key, last) if key is not None and p and p.row is not None else last
-        keyed.append((last, seq, problem))
-    extra = len(keyed)
-    for i, problems in found.items():
-        for problem in problems:
-            keyed.append((i, extra, problem))
-            extra += 1
-    keyed.sort(key=lambda t: (t[0], t[1]))
+        if p is not None and p.row is not None:
+            last = position.get((p.source, p.sheet, p.row), last)
+        keyed.append((last, problem))
+    # a stable sort: each row's own problems, then its findings, in their order
+    keyed += [(i, problem) for i, problems in found.items() for problem in problems]
+    keyed.sort(key=lambda t: t[0])
     invalid = validation.invalid | {
         i for i, ps in found.items() if any(p.severity is Severity.ERROR for p in ps)
     }
-    return replace(validation, problems=tuple(p for *_, p in keyed), invalid=frozenset(invalid))
+    return replace(validation, problems=tuple(p for _, p in keyed), invalid=frozenset(invalid))

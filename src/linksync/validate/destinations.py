@@ -225,18 +225,10 @@ class _Checker:
         return Verdict(url, None, current, "DEST_REDIRECT_LOOP", f"more than {limit} redirects")
 
 
-async def check_urls_async(
-    urls: Iterable[str],
-    *,
-    network: Network | None = None,
-    politeness: Politeness | None = None,
-    transport: httpx.AsyncBaseTransport | None = None,
-    progress: ProgressFn | None = None,
+async def _check_all(
+    distinct: list[str], polite: Politeness, net: Network, progress: ProgressFn | None
 ) -> DestinationCheck:
-    """Check each distinct URL of ``urls`` once (see module docstring)."""
-    polite = politeness or Politeness()
-    net = network or Network()
-    distinct = list(dict.fromkeys(urls))
+    """Check each URL of ``distinct`` (see module docstring)."""
     started = time.monotonic()
     client = httpx.AsyncClient(
         headers={"User-Agent": USER_AGENT},
@@ -244,7 +236,6 @@ async def check_urls_async(
         follow_redirects=False,
         verify=ssl_context(net),
         proxy=net.proxy,
-        transport=transport,
         limits=httpx.Limits(max_connections=None, max_keepalive_connections=100),
     )
     total = len(distinct)
@@ -273,9 +264,10 @@ def check_urls(
     politeness: Politeness | None = None,
     progress: ProgressFn | None = None,
 ) -> DestinationCheck:
-    """``check_urls_async`` from synchronous code, in an event loop of its own (in a
-    thread of its own when the caller's thread runs one)."""
-    coro = check_urls_async(urls, network=network, politeness=politeness, progress=progress)
+    """Check each distinct URL of ``urls`` once (see module docstring), in an event loop
+    of its own (in a thread of its own when the caller's thread runs one)."""
+    distinct = list(dict.fromkeys(urls))
+    coro = _check_all(distinct, politeness or Politeness(), network or Network(), progress)
     try:
         asyncio.get_running_loop()
     except RuntimeError:

@@ -27,6 +27,7 @@ import numpy as np
 from linksync.model import Problem, Severity
 from linksync.rules.utm import UtmRules
 from linksync.sources.frame import SpecFrame
+from linksync.validate.suggest import use
 
 #: (index in the frame, Problem)
 Found = list[tuple[int, Problem]]
@@ -62,10 +63,6 @@ def _near(value: str, allowed: Iterable[str]) -> str | None:
         return folded[value.strip().lower()]
     close = difflib.get_close_matches(value.lower(), list(folded), n=1, cutoff=0.75)
     return folded[close[0]] if close else None
-
-
-def _use(value: str | None) -> str:
-    return f": use `{value}`" if value else ""
 
 
 class UtmChecker:
@@ -140,14 +137,14 @@ class UtmChecker:
                     i,
                     "UTM_SPACES",
                     f"{name} {value!r} has spaces (utm_rules no_spaces: "
-                    f"{rules.no_spaces!r}){_use(good)}, or pass --fix-utm-case",
+                    f"{rules.no_spaces!r}){use(good)}, or pass --fix-utm-case",
                 )
             if rules.lowercase and value != value.lower():
                 self._add(
                     i,
                     "UTM_CASE",
                     f"{name} {value!r} is not lowercase (utm_rules lowercase)"
-                    f"{_use(good)}, or pass --fix-utm-case",
+                    f"{use(good)}, or pass --fix-utm-case",
                 )
             value = good
         allowed = (rules.allowed or {}).get(name)
@@ -156,7 +153,7 @@ class UtmChecker:
                 i,
                 "UTM_NOT_ALLOWED",
                 f"{name} {shown!r} is not an allowed value (utm_rules allowed: "
-                f"{', '.join(allowed)}){_use(_near(value, allowed))}",
+                f"{', '.join(allowed)}){use(_near(value, allowed))}",
             )
         pattern = (rules.patterns or {}).get(name)
         if pattern is not None and re.fullmatch(pattern, value) is None:
