@@ -164,8 +164,11 @@ def test_xlsx_cells_are_strings(tmp_path: Path) -> None:
     out = tmp_path / "links.xlsx"
     info = write_export(LINKS, out, format="xlsx", now=NOW)
     assert info.files == (out,)
-    ws = load_workbook(out, read_only=True)["Links"]
-    rows = [list(r) for r in ws.iter_rows(values_only=True)]
+    wb = load_workbook(out, read_only=True)
+    try:
+        rows = [list(r) for r in wb["Links"].iter_rows(values_only=True)]
+    finally:
+        wb.close()  # a read-only workbook holds its file open until closed
     assert rows[0] == [h for h, _ in TABLE_COLUMNS]
     bond = next(r for r in rows if r[1] == "007")
     assert bond[1] == "007"  # not the number 7
