@@ -24,10 +24,7 @@ from pathlib import Path
 from linksync.errors import SourceError
 from linksync.model import LinkSpec, Problem, Provenance
 from linksync.model.collection import fewer_collections
-from linksync.sources.aliases import ALIASES
-from linksync.sources.columns import match_columns, normalize_header
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
-from linksync.sources.normalize import merge_utm, normalize_expiry, split_short_url, split_tags
 from linksync.sources.options import ReadOptions
 from linksync.sources.yaml_reader import YAML_SUFFIXES, iter_yaml_files, read_yaml_path
 
@@ -35,19 +32,12 @@ CSV_SUFFIXES: frozenset[str] = frozenset({".csv", ".tsv", ".txt"})
 EXCEL_SUFFIXES: frozenset[str] = frozenset({".xlsx", ".xlsm", ".xlsb", ".xls", ".ods"})
 
 __all__ = [
-    "ALIASES",
     "ReadOptions",
     "SourceBatch",
     "SpecFrame",
     "UnknownColumn",
-    "match_columns",
-    "merge_utm",
-    "normalize_expiry",
-    "normalize_header",
     "read_source",
     "read_sources",
-    "split_short_url",
-    "split_tags",
 ]
 
 
