@@ -23,9 +23,9 @@ import pandas as pd
 
 from linksync.errors import SourceError
 from linksync.model import Problem, Provenance, Severity
+from linksync.model.links import column_letter
 from linksync.sources.columns import (
     ColumnMatch,
-    column_letter,
     compile_mapping,
     header_score,
     match_columns,

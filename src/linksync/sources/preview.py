@@ -23,9 +23,9 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from linksync.model.links import column_letter
 from linksync.sources.columns import (
     ColumnMatch,
-    column_letter,
     compile_mapping,
     match_columns,
     normalize_header,
