@@ -370,13 +370,6 @@ class _CsvRead:
             raise self.fail(f"not a readable CSV: {exc}") from exc
 
 
-def read_csv_file(
-    path: Path,
-    display: str,
-    *,
-    mapping: dict[str, str] | None = None,
-    options: ReadOptions | None = None,
-) -> ReadResult:
+def read_csv_file(path: Path, display: str, *, options: ReadOptions) -> ReadResult:
     """Read one CSV file into a frame (see module docstring)."""
-    opts = options or ReadOptions.build(mapping=mapping)
-    return _CsvRead(path, display, opts).read()
+    return _CsvRead(path, display, options).read()
