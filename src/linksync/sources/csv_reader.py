@@ -57,7 +57,8 @@ class _Asked(Exception):
     """A file whose bytes past the first ones are not UTF-8 and cannot be told apart."""
 
 
-def _decode_sample(data: bytes, encoding: str) -> str:
+def decode_sample(data: bytes, encoding: str) -> str:
+    """The text of a file's first bytes (a character cut at the end is left out)."""
     decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
     return decoder.decode(data, final=False)
 
@@ -151,7 +152,7 @@ class _CsvRead:
         sample = (
             decoded.text[:_SAMPLE_BYTES]
             if decoded.text is not None
-            else _decode_sample(head[:_SAMPLE_BYTES], decoded.encoding)
+            else decode_sample(head[:_SAMPLE_BYTES], decoded.encoding)
         )
         if len(head) > _SAMPLE_BYTES and "\n" not in sample and "\r" not in sample:
             raise self.fail(
