@@ -19,9 +19,9 @@ from linksync.cli.options import TargetOptions, target_options, with_client
 from linksync.errors import ConfigError
 from linksync.model import RemoteLink
 from linksync.rules import describe_invisible, find_invisible
+from linksync.rules.timestamps import WRITTEN_RE
 from linksync.safe.terminal import printable
 from linksync.sources.normalize import normalize_expiry
-from linksync.validate.filters import EXPIRY_FIELDS_RE
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 domain_option = click.option(
@@ -41,7 +41,7 @@ def _expiry(value: str | None) -> str | None:
     if value is None:
         return None
     text = normalize_expiry(value.strip())
-    if EXPIRY_FIELDS_RE.fullmatch(text) is None:
+    if WRITTEN_RE.fullmatch(text) is None:
         raise ConfigError(
             f"--expires-at {value!r} is not an ISO 8601 date-time: write e.g. "
             "2030-12-31T23:59:59Z, 2030-12-31T23:59 (UTC) or 2030-12-31 (midnight UTC)"
