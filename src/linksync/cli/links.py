@@ -15,7 +15,7 @@ import click
 from linksync.api import LinkServiceClient
 from linksync.cli import workspace_render as render
 from linksync.cli.common import echo, handle_errors
-from linksync.cli.options import TargetOptions, target_options, with_client
+from linksync.cli.options import TargetOptions, json_option, target_options, with_client
 from linksync.errors import ConfigError
 from linksync.model import RemoteLink
 from linksync.rules import describe_invisible, find_invisible
@@ -23,7 +23,6 @@ from linksync.rules.timestamps import WRITTEN_RE
 from linksync.safe.terminal import printable
 from linksync.sources.normalize import normalize_expiry
 
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 domain_option = click.option(
     "--domain", help="Custom or system domain (default: the service's system domain)."
 )
