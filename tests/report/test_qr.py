@@ -26,7 +26,6 @@ from linksync.report.qr import (
     links_of_results,
     render_qr,
     write_qr_zip,
-    write_results_qr,
 )
 from linksync.report.qr_sheet import QR_HEADER, qr_folder
 
@@ -269,7 +268,8 @@ def test_annotating_keeps_the_images_of_the_users_workbook(tmp_path: Path) -> No
 
 
 def test_run_zip_from_results(tmp_path: Path) -> None:
-    info = write_results_qr(_results(3), tmp_path / "run.zip")
+    links, missing = links_of_results(_results(3))
+    info = write_qr_zip(links, tmp_path / "run.zip", left_out=missing)
     assert info.links == 2
     with zipfile.ZipFile(info.path) as archive:
         assert "lnk.test/s2.svg" in archive.namelist()

@@ -13,11 +13,12 @@ import openpyxl
 import pytest
 
 from linksync.model import RESULT_COLUMNS, Action, RowResult, RunInfo, Status
+from linksync.model.links import column_letter
 from linksync.report import ReportOptions, open_writer
 from linksync.report.cells import XLSX_MAX_CELL_CHARS
 from linksync.report.xlsx import FAILED_FILL, SKIPPED_FILL, XlsxWriter
 from linksync.report.xlsx_stream import StreamingWorkbook
-from linksync.report.xlsx_xml import CellStyle, column_letter, escape_text, escape_url
+from linksync.report.xlsx_xml import CellStyle, escape_text, escape_url
 
 MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"

@@ -10,7 +10,12 @@ import pytest
 from linksync.errors import ConfigError
 from linksync.rules.timestamps import format_ts, parse_iso
 from linksync.sources.columns import find_header_row, match_columns, normalize_header
-from linksync.sources.normalize import merge_utm, normalize_expiry, split_short_url, split_tags
+from linksync.sources.normalize import (
+    merge_utm_checked,
+    normalize_expiry,
+    split_short_url,
+    split_tags,
+)
 
 
 @pytest.mark.parametrize(
@@ -112,7 +117,7 @@ def test_tags() -> None:
     ],
 )
 def test_merge_utm(url: str, params: dict[str, str], expected: str) -> None:
-    assert merge_utm(url, params) == expected
+    assert merge_utm_checked(url, {}, params)[0] == expected  # file defaults: the URL wins
 
 
 def test_split_short_url() -> None:

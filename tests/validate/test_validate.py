@@ -70,7 +70,7 @@ def test_valid_rows_pass() -> None:
     ]
     result = validate(rows, now=NOW)
     assert result.problems == () and result.ok and result.invalid == frozenset()
-    assert [s.slug for s in result.iter_valid()] == ["spring-sale", "007", None]
+    assert [s.slug for s in result.specs] == ["spring-sale", "007", None]
 
 
 def test_every_problem_is_collected_in_row_then_field_order() -> None:
@@ -91,7 +91,8 @@ def test_every_problem_is_collected_in_row_then_field_order() -> None:
         (4, "slug", "INVALID_SLUG"),
     ]
     assert result.invalid == frozenset({0, 2})
-    assert result.invalid_rows == frozenset({("t.csv", None, 2), ("t.csv", None, 4)})
+    places = {p.place for i in result.invalid if (p := result.specs[i].provenance) is not None}
+    assert places == {("t.csv", None, 2), ("t.csv", None, 4)}
 
 
 def test_duplicates_case_insensitive_with_default_domain() -> None:

@@ -15,15 +15,14 @@ import click
 from linksync.api import LinkServiceClient
 from linksync.cli import workspace_render as render
 from linksync.cli.common import echo, handle_errors
-from linksync.cli.options import TargetOptions, target_options, with_client
+from linksync.cli.options import TargetOptions, json_option, target_options, with_client
 from linksync.errors import ConfigError
 from linksync.model import RemoteLink
 from linksync.rules import describe_invisible, find_invisible
+from linksync.rules.timestamps import WRITTEN_RE
 from linksync.safe.terminal import printable
 from linksync.sources.normalize import normalize_expiry
-from linksync.validate.filters import EXPIRY_FIELDS_RE
 
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 domain_option = click.option(
     "--domain", help="Custom or system domain (default: the service's system domain)."
 )
@@ -41,7 +40,7 @@ def _expiry(value: str | None) -> str | None:
     if value is None:
         return None
     text = normalize_expiry(value.strip())
-    if EXPIRY_FIELDS_RE.fullmatch(text) is None:
+    if WRITTEN_RE.fullmatch(text) is None:
         raise ConfigError(
             f"--expires-at {value!r} is not an ISO 8601 date-time: write e.g. "
             "2030-12-31T23:59:59Z, 2030-12-31T23:59 (UTC) or 2030-12-31 (midnight UTC)"

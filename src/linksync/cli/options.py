@@ -132,6 +132,10 @@ _OPTIONS: tuple[Callable[[F], F], ...] = (
 )
 
 
+#: ``--json`` of the commands that show the workspace (links, members, domains...).
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+
+
 #: ``--slugless``: how rows without a slug are created (``linksync.sync.slugs``).
 SLUGLESS_OPTION: Callable[[F], F] = click.option(
     "--slugless",

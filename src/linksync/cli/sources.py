@@ -21,12 +21,12 @@ from linksync.validate import Validation
 
 
 def _profile(config: str | None, profile: str | None) -> Profile | None:
-    path = Path(config) if config else Path(cfg.DEFAULT_CONFIG)
-    if config and not path.is_file():
-        raise ConfigError(f"config file {config} does not exist")
-    if not path.is_file():
+    path = cfg.find_config(config or None, Path())
+    if path is None:
         if profile:
-            raise ConfigError(f"profile {profile!r} asked for, but there is no {path}")
+            raise ConfigError(
+                f"profile {profile!r} asked for, but there is no {cfg.DEFAULT_CONFIG}"
+            )
         return None
     return load_profile(path, profile)
 

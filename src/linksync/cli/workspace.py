@@ -10,10 +10,8 @@ import click
 from linksync.api import ROLES
 from linksync.cli import workspace_render as render
 from linksync.cli.common import echo, handle_errors
-from linksync.cli.options import TargetOptions, target_options, with_client
+from linksync.cli.options import TargetOptions, json_option, target_options, with_client
 from linksync.safe.terminal import printable
-
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 
 
 @click.command("org")

@@ -46,6 +46,17 @@ class LinkKey(NamedTuple):
 Place = tuple[str, str | None, int | None]
 
 
+def column_letter(col: int) -> str:
+    """'A' for column 0, 'Z' for 25, 'AA' for 26 (as a spreadsheet names columns: the
+    readers' messages, the annotated copy and the xlsx writer)."""
+    letters = ""
+    n = col + 1
+    while n:
+        n, rem = divmod(n - 1, 26)
+        letters = chr(65 + rem) + letters
+    return letters
+
+
 def plain(value: Any) -> Any:
     """JSON types: tuples and sets as lists (sets sorted), mappings with text keys."""
     if isinstance(value, tuple | list | frozenset | set):

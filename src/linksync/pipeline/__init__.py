@@ -35,9 +35,9 @@ from linksync.pipeline.all_runs import apply_all, plan_all
 from linksync.pipeline.applying import ApplyRun
 from linksync.pipeline.entry import apply, apply_async, plan, plan_async, prepare_apply
 from linksync.pipeline.events import RunEvents
-from linksync.pipeline.inputs import Reading, Sources
+from linksync.pipeline.inputs import Sources
 from linksync.pipeline.planning import Planned
-from linksync.sync.results import CancelSignal, ProgressSink, Results, WaitFn
+from linksync.sync.results import CancelSignal, ProgressSink, Results
 
 __all__ = [
     "AllResults",
@@ -45,12 +45,10 @@ __all__ = [
     "CancelSignal",
     "Planned",
     "ProgressSink",
-    "Reading",
     "Results",
     "RunEvents",
     "Sources",
     "TargetResult",
-    "WaitFn",
     "apply",
     "apply_all",
     "apply_async",

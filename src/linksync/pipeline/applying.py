@@ -68,7 +68,7 @@ from linksync.pipeline.preflight import (
 )
 from linksync.report import ReportOptions, ReportSet
 from linksync.report.annotate import annotation_pairs, write_annotated
-from linksync.report.qr import QrCodes, write_results_qr
+from linksync.report.qr import QrCodes, links_of_results, write_qr_zip
 from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
 from linksync.safe.secrets import Secrets
@@ -332,7 +332,8 @@ class ApplyRun:
         for source, copy in paths.annotate:
             written.append(write_annotated(source, results.rows, copy, qr=codes))
         if paths.qr is not None:
-            drawn = write_results_qr(results.rows, paths.qr, codes=codes)
+            links, missing = links_of_results(results.rows)
+            drawn = write_qr_zip(links, paths.qr, codes=codes, left_out=missing)
             written.append(drawn.path)
             for why in drawn.left_out:
                 self.warn(f"no QR code for {why}")

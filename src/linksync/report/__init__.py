@@ -16,28 +16,19 @@ a front end.
 from __future__ import annotations
 
 from linksync.report.annotate import ANNOTATION_HEADERS, write_annotated
-from linksync.report.base import Closing, ReportOptions, ResultWriter
-from linksync.report.cells import FORMULA_PREFIXES, is_formula_like, neutralize, report_row
-from linksync.report.plans import plan_rows, render_plan_markdown, render_plan_text
-from linksync.report.summary import Counts, ErrorCount, Tally, count_results, render_summary
+from linksync.report.base import ReportOptions
+from linksync.report.cells import report_row
+from linksync.report.plans import render_plan_markdown, render_plan_text
+from linksync.report.summary import count_results, render_summary
 from linksync.report.writers import WRITERS, ReportSet, open_writer, report_format
 
 __all__ = [
     "ANNOTATION_HEADERS",
-    "FORMULA_PREFIXES",
     "WRITERS",
-    "Closing",
-    "Counts",
-    "ErrorCount",
     "ReportOptions",
     "ReportSet",
-    "ResultWriter",
-    "Tally",
     "count_results",
-    "is_formula_like",
-    "neutralize",
     "open_writer",
-    "plan_rows",
     "render_plan_markdown",
     "render_plan_text",
     "render_summary",

@@ -30,10 +30,10 @@ from typing import Any
 
 from linksync.errors import ConfigError, SourceError
 from linksync.model import Action, RowResult, Status
+from linksync.model.links import column_letter
 from linksync.report.cells import error_text, neutralize, xml_text
 from linksync.report.qr import QrCodes
 from linksync.report.qr_sheet import QR_HEADER, clear_qr_column, fill_qr_column, qr_folder_output
-from linksync.report.xlsx_xml import column_letter
 from linksync.safe.outputs import Output, atomic_path, check_outputs, protected_inputs
 
 # openpyxl and the sources package (pandas) are imported where used: writing reports

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 from linksync.errors import SourceError
 from linksync.sources.csv_reader import detect_encoding, sniff
-
-_SAMPLE_BYTES = 256 * 1024
+from linksync.sources.options import CSV_SAMPLE_BYTES as _SAMPLE_BYTES
 
 
 @dataclass(frozen=True, slots=True)

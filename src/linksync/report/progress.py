@@ -31,14 +31,15 @@ from linksync.model import RowResult, Status
 from linksync.sync.results import WaitFn
 
 
-def _no_wait() -> float:
+def no_wait() -> float:
+    """The rate-limit wait of a sink before the run starts: none."""
     return 0.0
 
 
 class _WaitColumn(ProgressColumn):
     def __init__(self) -> None:
         super().__init__()
-        self.wait: WaitFn = _no_wait
+        self.wait: WaitFn = no_wait
 
     def render(self, task: Task) -> Text:
         w = self.wait()
@@ -72,7 +73,7 @@ class RichProgress:
         self._failed = 0
         self._skipped = 0
 
-    def start(self, total: int, wait: WaitFn = _no_wait) -> None:
+    def start(self, total: int, wait: WaitFn = no_wait) -> None:
         self._wait_column.wait = wait
         self._progress.start()
         self._task = self._progress.add_task("apply", total=total, failed=0, skipped="")
@@ -103,7 +104,7 @@ class PlainProgress:
         every: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._wait: WaitFn = _no_wait
+        self._wait: WaitFn = no_wait
         self._out = out
         self._every = every
         self._clock = clock
@@ -114,7 +115,7 @@ class PlainProgress:
         self._t0 = 0.0
         self._last = 0.0
 
-    def start(self, total: int, wait: WaitFn = _no_wait) -> None:
+    def start(self, total: int, wait: WaitFn = no_wait) -> None:
         self.total = total
         self._wait = wait
         self._t0 = self._last = self._clock()

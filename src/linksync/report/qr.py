@@ -228,11 +228,3 @@ def write_qr_zip(
         target.discard()
         raise
     return QrInfo(target.commit(), len(drawn), tuple(sorted(skipped)))
-
-
-def write_results_qr(
-    rows: Iterable[RowResult], out: str | Path, *, codes: QrCodes | None = None
-) -> QrInfo:
-    """The zip of a run (``apply --qr``): a code for each link the run left in place."""
-    links, missing = links_of_results(rows)
-    return write_qr_zip(links, out, codes=codes, left_out=missing)

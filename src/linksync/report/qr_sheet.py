@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from linksync.model import RowResult
+from linksync.model.links import column_letter
 from linksync.report.qr import QrCodes, QrLink, entry_stems, in_place
-from linksync.report.xlsx_xml import column_letter
 from linksync.safe.outputs import AtomicFile, Output
 
 QR_HEADER = "QR code"

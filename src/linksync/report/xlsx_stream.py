@@ -18,6 +18,7 @@ import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from linksync.model.links import column_letter
 from linksync.report.base import Spool
 from linksync.report.cells import XLSX_MAX_CELL_CHARS, fit_cell, xml_attr
 from linksync.report.xlsx_xml import (
@@ -30,7 +31,6 @@ from linksync.report.xlsx_xml import (
     REL_NS,
     XML_DECL,
     CellStyle,
-    column_letter,
     column_width,
     escape_text,
     escape_url,

@@ -1,5 +1,5 @@
 """The XML pieces of an .xlsx package: text and URL escaping as Excel does it, column
-letters and widths, cell styles and ``xl/styles.xml`` (used by
+widths, cell styles and ``xl/styles.xml`` (used by
 ``linksync.report.xlsx_stream``).
 
 Text is escaped as Excel does: ``& < >`` become entities, control characters XML 1.0
@@ -69,16 +69,6 @@ def escape_url(url: str) -> str:
     ):
         url = url.replace(ch, code)
     return url
-
-
-def column_letter(col: int) -> str:
-    """'A' for column 0, 'Z' for 25, 'AA' for 26."""
-    letters = ""
-    n = col + 1
-    while n:
-        n, rem = divmod(n - 1, 26)
-        letters = chr(65 + rem) + letters
-    return letters
 
 
 def column_width(chars: float) -> float:

@@ -130,8 +130,9 @@ def localize(naive: datetime, zone: tzinfo | None) -> tuple[datetime, Oddity | N
     return when, Oddity.GAP if before < after else Oddity.FOLD
 
 
-#: A timestamp as ``format_ts`` writes it.
-_WRITTEN = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z", re.ASCII)
+#: A timestamp as ``format_ts`` writes it, as the readers normalise an expiry:
+#: 2030-12-31T23:59:59.000Z.
+WRITTEN_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z", re.ASCII)
 
 
 @lru_cache(maxsize=4096)
@@ -144,7 +145,7 @@ def show_expiry(value: str | None, zone: tzinfo | str | None) -> str:
         return ""
     if isinstance(zone, str):
         zone = time_zone(zone)
-    if _WRITTEN.fullmatch(value):  # as format_ts writes: no parsing needed in UTC
+    if WRITTEN_RE.fullmatch(value):  # as format_ts writes: no parsing needed in UTC
         if zone is None:
             seconds = value[16:19] if value[17:19] != "00" else ""
             return f"{value[:10]} {value[11:16]}{seconds} UTC = {value}"

@@ -16,7 +16,7 @@ validation, the client or anything above.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from os import PathLike
 from pathlib import Path
@@ -24,10 +24,7 @@ from pathlib import Path
 from linksync.errors import SourceError
 from linksync.model import LinkSpec, Problem, Provenance
 from linksync.model.collection import fewer_collections
-from linksync.sources.aliases import ALIASES
-from linksync.sources.columns import match_columns, normalize_header
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
-from linksync.sources.normalize import merge_utm, normalize_expiry, split_short_url, split_tags
 from linksync.sources.options import ReadOptions
 from linksync.sources.yaml_reader import YAML_SUFFIXES, iter_yaml_files, read_yaml_path
 
@@ -35,19 +32,12 @@ CSV_SUFFIXES: frozenset[str] = frozenset({".csv", ".tsv", ".txt"})
 EXCEL_SUFFIXES: frozenset[str] = frozenset({".xlsx", ".xlsm", ".xlsb", ".xls", ".ods"})
 
 __all__ = [
-    "ALIASES",
     "ReadOptions",
     "SourceBatch",
     "SpecFrame",
     "UnknownColumn",
-    "match_columns",
-    "merge_utm",
-    "normalize_expiry",
-    "normalize_header",
     "read_source",
     "read_sources",
-    "split_short_url",
-    "split_tags",
 ]
 
 
@@ -77,50 +67,27 @@ class SourceBatch:
             yield from frame.iter_specs()
 
 
-def _options(
-    options: ReadOptions | None,
-    sheets: Sequence[str] | None,
-    mapping: Mapping[str, str] | None,
-) -> ReadOptions:
-    if options is None:
-        return ReadOptions.build(sheets=sheets, mapping=mapping)
-    if sheets or mapping:
-        return replace(
-            options,
-            sheets=tuple(sheets) if sheets else options.sheets,
-            mapping=dict(mapping) if mapping else options.mapping,
-        )
-    return options
-
-
-def read_source(
-    path: str | PathLike[str],
-    *,
-    sheets: Sequence[str] | None = None,
-    mapping: Mapping[str, str] | None = None,
-    options: ReadOptions | None = None,
-) -> ReadResult:
+def read_source(path: str | PathLike[str], *, options: ReadOptions) -> ReadResult:
     """Read one file or YAML directory; dispatch on the extension."""
-    opts = _options(options, sheets, mapping)
     display = str(path)
     p = Path(path)
     if not p.exists():
         raise SourceError(f"{display}: no such file or directory", path=display)
     suffix = p.suffix.lower()
     if p.is_dir():
-        return _read_dir(p, display, opts)
+        return _read_dir(p, display, options)
     if suffix in YAML_SUFFIXES:
-        return read_yaml_path(p, display, opts)
+        return read_yaml_path(p, display, options)
     # The spreadsheet readers bring pandas (and calamine): imported when a
     # spreadsheet is read, so a run over YAML files does without them.
     if suffix in EXCEL_SUFFIXES:
         from linksync.sources.excel import read_excel_file
 
-        return read_excel_file(p, display, options=opts)
+        return read_excel_file(p, display, options=options)
     if suffix in CSV_SUFFIXES:
         from linksync.sources.csv_reader import read_csv_file
 
-        result = read_csv_file(p, display, options=opts)
+        result = read_csv_file(p, display, options=options)
         if result.frames and not any(len(f) for f in result.frames):
             result.problems.append(
                 Problem(
@@ -200,7 +167,7 @@ def read_sources(
     problems: list[Problem] = []
     unknown: list[UnknownColumn] = []
     for path in paths:
-        res = read_source(path, options=_options(opts, sheets, mapping))
+        res = read_source(path, options=opts)
         frames.extend(res.frames)
         problems.extend(res.problems)
         unknown.extend(res.unknown)

@@ -31,16 +31,6 @@ def normalize_header(header: object) -> str:
     return _PUNCT_RE.sub("", str(header)).casefold()
 
 
-def column_letter(col: int) -> str:
-    """'A' for column 0, 'Z' for 25, 'AA' for 26 (as a spreadsheet names columns)."""
-    letters = ""
-    n = col + 1
-    while n:
-        n, rem = divmod(n - 1, 26)
-        letters = chr(65 + rem) + letters
-    return letters
-
-
 def _build_index() -> dict[str, tuple[str, int]]:
     index: dict[str, tuple[str, int]] = {}
     for fname, words in ALIASES.items():

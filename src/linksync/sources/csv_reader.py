@@ -23,9 +23,9 @@ import pandas as pd
 
 from linksync.errors import SourceError
 from linksync.model import Problem, Provenance, Severity
+from linksync.model.links import column_letter
 from linksync.sources.columns import (
     ColumnMatch,
-    column_letter,
     compile_mapping,
     header_score,
     match_columns,
@@ -57,7 +57,8 @@ class _Asked(Exception):
     """A file whose bytes past the first ones are not UTF-8 and cannot be told apart."""
 
 
-def _decode_sample(data: bytes, encoding: str) -> str:
+def decode_sample(data: bytes, encoding: str) -> str:
+    """The text of a file's first bytes (a character cut at the end is left out)."""
     decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
     return decoder.decode(data, final=False)
 
@@ -151,7 +152,7 @@ class _CsvRead:
         sample = (
             decoded.text[:_SAMPLE_BYTES]
             if decoded.text is not None
-            else _decode_sample(head[:_SAMPLE_BYTES], decoded.encoding)
+            else decode_sample(head[:_SAMPLE_BYTES], decoded.encoding)
         )
         if len(head) > _SAMPLE_BYTES and "\n" not in sample and "\r" not in sample:
             raise self.fail(
@@ -370,13 +371,6 @@ class _CsvRead:
             raise self.fail(f"not a readable CSV: {exc}") from exc
 
 
-def read_csv_file(
-    path: Path,
-    display: str,
-    *,
-    mapping: dict[str, str] | None = None,
-    options: ReadOptions | None = None,
-) -> ReadResult:
+def read_csv_file(path: Path, display: str, *, options: ReadOptions) -> ReadResult:
     """Read one CSV file into a frame (see module docstring)."""
-    opts = options or ReadOptions.build(mapping=mapping)
-    return _CsvRead(path, display, opts).read()
+    return _CsvRead(path, display, options).read()

@@ -188,11 +188,6 @@ def _oddness(naive: datetime, when: datetime, odd: Oddity, zone: tzinfo) -> Oddn
 Replaced = tuple[str, str, str]
 
 
-def merge_utm(url: str, params: Mapping[str, str | None]) -> str:
-    """``merge_utm_checked`` with ``params`` as defaults (the URL wins)."""
-    return merge_utm_checked(url, {}, params)[0]
-
-
 def merge_utm_checked(
     url: str,
     params: Mapping[str, str | None],

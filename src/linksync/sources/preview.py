@@ -15,7 +15,6 @@ workbook bomb or a file they cannot read was refused before this module opens it
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -23,14 +22,14 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from linksync.model.links import column_letter
 from linksync.sources.columns import (
     ColumnMatch,
-    column_letter,
     compile_mapping,
     match_columns,
     normalize_header,
 )
-from linksync.sources.csv_reader import sniff_header
+from linksync.sources.csv_reader import decode_sample, sniff_header
 from linksync.sources.encoding import detect_encoding
 from linksync.sources.excel_cells import cell_text
 from linksync.sources.header import find_header
@@ -192,8 +191,7 @@ def _workbook(path: Path, name: str, mapping: Mapping[str, str] | None) -> list[
 def _csv(path: Path, name: str, mapping: Mapping[str, str] | None) -> SheetPreview:
     with path.open("rb") as fh:
         head = fh.read(CSV_SAMPLE_BYTES)
-    encoding = detect_encoding(head)
-    text = codecs.getincrementaldecoder(encoding)(errors="replace").decode(head, final=False)
+    text = decode_sample(head, detect_encoding(head))
     if text.startswith("\ufeff"):
         text = text[1:]
     _, _, rows, sep_line = sniff_header(text, compile_mapping(mapping))

@@ -21,29 +21,20 @@ sources and validate for the check step, the sandbox), never the command line.
 from __future__ import annotations
 
 from linksync.ui.app import UiState, create_ui_app
-from linksync.ui.apply_run import PageApply
-from linksync.ui.choices import Choices
-from linksync.ui.progress import ProgressSnapshot, RunFeed, RunOutcome, RunSource, RunState
-from linksync.ui.runs import RunBusy, RunRecord, RunRegistry
+from linksync.ui.progress import RunFeed, RunOutcome, RunState
+from linksync.ui.runs import RunBusy, RunRegistry
 from linksync.ui.server import UiServer, serve_ui, start_ui
-from linksync.ui.uploads import DEFAULT_MAX_BYTES, Upload, UploadRefused, UploadStore
+from linksync.ui.uploads import Upload, UploadStore
 
 __all__ = [
-    "DEFAULT_MAX_BYTES",
-    "Choices",
-    "PageApply",
-    "ProgressSnapshot",
     "RunBusy",
     "RunFeed",
     "RunOutcome",
-    "RunRecord",
     "RunRegistry",
-    "RunSource",
     "RunState",
     "UiServer",
     "UiState",
     "Upload",
-    "UploadRefused",
     "UploadStore",
     "create_ui_app",
     "serve_ui",

@@ -25,7 +25,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
 
-from linksync.report.progress import PlainProgress
+from linksync.report.progress import PlainProgress, no_wait
 from linksync.sync.results import WaitFn
 
 
@@ -86,10 +86,6 @@ class ProgressSnapshot:
         )
 
 
-def _no_wait() -> float:
-    return 0.0
-
-
 class RunFeed(PlainProgress):
     """The progress sink of a page run: counts as the plain progress lines do, and
     hands out snapshots instead of printing. Fed from the run's thread, read from the
@@ -105,7 +101,7 @@ class RunFeed(PlainProgress):
         self.message = message
         self.version += 1
 
-    def start(self, total: int, wait: WaitFn = _no_wait) -> None:
+    def start(self, total: int, wait: WaitFn = no_wait) -> None:
         super().start(total, wait)
         self.version += 1
 

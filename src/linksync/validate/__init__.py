@@ -100,23 +100,6 @@ class Validation:
         for frame in self.frames:
             yield from frame.iter_specs()
 
-    def iter_valid(self) -> Iterator[LinkSpec]:
-        """The links without errors, in source order."""
-        for i, spec in enumerate(self.iter_specs()):
-            if i not in self.invalid:
-                yield spec
-
-    @cached_property
-    def invalid_rows(self) -> frozenset[tuple[str, str | None, int | None]]:
-        """(source, sheet, row) of every invalid row."""
-        out: set[tuple[str, str | None, int | None]] = set()
-        for frame, offset in offsets(self.frames):
-            for i in sorted(self.invalid):
-                if offset <= i < offset + len(frame):
-                    p = frame.provenance(i - offset)
-                    out.add((p.source, p.sheet, p.row))
-        return frozenset(out)
-
     def summary(self) -> list[dict[str, Any]]:
         """Per sheet/file: rows, invalid rows, errors, warnings (for the table)."""
         out: list[dict[str, Any]] = []

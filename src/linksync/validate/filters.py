@@ -30,9 +30,6 @@ URL_PREFIX_RE = re.compile(_URL_PREFIX + r"(?=[/?#]|\Z)", re.ASCII)
 #: of printable ASCII (no space, no control character).
 _URL_RE = re.compile(_URL_PREFIX + r"(?:[/?#][!-~]*)?", re.ASCII)
 
-#: A normalised expiry, as the readers write it: 2030-12-31T23:59:59.000Z.
-EXPIRY_FIELDS_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z", re.ASCII)
-
 #: What a slug is made of.
 _SLUG_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"
 

@@ -22,11 +22,10 @@ import numpy as np
 
 from linksync import rules
 from linksync.model import Problem, Provenance, Severity
-from linksync.rules.timestamps import format_ts, parse_iso
+from linksync.rules.timestamps import WRITTEN_RE, format_ts, parse_iso
 from linksync.sources.frame import SpecFrame
 from linksync.sources.options import EXCEL_ERRORS, PLACEHOLDER_VARIANTS, looks_like_local_date
 from linksync.validate.filters import (
-    EXPIRY_FIELDS_RE,
     describe_value,
     fast_slug_ok,
     fast_url_ok,
@@ -274,7 +273,7 @@ class FrameChecker:
 
         def after_now(batch: Sequence[Any]) -> list[bool]:
             return [
-                isinstance(v, str) and EXPIRY_FIELDS_RE.fullmatch(v) is not None and v > now_text
+                isinstance(v, str) and WRITTEN_RE.fullmatch(v) is not None and v > now_text
                 for v in batch
             ]
 
