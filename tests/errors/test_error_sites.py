@@ -68,6 +68,7 @@ SITES: dict[tuple[str, str], set[str]] = {
         "FILE_ERROR",
         "INTERRUPTED",
         "LOCK_HELD",
+        "PLAN_MISMATCH",
         "UNEXPECTED_ERROR",
         "UNSAFE_PLAN",
     },

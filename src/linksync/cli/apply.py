@@ -28,7 +28,9 @@ from linksync.report import count_results, render_summary
     "--plan",
     "plan_file",
     type=click.Path(dir_okay=False, exists=True),
-    help="Apply this saved plan exactly (rows changed since are refused).",
+    help="Apply this saved plan exactly, only to the workspace it was made for; SOURCE... "
+    "must be its own, unchanged; flags and profile limits may only tighten it (rows "
+    "changed since are refused: STALE_PLAN).",
 )
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @click.option(

@@ -15,6 +15,7 @@ Exception tree::
 
     LinksyncError                  base of everything linksync raises on purpose
     ├── ConfigError                bad profile, flag or environment (exit 2)
+    │   └── SavedPlanMismatch      a saved plan made elsewhere, of other sources or options
     ├── SourceError                a source file cannot be read at all (file-level)
     │   └── FileProblems           sources with errors that belong to no row (exit 1)
     ├── ApiError                   the service answered an error, or never answered
@@ -65,6 +66,7 @@ from linksync.errors.tree import (
     ProxyAuthError,
     QuotaExceeded,
     RateLimited,
+    SavedPlanMismatch,
     SlugExists,
     SourceError,
     StoppedAfterWrites,
@@ -93,6 +95,7 @@ __all__ = [
     "ProxyAuthError",
     "QuotaExceeded",
     "RateLimited",
+    "SavedPlanMismatch",
     "SlugExists",
     "SourceError",
     "Stop",

@@ -115,6 +115,10 @@ ADVICE: dict[str, str] = {
     ),
     "OWNED_BY_OTHER": "Another team's link: leave it out of your sheet, or ask its owner.",
     "STALE_PLAN": "The link changed in the workspace after the plan was shown: plan again.",
+    "PLAN_MISMATCH": (
+        "Apply the saved plan to the workspace it was made for, with its own unchanged "
+        "sources and options, or plan again."
+    ),
     "QUOTA_WOULD_EXCEED": _QUOTA,
     "NOT_ATTEMPTED": "Not sent, because the run stopped first: apply again to send it.",
     "INTERRUPTED": "The run was stopped: apply again to send what is left.",

@@ -225,6 +225,11 @@ _TABLE: tuple[ErrorDef, ...] = (
             "(--allow-takeover)",
         ),
         ("STALE_PLAN", "The remote link changed since the saved plan was made"),
+        (
+            "PLAN_MISMATCH",
+            "The saved plan does not fit this apply (another workspace, a source not its own "
+            "or changed since, an option it was not made with): nothing done; plan again",
+        ),
         ("QUOTA_WOULD_EXCEED", "Creating this row would pass the plan's link quota"),
         (
             "NOT_ATTEMPTED",

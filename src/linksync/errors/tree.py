@@ -32,6 +32,12 @@ class ConfigError(LinksyncError):
     """A profile, flag or environment value is wrong. Nothing was done."""
 
 
+class SavedPlanMismatch(ConfigError):
+    """A saved plan does not fit the apply given it (PLAN_MISMATCH): another workspace,
+    a source that is not the plan's or changed since, an option it was not made with.
+    Nothing was done."""
+
+
 class SourceError(LinksyncError):
     """A source file cannot be read at all (missing, unreadable, wrong format)."""
 

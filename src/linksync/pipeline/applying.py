@@ -5,13 +5,16 @@
    every file the run reads. A problem is a ``ConfigError``: nothing was done.
    Temporary files that killed runs of this host left beside those outputs are then
    removed, with a warning naming them (``linksync.safe.leftovers``).
-2. The sources are read and validated; an error that belongs to no row refuses the run
-   (``FileProblems``) unless a saved plan is applied.
+2. A saved plan is checked before any request: its sources, the options given
+   (``linksync.pipeline.saved``). The sources are read and validated; an error that
+   belongs to no row refuses the run (``FileProblems``) unless a saved plan is applied
+   (its sources are read for their passwords only).
 3. The run lock is taken (keyed on the target by default); then the reports are opened
    and the last run against the target is read from the journals.
-4. The plan (fresh, or the saved one refreshed: stale rows blocked) is shown to the
-   front end (``RunEvents.planned``), refused above the safety thresholds without
-   force, and confirmed (``RunEvents.confirm``) when it has writes.
+4. The plan (fresh, or the saved one checked against the workspace it was made for
+   and refreshed: stale rows blocked) is shown to the front end
+   (``RunEvents.planned``), refused above the safety thresholds without force, and
+   confirmed (``RunEvents.confirm``) when it has writes.
 5. The executor applies it: rows that failed last time first, the journal and the
    write count fed from the client's call events, the reports streamed in source order,
    the progress sink told of each row, the cancel signal watched.
@@ -66,6 +69,7 @@ from linksync.pipeline.preflight import (
     run_checks,
     run_paths,
 )
+from linksync.pipeline.saved import SavedAsks, check_saved
 from linksync.report import ReportOptions, ReportSet
 from linksync.report.annotate import annotation_pairs, write_annotated
 from linksync.report.qr import QrCodes, links_of_results, write_qr_zip
@@ -101,6 +105,8 @@ class ApplyRequest:
     journal: PathArg | bool | None = None
     reads: Sequence[PathArg] = ()
     alerts: Alerts = field(default_factory=Alerts)
+    #: What was given to apply a saved plan (``linksync.pipeline.saved``).
+    asks: SavedAsks = field(default_factory=SavedAsks)
 
 
 class ApplyRun:
@@ -132,6 +138,9 @@ class ApplyRun:
         self.run_id = new_run_id()
         self.journal: Path | None = None
         self.warnings: list[str] = []
+        #: The options the run goes by (a saved plan's, once checked: ``_bind``).
+        self.options = request.options
+        self.plan_name = str(request.saved_path or "(a Plan object)")
 
     @property
     def label(self) -> str:
@@ -145,7 +154,7 @@ class ApplyRun:
             try:
                 results = await self._go()
             except (LinksyncError, OSError) as exc:
-                mode = self.request.options.mode.value
+                mode = self.options.mode.value
                 info = RunInfo(self.label, mode, duration_s=time.monotonic() - started)
                 end = RunEnd("apply", info, Counts(), stopped=describe(exc))
                 await alert_run(self.request.alerts, end, self.secrets, self.events)
@@ -169,10 +178,12 @@ class ApplyRun:
         saved = req.saved
         if saved is None and req.saved_path is not None:
             saved = read_saved_plan(req.saved_path)
+        if saved is not None:
+            self._bind(saved)
         log_run_start(
             self.log,
             target=self.label,
-            mode=req.options.mode.value,
+            mode=self.options.mode.value,
             dry_run=False,
             sources=[str(s) for s in source_paths(req.sources)] or [str(req.saved_path or "")],
             run_id=self.run_id,
@@ -180,7 +191,10 @@ class ApplyRun:
         validation = None
         if req.sources:
             reading = replace(req.reading, destination_progress=self.events.checking)
-            validation = load_specs(req.sources, reading, default_domain=req.options.default_domain)
+            if saved is not None:  # read for the passwords only: nothing to check
+                reading = replace(reading, check_destinations=False)
+            domain = self.options.default_domain
+            validation = load_specs(req.sources, reading, default_domain=domain)
             self.events.problems(validation.file_problems)
             for note in validation.notes:
                 self.events.note(note)
@@ -202,6 +216,15 @@ class ApplyRun:
             run_id=results.run_id,
         )
         return results
+
+    def _bind(self, saved: Plan) -> None:
+        """Check a saved plan before any request (``linksync.pipeline.saved``): the
+        options it runs with, and warnings for what it does not take."""
+        req = self.request
+        rebound = check_saved(saved, req.asks, req.settings, req.sources, plan_name=self.plan_name)
+        self.options = rebound.options
+        for note in rebound.notes:
+            self.warn(note)
 
     def paths(self) -> RunPaths:
         """Where this run writes (reports, copies, QR zip, journal, lock)."""
@@ -288,10 +311,12 @@ class ApplyRun:
         async with req.settings.open_client() as client:
             plan = await plan_to_apply(
                 client,
-                req.options,
+                self.options,
                 validation=validation,
+                settings=req.settings,
                 saved=saved,
                 target=self.label,
+                plan_name=self.plan_name,
                 ai_slug=req.ai_slug,
                 ai_og=req.ai_og,
             )

@@ -35,11 +35,13 @@ from linksync.pipeline.keywords import documented, variant
 from linksync.pipeline.notify import Alerts, RunEnd, alert_run
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
 from linksync.pipeline.preflight import PathArg, clear_leftovers, run_checks, run_paths
+from linksync.pipeline.saved import saved_asks, workspace_here
 from linksync.report.plans import plan_rows
 from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
 from linksync.safe.outputs import write_text_atomic
 from linksync.safe.secrets import Secrets
+from linksync.sync.binding import digest_sources
 from linksync.sync.options import Mode, SyncOptions
 from linksync.sync.plan import Plan
 from linksync.sync.results import CancelSignal, ProgressSink, Results
@@ -161,6 +163,7 @@ async def _planning(
     log_run_start(log, target=label, mode=opts.mode.value, dry_run=True, sources=shown)
     started = time.monotonic()
     reading = replace(_reading(kw, settings), destination_progress=events.checking)
+    digests = digest_sources(sources)  # before reading: a file edited meanwhile is seen
     validation = load_specs(sources, reading, default_domain=opts.default_domain)
     events.problems(validation.file_problems)
     for note in validation.notes:
@@ -174,6 +177,8 @@ async def _planning(
             ai_og=kw["ai_og"],
             target=label,
         )
+        # What an apply of this plan checks: the workspace, the sources (sync.binding).
+        made = replace(made, workspace=await workspace_here(client, settings), sources=digests)
     log_plan_counts(log, made.counts)
     saved_json = None
     if out is not None:
@@ -257,8 +262,10 @@ def prepare_apply(
     Every step of ``linksync apply`` (``linksync.pipeline.applying``): outputs checked
     before the first request, the run lock, failed rows of the last run first, the
     journal, reports streamed in source order, annotated copies, QR codes. A keyword
-    left None leaves the profile's setting (or ``options``, or the saved plan's) as it
-    is.
+    left None leaves the profile's setting (or ``options``) as it is. A saved ``plan``
+    runs with its own options: the keywords given may only tighten its limits or
+    narrow its mode, and the sources given must be its own, unchanged
+    (``linksync.pipeline.saved``; else ``SavedPlanMismatch``, nothing done).
 
     ``apply`` returns ``Results`` (``exit_code``: what ``linksync apply`` would exit
     with). Raises ``ConfigError`` for a bad output path or option (nothing done),
@@ -271,10 +278,13 @@ def prepare_apply(
         raise ConfigError("give sources to plan from, or a saved plan")
     saved = plan if isinstance(plan, Plan) else None
     saved_path = plan if not isinstance(plan, Plan) else None
-    base = options if options is not None or saved is None else saved.options
+    if plan is None:
+        run_options = options_from(settings, options, **_option_values(kw))
+    else:  # a saved plan runs with its own options, checked against these (pipeline.saved)
+        run_options = saved.options if saved is not None else options or SyncOptions()
     request = ApplyRequest(
         settings=settings,
-        options=options_from(settings, base, **_option_values(kw)),
+        options=run_options,
         sources=tuple(sources),
         saved=saved,
         saved_path=saved_path,
@@ -289,6 +299,7 @@ def prepare_apply(
         journal=journal,
         reads=tuple(reads),
         alerts=_alerts(settings, kw),
+        asks=saved_asks(kw, options, sources=bool(sources)),
     )
     return ApplyRun(request, events=events, on_progress=on_progress, cancel=cancel, logger=logger)
 

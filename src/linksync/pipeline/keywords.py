@@ -58,8 +58,9 @@ ARGS: dict[str, str] = {
     "events": "a RunEvents: what a front end is told, and the confirmation.",
     "out": "--out: save the plan as JSON (checked before the first request; for apply(plan=...)).",
     "detailed_exitcode": "--detailed-exitcode: exit_code 3 when the plan has changes.",
-    "plan": "--plan: a saved plan, a Plan or the file plan(out=...) wrote (rows changed "
-    "since are refused with STALE_PLAN).",
+    "plan": "--plan: a saved plan, a Plan or the file plan(out=...) wrote, applied only to "
+    "the workspace it was made for, beside its own unchanged sources (rows changed since "
+    "are refused with STALE_PLAN).",
     "reports": "--report: report files (.csv .xlsx .json .jsonl .md .xml).",
     "annotate": "--annotate: an annotated copy of each spreadsheet source, in order.",
     "qr": "--qr: a zip of QR codes of the short links.",

@@ -2,8 +2,9 @@
 
 ``make_plan`` fetches what the plan needs, fills slugs and descriptions from the AI
 tools when asked, and diffs. ``plan_to_apply`` is the plan an apply runs: a saved plan
-refreshed against the workspace (rows changed since are blocked with STALE_PLAN, the
-passwords restored from the sources), or a fresh plan. ``Planned`` is what
+checked against the workspace (another workspace is refused, rows changed since are
+blocked with STALE_PLAN, the passwords restored from its sources, the thresholds judged
+again under the limits of the apply), or a fresh plan. ``Planned`` is what
 ``linksync.plan`` returns: the plan, its validation and the exit code of
 ``linksync plan``.
 """
@@ -11,19 +12,23 @@ passwords restored from the sources), or a fresh plan. ``Planned`` is what
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linksync.api import LinkClient
+from linksync.config import Settings
 from linksync.errors import ConfigError
 from linksync.model import LinkSpec, Problem, Severity
 from linksync.model.outcome import EXIT_CHANGES_PENDING, EXIT_OK, EXIT_ROWS_FAILED
+from linksync.pipeline.saved import workspace_here
+from linksync.sync.binding import check_workspace
 from linksync.sync.diff import diff
 from linksync.sync.enrich import enrich
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Change, Plan, restore_passwords
 from linksync.sync.remote import fetch_remote
+from linksync.sync.saved_options import rejudge
 from linksync.sync.stale import mark_stale, plan_specs
 
 if TYPE_CHECKING:
@@ -99,7 +104,8 @@ async def make_plan(
 
 async def refresh_saved(client: LinkClient, plan: Plan, specs: Iterable[LinkSpec] = ()) -> Plan:
     """A saved plan ready to run: passwords restored from ``specs`` (the sources), and
-    every write whose remote record changed since blocked with STALE_PLAN."""
+    every row whose remote record changed since (writes, unchanged and skipped rows)
+    blocked with STALE_PLAN."""
     plan = restore_passwords(plan, specs)
     fresh = await fetch_remote(client, plan_specs(plan), plan.options)
     return mark_stale(plan, fresh)
@@ -110,20 +116,23 @@ async def plan_to_apply(
     options: SyncOptions,
     *,
     validation: Validation | None,
+    settings: Settings,
     saved: Plan | None = None,
     target: str | None = None,
+    plan_name: str = "",
     **enrichment: Any,
 ) -> Plan:
-    """The plan an apply runs: a ``saved`` plan refreshed against the workspace (rows
-    changed since are blocked, passwords restored from the sources; ``options.force``
-    carried over), or a fresh plan of the validated sources (``enrichment``:
-    ``ai_slug``, ``ai_og``)."""
+    """The plan an apply runs: a ``saved`` plan checked against the workspace of
+    ``settings``' target (made for another: ``SavedPlanMismatch``), refreshed (rows
+    changed since are blocked, passwords restored from the sources) and run with
+    ``options`` (``linksync.pipeline.saved.check_saved``'s: the thresholds judged again
+    under them); or a fresh plan of the validated sources (``enrichment``: ``ai_slug``,
+    ``ai_og``)."""
     if saved is not None:
+        check_workspace(saved.workspace, await workspace_here(client, settings), plan_name)
         specs = validation.specs if validation is not None else ()
         todo = await refresh_saved(client, saved, specs)
-        if options.force:
-            todo = replace(todo, options=replace(todo.options, force=True))
-        return todo
+        return rejudge(todo, options)
     if validation is None:
         raise ConfigError("give sources to plan from, or a saved plan")
     return await make_plan(client, validation, options, target=target, **enrichment)

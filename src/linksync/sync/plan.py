@@ -31,6 +31,7 @@ from linksync.model import (
     plain,
 )
 from linksync.safe.secrets import REDACTED
+from linksync.sync.binding import SourceDigest, WorkspaceId
 from linksync.sync.jsontext import readable
 from linksync.sync.options import SyncOptions
 from linksync.sync.state import DomainFetch
@@ -189,7 +190,9 @@ class Unmanaged:
 @dataclass(frozen=True, slots=True, repr=False)
 class Plan:
     """Every change, in order, plus how the remote state was read and what it cost,
-    and the links it leaves alone (``unmanaged``)."""
+    and the links it leaves alone (``unmanaged``). A plan of ``linksync.plan`` also
+    records the ``workspace`` it was made for and its ``sources`` (their digests), which
+    ``apply`` checks before applying it (``linksync.sync.binding``)."""
 
     changes: tuple[Change, ...]
     options: SyncOptions
@@ -199,6 +202,8 @@ class Plan:
     safety: Safety = field(default_factory=lambda: Safety(0, 0, 0))
     target: str | None = None
     unmanaged: Unmanaged = field(default_factory=Unmanaged)
+    workspace: WorkspaceId | None = None
+    sources: tuple[SourceDigest, ...] = ()
 
     def __repr__(self) -> str:
         # Short, as ``Results``'s: a plan is the result of ``asyncio.run`` too.
@@ -239,6 +244,8 @@ class Plan:
             "safety": self.safety.to_dict(),
             "changes": [ch.to_dict() for ch in self.changes],
             "unmanaged": self.unmanaged.to_dict(),
+            "workspace": self.workspace.to_dict() if self.workspace is not None else None,
+            "sources": [s.to_dict() for s in self.sources],
         }
 
     def to_json(self) -> str:
@@ -259,6 +266,8 @@ class Plan:
             safety=Safety.from_dict(data["safety"]) if data.get("safety") else Safety(0, 0, 0),
             target=data.get("target"),
             unmanaged=Unmanaged.from_dict(data.get("unmanaged") or {}),
+            workspace=WorkspaceId.from_dict(data["workspace"]) if data.get("workspace") else None,
+            sources=tuple(SourceDigest.from_dict(s) for s in data.get("sources") or ()),
         )
 
     @classmethod

@@ -60,12 +60,18 @@ def judge_safety(
             total = remote.domain_total(d)
             existing += total if total is not None else len(remote.on_domain(d))
     changed = updates + deletes
-    reason = None
+    reason = threshold_reason(existing, changed, deletes, options)
+    return Safety(existing, changed, deletes, reason is not None, reason)
+
+
+def threshold_reason(existing: int, changed: int, deletes: int, options: SyncOptions) -> str | None:
+    """Why ``changed`` updates and deletes (``deletes`` of them) against ``existing``
+    links cross the thresholds of ``options``; None when they do not."""
     if options.max_deletes is not None and deletes > options.max_deletes:
-        reason = f"{deletes} deletes exceed the maximum of {options.max_deletes}"
-    elif existing >= max(1, options.min_existing) and changed / existing > options.max_change_ratio:
-        reason = (
+        return f"{deletes} deletes exceed the maximum of {options.max_deletes}"
+    if existing >= max(1, options.min_existing) and changed / existing > options.max_change_ratio:
+        return (
             f"{changed} updates and deletes touch {changed / existing:.0%} of the "
             f"{existing} existing links, above the {options.max_change_ratio:.0%} limit"
         )
-    return Safety(existing, changed, deletes, reason is not None, reason)
+    return None

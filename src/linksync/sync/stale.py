@@ -1,10 +1,13 @@
-"""Saved plans: refuse (STALE_PLAN) each write whose remote record changed since.
+"""Saved plans: refuse (STALE_PLAN) each row whose remote record changed since.
 
 ``apply --plan`` fetches the remote state again (by the same cheap strategy as the plan
-did) and compares each write's snapshot: a create whose link now exists, an update,
-replace or delete whose link is gone or whose ``updatedAt`` moved, is blocked. Every
-other change is done exactly as saved. ``read_saved_plan`` reads the file, refusing
-anything that is not a saved plan with a usage error.
+did) for every row of the plan, unchanged and skipped rows included, and compares each
+row's snapshot: a create (or a row skipped because its link did not exist) whose link
+now exists; an update, replace, delete, unchanged or skipped row whose link is gone,
+whose ``updatedAt`` moved, or whose compared fields now differ from what the plan saw.
+Such a row is blocked: not written, a failed row of the run (exit 1). Every other change
+is done exactly as saved. ``read_saved_plan`` reads the file, refusing anything that is
+not a saved plan with a usage error.
 """
 
 from __future__ import annotations
@@ -17,18 +20,38 @@ from pathlib import Path
 from linksync.errors import ConfigError
 from linksync.model import Action, LinkSpec, Problem, RemoteLink
 from linksync.rules.timestamps import same_instant
+from linksync.sync.compare import compare
+from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Change, Plan
 from linksync.sync.state import RemoteState
 
+#: Rows checked against the workspace: every row the plan decided on a remote record
+#: (or on its absence). Invalid rows fail anyway; blocked rows are failed already.
+CHECKED: frozenset[Action] = frozenset(
+    {
+        Action.CREATE,
+        Action.UPDATE,
+        Action.REPLACE,
+        Action.DELETE,
+        Action.UNCHANGED,
+        Action.SKIP,
+    }
+)
+
+
+def _checked(ch: Change) -> bool:
+    return ch.action in CHECKED and ch.blocked_by is None
+
 
 def plan_specs(plan: Plan) -> list[LinkSpec]:
-    """The desired links a plan was made from, plus the links it deletes (as specs), so
-    fetching them again reads every record the plan touches. A create with a stable slug
-    stays a row without slug: its domain is listed, so both a link made meanwhile with
-    its slug and one made with its URL are seen."""
+    """The desired links a plan was made from (every row it checks: unchanged and
+    skipped rows too), plus the links it deletes (as specs), so fetching them again
+    reads every record the plan saw. A create with a stable slug stays a row without
+    slug: its domain is listed, so both a link made meanwhile with its slug and one made
+    with its URL are seen."""
     out: list[LinkSpec] = []
     for ch in plan.changes:
-        if not ch.is_write:
+        if not _checked(ch):
             continue
         if ch.spec is not None and not ch.spec.slug and ch.action is Action.CREATE:
             out.append(replace(ch.spec, domain=ch.domain))
@@ -39,7 +62,12 @@ def plan_specs(plan: Plan) -> list[LinkSpec]:
     return out
 
 
-def _why_stale(ch: Change, now: RemoteLink | None, fresh: RemoteState) -> str | None:
+def _why_stale(
+    ch: Change, now: RemoteLink | None, fresh: RemoteState, options: SyncOptions
+) -> str | None:
+    if ch.remote is None and ch.action is Action.SKIP:
+        # Skipped because the link did not exist (update-only): stale when it does now.
+        return f"{ch.label()} was created since the plan was made" if now is not None else None
     if ch.action is Action.CREATE:
         if now is not None:
             return f"{ch.label()} was created since the plan was made"
@@ -55,16 +83,24 @@ def _why_stale(ch: Change, now: RemoteLink | None, fresh: RemoteState) -> str | 
         return (
             f"{ch.label()} changed since the plan was made (updatedAt {before} -> {now.updated_at})"
         )
+    if ch.spec is not None and ch.remote is not None:
+        # What the row would change now against what it changed then (a service that
+        # does not move updatedAt on every edit is still caught).
+        then = set(compare(ch.spec, ch.remote, options).fields)
+        moved = sorted({f.field for f in then ^ set(compare(ch.spec, now, options).fields)})
+        if moved:
+            return f"{ch.label()} changed since the plan was made ({', '.join(moved)})"
     return None
 
 
 def mark_stale(plan: Plan, fresh: RemoteState) -> Plan:
-    """The plan with each stale write blocked by STALE_PLAN (a per-row failure)."""
+    """The plan with each stale row blocked by STALE_PLAN (a per-row failure): writes,
+    and the unchanged and skipped rows the plan decided on what it saw."""
     changes: list[Change] = []
     for ch in plan.changes:
-        if ch.is_write:
+        if _checked(ch):
             now = fresh.get(ch.domain, ch.slug) if ch.slug else None
-            why = _why_stale(ch, now, fresh)
+            why = _why_stale(ch, now, fresh, plan.options)
             if why is not None:
                 problem = Problem("STALE_PLAN", why, ch.provenance, None)
                 ch = replace(ch, problems=(*ch.problems, problem), blocked_by="STALE_PLAN")

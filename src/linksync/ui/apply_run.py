@@ -125,7 +125,8 @@ class PageApply:
             cancel=cancel,
             events=events,
             force=True if self.force else None,
-            **choices.reading(),
+            # the uploads are read for their passwords only: the plan holds the rest
+            mapping=choices.reading()["mapping"],
         )
         feed.note(None)
         code = results.exit_code
