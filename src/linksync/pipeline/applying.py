@@ -6,7 +6,9 @@
    Temporary files that killed runs of this host left beside those outputs are then
    removed, with a warning naming them (``linksync.safe.leftovers``).
 2. The sources are read and validated; an error that belongs to no row refuses the run
-   (``FileProblems``) unless a saved plan is applied.
+   (``FileProblems``) unless a saved plan is applied. A mirror refuses first
+   (``MirrorRefused``, exit 2) a source that was not read or declared nothing
+   (``refuse_undeclared``), ``force`` or not.
 3. The run lock is taken (keyed on the target by default); then the reports are opened
    and the last run against the target is read from the journals.
 4. The plan (fresh, or the saved one refreshed: stale rows blocked) is shown to the
@@ -53,6 +55,7 @@ from linksync.pipeline.inputs import (
     Sources,
     load_specs,
     refuse_file_errors,
+    refuse_undeclared,
     source_paths,
 )
 from linksync.pipeline.lock import LockHolder, acquire_lock
@@ -185,6 +188,7 @@ class ApplyRun:
             for note in validation.notes:
                 self.events.note(note)
             if saved is None:
+                refuse_undeclared(validation, req.options)
                 refuse_file_errors(validation)
         try:
             results = await self._locked(paths, validation, saved)

@@ -19,9 +19,11 @@ from linksync.api import LinkClient
 from linksync.errors import ConfigError
 from linksync.model import LinkSpec, Problem, Severity
 from linksync.model.outcome import EXIT_CHANGES_PENDING, EXIT_OK, EXIT_ROWS_FAILED
+from linksync.pipeline.inputs import refuse_undeclared
 from linksync.sync.diff import diff
 from linksync.sync.enrich import enrich
 from linksync.sync.options import SyncOptions
+from linksync.sync.ownership import owner_tag_unused
 from linksync.sync.plan import Change, Plan, restore_passwords
 from linksync.sync.remote import fetch_remote
 from linksync.sync.stale import mark_stale, plan_specs
@@ -79,7 +81,13 @@ async def make_plan(
     ai_og: bool = False,
     target: str | None = None,
 ) -> Plan:
-    """Fetch what the plan needs, fill slugs/descriptions when asked, and diff."""
+    """Fetch what the plan needs, fill slugs/descriptions when asked, and diff.
+
+    A mirror refuses first (``MirrorRefused``, no request sent) when its sources have a
+    file-level error or declared nothing (``refuse_undeclared``); the fetch refuses a
+    scope domain the workspace does not have (``ConfigError``); an owner tag no link
+    and no row carries is a warning of the plan (``Plan.problems``)."""
+    refuse_undeclared(validation, options)
     specs = list(validation.specs)
     valid = [s for i, s in enumerate(specs) if i not in validation.invalid]
     remote = await fetch_remote(client, valid, options)
@@ -87,7 +95,7 @@ async def make_plan(
         specs = await enrich(
             specs, remote, client, options, ai_slug=ai_slug, ai_og=ai_og, skip=validation.invalid
         )
-    return diff(
+    made = diff(
         specs,
         remote,
         options,
@@ -95,6 +103,9 @@ async def make_plan(
         invalid=validation.invalid,
         target=target,
     )
+    tags = (t for link in remote.links.values() for t in link.tags)
+    unused = owner_tag_unused(options, remote.owner_tagged, specs, tags)
+    return replace(made, problems=(*made.problems, unused)) if unused is not None else made
 
 
 async def refresh_saved(client: LinkClient, plan: Plan, specs: Iterable[LinkSpec] = ()) -> Plan:

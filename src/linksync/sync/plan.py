@@ -199,6 +199,8 @@ class Plan:
     safety: Safety = field(default_factory=lambda: Safety(0, 0, 0))
     target: str | None = None
     unmanaged: Unmanaged = field(default_factory=Unmanaged)
+    #: Warnings of the plan as a whole, of no row (an owner tag nobody carries).
+    problems: tuple[Problem, ...] = ()
 
     def __repr__(self) -> str:
         # Short, as ``Results``'s: a plan is the result of ``asyncio.run`` too.
@@ -239,6 +241,7 @@ class Plan:
             "safety": self.safety.to_dict(),
             "changes": [ch.to_dict() for ch in self.changes],
             "unmanaged": self.unmanaged.to_dict(),
+            "problems": [p.to_dict() for p in self.problems],
         }
 
     def to_json(self) -> str:
@@ -259,6 +262,7 @@ class Plan:
             safety=Safety.from_dict(data["safety"]) if data.get("safety") else Safety(0, 0, 0),
             target=data.get("target"),
             unmanaged=Unmanaged.from_dict(data.get("unmanaged") or {}),
+            problems=tuple(Problem.from_dict(p) for p in data.get("problems") or ()),
         )
 
     @classmethod
