@@ -171,8 +171,8 @@ def owner_tag_unused(
     return Problem(
         "OWNER_TAG_UNUSED",
         f"--owner-tag {tag}: no link of the workspace and no row carries it{hint}, so this "
-        "mirror deletes nothing; the links it creates or updates get it (a first run "
-        "starts it)",
+        "mirror deletes nothing and the links it writes get this tag (expected on a first "
+        "run; else check its spelling)",
         None,
         None,
         Severity.WARNING,
