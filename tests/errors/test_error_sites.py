@@ -68,11 +68,13 @@ SITES: dict[tuple[str, str], set[str]] = {
         "FILE_ERROR",
         "INTERRUPTED",
         "LOCK_HELD",
+        "MIRROR_REFUSED",
         "PLAN_MISMATCH",
         "UNEXPECTED_ERROR",
         "UNSAFE_PLAN",
     },
     ("model/outcome.py", "error_constant"): {"FILE_ERROR", "UNEXPECTED_ERROR"},
+    ("pipeline/inputs.py", "<module>"): {"EMPTY_SOURCE"},  # NO_SOURCES: an empty list
     ("rules/__init__.py", "check_slug"): {"INVALID_SLUG", "RESERVED_SLUG"},
     ("rules/__init__.py", "check_url"): {"INVALID_URL"},
     ("rules/__init__.py", "parse_expiry"): {"INVALID_EXPIRY"},
@@ -140,7 +142,9 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sync/execute.py", "<module>"): {"INTERRUPTED"},
     ("sync/execute.py", "not_attempted"): {"NOT_ATTEMPTED"},
     ("sync/ownership.py", "<module>"): {"OWNED_BY_OTHER"},
+    ("sync/ownership.py", "owner_tag_unused"): {"OWNER_TAG_UNUSED"},
     ("sync/results.py", "static_result"): {"PASSWORD_NOT_IN_PLAN"},
+    ("sync/safety.py", "<module>"): {"EMPTY_SOURCE"},  # DECLARES_NOTHING: refuses a mirror
     ("sync/safety.py", "mark_quota"): {"QUOTA_WOULD_EXCEED"},
     ("sync/stale.py", "mark_stale"): {"STALE_PLAN"},
     ("validate/duplicates.py", "duplicates"): {"DUPLICATE_IN_SOURCE"},

@@ -32,6 +32,7 @@ Exception tree::
     │       ├── CertificateError   the service's TLS certificate did not verify
     │       └── ProxyAuthError     the proxy refused linksync's credentials (407)
     ├── UnsafePlanError            a plan crosses a safety threshold (use --force)
+    │   └── MirrorRefused          a mirror's source declared nothing (no --force)
     ├── LockError                  another run holds the lock (exit 2)
     └── StoppedAfterWrites         an error or an interrupt ended a run that had
         └── InterruptedAfterWrites   written already (exit 1, or 130 when interrupted)
@@ -62,6 +63,7 @@ from linksync.errors.tree import (
     LinkNotFound,
     LinksyncError,
     LockError,
+    MirrorRefused,
     NetworkSetupError,
     ProxyAuthError,
     QuotaExceeded,
@@ -90,6 +92,7 @@ __all__ = [
     "LinkNotFound",
     "LinksyncError",
     "LockError",
+    "MirrorRefused",
     "NetworkSetupError",
     "Origin",
     "ProxyAuthError",

@@ -114,6 +114,10 @@ ADVICE: dict[str, str] = {
         "whoever runs linksync to replace it (--allow-replace)."
     ),
     "OWNED_BY_OTHER": "Another team's link: leave it out of your sheet, or ask its owner.",
+    "OWNER_TAG_UNUSED": (
+        "Check the owner tag's spelling (--owner-tag, the profile's owner_tag:): no link "
+        "carries it yet."
+    ),
     "STALE_PLAN": "The link changed in the workspace after the plan was shown: plan again.",
     "PLAN_MISMATCH": (
         "Apply the saved plan to the workspace it was made for, with its own unchanged "
@@ -137,6 +141,10 @@ ADVICE: dict[str, str] = {
     "CONFIG_ERROR": "Correct the profile, flag or variable the message names, then run again.",
     "LOCK_HELD": "Another run is working on this workspace: wait for it to finish.",
     "UNSAFE_PLAN": "Check the plan: if it is what you want, run again with --force.",
+    "MIRROR_REFUSED": (
+        "Fix the source the message names so that it declares its links (a file meant to "
+        "declare none says so: links: []), then run again."
+    ),
     "FILE_ERROR": "Check the file named exists and may be read (or written), then run again.",
     "UNEXPECTED_ERROR": "A bug in linksync: run again, and report it with the log if it stays.",
     # --- a destination check (--check-destinations) ---

@@ -224,6 +224,11 @@ _TABLE: tuple[ErrorDef, ...] = (
             "The link is marked by another owner's tag; the write would take it over "
             "(--allow-takeover)",
         ),
+        (
+            "OWNER_TAG_UNUSED",
+            "No link of the workspace and no row carries the owner tag: a mirror scoped by "
+            "it deletes nothing (a misspelt tag?)",
+        ),
         ("STALE_PLAN", "The remote link changed since the saved plan was made"),
         (
             "PLAN_MISMATCH",
@@ -283,6 +288,11 @@ _TABLE: tuple[ErrorDef, ...] = (
         ("CONFIG_ERROR", "A profile, target, flag, variable or output is wrong: nothing done"),
         ("LOCK_HELD", "Another linksync run holds the lock of this workspace: nothing done"),
         ("UNSAFE_PLAN", "The plan crosses a safety threshold: nothing done; --force to apply"),
+        (
+            "MIRROR_REFUSED",
+            "A mirror's source was not read, declared nothing or has a file-level problem: "
+            "nothing deleted, nothing done (--force does not pass it)",
+        ),
         ("FILE_ERROR", "A file the run reads or writes cannot be used (missing, no access)"),
         ("UNEXPECTED_ERROR", "linksync failed in a way it does not foresee (a bug)"),
         # --- a destination check (--check-destinations; linksync.validate.destinations) ------

@@ -205,6 +205,17 @@ class UnsafePlanError(LinksyncError):
     """The plan crosses a safety threshold (too many updates or deletes). Use --force."""
 
 
+class MirrorRefused(UnsafePlanError):
+    """A mirror run refused before any write: one of its sources could not be read,
+    declared nothing, or has a file-level problem, so the deletes it would plan follow
+    from no declaration. ``--force`` does not pass it (it is for the thresholds).
+    ``problems`` are the file-level problems that refused it."""
+
+    def __init__(self, message: str, problems: Sequence[Finding] = ()) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)
+
+
 class LockError(LinksyncError):
     """Another linksync run holds the lock for this target."""
 

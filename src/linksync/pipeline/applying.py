@@ -8,7 +8,9 @@
 2. A saved plan is checked before any request: its sources, the options given
    (``linksync.pipeline.saved``). The sources are read and validated; an error that
    belongs to no row refuses the run (``FileProblems``) unless a saved plan is applied
-   (its sources are read for their passwords only).
+   (its sources are read for their passwords only). A mirror refuses first
+   (``MirrorRefused``, exit 2) a source that was not read or declared nothing
+   (``refuse_undeclared``), ``force`` or not.
 3. The run lock is taken (keyed on the target by default); then the reports are opened
    and the last run against the target is read from the journals.
 4. The plan (fresh, or the saved one checked against the workspace it was made for
@@ -56,6 +58,7 @@ from linksync.pipeline.inputs import (
     Sources,
     load_specs,
     refuse_file_errors,
+    refuse_undeclared,
     source_paths,
 )
 from linksync.pipeline.lock import LockHolder, acquire_lock
@@ -199,6 +202,7 @@ class ApplyRun:
             for note in validation.notes:
                 self.events.note(note)
             if saved is None:
+                refuse_undeclared(validation, req.options)
                 refuse_file_errors(validation)
         try:
             results = await self._locked(paths, validation, saved)

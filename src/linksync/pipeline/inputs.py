@@ -1,6 +1,7 @@
 """What a run is asked: the sync options (the caller's over the profile's defaults) and
 the reading options of its sources; reading and validating the sources; refusing
-sources with an error that belongs to no row.
+sources with an error that belongs to no row, and a mirror over sources that did not
+declare what it would delete (``refuse_undeclared``).
 
 The readers and validation are imported when a run reads its sources, not with this
 module (``linksync plan --help`` stays light); the spreadsheet readers bring pandas
@@ -16,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from linksync.config import Settings
 from linksync.config.profiles import refuse_unknown
-from linksync.errors import ConfigError, FileProblems
-from linksync.model import LinkSpec, Severity
+from linksync.errors import ConfigError, FileProblems, MirrorRefused
+from linksync.model import LinkSpec, Problem, Severity
 from linksync.rules.utm import UtmRules
 from linksync.sync.options import SyncOptions
+from linksync.sync.safety import mirror_refusal, undeclared
 from linksync.sync.slugs import Slugless
 
 if TYPE_CHECKING:
@@ -149,7 +151,25 @@ def read_and_validate(
         utm_rules=reading.utm_rules,
         fix_utm_case=reading.fix_utm_case,
     )
+    if not items:
+        validation = replace(
+            validation,
+            problems=(NO_SOURCES, *validation.problems),
+            file_problems=(NO_SOURCES, *validation.file_problems),
+        )
     return batch, _destinations(validation, reading)
+
+
+#: The file-level problem of a run given no source at all (an empty list of LinkSpec
+#: objects): it declares nothing, so a mirror refuses it (``refuse_undeclared``).
+NO_SOURCES = Problem(
+    "EMPTY_SOURCE",
+    "no sources given (an empty list declares no link; to empty a mirror's scope, plan "
+    "from a file that says `links: []`)",
+    None,
+    None,
+    Severity.WARNING,
+)
 
 
 def _destinations(validation: Validation, reading: Reading) -> Validation:
@@ -179,6 +199,18 @@ def refuse_file_errors(validation: Validation) -> None:
             validation.file_problems,
             path=first.provenance.source if first.provenance else None,
         )
+
+
+def refuse_undeclared(validation: Validation, options: SyncOptions) -> None:
+    """Raise ``MirrorRefused`` (exit 2, before any request) when a mirror's sources
+    have a file-level error or declared nothing (``EMPTY_SOURCE``, whatever its
+    severity): the deletes it would plan follow from no declaration. ``force`` does not
+    pass it."""
+    if not options.deletes:
+        return
+    reason = mirror_refusal(validation.file_problems)
+    if reason is not None:
+        raise MirrorRefused(reason, undeclared(validation.file_problems))
 
 
 def options_from(settings: Settings, options: SyncOptions | None, **given: Any) -> SyncOptions:

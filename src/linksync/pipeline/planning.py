@@ -12,7 +12,7 @@ again under the limits of the apply), or a fresh plan. ``Planned`` is what
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,11 +21,13 @@ from linksync.config import Settings
 from linksync.errors import ConfigError
 from linksync.model import LinkSpec, Problem, Severity
 from linksync.model.outcome import EXIT_CHANGES_PENDING, EXIT_OK, EXIT_ROWS_FAILED
+from linksync.pipeline.inputs import refuse_undeclared
 from linksync.pipeline.saved import workspace_here
 from linksync.sync.binding import check_workspace
 from linksync.sync.diff import diff
 from linksync.sync.enrich import enrich
 from linksync.sync.options import SyncOptions
+from linksync.sync.ownership import owner_tag_unused
 from linksync.sync.plan import Change, Plan, restore_passwords
 from linksync.sync.remote import fetch_remote
 from linksync.sync.saved_options import rejudge
@@ -84,7 +86,13 @@ async def make_plan(
     ai_og: bool = False,
     target: str | None = None,
 ) -> Plan:
-    """Fetch what the plan needs, fill slugs/descriptions when asked, and diff."""
+    """Fetch what the plan needs, fill slugs/descriptions when asked, and diff.
+
+    A mirror refuses first (``MirrorRefused``, no request sent) when its sources have a
+    file-level error or declared nothing (``refuse_undeclared``); the fetch refuses a
+    scope domain the workspace does not have (``ConfigError``); an owner tag no link
+    and no row carries is a warning of the plan (``Plan.problems``)."""
+    refuse_undeclared(validation, options)
     specs = list(validation.specs)
     valid = [s for i, s in enumerate(specs) if i not in validation.invalid]
     remote = await fetch_remote(client, valid, options)
@@ -92,7 +100,7 @@ async def make_plan(
         specs = await enrich(
             specs, remote, client, options, ai_slug=ai_slug, ai_og=ai_og, skip=validation.invalid
         )
-    return diff(
+    made = diff(
         specs,
         remote,
         options,
@@ -100,6 +108,9 @@ async def make_plan(
         invalid=validation.invalid,
         target=target,
     )
+    tags = (t for link in remote.links.values() for t in link.tags)
+    unused = owner_tag_unused(options, remote.owner_tagged, specs, tags)
+    return replace(made, problems=(*made.problems, unused)) if unused is not None else made
 
 
 async def refresh_saved(client: LinkClient, plan: Plan, specs: Iterable[LinkSpec] = ()) -> Plan:

@@ -101,6 +101,7 @@ def render_plan_text(plan: Plan) -> str:
     if plan.quota is not None:
         out.append(f"  quota: {plan.quota.describe()}")
     out.append(f"  unmanaged: {plan.unmanaged.describe()}")
+    out.extend(f"  {p.severity.value}: {p.constant}: {p.message}" for p in plan.problems)
     slugless = slugless_note(plan)
     if slugless is not None:
         out.append(f"  slugs: {slugless}")
@@ -125,6 +126,7 @@ def plan_notes(plan: Plan) -> tuple[str, ...]:
     if plan.quota is not None and plan.quota.excess:
         notes.append(f"Quota: {plan.quota.describe()}.")
     notes.append(f"Unmanaged: {plan.unmanaged.describe()}.")
+    notes.extend(f"{p.severity.value.title()}: {p.constant}: {p.message}." for p in plan.problems)
     slugless = slugless_note(plan)
     if slugless is not None:
         notes.append(f"Slugs: {slugless}.")

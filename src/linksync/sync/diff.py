@@ -16,7 +16,10 @@ Rules (DESIGN.md, "Sync semantics"):
   DOMAIN_NOT_ACTIVE; rows with validation errors are ``invalid``; two rows claiming the
   same link are DUPLICATE_IN_SOURCE (the later one).
 - Mirror mode deletes remote links in scope that no row claims (an invalid row still
-  protects its link). Quota and safety are judged on the finished list of changes.
+  protects its link). A row that failed (validation, an unknown domain) protects every
+  link of its slug in the scope, whatever domain it named (a row without slug: every
+  link of its URL); the plan names each such link ``skip``, kept by that row. Quota
+  and safety are judged on the finished list of changes.
 - An update, replace or delete of a link another owner tag marks is refused
   (OWNED_BY_OTHER) unless ``allow_takeover`` (``linksync.sync.ownership``).
 - Links of fully listed domains that no row claims and that are outside the scope
@@ -31,7 +34,7 @@ from dataclasses import replace
 from linksync.model import Action, LinkKey, LinkSpec, Place, Problem, RemoteLink, Severity
 from linksync.sync.compare import compare, create_payload, row_domain
 from linksync.sync.options import Mode, SyncOptions
-from linksync.sync.ownership import other_owners, takeover_note, takeover_refused
+from linksync.sync.ownership import kept_by_invalid, other_owners, takeover_note, takeover_refused
 from linksync.sync.plan import Change, FieldChange, Plan, Unmanaged, sort_changes
 from linksync.sync.safety import judge_safety, mark_quota
 from linksync.sync.slugs import MAX_CANDIDATES, Slugless, first_free, identity_domain
@@ -66,6 +69,8 @@ class _Differ:
         self.claimed: dict[LinkKey, int] = {}
         self.claimed_urls: dict[tuple[str, str], int] = {}
         self.protected_urls: set[tuple[str, str]] = set()
+        #: slug (folded) or URL (edges stripped) -> the first invalid row naming it
+        self.kept_by: dict[str, LinkSpec] = {}
         self.rows: dict[int, LinkSpec] = {}
 
     def row_change(self, index: int, spec: LinkSpec) -> Change:
@@ -102,8 +107,10 @@ class _Differ:
     def _protect(self, spec: LinkSpec, domain: str, index: int) -> None:
         if spec.slug:
             self.claimed.setdefault(LinkKey.of(domain, spec.slug), index)
+            self.kept_by.setdefault(spec.slug.lower(), spec)
         elif spec.url:
             self.protected_urls.add((domain, spec.url.strip()))
+            self.kept_by.setdefault(spec.url.strip(), spec)
 
     def _domain_problem(self, spec: LinkSpec, domain: str) -> Problem | None:
         if domain == self.remote.system_domain:
@@ -297,6 +304,10 @@ class _Differ:
             if not self.in_scope(link) or key in self.claimed:
                 continue
             if (key.domain, link.url.strip()) in self.protected_urls:
+                continue
+            kept = kept_by_invalid(link, self.kept_by, start) if self.kept_by else None
+            if kept is not None:
+                out.append(kept)
                 continue
             action = Action.DELETE
             problems: tuple[Problem, ...] = ()

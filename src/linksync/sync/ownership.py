@@ -13,14 +13,23 @@ of neither shape has no family: no other owner can be recognised.
 An update, replace or delete of a link marked by another owner would take it over: the
 plan refuses it (OWNED_BY_OTHER) unless ``SyncOptions.allow_takeover``; with it, the
 write replaces the other owner's tag by ours, so the link is ours afterwards.
+
+The scope names something: each scope domain (``--domain``) is the system domain or a
+domain registered in the workspace, spelled as a bare host name (``check_scope``), and
+an owner tag no link and no row carries is a warning (``owner_tag_unused``). A row that
+failed keeps the links of its slug in the scope (``kept_by_invalid``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import difflib
+from collections.abc import Collection, Iterable, Mapping
+from urllib.parse import urlsplit
 
-from linksync.model import LinkSpec, Problem, RemoteLink, Severity
+from linksync.errors import ConfigError
+from linksync.model import Action, LinkSpec, Problem, RemoteLink, Severity
 from linksync.sync.options import SyncOptions
+from linksync.sync.plan import Change
 
 OWNED_BY_OTHER = "OWNED_BY_OTHER"
 _BY = "-by-"
@@ -85,5 +94,86 @@ def takeover_note(link: RemoteLink, spec: LinkSpec | None, options: SyncOptions)
         f"replaced by {options.owner_tag}",
         spec.provenance if spec is not None else None,
         "tags",
+        Severity.WARNING,
+    )
+
+
+def kept_by_invalid(link: RemoteLink, kept_by: Mapping[str, LinkSpec], start: int) -> Change | None:
+    """The ``skip`` of a link in a mirror's scope that a row which failed declares by
+    its slug (``kept_by``: folded slugs and stripped URLs of such rows), whatever domain
+    the row named; or, for a row without slug, by its URL. A mirror never deletes it: a
+    row with a misspelt domain still means the link of its slug."""
+    spec, named = kept_by.get(link.slug.lower()), f"the slug {link.slug}"
+    if spec is None:
+        spec, named = kept_by.get(link.url.strip()), "its URL"
+    if spec is None:
+        return None
+    where = spec.provenance.where() if spec.provenance else "a row"
+    why = (
+        f"kept, not deleted: {where} declares {named} and failed, so the mirror keeps "
+        "the link it may mean; fix the row"
+    )
+    return Change(Action.SKIP, link.domain, link.slug, start, None, link, reason=why)
+
+
+def _bare_host(entry: str) -> str:
+    """``entry`` as the host name alone (``https://go.example.com/`` -> go.example.com)."""
+    text = entry.strip()
+    host = urlsplit(text).hostname if "://" in text else text.split("/", 1)[0]
+    return (host or text).strip().lower()
+
+
+def check_scope(options: SyncOptions, system_domain: str, registered: Collection[str]) -> None:
+    """Refuse (``ConfigError``, before any write) a scope domain that is not the system
+    domain nor a domain registered in the workspace, naming the nearest registered one;
+    or one written as a URL or with a slash, naming the spelling to use (never
+    normalised in silence: a CI job's flags should say what they mean)."""
+    known = sorted({system_domain, *registered} - {""})
+    wrong: list[str] = []
+    for entry in options.scope_domains:
+        host = _bare_host(entry)
+        if host != entry:
+            wrong.append(f"--domain {entry}: write the domain alone: --domain {host}")
+            continue
+        if entry in known:
+            continue
+        near = difflib.get_close_matches(entry, known, n=1, cutoff=0.6)
+        if near:
+            hint = f"; did you mean {near[0]}?"
+        else:
+            hint = f"; its domains: {', '.join(known)}" if known else ""
+        if not system_domain:
+            hint += (
+                " (the service's own domain is not known here: set system_domain in the "
+                "profile if it is this one)"
+            )
+        wrong.append(f"--domain {entry}: no such domain in this workspace{hint}")
+    if wrong:
+        raise ConfigError("; ".join(wrong) + " (nothing done)")
+
+
+def owner_tag_unused(
+    options: SyncOptions,
+    carried: bool | None,
+    desired: Iterable[LinkSpec],
+    tags_seen: Iterable[str] = (),
+) -> Problem | None:
+    """The warning of a mirror scoped by an owner tag that no link of the workspace
+    (``carried``: False; None when not counted) and no row carries: it deletes nothing,
+    and the links it creates get a tag nobody meant (a misspelt tag?)."""
+    tag = options.owner_tag
+    if not options.deletes or tag is None or carried is not False:
+        return None
+    if any(tag in spec.tags for spec in desired if spec.tags):
+        return None
+    near = difflib.get_close_matches(tag, sorted(set(tags_seen)), n=1, cutoff=0.75)
+    hint = f" (did you mean {near[0]}?)" if near else ""
+    return Problem(
+        "OWNER_TAG_UNUSED",
+        f"--owner-tag {tag}: no link of the workspace and no row carries it{hint}, so this "
+        "mirror deletes nothing and the links it writes get this tag (expected on a first "
+        "run; else check its spelling)",
+        None,
+        None,
         Severity.WARNING,
     )

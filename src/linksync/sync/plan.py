@@ -204,6 +204,8 @@ class Plan:
     unmanaged: Unmanaged = field(default_factory=Unmanaged)
     workspace: WorkspaceId | None = None
     sources: tuple[SourceDigest, ...] = ()
+    #: Warnings of the plan as a whole, of no row (an owner tag nobody carries).
+    problems: tuple[Problem, ...] = ()
 
     def __repr__(self) -> str:
         # Short, as ``Results``'s: a plan is the result of ``asyncio.run`` too.
@@ -246,6 +248,7 @@ class Plan:
             "unmanaged": self.unmanaged.to_dict(),
             "workspace": self.workspace.to_dict() if self.workspace is not None else None,
             "sources": [s.to_dict() for s in self.sources],
+            "problems": [p.to_dict() for p in self.problems],
         }
 
     def to_json(self) -> str:
@@ -268,6 +271,7 @@ class Plan:
             unmanaged=Unmanaged.from_dict(data.get("unmanaged") or {}),
             workspace=WorkspaceId.from_dict(data["workspace"]) if data.get("workspace") else None,
             sources=tuple(SourceDigest.from_dict(s) for s in data.get("sources") or ()),
+            problems=tuple(Problem.from_dict(p) for p in data.get("problems") or ()),
         )
 
     @classmethod

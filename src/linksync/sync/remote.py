@@ -1,8 +1,9 @@
 """Fetch the remote state a plan needs, and no more.
 
 Order: the organization (link count and quota: 1 request), the custom domains
-(1 request), then the links of each domain the plan touches, each domain by the cheaper
-of two strategies:
+(1 request: a scope domain that is neither one of them nor the system domain refuses
+the run, ``linksync.sync.ownership.check_scope``), then the links of each domain the
+plan touches, each domain by the cheaper of two strategies:
 
 - ``list``: every page of the domain (limit 100), ceil(n/100) requests; required in
   mirror mode for domains in the delete scope, and for domains with rows that have no
@@ -19,6 +20,10 @@ counting the desired slugs the page already answered.
 When the system domain is not known (a remote target does not announce it), page 1 of
 the unfiltered list names it (one request); with no custom domain that page is also
 page 1 of the system domain's listing, which then goes on unfiltered.
+
+A mirror with an owner tag learns whether any link of the workspace carries it (from
+the links listed, else one page of one link of the tag's listing): a tag nobody carries
+is a warning of the plan (``linksync.sync.ownership.owner_tag_unused``).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from linksync.errors import ApiError, ConfigError
 from linksync.model import LinkKey, LinkSpec, RemoteLink
 from linksync.sync.compare import row_domain
 from linksync.sync.options import SyncOptions
+from linksync.sync.ownership import check_scope
 from linksync.sync.pool import run_pool
 from linksync.sync.state import DomainFetch, DomainInfo, OrgInfo, RemoteState
 
@@ -91,6 +97,7 @@ async def fetch_remote(
     if system is None:
         system = await _discover_system_domain(client, custom, acc)
     system = system.lower()
+    check_scope(options, system, custom)
     if not system:
         acc.listed.add("")
     for domain, need in sorted(needs(desired, options, system).items()):
@@ -102,6 +109,7 @@ async def fetch_remote(
         await _fetch_domain(client, domain, need, link_count, only_domain, acc)
     if options.deletes and not options.scope_domains and options.owner_tag is not None:
         await _fetch_owned(client, options.owner_tag, acc)
+    tagged = await _owner_tagged(client, options, acc)
     return RemoteState(
         system_domain=system,
         links=acc.links,
@@ -111,6 +119,7 @@ async def fetch_remote(
         org=OrgInfo(link_count, int(quota)) if quota is not None else None,
         fetches=tuple(acc.fetches),
         requests=acc.requests,
+        owner_tagged=tagged,
     )
 
 
@@ -288,3 +297,18 @@ async def _fetch_owned(client: LinkClient, owner_tag: str, acc: _Acc) -> None:
             count += 1
     acc.requests += spent
     acc.fetches.append(DomainFetch(f"tag:{owner_tag}", "list", spent, None, count))
+
+
+async def _owner_tagged(client: LinkClient, options: SyncOptions, acc: _Acc) -> bool | None:
+    """Mirror with an owner tag: whether a link of the workspace carries it (a link
+    fetched already, else one page of one link of the tag's listing). None otherwise."""
+    tag = options.owner_tag
+    if not options.deletes or tag is None:
+        return None
+    if any(tag in link.tags for link in acc.links.values()):
+        return True
+    if not options.scope_domains:
+        return False  # _fetch_owned listed every link carrying it: none
+    page = await client.list_links_page(page=1, limit=1, tag=tag)
+    acc.requests += 1
+    return bool(page.links)

@@ -1,10 +1,10 @@
 """Reaching the plan's verdicts (``linksync.sync.verdicts``): room under the link quota,
-and the octoDNS-style safety thresholds (would applying this plan be refused?). Pure:
-no I/O."""
+the octoDNS-style safety thresholds (would applying this plan be refused?), and whether
+a mirror's sources declared what it would delete (``mirror_refusal``). Pure: no I/O."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from linksync.model import Action, Problem, RemoteLink, Severity
@@ -75,3 +75,33 @@ def threshold_reason(existing: int, changed: int, deletes: int, options: SyncOpt
             f"{existing} existing links, above the {options.max_change_ratio:.0%} limit"
         )
     return None
+
+
+#: A file-level problem of this constant refuses a mirror whatever its severity: the
+#: source (a file, a sheet, a folder) declared nothing.
+DECLARES_NOTHING = "EMPTY_SOURCE"
+
+
+def undeclared(file_problems: Iterable[Problem]) -> tuple[Problem, ...]:
+    """The file-level problems (``Validation.file_problems``: a source not read, a
+    structure not understood, a file a folder skipped) that refuse a mirror: every
+    error, and every ``EMPTY_SOURCE`` whatever its severity."""
+    return tuple(
+        p for p in file_problems if p.severity is Severity.ERROR or p.constant == DECLARES_NOTHING
+    )
+
+
+def mirror_refusal(file_problems: Iterable[Problem]) -> str | None:
+    """Why a mirror over sources with these file-level problems plans no delete (None:
+    it may). A mirror deletes what its sources do not declare, so a source that was not
+    read, or declared nothing, would delete every link it was meant to keep."""
+    found = undeclared(file_problems)
+    if not found:
+        return None
+    first = found[0]
+    more = f" (and {len(found) - 1} more file-level problems)" if len(found) > 1 else ""
+    return (
+        f"mirror refused: {first.where()}: {first.constant}: {first.message}{more}; a mirror "
+        "deletes only what its sources declare. Fix the source, or declare an empty file "
+        "with `links: []`"
+    )

@@ -71,6 +71,8 @@ class RemoteState:
     org: OrgInfo | None = None
     fetches: tuple[DomainFetch, ...] = ()
     requests: int = 0
+    #: Mirror with an owner tag: whether a link of the workspace carries it (None: not asked)
+    owner_tagged: bool | None = None
     #: domain -> URL (edges stripped) -> its links, filled on first use (``with_url``)
     _by_url: dict[str, dict[str, list[RemoteLink]]] = field(
         default_factory=dict, init=False, repr=False, compare=False
