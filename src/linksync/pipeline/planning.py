@@ -21,6 +21,7 @@ from linksync.model import LinkSpec, Problem, Severity
 from linksync.model.outcome import EXIT_CHANGES_PENDING, EXIT_OK, EXIT_ROWS_FAILED
 from linksync.sync.diff import diff
 from linksync.sync.enrich import enrich
+from linksync.sync.fingerprints import PasswordMemory
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Change, Plan, restore_passwords
 from linksync.sync.remote import fetch_remote
@@ -78,8 +79,10 @@ async def make_plan(
     ai_slug: bool = False,
     ai_og: bool = False,
     target: str | None = None,
+    passwords: PasswordMemory | None = None,
 ) -> Plan:
-    """Fetch what the plan needs, fill slugs/descriptions when asked, and diff."""
+    """Fetch what the plan needs, fill slugs/descriptions when asked, and diff
+    (``passwords``: what this machine sent, ``linksync.pipeline.passwords``)."""
     specs = list(validation.specs)
     valid = [s for i, s in enumerate(specs) if i not in validation.invalid]
     remote = await fetch_remote(client, valid, options)
@@ -94,6 +97,7 @@ async def make_plan(
         problems=validation.problems,
         invalid=validation.invalid,
         target=target,
+        passwords=passwords,
     )
 
 
