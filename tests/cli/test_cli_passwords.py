@@ -150,3 +150,20 @@ def test_a_deleted_link_forgets_its_fingerprint(workdir: Path) -> None:
     sheet(workdir, "vip,https://example.com/vip,s3cret", "keep,https://e.com/k,")
     assert run("apply", links, "--yes").exit_code == 0
     assert "PASSWORD_NOT_SENT" not in run("plan", links).stdout
+
+
+def test_an_unreadable_fingerprint_file_is_a_warning_not_a_failed_run(workdir: Path) -> None:
+    state = Path(os.environ["LINKSYNC_STATE_DIR"])
+    links = sheet(workdir, "vip,https://example.com/vip,first-secret")
+    assert run("apply", links, "--yes").exit_code == 0
+    (fingerprints,) = state.glob("passwords/*.json")
+    fingerprints.write_text("not json {", encoding="utf-8")
+    sheet(workdir, "vip,https://example.com/vip,second-secret")
+    plan = run("plan", links)
+    assert plan.exit_code == 0, plan.output
+    assert "Warning: cannot use the password fingerprints" in plan.stderr
+    assert "warning PASSWORD_NOT_SENT" in plan.stdout
+    reset = run("apply", links, "--yes", "--reset-passwords")
+    assert reset.exit_code == 0, reset.output
+    assert opens(workdir, "vip", "second-secret") == 302
+    assert "PASSWORD_NOT_SENT" not in run("plan", links).stdout  # the file written anew

@@ -162,6 +162,8 @@ class PasswordStore:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
+        except ValueError:  # not JSON (nor UTF-8)
+            data = None
         if not isinstance(data, dict):
             data = {}
         links = data.get("links")
