@@ -109,7 +109,7 @@ def test_json_log_format_keeps_stderr_json_even_for_errors(workdir: Path, source
     progress = [e for e in events if e["event"] == "progress"]
     assert progress[-1]["applied"] == 3 and progress[-1]["total"] == 3
     plan = next(e["message"] for e in events if e.get("message", "").startswith("Plan: 3"))
-    assert "create    lnk.test/alpha  [links.csv, row 2]" in plan
+    assert "create    lnk.test/alpha -> https://example.com/alpha  [links.csv, row 2]" in plan
     assert failed.exit_code == 2
     error = [json.loads(line) for line in failed.stderr.splitlines()][-1]
     assert error["event"] == "error" and "would replace the source" in error["message"]

@@ -130,9 +130,12 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sources/yaml_reader.py", "_file_problem"): {"INVALID_FIELD"},
     ("sources/yaml_reader.py", "_read_file"): {"EMPTY_SOURCE"},
     ("sources/yaml_reader.py", "_unknown"): {"UNKNOWN_COLUMN"},
+    # the plan's last line counts the passwords not sent (issue 29)
+    ("report/plans.py", "left_to_do"): {"PASSWORD_NOT_SENT"},
     ("sync/calls.py", "adopt_stable"): {"SLUG_EXISTS"},
     ("sync/calls.py", "converge"): {"REPLACE_REQUIRED"},
     ("sync/calls.py", "recheck"): {"AMBIGUOUS_MATCH"},
+    ("sync/compare.py", "unsent_password"): {"PASSWORD_NOT_SENT"},
     # SLUG_EXISTS: every stable slug candidate of a slugless row is taken.
     ("sync/diff.py", "_decide"): {"MISSING_URL", "REPLACE_REQUIRED", "SLUG_EXISTS"},
     ("sync/diff.py", "_domain_problem"): {"DOMAIN_NOT_ACTIVE", "DOMAIN_NOT_FOUND"},

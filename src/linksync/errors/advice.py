@@ -83,6 +83,10 @@ ADVICE: dict[str, str] = {
     "PASSWORD_NOT_IN_PLAN": (
         "Give the sources to apply --plan as well, so the passwords are read from them."
     ),
+    "PASSWORD_NOT_SENT": (
+        "Run apply with --reset-passwords to send the passwords of your rows; after that, "
+        "runs from this machine send a password again only when you change it."
+    ),
     "DUPLICATE_IN_SOURCE": (
         "The same short link is on two rows: change the slug on one of them, or delete "
         "the second row."

@@ -194,6 +194,11 @@ _TABLE: tuple[ErrorDef, ...] = (
             "A saved plan holds no link passwords: the sources must be given to apply it",
         ),
         (
+            "PASSWORD_NOT_SENT",
+            "A row gives a password for a link that has one, which the service never shows "
+            "and no run from this machine recorded: not sent (--reset-passwords)",
+        ),
+        (
             "UNCERTAIN_ENCODING",
             "A file is not UTF-8 and its encoding is not certain: read as the likeliest with a "
             "warning, or not read when its text is too short to tell; name it with --encoding "

@@ -91,6 +91,10 @@ class RowResult:
     #: own (``DEST_NOT_FOUND``, ``URL_PARAM_REPLACED``...); the message lists them, this
     #: keeps them apart for the annotated copy; not a report column.
     warnings: tuple[str, ...] = ()
+    #: The plan's notes on the row (a password changed since the last run from this
+    #: machine; fields its empty cells leave as on the service), listed in the message
+    #: before its warnings; not a report column.
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Report row: the RESULT_COLUMNS, plain JSON types."""
@@ -136,8 +140,9 @@ class RowResult:
         the change was planned against); ``error`` a service error (its constant,
         message, status and requestId unless given). A problem's message names its
         column (``field_name``, the field the constant is about, or ``column``). A row
-        without an error of its own lists its warnings after the message, then its
-        expiry when there is no other message: 'warning DEST_NOT_FOUND: ...; expires ...'."""
+        without an error of its own lists the plan's notes and its warnings after the
+        message, then its expiry when there is no other message: 'warning
+        DEST_NOT_FOUND: ...; expires ...'."""
         spec, prov = change.spec, change.spec.provenance if change.spec else None
         if error is not None:
             constant = constant or error.constant
@@ -148,11 +153,12 @@ class RowResult:
         url = spec.url.strip() if spec is not None and spec.url else None
         expires = expiry_shown(spec)
         warnings = warning_notes(change.problems) if constant is None and change.problems else ()
+        notes = tuple(change.notes) if constant is None else ()
         said = in_column(message, field_name, prov, column)
         if message is None and constant is None and expires is not None:
-            said = "; ".join((*warnings, f"expires {expires}"))
-        elif warnings:
-            said = "; ".join((said, *warnings) if said else warnings)
+            said = "; ".join((*notes, *warnings, f"expires {expires}"))
+        elif warnings or notes:
+            said = "; ".join((said, *notes, *warnings) if said else (*notes, *warnings))
         return cls(
             action=action or change.action,
             status=status,
@@ -174,11 +180,13 @@ class RowResult:
             field_changes=field_changes,
             expires=expires,
             warnings=warnings,
+            notes=notes,
         )
 
     def saying(self, message: str) -> RowResult:
-        """This row with ``message`` in place of its own, its warnings still listed."""
-        return replace(self, message="; ".join((message, *self.warnings)))
+        """This row with ``message`` in place of its own, its notes and warnings still
+        listed."""
+        return replace(self, message="; ".join((message, *self.notes, *self.warnings)))
 
     @property
     def failed(self) -> bool:
@@ -239,6 +247,9 @@ class PlannedRow(Protocol):
 
     @property
     def problems(self) -> tuple[Problem, ...]: ...
+
+    @property
+    def notes(self) -> tuple[str, ...]: ...
 
 
 #: The field a service error is about, so the row can name its column as validate does.

@@ -63,6 +63,7 @@ from linksync.pipeline.inputs import (
 )
 from linksync.pipeline.lock import LockHolder, acquire_lock
 from linksync.pipeline.notify import Alerts, RunEnd, alert_run
+from linksync.pipeline.passwords import load_passwords, password_store, save_passwords
 from linksync.pipeline.planning import plan_to_apply
 from linksync.pipeline.preflight import (
     Checks,
@@ -312,6 +313,7 @@ class ApplyRun:
         on_result: Callable[[RowResult], None],
     ) -> Results:
         req = self.request
+        passwords = password_store(req.settings.target)
         async with req.settings.open_client() as client:
             plan = await plan_to_apply(
                 client,
@@ -323,6 +325,7 @@ class ApplyRun:
                 plan_name=self.plan_name,
                 ai_slug=req.ai_slug,
                 ai_og=req.ai_og,
+                passwords=load_passwords(passwords, self.warn) if saved is None else None,
             )
             log_plan_counts(self.log, plan.counts)
             self.events.planned(plan)
@@ -344,8 +347,10 @@ class ApplyRun:
                     writes=self.writes,
                     recheck_urls=saved is not None or not paths.lock_is_default,
                     cancel=self.cancel,
+                    passwords=passwords,
                 )
             finally:
+                save_passwords(passwords, self.warn)
                 if journal is not None:
                     journal.close()
         return replace(results, info=replace(results.info, target=self.label))

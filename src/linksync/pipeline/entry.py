@@ -33,6 +33,7 @@ from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import Reading, Sources, load_specs, options_from, source_paths
 from linksync.pipeline.keywords import documented, variant
 from linksync.pipeline.notify import Alerts, RunEnd, alert_run
+from linksync.pipeline.passwords import load_passwords, password_store
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
 from linksync.pipeline.preflight import PathArg, clear_leftovers, run_checks, run_paths
 from linksync.pipeline.saved import saved_asks, workspace_here
@@ -168,6 +169,7 @@ async def _planning(
     events.problems(validation.file_problems)
     for note in validation.notes:
         events.note(note)
+    passwords = load_passwords(password_store(settings.target), events.warning)
     async with settings.open_client() as client:
         made = await make_plan(
             client,
@@ -176,6 +178,7 @@ async def _planning(
             ai_slug=kw["ai_slug"],
             ai_og=kw["ai_og"],
             target=label,
+            passwords=passwords,
         )
         # What an apply of this plan checks: the workspace, the sources (sync.binding).
         made = replace(made, workspace=await workspace_here(client, settings), sources=digests)

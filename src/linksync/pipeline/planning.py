@@ -26,6 +26,7 @@ from linksync.pipeline.saved import workspace_here
 from linksync.sync.binding import check_workspace
 from linksync.sync.diff import diff
 from linksync.sync.enrich import enrich
+from linksync.sync.fingerprints import PasswordMemory
 from linksync.sync.options import SyncOptions
 from linksync.sync.ownership import owner_tag_unused
 from linksync.sync.plan import Change, Plan, restore_passwords
@@ -85,8 +86,10 @@ async def make_plan(
     ai_slug: bool = False,
     ai_og: bool = False,
     target: str | None = None,
+    passwords: PasswordMemory | None = None,
 ) -> Plan:
-    """Fetch what the plan needs, fill slugs/descriptions when asked, and diff.
+    """Fetch what the plan needs, fill slugs/descriptions when asked, and diff
+    (``passwords``: what this machine sent, ``linksync.pipeline.passwords``).
 
     A mirror refuses first (``MirrorRefused``, no request sent) when its sources have a
     file-level error or declared nothing (``refuse_undeclared``); the fetch refuses a
@@ -107,6 +110,7 @@ async def make_plan(
         problems=validation.problems,
         invalid=validation.invalid,
         target=target,
+        passwords=passwords,
     )
     tags = (t for link in remote.links.values() for t in link.tags)
     unused = owner_tag_unused(options, remote.owner_tagged, specs, tags)

@@ -131,8 +131,15 @@ def show_value(value: Any, width: int = 60) -> str:
 
 
 def field_change_text(field: str, old: Any, new: Any, width: int = 60) -> str:
-    """'url: https://a -> https://b' (each value cut at ``width``); a password
-    (write-only) only says set or removed."""
+    """'url: https://a -> https://b' (each value cut at ``width``); tags as 'added a, b;
+    removed c'; a password (write-only, never shown) only '(set)' or '(removed)'."""
     if field == "password":
-        return "password: (write-only) " + ("set" if new is not None else "removed")
+        return "password: " + ("(set)" if new is not None else "(removed)")
+    if field == "tags" and isinstance(old, tuple | list | None) and isinstance(new, tuple | list):
+        added = [str(t) for t in new if t not in (old or ())]
+        removed = [str(t) for t in (old or ()) if t not in new]
+        parts = [f"added {', '.join(added)}"] if added else []
+        parts += [f"removed {', '.join(removed)}"] if removed else []
+        if parts:
+            return show_value(f"tags: {'; '.join(parts)}", 2 * width)
     return f"{field}: {show_value(old, width)} -> {show_value(new, width)}"

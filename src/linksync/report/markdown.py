@@ -2,7 +2,10 @@
 
 Works for a plan (rows ``planned``) and for results. Only the first ``md_max_rows``
 changed or failed rows are kept (memory stays constant); the rest are counted
-("... and N more"). Unchanged rows are counted, not listed.
+("... and N more"). Unchanged rows are counted, not listed, unless they have something
+to say (a warning such as PASSWORD_NOT_SENT, or a note: fields their empty cells leave
+as on the service). "No changes" is said only when every row is unchanged and none has
+a warning.
 """
 
 from __future__ import annotations
@@ -12,8 +15,8 @@ from pathlib import Path
 
 from linksync.model import Action, RowResult, RunInfo, Status
 from linksync.report.base import AssembledWriter, Closing, ReportOptions
-from linksync.report.cells import error_text, field_change_text, link_label, where
-from linksync.report.summary import Counts, run_title, safe_target
+from linksync.report.cells import error_text, field_change_text, link_label, show_value, where
+from linksync.report.summary import Counts, outcome_sentence, run_title, safe_target
 from linksync.safe.secrets import redact
 
 #: Characters of a field's old or new value shown in the "changed" column.
@@ -34,9 +37,30 @@ def _table_row(values: list[str]) -> str:
     return "| " + " | ".join(values) + " |\n"
 
 
+def change_texts(result: RowResult) -> list[str]:
+    """What the "changed" column says: old -> new of each field of an update; what a
+    create sends ('url: https://...', 'tags: [a, b]', 'password: (set)'); else the
+    names of the changed fields."""
+    if result.action is Action.CREATE:
+        sent = result.field_changes or ((("url", None, result.url),) if result.url else ())
+        return [
+            "password: (set)" if name == "password" else f"{name}: {show_value(new, VALUE_WIDTH)}"
+            for name, _, new in sent
+        ]
+    if result.field_changes:
+        return [field_change_text(*fc, width=VALUE_WIDTH) for fc in result.field_changes]
+    return [", ".join(result.changed_fields)] if result.changed_fields else []
+
+
+def _quiet(result: RowResult) -> bool:
+    """An unchanged row (planned or applied)."""
+    return result.action == Action.UNCHANGED and result.status in (Status.OK, Status.PLANNED)
+
+
 def _shows(result: RowResult) -> bool:
-    """Rows the table lists: every change, failure and skip; not the unchanged."""
-    return not (result.action == Action.UNCHANGED and result.status in (Status.OK, Status.PLANNED))
+    """Rows the table lists: every change, failure and skip, and the unchanged rows
+    with a warning or a note."""
+    return not _quiet(result) or bool(result.warnings or result.notes)
 
 
 class MarkdownWriter(AssembledWriter):
@@ -45,11 +69,20 @@ class MarkdownWriter(AssembledWriter):
         self._listed = 0
         self._unlisted = 0
         self._said_no_changes = False
+        #: Unchanged rows with a warning (a password not sent): not "No changes".
+        self._warned = 0
+        #: Rows listed that are not unchanged.
+        self._changes = 0
 
     def write(self, result: RowResult) -> None:
         self.tally.add(result)
         if not _shows(result):
             return
+        quiet = _quiet(result)
+        if quiet and result.warnings:
+            self._warned += 1
+        if not quiet:
+            self._changes += 1
         if self._listed >= self.options.md_max_rows:
             self._unlisted += 1
             return
@@ -63,11 +96,8 @@ class MarkdownWriter(AssembledWriter):
             return md_cell(redact(text, secrets))
 
         error = error_text(result)
-        if result.field_changes:
-            texts = (field_change_text(*fc, width=VALUE_WIDTH) for fc in result.field_changes)
-            changed = "<br>".join(cell(text) for text in texts)
-        else:
-            changed = cell(", ".join(result.changed_fields))
+        texts = change_texts(result)
+        changed = "<br>".join(cell(t) for t in texts) if texts else ""
         return _table_row(
             [
                 str(self._listed),
@@ -97,12 +127,11 @@ class MarkdownWriter(AssembledWriter):
         unchanged = counts.by_action.get(Action.UNCHANGED, 0)
         if counts.total == 0:
             lines += ["No rows.", ""]
-        elif kind == "plan" and unchanged == counts.total:
+        elif kind == "plan" and unchanged == counts.total and not self._warned:
             lines += [f"**No changes:** all {unchanged} links match the workspace.", ""]
             self._said_no_changes = True
         else:
-            verb = "planned" if kind == "plan" else "done"
-            lines += [_sentence(counts, verb), ""]
+            lines += [_sentence(counts, kind), ""]
             statuses = list(counts.by_status)
             lines.append(_table_row(["action", *statuses, "total"]).rstrip("\n"))
             lines.append(_table_row(["---"] + ["---:"] * (len(statuses) + 1)).rstrip("\n"))
@@ -128,7 +157,8 @@ class MarkdownWriter(AssembledWriter):
         counts = self.tally.counts()
         head = self._head(counts, info, closing or Closing())
         if self._listed:
-            head += "### Changes\n\n" + _table_row(list(TABLE_COLUMNS))
+            heading = "Changes" if self._changes or self._unlisted else "Rows with notes"
+            head += f"### {heading}\n\n" + _table_row(list(TABLE_COLUMNS))
             head += _table_row(["---:"] + ["---"] * (len(TABLE_COLUMNS) - 1))
             tail = f"\n_... and {self._unlisted} more._\n" if self._unlisted else ""
         else:
@@ -142,8 +172,14 @@ class MarkdownWriter(AssembledWriter):
         return self._assemble(head, tail)
 
 
-def _sentence(counts: Counts, verb: str) -> str:
-    """'**3 create, 1 update, 2 unchanged, 1 invalid** (7 rows, 1 failed).'"""
-    parts = ", ".join(f"{n} {a}" for a, n in counts.by_action.items())
+def _sentence(counts: Counts, kind: str) -> str:
+    """A plan: '**3 create, 1 update, 2 unchanged, 1 invalid** (7 rows planned, 1 failed
+    or invalid).'; an apply: '**3 created, 1 updated, 2 unchanged, 1 invalid** (7 rows
+    done, 1 failed or invalid).'"""
+    if kind == "plan":
+        parts = ", ".join(f"{n} {a}" for a, n in counts.by_action.items())
+    else:
+        parts = outcome_sentence(counts)
+    verb = "planned" if kind == "plan" else "done"
     failed = f", {counts.failed} failed or invalid" if counts.failed else ""
     return f"**{parts}** ({counts.total} rows {verb}{failed})."

@@ -6,20 +6,41 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from linksync.model import Action, Problem, RowResult, RunInfo, Status, in_column
 from linksync.model.results import expiry_note
 from linksync.report.base import Closing, ReportOptions
-from linksync.report.cells import field_change_text
+from linksync.report.cells import field_change_text, show_value
 from linksync.report.markdown import MarkdownWriter
+from linksync.safe.secrets import REDACTED
 from linksync.sync.plan import Change, Plan
 from linksync.sync.slugs import Slugless
 
 MAX_SHOWN = 200
+#: Characters of a destination URL, and of another value, in the terminal plan (the
+#: JSON plan has every value whole).
+URL_WIDTH = 100
+VALUE_WIDTH = 60
+_INDENT = " " * 12
+#: Fields of a create's body shown on the line under it (url: on the first line).
+_SENT = ("description", "tags", "apple", "google")
+
+
+def sent_fields(ch: Change) -> tuple[tuple[str, Any, Any], ...]:
+    """(field, None, value) of what a create sends: its URL, then the other fields of
+    its body (the password as ``***``; the expiry is in the row's message)."""
+    body = ch.payload
+    out: list[tuple[str, Any, Any]] = [("url", None, body.get("url"))]
+    out += [(name, None, body[name]) for name in _SENT if body.get(name)]
+    if body.get("password") is not None:
+        out.append(("password", None, REDACTED))
+    return tuple(out)
 
 
 def plan_row(ch: Change) -> RowResult:
-    """A plan change as a report row (status ``planned``, or invalid/skipped)."""
+    """A plan change as a report row (status ``planned``, or invalid/skipped); a
+    create's ``field_changes`` are what it sends (``sent_fields``)."""
     status = Status.PLANNED
     if ch.action is Action.INVALID:
         status = Status.INVALID
@@ -33,7 +54,9 @@ def plan_row(ch: Change) -> RowResult:
         message=err.message if err else ch.reason,
         field_name=err.field if err else None,
         column=err.column if err else None,
-        field_changes=tuple((f.field, f.old, f.new) for f in ch.fields),
+        field_changes=sent_fields(ch)
+        if ch.action is Action.CREATE
+        else tuple((f.field, f.old, f.new) for f in ch.fields),
     )
 
 
@@ -66,22 +89,97 @@ def _stable(ch: Change) -> bool:
     return ch.action is Action.CREATE and ch.spec is not None and not ch.spec.slug and bool(ch.slug)
 
 
+def _sent(ch: Change) -> str | None:
+    """'with tags: [a, b]; password: (set)': what a create sends beyond its URL and
+    expiry (each on a line of its own)."""
+    body = ch.payload
+    parts = [f"{name}: {show_value(body[name], VALUE_WIDTH)}" for name in _SENT if body.get(name)]
+    if body.get("password") is not None:
+        parts.append("password: (set)")
+    return "with " + "; ".join(parts) if parts else None
+
+
+def _destination(ch: Change) -> str:
+    """' -> https://example.com/autumn?utm_source=news' for a create or replace (the
+    URL sent), ' (was https://...)' for a delete."""
+    if ch.action in (Action.CREATE, Action.REPLACE) and ch.payload.get("url"):
+        return f" -> {show_value(ch.payload['url'], URL_WIDTH)}"
+    if ch.action is Action.DELETE and ch.remote is not None:
+        return f" (was {show_value(ch.remote.url, URL_WIDTH)})"
+    return ""
+
+
 def describe_change(ch: Change) -> str:
+    """The lines of one change in the terminal plan: action, link, the URL a create
+    sends, where the row is; then old -> new of each changed field, what else a create
+    sends, its expiry, the row's notes, problems and reason."""
     where = ch.provenance.where() if ch.provenance else "(remote)"
     label = f"{ch.label()} (stable slug)" if _stable(ch) else ch.label()
-    head = f"{ch.action.value:<9} {label}  [{where}]"
+    head = f"{ch.action.value:<9} {label}{_destination(ch)}  [{where}]"
     lines = [head]
     for f in ch.fields:
-        lines.append("            " + field_change_text(f.field, f.old, f.new))
+        lines.append(_INDENT + field_change_text(f.field, f.old, f.new, VALUE_WIDTH))
+    sent = _sent(ch) if ch.action is Action.CREATE else None
+    if sent is not None:
+        lines.append(_INDENT + sent)
     note = expiry_note(ch.spec) if ch.action in (Action.CREATE, Action.REPLACE) else None
     if note is not None:
-        lines.append(f"            {note}")
+        lines.append(_INDENT + note)
+    for text in ch.notes:
+        lines.append(f"{_INDENT}note: {text}")
     for p in ch.problems:
         message = in_column(p.message, p.field, ch.provenance, p.column)
-        lines.append(f"            {p.severity.value} {p.constant}: {message}")
+        lines.append(f"{_INDENT}{p.severity.value} {p.constant}: {message}")
     if ch.reason:
-        lines.append(f"            {ch.reason}")
+        lines.append(_INDENT + ch.reason)
     return "\n".join(lines)
+
+
+def shown_changes(plan: Plan) -> list[Change]:
+    """The changes a plan for people lists: every change but the unchanged rows that
+    have nothing to say (no note, no warning)."""
+    return [
+        ch for ch in plan.changes if ch.action is not Action.UNCHANGED or ch.notes or ch.problems
+    ]
+
+
+def _rows(n: int, what: str) -> str:
+    return f"{n} {'row' if n == 1 else 'rows'} {what}"
+
+
+def left_to_do(plan: Plan) -> tuple[str, ...]:
+    """What a plan leaves undone: '4 rows are invalid', '2 skipped', '1 blocked
+    (STALE_PLAN)', '1 password not sent (--reset-passwords sends it)'."""
+    counts = plan.counts
+    out: list[str] = []
+    invalid, skipped = counts.get(Action.INVALID.value, 0), counts.get(Action.SKIP.value, 0)
+    if invalid:
+        out.append(_rows(invalid, "is invalid" if invalid == 1 else "are invalid"))
+    if skipped:
+        out.append(f"{skipped} skipped")
+    blocked = sorted({ch.blocked_by for ch in plan.changes if ch.blocked_by is not None})
+    if blocked:
+        n = sum(1 for ch in plan.changes if ch.blocked_by is not None)
+        out.append(f"{n} blocked ({', '.join(blocked)})")
+    unsent = sum(
+        1 for ch in plan.changes if any(p.constant == "PASSWORD_NOT_SENT" for p in ch.problems)
+    )
+    if unsent:
+        noun = "password" if unsent == 1 else "passwords"
+        out.append(f"{unsent} {noun} not sent (--reset-passwords sends them)")
+    return tuple(out)
+
+
+def plan_ending(plan: Plan) -> str | None:
+    """The plan's last line when it sends nothing: 'No changes: the workspace matches
+    the sources.' only when nothing is invalid, skipped, blocked or unsent, else
+    'Nothing to send: 4 rows are invalid; 2 skipped.'; None when it has writes."""
+    if plan.has_changes:
+        return None
+    left = left_to_do(plan)
+    if not left:
+        return "No changes: the workspace matches the sources."
+    return f"Nothing to send: {'; '.join(left)}."
 
 
 def render_plan_text(plan: Plan) -> str:
@@ -105,7 +203,7 @@ def render_plan_text(plan: Plan) -> str:
     slugless = slugless_note(plan)
     if slugless is not None:
         out.append(f"  slugs: {slugless}")
-    shown = [ch for ch in plan.changes if ch.action is not Action.UNCHANGED]
+    shown = shown_changes(plan)
     for ch in shown[:MAX_SHOWN]:
         out.append(describe_change(ch))
     if len(shown) > MAX_SHOWN:
@@ -115,8 +213,9 @@ def render_plan_text(plan: Plan) -> str:
         out.append(f"Safety: {verdict}: {plan.safety.reason}")
         if not plan.options.force:
             out.append("  apply would refuse this plan; pass --force to apply it anyway")
-    if not plan.has_changes:
-        out.append("No changes: the workspace matches the sources.")
+    ending = plan_ending(plan)
+    if ending is not None:
+        out.append(ending)
     return "\n".join(out)
 
 

@@ -2,9 +2,10 @@
 
 :class:`Tally` accumulates counts as results arrive (constant memory: counters plus one
 example row per error constant); :meth:`Tally.counts` freezes them into :class:`Counts`.
-:func:`render_summary` turns counts and run facts into the terminal text: counts by action
-and status, the top error constants with one example row each, where the reports were
-written and what the exit code means.
+:func:`render_summary` turns counts and run facts into the terminal text: what became of
+the rows (``outcome``: created, updated, ... failed), counts by action and status, the
+top error constants with one example row each, where the reports were written and what
+the exit code means.
 """
 
 from __future__ import annotations
@@ -23,6 +24,41 @@ from linksync.safe.terminal import printable
 
 #: How many error constants the terminal summary lists.
 TOP_ERRORS = 5
+
+#: What became of a row (``outcome``), in the order the summary names them.
+OUTCOMES: tuple[str, ...] = (
+    "created",
+    "updated",
+    "replaced",
+    "deleted",
+    "unchanged",
+    "invalid",
+    "skipped",
+    "failed",
+    "planned",
+)
+_DONE = {
+    Action.CREATE: "created",
+    Action.UPDATE: "updated",
+    Action.REPLACE: "replaced",
+    Action.DELETE: "deleted",
+    Action.UNCHANGED: "unchanged",
+    Action.INVALID: "invalid",
+    Action.SKIP: "skipped",
+}
+
+
+def outcome(action: Action, status: Status) -> str:
+    """What became of a row: its action done ('created', 'updated', ... when ``ok``),
+    'invalid', 'skipped', 'failed', or 'planned' (a plan's write; its unchanged rows
+    are 'unchanged')."""
+    if status is Status.OK:
+        return _DONE[action]
+    if status is Status.PLANNED:
+        return "unchanged" if action is Action.UNCHANGED else "planned"
+    if status is Status.INVALID:
+        return "invalid"
+    return "skipped" if status is Status.SKIPPED else "failed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,13 +84,15 @@ class ErrorCount:
 @dataclass(frozen=True, slots=True)
 class Counts:
     """Counts of a set of results. Mappings are in the order of ``Action`` / ``Status``
-    (only values that occur); ``errors`` by count (descending), then constant."""
+    / ``OUTCOMES`` (only values that occur); ``errors`` by count (descending), then
+    constant. ``by_outcome``: what became of the rows (``outcome``)."""
 
     total: int = 0
     by_action: Mapping[str, int] = field(default_factory=dict)
     by_status: Mapping[str, int] = field(default_factory=dict)
     by_action_status: Mapping[tuple[str, str], int] = field(default_factory=dict)
     errors: tuple[ErrorCount, ...] = ()
+    by_outcome: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def failed(self) -> int:
@@ -64,6 +102,7 @@ class Counts:
     def to_dict(self) -> dict[str, Any]:
         return {
             "total": self.total,
+            "by_outcome": {o: self.by_outcome.get(o, 0) for o in OUTCOMES},
             "by_action": dict(self.by_action),
             "by_status": dict(self.by_status),
             "by_action_status": {
@@ -94,9 +133,11 @@ class Tally:
         pairs = {(a, s): self._pairs[a, s] for a in Action for s in Status if self._pairs[a, s]}
         by_action: Counter[Action] = Counter()
         by_status: Counter[Status] = Counter()
+        by_outcome: Counter[str] = Counter()
         for (action, status), n in pairs.items():
             by_action[action] += n
             by_status[status] += n
+            by_outcome[outcome(action, status)] += n
         errors = sorted(self._errors.items(), key=lambda kv: (-kv[1], kv[0]))
         return Counts(
             total=sum(pairs.values()),
@@ -104,6 +145,7 @@ class Tally:
             by_status={s.value: by_status[s] for s in Status if by_status[s]},
             by_action_status={(a.value, s.value): n for (a, s), n in pairs.items()},
             errors=tuple(ErrorCount(c, n, self._examples[c]) for c, n in errors),
+            by_outcome={o: by_outcome[o] for o in OUTCOMES if by_outcome[o]},
         )
 
 
@@ -140,6 +182,11 @@ def run_title(counts: Counts, info: RunInfo) -> str:
     return "plan" if info.dry_run or (planned and not applied) else "apply"
 
 
+def outcome_sentence(counts: Counts) -> str:
+    """'2 created, 1 updated, 1 unchanged, 1 invalid' (what occurs, in ``OUTCOMES`` order)."""
+    return ", ".join(f"{n} {o}" for o, n in counts.by_outcome.items()) or "no rows"
+
+
 def _status_breakdown(counts: Counts, action: str) -> str:
     parts = [f"{s} {n}" for (a, s), n in counts.by_action_status.items() if a == action]
     return f" ({', '.join(parts)})" if len(parts) > 1 or (parts and action != "unchanged") else ""
@@ -155,11 +202,14 @@ def render_summary(
     """The end-of-run summary for the terminal, as plain text in a deterministic order."""
     lines: list[str] = []
     mode = f"mode {info.mode}" + (", dry run" if info.dry_run else "")
-    lines.append(f"linksync {run_title(counts, info)}: {safe_target(info.target)} ({mode})")
+    title = run_title(counts, info)
+    lines.append(f"linksync {title}: {safe_target(info.target)} ({mode})")
     if counts.total == 0:
         lines.append("Rows: none")
     else:
         lines.append(f"Rows: {counts.total}")
+        said = outcome_sentence(counts)
+        lines.append(f"{'Planned' if title == 'plan' else 'Done'}: {said}")
         width = max(len(a) for a in counts.by_action)
         for action, n in counts.by_action.items():
             lines.append(f"  {action:<{width}} {n:>7}{_status_breakdown(counts, action)}")

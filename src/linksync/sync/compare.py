@@ -5,8 +5,13 @@ link another writer made meanwhile.
 Only managed fields are compared (``LinkSpec.managed``; ``url`` whenever it is given).
 Tags compare as sets, URLs as given after trimming, timestamps as instants, and an empty
 string equals no value. The password is write-only: sent on create, on update only when
-the remote has none or ``reset_passwords``. A link another owner marks is compared as
-ours once taken over (``allow_takeover``: see ``linksync.sync.ownership``).
+the remote has none, or ``reset_passwords``, or when the fingerprint this machine kept
+of the password it last sent (``linksync.sync.fingerprints.PasswordMemory``) says the
+row's differs; a row whose password cannot be compared says it was not sent
+(``Comparison.password_unsent``). A link another owner marks is compared as ours once
+taken over (``allow_takeover``: see ``linksync.sync.ownership``).
+
+``left_alone`` names the fields a row's empty cells leave as the service holds them.
 """
 
 from __future__ import annotations
@@ -15,8 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from linksync.model import API_NAMES, LinkSpec, RemoteLink
+from linksync.model import API_NAMES, LinkSpec, Problem, RemoteLink, Severity
 from linksync.rules.timestamps import same_instant
+from linksync.sync.fingerprints import PasswordMemory
 from linksync.sync.options import SyncOptions
 from linksync.sync.ownership import other_owners, taken_over
 from linksync.sync.plan import FieldChange
@@ -29,6 +35,11 @@ class Comparison:
     fields: tuple[FieldChange, ...]
     patch: Mapping[str, Any]
     needs_replace: bool
+    #: The row gives a password, the link has one and nothing tells whether they
+    #: differ: the password is not sent (``--reset-passwords`` sends it).
+    password_unsent: bool = False
+    #: What the row should say about a field beyond old -> new.
+    notes: tuple[str, ...] = ()
 
     @property
     def same(self) -> bool:
@@ -50,11 +61,24 @@ def desired_tags(spec: LinkSpec, options: SyncOptions) -> tuple[str, ...]:
     return tuple(dict.fromkeys(t for t in tags if t))
 
 
-def compare(spec: LinkSpec, remote: RemoteLink, options: SyncOptions) -> Comparison:
+PASSWORD_CHANGED_NOTE = "password changed since the last run from this machine"
+
+
+def compare(
+    spec: LinkSpec,
+    remote: RemoteLink,
+    options: SyncOptions,
+    *,
+    passwords: PasswordMemory | None = None,
+) -> Comparison:
     """Managed fields of ``spec`` that differ from ``remote``, and the PATCH body that
-    makes them equal (wire names). ``needs_replace`` when the expiry differs."""
+    makes them equal (wire names). ``needs_replace`` when the expiry differs.
+    ``passwords``: the fingerprints of the passwords this machine sent (none: a
+    password the link has already is never compared)."""
     fields: list[FieldChange] = []
     patch: dict[str, Any] = {}
+    notes: list[str] = []
+    unsent = False
     managed = spec.managed
     if spec.url is not None and spec.url.strip() != remote.url.strip():
         fields.append(FieldChange("url", remote.url, spec.url.strip()))
@@ -75,7 +99,14 @@ def compare(spec: LinkSpec, remote: RemoteLink, options: SyncOptions) -> Compari
             patch["tags"] = list(tags)
     if "password" in managed:
         if spec.password:
-            if not remote.has_password or options.reset_passwords:
+            send = not remote.has_password or options.reset_passwords
+            if not send:
+                known = passwords.verdict(remote.key, spec.password) if passwords else None
+                send = known is False
+                unsent = known is None
+                if send:
+                    notes.append(PASSWORD_CHANGED_NOTE)
+            if send:
                 fields.append(FieldChange("password", None, "***"))
                 patch["password"] = spec.password
         elif remote.has_password:
@@ -85,7 +116,42 @@ def compare(spec: LinkSpec, remote: RemoteLink, options: SyncOptions) -> Compari
     if "expires_at" in managed and not same_instant(spec.expires_at, remote.expires_at):
         fields.append(FieldChange("expires_at", remote.expires_at, spec.expires_at))
         needs_replace = True
-    return Comparison(tuple(fields), patch, needs_replace)
+    return Comparison(tuple(fields), patch, needs_replace, unsent, tuple(notes))
+
+
+#: Fields an empty cell leaves alone, in the order a note names them.
+_LEFT_FIELDS = ("url", "description", "tags", "expires_at", "apple", "google", "password")
+
+
+def left_alone(spec: LinkSpec, remote: RemoteLink, options: SyncOptions) -> tuple[str, ...]:
+    """The fields (wire names) whose cell the row leaves empty while the link holds a
+    value: an empty cell leaves the value as the service holds it. Only fields the
+    source has a column (or key) for: a source without the column manages nothing of it."""
+    prov = spec.provenance
+    if prov is None or not prov.columns:
+        return ()
+    out: list[str] = []
+    for name in _LEFT_FIELDS:
+        if name in spec.managed or name not in prov.columns:
+            continue
+        if name == "url":
+            held: object = spec.url is None and remote.url
+        elif name == "password":
+            held = remote.has_password
+        elif name == "tags":
+            held = [t for t in remote.tags if t != options.owner_tag]
+        else:
+            held = getattr(remote, name)
+        if held:
+            out.append(API_NAMES.get(name, name))
+    return tuple(out)
+
+
+def left_alone_note(names: tuple[str, ...]) -> str | None:
+    """'expiresAt, apple left as on the service (empty cells)', or None."""
+    if not names:
+        return None
+    return f"{', '.join(names)} left as on the service (empty cells)"
 
 
 def create_payload(
@@ -123,3 +189,30 @@ def create_payload(
     if "password" in spec.managed and spec.password:
         body["password"] = spec.password
     return body
+
+
+def unsent_password(spec: LinkSpec, cmp: Comparison) -> tuple[Problem, ...]:
+    """PASSWORD_NOT_SENT, a warning, when the row's password cannot be compared with
+    the link's (the service never returns it) and so is not sent."""
+    if not cmp.password_unsent:
+        return ()
+    return (
+        Problem(
+            "PASSWORD_NOT_SENT",
+            "the link has a password already and the service never shows it, and no run "
+            "from this machine recorded the one it sent: this password is not sent (run "
+            "with --reset-passwords to send it)",
+            spec.provenance,
+            "password",
+            Severity.WARNING,
+        ),
+    )
+
+
+def said_of(
+    spec: LinkSpec, link: RemoteLink, cmp: Comparison, options: SyncOptions
+) -> tuple[str, ...]:
+    """The notes of a row matched with ``link``: a password changed since the last run
+    from this machine, the fields its empty cells leave as on the service."""
+    left = left_alone_note(left_alone(spec, link, options))
+    return (*cmp.notes, left) if left is not None else cmp.notes

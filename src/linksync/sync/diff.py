@@ -9,7 +9,10 @@ Rules (DESIGN.md, "Sync semantics"):
   the workspace and not named by another row), or none with ``slugless=random`` (the
   service generates one).
 - Only managed fields are compared (``linksync.sync.compare``): tags as sets, URLs
-  trimmed, timestamps as instants; the password is write-only.
+  trimmed, timestamps as instants; the password is write-only: a row's password for a
+  link that has one is compared with the fingerprint of the one this machine last sent
+  (``passwords``), else not sent, with a PASSWORD_NOT_SENT warning on the row. A row
+  whose empty cells leave values of the link as they are says which (``Change.notes``).
 - expiresAt cannot be patched: a different expiry is a ``replace`` (delete + create)
   with ``allow_replace``, else the row is invalid with REPLACE_REQUIRED.
 - A row for a custom domain the workspace lacks is DOMAIN_NOT_FOUND, for one not active
@@ -32,7 +35,8 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 
 from linksync.model import Action, LinkKey, LinkSpec, Place, Problem, RemoteLink, Severity
-from linksync.sync.compare import compare, create_payload, row_domain
+from linksync.sync.compare import compare, create_payload, row_domain, said_of, unsent_password
+from linksync.sync.fingerprints import PasswordMemory
 from linksync.sync.options import Mode, SyncOptions
 from linksync.sync.ownership import kept_by_invalid, other_owners, takeover_note, takeover_refused
 from linksync.sync.plan import Change, FieldChange, Plan, Unmanaged, sort_changes
@@ -56,8 +60,10 @@ class _Differ:
         problems: Iterable[Problem],
         invalid: Collection[int] = (),
         desired: Sequence[LinkSpec] = (),
+        passwords: PasswordMemory | None = None,
     ):
         self.remote = remote
+        self.passwords = passwords
         self.desired = desired
         self._named: set[LinkKey] | None = None
         self.invalid = frozenset(invalid)
@@ -217,9 +223,13 @@ class _Differ:
                 self.claimed[LinkKey.of(domain, slug)] = index
             payload = create_payload(spec, domain, self.options, slug=slug)
             return Change(Action.CREATE, domain, slug, index, spec, None, (), payload, found)
-        cmp = compare(spec, link, self.options)
+        cmp = compare(spec, link, self.options, passwords=self.passwords)
+        notes = said_of(spec, link, cmp, self.options)
         if cmp.same:
-            return Change(Action.UNCHANGED, domain, link.slug, index, spec, link, problems=found)
+            found = (*found, *unsent_password(spec, cmp))
+            return Change(
+                Action.UNCHANGED, domain, link.slug, index, spec, link, problems=found, notes=notes
+            )
         if mode is Mode.CREATE_ONLY:
             return Change(
                 Action.SKIP,
@@ -267,11 +277,14 @@ class _Differ:
                 )
             payload = create_payload(spec, domain, self.options, carry=link)
             return Change(
-                Action.REPLACE, domain, link.slug, index, spec, link, cmp.fields, payload, problems
-            )
+                Action.REPLACE, domain, link.slug, index, spec, link, cmp.fields, payload,
+                problems, notes=notes,
+            )  # fmt: skip
+        found = (*found, *unsent_password(spec, cmp))
         return Change(
-            Action.UPDATE, domain, link.slug, index, spec, link, cmp.fields, cmp.patch, found
-        )
+            Action.UPDATE, domain, link.slug, index, spec, link, cmp.fields, cmp.patch, found,
+            notes=notes,
+        )  # fmt: skip
 
     def _stable_slug(self, domain: str, url: str) -> str | None:
         """The row's stable slug: its first candidate that no link of the workspace
@@ -344,17 +357,20 @@ def diff(
     problems: Iterable[Problem] = (),
     invalid: Collection[int] = (),
     target: str | None = None,
+    passwords: PasswordMemory | None = None,
 ) -> Plan:
     """The plan that brings ``remote`` in step with ``desired``. Pure.
 
     ``problems`` are local validation findings (``linksync.validate``): a row with an
     error-severity problem (matched by source, sheet and row) is ``invalid``; warnings
     ride along on the row's change. ``invalid`` names rows (positions in ``desired``)
-    that are invalid whatever their provenance (``Validation.invalid``).
+    that are invalid whatever their provenance (``Validation.invalid``). ``passwords``:
+    the fingerprints of the passwords this machine sent to the target's links
+    (``linksync.sync.fingerprints``; none: a password a link has is never compared).
     """
     if options.system_domain is None:
         options = replace(options, system_domain=remote.system_domain)
-    differ = _Differ(remote, options, problems, invalid, desired)
+    differ = _Differ(remote, options, problems, invalid, desired, passwords)
     changes = [differ.row_change(i, spec) for i, spec in enumerate(desired)]
     if options.deletes:
         changes.extend(differ.deletes(len(desired)))

@@ -25,6 +25,9 @@ While it runs, the journal and the write count (``linksync.model.outcome.RemoteW
 subscribed to the client's call events, so every completed request is journaled and
 every accepted write counted as it happens: the exit code can tell "nothing done" from
 "stopped after writing". The results themselves are in ``sync.results``.
+
+Each password a write sent is recorded in ``passwords`` (``sync.fingerprints``; the
+caller saves it), so the next plan on this machine can tell a changed password.
 """
 
 from __future__ import annotations
@@ -35,10 +38,11 @@ from collections.abc import Callable, Sequence
 
 from linksync.api import CallEvent, LinkClient
 from linksync.errors import ERRORS, ApiError, LinkNotFound, SlugExists, Stop, UnsafePlanError
-from linksync.model import Action, RowResult, RunInfo, Status
+from linksync.model import Action, LinkKey, RowResult, RunInfo, Status
 from linksync.model.outcome import RemoteWrites
 from linksync.rules.timestamps import utc_now
 from linksync.sync.calls import RowCalls
+from linksync.sync.fingerprints import PasswordStore
 from linksync.sync.history import LastRun, failed_first
 from linksync.sync.journal import Journal, new_run_id
 from linksync.sync.plan import Change, Plan
@@ -76,8 +80,10 @@ class _Run:
         cancel: CancelSignal | None,
         *,
         recheck_urls: bool = False,
+        passwords: PasswordStore | None = None,
     ) -> None:
         self.plan = plan
+        self.passwords = passwords
         self.client = client
         self.calls = RowCalls(client)
         self.journal = journal
@@ -133,7 +139,10 @@ class _Run:
         async def one(item: tuple[int, Change]) -> None:
             pos, ch = item
             skipped = self.not_attempted(ch)
-            self.done(pos, skipped if skipped is not None else await self.apply_one(ch))
+            result = skipped if skipped is not None else await self.apply_one(ch)
+            if self.passwords is not None:
+                remember_password(self.passwords, ch, result)
+            self.done(pos, result)
 
         await run_pool(items, one, self.client.concurrency, queued=self.client.set_queued)
 
@@ -212,6 +221,26 @@ class _Run:
         return ok_result(ch, event, attempts=deleted.attempts + event.attempts)
 
 
+def remember_password(store: PasswordStore, ch: Change, result: RowResult) -> None:
+    """Record in ``store`` the password a write that succeeded sent to its link (the
+    result names the link: a generated slug, a stable slug moved on); forget the link's
+    when the write left it none (deleted, re-created or created without, or removed).
+    A row that met another writer's link (its result's action differs) is left out."""
+    if result.status is not Status.OK or result.action is not ch.action or not result.slug:
+        return
+    key = LinkKey.of(result.domain, result.slug)
+    if ch.action is Action.DELETE:
+        store.forget(key)
+    elif ch.action is Action.UPDATE and "password" not in ch.payload:
+        return
+    elif ch.action in (Action.CREATE, Action.REPLACE, Action.UPDATE):
+        password = ch.payload.get("password")
+        if isinstance(password, str) and password:
+            store.sent(key, password)
+        else:
+            store.forget(key)
+
+
 async def execute(
     plan: Plan,
     client: LinkClient,
@@ -224,6 +253,7 @@ async def execute(
     writes: RemoteWrites | None = None,
     recheck_urls: bool = False,
     cancel: CancelSignal | None = None,
+    passwords: PasswordStore | None = None,
 ) -> Results:
     """Apply ``plan``; one result per change, in plan order.
 
@@ -242,13 +272,19 @@ async def execute(
     Cancelling the task running this coroutine, or setting ``cancel``, stops it taking
     rows; it then waits for the requests in flight and returns the results with
     ``interrupted`` set.
+
+    ``passwords``: where each password sent is recorded (``remember_password``; the
+    caller saves it once the run ends).
     """
     if plan.refused:
         raise UnsafePlanError(f"plan refused: {plan.safety.reason}; use --force to apply it")
     run_id = run_id or (journal.run_id if journal is not None else new_run_id())
     writes = writes if writes is not None else RemoteWrites()
     started_at, t0 = utc_now(), time.monotonic()
-    run = _Run(plan, client, journal, progress, on_result, cancel, recheck_urls=recheck_urls)
+    run = _Run(
+        plan, client, journal, progress, on_result, cancel,
+        recheck_urls=recheck_urls, passwords=passwords,
+    )  # fmt: skip
     todo: list[tuple[int, Change]] = []
     deletes: list[tuple[int, Change]] = []
     for pos, ch in enumerate(plan.changes):

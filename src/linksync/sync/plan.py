@@ -57,7 +57,11 @@ class FieldChange:
     def to_dict(self) -> dict[str, Any]:
         if self.field == "password":
             return {"field": "password", "old": None, "new": REDACTED}
-        return {"field": self.field, "old": plain(self.old), "new": plain(self.new)}
+        out = {"field": self.field, "old": plain(self.old), "new": plain(self.new)}
+        if self.field == "tags":
+            added, removed = tags_added_removed(self.old, self.new)
+            out["added"], out["removed"] = list(added), list(removed)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FieldChange:
@@ -69,6 +73,15 @@ def _tuple_if_list(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
+def tags_added_removed(old: Any, new: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The tags ``new`` adds to ``old`` and those it removes, each in its own order."""
+    before, after = tuple(old or ()), tuple(new or ())
+    return (
+        tuple(t for t in after if t not in before),
+        tuple(t for t in before if t not in after),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Change:
     """What the plan does with one row (or one remote link, for a delete).
@@ -77,7 +90,9 @@ class Change:
     service names). ``payload`` is the create body (create, replace) or the PATCH body
     (update), in wire names. ``remote`` is the remote record the change was planned
     against (its ``updated_at`` guards a saved plan). ``blocked_by`` names the constant
-    that stops a planned write (STALE_PLAN); ``reason`` explains a skip.
+    that stops a planned write (STALE_PLAN); ``reason`` explains a skip. ``notes``: what
+    the row should say beside its changes (a password changed since the last run from
+    this machine; fields its empty cells leave as on the service).
     """
 
     action: Action
@@ -91,6 +106,7 @@ class Change:
     problems: tuple[Problem, ...] = ()
     reason: str | None = None
     blocked_by: str | None = None
+    notes: tuple[str, ...] = ()
 
     @property
     def key(self) -> LinkKey | None:
@@ -134,6 +150,7 @@ class Change:
             "problems": [p.to_dict() for p in self.problems],
             "reason": self.reason,
             "blocked_by": self.blocked_by,
+            "notes": list(self.notes),
         }
 
     @classmethod
@@ -150,6 +167,7 @@ class Change:
             problems=tuple(Problem.from_dict(p) for p in data.get("problems") or ()),
             reason=data.get("reason"),
             blocked_by=data.get("blocked_by"),
+            notes=tuple(str(n) for n in data.get("notes") or ()),
         )
 
 
