@@ -16,7 +16,9 @@ Rules (DESIGN.md, "Sync semantics"):
   DOMAIN_NOT_ACTIVE; rows with validation errors are ``invalid``; two rows claiming the
   same link are DUPLICATE_IN_SOURCE (the later one).
 - Mirror mode deletes remote links in scope that no row claims (an invalid row still
-  protects its link). Quota and safety are judged on the finished list of changes.
+  protects its link; while rows a workbook hides are skipped unread, no link is
+  deleted: each delete is refused with HIDDEN_ROW). Quota and safety are judged on the
+  finished list of changes.
 - An update, replace or delete of a link another owner tag marks is refused
   (OWNED_BY_OTHER) unless ``allow_takeover`` (``linksync.sync.ownership``).
 - Links of fully listed domains that no row claims and that are outside the scope
@@ -67,15 +69,22 @@ class _Differ:
         self.claimed_urls: dict[tuple[str, str], int] = {}
         self.protected_urls: set[tuple[str, str]] = set()
         self.rows: dict[int, LinkSpec] = {}
+        self.hidden: list[Problem] = []  # rows a workbook hides, skipped unread
 
     def row_change(self, index: int, spec: LinkSpec) -> Change:
         self.rows[index] = spec
         domain = row_domain(spec, self.options, self.remote.system_domain)
         prov = spec.provenance
         found = list(self.by_place.get(prov.place, ())) if prov and self.by_place else []
+        hidden = next((p for p in found if p.constant == "HIDDEN_ROW"), None)
+        if hidden is not None:
+            self.hidden.append(hidden)
         if index in self.invalid or any(p.severity is Severity.ERROR for p in found):
             self._protect(spec, domain, index)
             return Change(Action.INVALID, domain, spec.slug, index, spec, problems=tuple(found))
+        if hidden is not None:  # a row the workbook hides, not read: no link, no domain
+            rest = tuple(p for p in found if p is not hidden)
+            return Change(Action.SKIP, "", None, index, spec, problems=rest, reason=hidden.message)
         blocked = self._domain_problem(spec, domain) or self._missing_url(spec)
         if blocked is not None:
             self._protect(spec, domain, index)
@@ -300,7 +309,9 @@ class _Differ:
                 continue
             action = Action.DELETE
             problems: tuple[Problem, ...] = ()
-            if other_owners(link.tags, self.options):
+            if self.hidden:  # a hidden row may name this link
+                action, problems = Action.INVALID, (self._hidden_refusal(),)
+            elif other_owners(link.tags, self.options):
                 if self.options.allow_takeover:
                     problems = (takeover_note(link, None, self.options),)
                 else:
@@ -308,6 +319,17 @@ class _Differ:
                     problems = (takeover_refused(link, None, self.options, "delete"),)
             out.append(Change(action, key.domain, link.slug, start, None, link, problems=problems))
         return out
+
+    def _hidden_refusal(self) -> Problem:
+        first = self.hidden[0].provenance
+        where = f" (first: {first.where()})" if first is not None else ""
+        return Problem(
+            "HIDDEN_ROW",
+            f"not deleted: {len(self.hidden)} hidden row(s) of the sources were not "
+            f"read{where} and may name this link; unhide them, or read them with "
+            "--include-hidden",
+            None,
+        )
 
     def unmanaged(self) -> tuple[LinkKey, ...]:
         """Links of fully listed domains in no row and outside the scope (every link
