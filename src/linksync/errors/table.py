@@ -181,8 +181,9 @@ _TABLE: tuple[ErrorDef, ...] = (
         ),
         (
             "UNCHECKED_FORMAT",
-            "The workbook format (.xls, .xlsb, .ods) hides error cells, number formats and "
-            "hyperlinks, so they are not checked",
+            "The workbook format (.xls, .xlsb, .ods) hides error cells, number formats, "
+            "hyperlinks, formulas without a saved value, hidden rows and merged cells, so "
+            "they are not checked",
         ),
         (
             "FORMULA_WITHOUT_VALUE",

@@ -185,7 +185,8 @@ def _read_book(
             Problem(
                 "UNCHECKED_FORMAT",
                 f"{path.suffix.lower()} workbooks do not let linksync tell error cells (#N/A) "
-                "from empty cells, nor see number formats and hyperlinks: save as .xlsx to "
+                "from empty cells, nor see number formats, hyperlinks, formulas without a "
+                "saved value, hidden rows and merged cells: save as .xlsx to "
                 "have them checked",
                 Provenance(display),
                 None,
