@@ -120,7 +120,12 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sources/excel.py", "_nothing_to_read"): {"EMPTY_SOURCE"},
     ("sources/excel.py", "_read_book"): {"UNCHECKED_FORMAT"},
     ("sources/excel.py", "_read_sheet"): {"EMPTY_SOURCE", "MISSING_URL_COLUMN"},
+    ("sources/excel_cells.py", "_errors"): {"FORMULA_WITHOUT_VALUE"},
     ("sources/excel_cells.py", "_issue"): {"INVALID_FIELD"},
+    # how the sheet looks (issue 29): hidden rows skipped, hidden columns and merged cells
+    ("sources/excel_layout.py", "hidden_columns"): {"HIDDEN_COLUMN"},
+    ("sources/excel_layout.py", "hide_rows"): {"HIDDEN_ROW"},
+    ("sources/excel_layout.py", "spread_merged"): {"MERGED_CELLS"},
     ("sources/normalize.py", "_oddness"): {"AMBIGUOUS_TIME", "INVALID_EXPIRY"},
     ("sources/table.py", "_conflicts"): {"CONFLICTING_COLUMNS"},
     ("sources/table.py", "build_frame"): {"URL_PARAM_REPLACED"},
@@ -142,6 +147,8 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sync/diff.py", "_duplicate"): {"DUPLICATE_IN_SOURCE"},
     ("sync/diff.py", "_match"): {"AMBIGUOUS_MATCH"},
     ("sync/diff.py", "_missing_url"): {"MISSING_URL"},
+    ("sync/diff.py", "row_change"): {"HIDDEN_ROW"},  # a hidden row: a skip, not read
+    ("sync/ownership.py", "hidden_refusal"): {"HIDDEN_ROW"},  # no mirror delete while skipped
     ("sync/execute.py", "<module>"): {"INTERRUPTED"},
     ("sync/execute.py", "not_attempted"): {"NOT_ATTEMPTED"},
     ("sync/ownership.py", "<module>"): {"OWNED_BY_OTHER"},
@@ -183,6 +190,7 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("validate/rows.py", "_fix"): {"INVALID_FIELD", "INVALID_SLUG", "INVALID_URL"},
     ("validate/rows.py", "_missing_url"): {"MISSING_URL"},
     ("validate/rows.py", "_nothing"): {"INVALID_FIELD"},
+    ("validate/rows.py", "run"): {"HIDDEN_ROW"},  # a hidden row: nothing to check
     ("validate/rows.py", "_slugs"): {"INVALID_FIELD"},
     ("validate/rows.py", "_tags"): {"INVALID_FIELD", "INVALID_REQUEST"},
     ("validate/rows.py", "_urls"): {"INVALID_FIELD", "INVALID_URL"},

@@ -1,8 +1,8 @@
 """Flags of how sources are read, shared by ``validate``, ``plan`` and ``apply``.
 
 Each flag has a profile key of the same meaning (``columns``, ``encoding``,
-``date_format``, ``empty_values``, ``strict``, ``check_destinations``, and
-``workbook_password_env`` for
+``date_format``, ``empty_values``, ``strict``, ``check_destinations``,
+``include_hidden``, and ``workbook_password_env`` for
 ``--workbook-password-file``); a flag given wins over the profile.
 """
 
@@ -65,6 +65,13 @@ _FLAGS: tuple[Callable[[F], F], ...] = (
         "workbook_password_env:.",
     ),
     click.option(
+        "--include-hidden/--no-include-hidden",
+        default=None,
+        help="Read the rows a workbook hides (by a filter, or by hand). Without it they "
+        "are skipped and named: a warning per sheet, and each one a skipped row of the "
+        "plan, the reports and the annotated copy. Profile key: include_hidden: true.",
+    ),
+    click.option(
         "--strict/--no-strict",
         default=None,
         help="Every warning about the sources is an error (its row is not sent; a "
@@ -86,7 +93,7 @@ _FLAGS: tuple[Callable[[F], F], ...] = (
 
 def source_flags(fn: F) -> F:
     """Add the flags; the command receives maps, encoding, date_format, timezone,
-    empty_values, workbook_password_file, strict, check_destinations."""
+    empty_values, workbook_password_file, include_hidden, strict, check_destinations."""
     return with_options(fn, _FLAGS)
 
 
@@ -111,6 +118,7 @@ def pop_source_flags(kw: dict[str, Any]) -> dict[str, Any]:
         "timezone": kw.pop("timezone", None),
         "empty_values": tuple(kw.pop("empty_values", ()) or ()),
         "workbook_password_file": kw.pop("workbook_password_file", None),
+        "include_hidden": kw.pop("include_hidden", None),
         "strict": kw.pop("strict", None),
         "check_destinations": kw.pop("check_destinations", None),
     }

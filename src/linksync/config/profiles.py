@@ -83,6 +83,8 @@ class Profile:
     notify_on: tuple[str, ...] | None = None
     #: Request each destination URL before anything is sent (--check-destinations).
     check_destinations: bool = False
+    #: Read the rows a workbook hides (--include-hidden).
+    include_hidden: bool = False
 
 
 #: The keys a profile may have: the fields of ``Profile`` but its name.
@@ -152,7 +154,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
             f"{where}: retry.{', retry.'.join(bad)}: unknown or not a number >= 0; "
             f"known: {', '.join(sorted(RETRY_KEYS))}"
         )
-    for key in ("insecure", "strict", "check_destinations"):
+    for key in ("insecure", "strict", "check_destinations", "include_hidden"):
         if not isinstance(data.get(key, False), bool):
             raise ConfigError(f"{where}: {key} must be true or false")
     trust = data.get("trust")
@@ -198,6 +200,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         utm_rules=_utm_rules(data, where),
         **_alerts(data, where),
         check_destinations=data.get("check_destinations", False),
+        include_hidden=data.get("include_hidden", False),
     )
 
 

@@ -80,6 +80,22 @@ ADVICE: dict[str, str] = {
         "with --encoding (or the profile's encoding:), or save it as UTF-8."
     ),
     "UNCHECKED_FORMAT": "Save the workbook as .xlsx to have every cell checked.",
+    "FORMULA_WITHOUT_VALUE": (
+        "Open the workbook in Excel or LibreOffice and save it (the formulas' values are "
+        "saved with it), or copy the column and paste it as values."
+    ),
+    "HIDDEN_ROW": (
+        "Hidden rows are not sent: unhide them (clear the filter) or run with "
+        "--include-hidden to send them, or delete them to silence this."
+    ),
+    "HIDDEN_COLUMN": (
+        "Unhide the column to check what is sent, or map it to ignore "
+        "(--map HEADER=ignore) to leave it out."
+    ),
+    "MERGED_CELLS": (
+        "Check the value is meant for every row the merged cell covers; unmerge the "
+        "cells and fill each row to silence this."
+    ),
     "PASSWORD_NOT_IN_PLAN": (
         "Give the sources to apply --plan as well, so the passwords are read from them."
     ),

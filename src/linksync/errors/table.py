@@ -181,9 +181,18 @@ _TABLE: tuple[ErrorDef, ...] = (
         ),
         (
             "UNCHECKED_FORMAT",
-            "The workbook format (.xls, .xlsb, .ods) hides error cells, number formats and "
-            "hyperlinks, so they are not checked",
+            "The workbook format (.xls, .xlsb, .ods) hides error cells, number formats, "
+            "hyperlinks, formulas without a saved value, hidden rows and merged cells, so "
+            "they are not checked",
         ),
+        (
+            "FORMULA_WITHOUT_VALUE",
+            "A formula cell has no saved value (a workbook a program wrote, never opened and "
+            "saved in Excel), so what it shows is not known",
+        ),
+        ("HIDDEN_ROW", "A row the workbook hides (by a filter or by hand) is not read"),
+        ("HIDDEN_COLUMN", "A column the workbook hides is read"),
+        ("MERGED_CELLS", "A merged cell over several data rows gives its value to each"),
         (
             "AMBIGUOUS_TIME",
             "A local date-time occurs twice in the time zone (clocks set back): the first "

@@ -58,6 +58,8 @@ class Reading:
     utm_rules: UtmRules | None = None
     workbook_password_file: str | PathLike[str] | None = None
     workbook_password: str | None = field(default=None, repr=False, compare=False)
+    #: ``--include-hidden`` (None: the profile's ``include_hidden:``).
+    include_hidden: bool | None = None
     #: ``--check-destinations`` (None: the profile's ``check_destinations:``), and the
     #: proxy and TLS trust of the target the check uses (``over`` sets it).
     check_destinations: bool | None = None
@@ -70,8 +72,8 @@ class Reading:
     def over(self, settings: Settings) -> Reading:
         """These options over the profile's (``columns``, ``encoding``, ``date_format``,
         ``timezone``, ``empty_values``, ``strict``, ``workbook_password_env``,
-        ``utm_rules``, ``check_destinations``), the destination check going through the
-        target's proxy and TLS trust."""
+        ``utm_rules``, ``check_destinations``, ``include_hidden``), the destination check
+        going through the target's proxy and TLS trust."""
         from linksync.api.network import Network
 
         target = settings.target
@@ -95,6 +97,9 @@ class Reading:
             empty_values=tuple(self.empty_values) or prof.empty_values,
             strict=prof.strict if self.strict is None else self.strict,
             workbook_password=password,
+            include_hidden=(
+                prof.include_hidden if self.include_hidden is None else self.include_hidden
+            ),
             utm_rules=self.utm_rules or prof.utm_rules,
             check_destinations=(
                 prof.check_destinations
@@ -141,6 +146,7 @@ def read_and_validate(
             timezone=reading.timezone,
             empty_values=reading.empty_values,
             workbook_password=reading.workbook_password,
+            include_hidden=bool(reading.include_hidden),
         )
         batch = read = read_sources(source_paths(items), options=options)
     validation = validate(

@@ -32,6 +32,8 @@ ARGS: dict[str, str] = {
     "empty_values": "--empty-value: cell texts read as empty (N/A, -, TBD).",
     "workbook_password_file": "--workbook-password-file: the password of encrypted "
     "workbooks, read from this file.",
+    "include_hidden": "--include-hidden: read the rows a workbook hides (None: the "
+    "profile's include_hidden; else they are skipped).",
     "strict": "--strict/--no-strict: every warning about the sources is an error.",
     "fix_invisible": "--fix-invisible: strip invisible characters (warned).",
     "fix_utm_case": "--fix-utm-case: lower the case and replace spaces in UTM values "

@@ -14,10 +14,13 @@ Numbers elsewhere are text without a spurious ``.0`` (slug ``2024`` stays ``2024
 
 Before calamine reads anything, ``linksync.sources.xlsx_guard`` refuses bombs (a sheet
 spanning too many cells, parts inflating too far); what values hide (error cells,
-number formats, hyperlinks) is noted in a thread while calamine parses;
-``linksync.sources.excel_cells`` turns each cell into text and says so on the row when
-a cell is not what it shows. A workbook with no sheet to read (none, only hidden ones,
-none with a header) is an error, as an empty CSV is.
+number formats, hyperlinks, formulas without a saved value) and how the sheet looks
+(hidden rows and columns, its filter, merged ranges) is noted in a thread while
+calamine parses; ``linksync.sources.excel_layout`` reads the cells as the sheet shows
+them (a merged range's value on every row it covers, hidden rows skipped unless
+``--include-hidden``), and ``linksync.sources.excel_cells`` turns each cell into text
+and says so on the row when a cell is not what it shows. A workbook with no sheet to
+read (none, only hidden ones, none with a header) is an error, as an empty CSV is.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from linksync.safe.terminal import printable
 from linksync.sources.columns import compile_mapping, match_columns, normalize_header
 from linksync.sources.encrypted import decrypt_workbook, is_encrypted_workbook
 from linksync.sources.excel_cells import CellReader, cell_text
+from linksync.sources.excel_layout import hidden_columns, hide_rows, spread_merged
 from linksync.sources.frame import ReadResult, UnknownColumn
 from linksync.sources.header import find_header
 from linksync.sources.normalize import excel_serial_to_datetime, normalize_expiry
@@ -181,7 +185,8 @@ def _read_book(
             Problem(
                 "UNCHECKED_FORMAT",
                 f"{path.suffix.lower()} workbooks do not let linksync tell error cells (#N/A) "
-                "from empty cells, nor see number formats and hyperlinks: save as .xlsx to "
+                "from empty cells, nor see number formats, hyperlinks, formulas without a "
+                "saved value, hidden rows and merged cells: save as .xlsx to "
                 "have them checked",
                 Provenance(display),
                 None,
@@ -217,10 +222,11 @@ def _read_book(
 def _notes(pkg: Package, names: list[str]) -> Callable[[str], PendingNotes]:
     parts = pkg.sheet_parts()
     formats = pkg.display_formats()
+    recalculate = pkg.recalculates()
     for name in names:
         if name not in parts:
             raise pkg.fail("cannot find this sheet's part in the workbook", name)
-    return lambda name: pkg.scan_sheet(name, parts[name], formats)
+    return lambda name: pkg.scan_sheet(name, parts[name], formats, recalculate)
 
 
 def _nothing_to_read(display: str, wb: CalamineWorkbook, names: list[str]) -> Problem:
@@ -278,11 +284,23 @@ def _read_sheet(
     result.unknown.extend(UnknownColumn(display, sheet, h) for h in match.unknown)
     if match.unknown:
         result.problems.append(unknown_column_problem(display, sheet, match.unknown))
+    # The cells as the sheet shows them (``linksync.sources.excel_layout``).
+    where = Provenance(display, sheet)
+    shown = spread_merged(rows, notes, head.data_start, match) if notes.merged else []
+    skipped: set[int] = set()
+    if notes.hidden_rows and not opts.include_hidden:
+        skipped, hidden, summary = hide_rows(rows, notes, head.data_start, match, where)
+        shown += hidden
+        result.problems.extend([summary] if summary is not None else [])
+    if notes.hidden_cols:
+        read = hidden_columns(notes, match, where)
+        result.problems.extend([read] if read is not None else [])
     # Cells of the mapped columns only, one list per column (``_columns``).
     # A column feeding two fields is copied for each: the cell checks change their list.
     cells_by_col = _columns(rows, head.data_start, match.used)
     uses = Counter(col for fname in match.fields for col in match.columns_of(fname))
-    cells_of = CellReader(notes, head.data_start)
+    cells_of = CellReader(notes, head.data_start, skipped)
+    cells_of.issues.extend(shown)
     columns: dict[str, list[list[Any]]] = {}
     for fname in match.fields:
         columns[fname] = []

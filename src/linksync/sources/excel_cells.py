@@ -16,6 +16,10 @@ alone would send something else than the sheet shows, in silence:
   different address than the target is read as shown, with a warning.
 - a plain number in the expiry column: read as an Excel date serial, with a warning
   (format the cell as a date to say so).
+- a formula without a saved value (a workbook a program wrote, never opened and saved
+  in Excel): calamine reads it as empty, so a ``=LOWER("Summer-Sale")`` slug would
+  become a random one. An error on the cell (FORMULA_WITHOUT_VALUE) saying how to get
+  its value; a formula with a saved value is read as that value.
 
 Text cells, the usual case, pass through the fast path untouched: the checks look only
 at the cells that are not text and at the cells the sheet scan noted
@@ -25,7 +29,7 @@ at the cells that are not text and at the cells the sheet scan noted
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -61,9 +65,11 @@ def cell_text(v: Any) -> str | None:
 class CellReader:
     """Checks the cells of one sheet's columns against the sheet's notes."""
 
-    def __init__(self, notes: SheetNotes, first_row: int):
+    def __init__(self, notes: SheetNotes, first_row: int, skipped: Set[int] = frozenset()):
+        """``skipped``: sheet row indexes not read (hidden rows): their notes are not."""
         self.notes = notes
         self.first_row = first_row  # sheet row index (0-based) of data index 0
+        self.skipped = skipped
         self.issues: list[CellIssue] = []
 
     def _issue(self, k: int, fname: str, message: str, warn: bool = False) -> None:
@@ -73,7 +79,12 @@ class CellReader:
     def _noted(self, kind: str, col: int, n: int) -> list[tuple[int, str]]:
         """(data index, note) of one column's notes of ``kind`` within ``n`` data rows."""
         rows = sorted(self.notes.column(kind, col).items())
-        return [(r - self.first_row, note) for r, note in rows if 0 <= r - self.first_row < n]
+        first = self.first_row
+        return [
+            (r - first, note)
+            for r, note in rows
+            if 0 <= r - first < n and (not self.skipped or r not in self.skipped)
+        ]
 
     def _errors(self, out: list[Any], fname: str, col: int) -> None:
         for k, text in self._noted("errors", col, len(out)):
@@ -84,6 +95,11 @@ class CellReader:
                 f"the cell holds the Excel error {text} (a formula that failed or a "
                 "broken reference), not a value: fix the cell; the row is not sent",
             )
+        for kind in ("unsaved", "stale"):
+            for k, formula in self._noted(kind, col, len(out)):
+                out[k] = None
+                message = _unsaved(formula, kind == "stale")
+                self.issues.append(CellIssue(k, fname, "FORMULA_WITHOUT_VALUE", message))
 
     def text(self, cells: list[Any], fname: str, col: int) -> list[Any]:
         """A text field's cells (see module docstring); ``cells`` may be changed."""
@@ -190,6 +206,23 @@ class CellReader:
                         )
         self._errors(out, "expires_at", col)
         return out
+
+
+def _unsaved(formula: str, stale: bool) -> str:
+    """The message of a formula cell without a (trustworthy) saved value."""
+    shown = formula if len(formula) <= 60 else formula[:59] + "…"
+    what = f"the formula ={shown}" if shown else "a formula"
+    if stale:
+        why = (
+            "the workbook asks to be recalculated when opened (a program wrote it), so "
+            "the value saved with it is a placeholder, not its result"
+        )
+    else:
+        why = "no saved value (the workbook was written by a program, never saved in Excel)"
+    return (
+        f"the cell holds {what} and {why}: open and save the workbook in Excel or "
+        "LibreOffice, or paste the column as values; the row is not sent"
+    )
 
 
 def _shown(when: datetime) -> str:

@@ -2,10 +2,10 @@
 and the documented limits every reader enforces before it reads.
 
 ``ReadOptions`` travels from the CLI flags (``--encoding``, ``--date-format``,
-``--timezone``, ``--empty-value``, ``--map``, ``--sheet``, ``--workbook-password-file``)
-or a profile (``encoding``, ``date_format``, ``timezone``, ``empty_values``, ``columns``,
-``workbook_password_env``) to every reader, and from ``linksync.plan`` /
-``linksync.apply`` the same way.
+``--timezone``, ``--empty-value``, ``--map``, ``--sheet``, ``--workbook-password-file``,
+``--include-hidden``) or a profile (``encoding``, ``date_format``, ``timezone``,
+``empty_values``, ``columns``, ``workbook_password_env``, ``include_hidden``) to every
+reader, and from ``linksync.plan`` / ``linksync.apply`` the same way.
 """
 
 from __future__ import annotations
@@ -161,6 +161,8 @@ class ReadOptions:
     timezone: tzinfo | None = None
     #: The password of encrypted workbooks (``linksync.sources.encrypted``); never shown.
     workbook_password: str | None = field(default=None, repr=False, compare=False)
+    #: Read the rows a workbook hides (by a filter or by hand); else they are skipped.
+    include_hidden: bool = False
 
     @classmethod
     def build(
@@ -173,10 +175,12 @@ class ReadOptions:
         empty_values: Iterable[str] = (),
         timezone: str | tzinfo | None = None,
         workbook_password: str | None = None,
+        include_hidden: bool = False,
     ) -> ReadOptions:
         """Checked options; ConfigError for an unknown encoding, date format or time
         zone (an IANA name such as America/New_York; None or UTC for UTC).
-        ``workbook_password``: opens encrypted workbooks (``--workbook-password-file``)."""
+        ``workbook_password``: opens encrypted workbooks (``--workbook-password-file``).
+        ``include_hidden``: read the rows a workbook hides (``--include-hidden``)."""
         if encoding is not None:
             try:
                 encoding = codecs.lookup(encoding).name
@@ -192,6 +196,7 @@ class ReadOptions:
             empties,
             timezone if isinstance(timezone, tzinfo) else time_zone(timezone),
             workbook_password or None,
+            bool(include_hidden),
         )
 
     def is_empty_value(self, text: str) -> bool:

@@ -16,7 +16,12 @@ The same pass notes, for .xlsx/.xlsm, what calamine's values do not say:
 - error cells (``t="e"``: ``#N/A``, ``#DIV/0!``...), which calamine reads as empty;
 - numbers shown through a number format that changes them (``000`` shows 7 as 007),
   found from the styles whose format is neither General, Text nor a date;
-- hyperlink targets of cells (``<hyperlinks>`` and the sheet's relationships).
+- hyperlink targets of cells (``<hyperlinks>`` and the sheet's relationships);
+- formulas without a saved value (a workbook written by a script, never opened and
+  saved in Excel), which calamine reads as empty; in a workbook that asks to be
+  recalculated when opened (``fullCalcOnLoad``, as XlsxWriter writes it with a 0 saved
+  for every formula) every formula, its saved value being a placeholder;
+- hidden rows and columns, the autoFilter and the merged ranges: how the sheet looks.
 
 The limits are checked before calamine reads the sheet; the notes are searched in a
 thread while it does (calamine lets go of the GIL while it parses): ``scan_sheet``
@@ -56,6 +61,7 @@ _FORBIDDEN_XML = re.compile(rb"&#(x[0-9A-Fa-f]{1,6}|[0-9]{1,7});|[\x00-\x08\x0b\
 _PARKED = 0xF0000
 _RESTORE = {_PARKED + i: i for i in range(0x20)}
 _DATE1904_RE = re.compile(rb"<(?:\w+:)?workbookPr\b[^>]*\bdate1904=\"(?:1|true)\"")
+_FULL_CALC_RE = re.compile(rb"<(?:\w+:)?calcPr\b[^>]*\bfullCalcOnLoad=\"(?:1|true)\"")
 _BUILTIN = {1: "0", 2: "0.00", 3: "#,##0", 4: "#,##0.00", 9: "0%", 10: "0.00%", 11: "0.00E+00"}
 
 
@@ -165,6 +171,15 @@ class Package:
             return False
         return _DATE1904_RE.search(xml) is not None
 
+    def recalculates(self) -> bool:
+        """True when the workbook asks to be recalculated when opened
+        (``fullCalcOnLoad``): the values saved with its formulas are placeholders."""
+        try:
+            xml = self.zf.read("xl/workbook.xml")
+        except (KeyError, zipfile.BadZipFile, OSError):
+            return False
+        return _FULL_CALC_RE.search(xml) is not None
+
     def display_formats(self) -> dict[bytes, str]:
         """Style index -> number format code, for styles that change how a number
         shows (not General, not Text, not a date)."""
@@ -205,10 +220,13 @@ class Package:
         except (zipfile.BadZipFile, OSError, EOFError) as exc:
             raise self.fail(f"part {name} is corrupt: {exc}", sheet) from exc
 
-    def scan_sheet(self, sheet: str, part: str, formats: dict[bytes, str]) -> PendingNotes:
+    def scan_sheet(
+        self, sheet: str, part: str, formats: dict[bytes, str], recalculate: bool = False
+    ) -> PendingNotes:
         """Check one sheet against the limits (raises past them); its notes are
-        searched in a thread from the same bytes (``PendingNotes.result``)."""
-        scan = SheetScan(formats)
+        searched in a thread from the same bytes (``PendingNotes.result``).
+        ``recalculate``: the workbook's ``recalculates()``."""
+        scan = SheetScan(formats, recalculate)
         pieces: list[tuple[bytes, int, int]] = []
         carry, done = b"", 0
         for chunk in self._inflate(part, sheet):

@@ -7,7 +7,8 @@ Two kinds, run apart:
   above it anywhere in the chunk: rows out of order as a crafted file may have them),
   rows without a number. It must be known before calamine reads the sheet.
 - the notes (``SheetScan.notes_of``): error cells, numbers shown through a format that
-  changes them, hyperlinks. They may be searched while calamine reads.
+  changes them, hyperlinks, formulas without a saved value, hidden rows and columns,
+  the filter and merged ranges. They may be searched while calamine reads.
 
 Each search is handed ``buf[lo:hi]`` with ``_CONTEXT`` bytes of the neighbouring
 chunks around it, so a tag cut by a chunk's end is seen whole once.
@@ -36,6 +37,14 @@ _VALUE = re.compile(rb"<v>([^<]*)</v>")
 _DIMENSION = re.compile(rb'<dimension\s+ref="([A-Z]{1,3}\d{1,7})(?::([A-Z]{1,3}\d{1,7}))?"')
 _HYPERLINK = re.compile(rb"<hyperlink\b([^>]*?)/?>")
 _ATTR = re.compile(rb'([\w:]+)="([^"]*)"')
+_HIDDEN = (b'hidden="1"', b'hidden="true"')
+_ROW_R = re.compile(rb'\br="0*(\d{1,10})"')
+_COL_SPAN = re.compile(rb'\b(min|max)="(\d{1,5})"')
+_RANGE_REF = re.compile(rb'\bref="([A-Z]{1,3}\d{1,7})(?::([A-Z]{1,3}\d{1,7}))?"')
+_COL_ID = re.compile(rb'\bcolId="(\d{1,5})"')
+_FORMULA = re.compile(rb"<f\b[^>]*?(?:/>|>([^<]*)</f>)")
+#: The byte after ``<f`` in a formula's tag: ``<f>``, ``<f t="shared" .../>``...
+_FORMULA_NEXT = (b">", b" ", b"/")
 
 
 def col_index(letters: str | bytes) -> int:
@@ -64,14 +73,31 @@ def _rows_above(n: int) -> re.Pattern[bytes]:
 
 @dataclass
 class SheetNotes:
-    """What one sheet's values do not say, by (row, column) from 0."""
+    """What one sheet's values do not say, by (row, column) from 0.
+
+    ``unsaved``: formula cells without a saved value (calamine reads them as empty), by
+    their formula's text ("" for a shared formula's follower); ``stale``: with
+    ``recalculate`` (the workbook asks to be recalculated when opened:
+    ``fullCalcOnLoad``, as scripts write it), the formula cells whose saved value is a
+    placeholder (XlsxWriter saves 0 for every formula). ``hidden_rows`` and
+    ``hidden_cols``: rows and columns hidden (by a filter or by hand); ``filter``: the
+    autoFilter's range (first row, first column, last row, last column) and the columns
+    it filters on; ``merged``: merged ranges (first row, first column, last row, last
+    column)."""
 
     errors: dict[tuple[int, int], str] = field(default_factory=dict)
     formats: dict[tuple[int, int], str] = field(default_factory=dict)
     links: dict[tuple[int, int], str] = field(default_factory=dict)
+    unsaved: dict[tuple[int, int], str] = field(default_factory=dict)
+    stale: dict[tuple[int, int], str] = field(default_factory=dict)
+    recalculate: bool = False
+    hidden_rows: set[int] = field(default_factory=set)
+    hidden_cols: set[int] = field(default_factory=set)
+    filter: tuple[tuple[int, int, int, int], tuple[int, ...]] | None = None
+    merged: list[tuple[int, int, int, int]] = field(default_factory=list)
 
     def column(self, kind: str, col: int) -> dict[int, str]:
-        """row -> note of one column (``kind``: errors, formats or links)."""
+        """row -> note of one column (``kind``: errors, formats, links, unsaved or stale)."""
         found: dict[tuple[int, int], str] = getattr(self, kind)
         return {r: v for (r, c), v in found.items() if c == col}
 
@@ -79,9 +105,9 @@ class SheetNotes:
 class SheetScan:
     """State of one sheet's chunked scan."""
 
-    def __init__(self, formats: dict[bytes, str]):
+    def __init__(self, formats: dict[bytes, str], recalculate: bool = False):
         self.formats = formats
-        self.notes = SheetNotes()
+        self.notes = SheetNotes(recalculate=recalculate)
         self.declared = (0, 0)
         self.max_row = 0
         self.max_col = 0
@@ -91,6 +117,7 @@ class SheetScan:
         self.row_attr_tags = 0  # <row> elements with attributes
         self.odd_r = False  # an r attribute written otherwise (see _ODD_R)
         self.hyperlinks: list[dict[bytes, bytes]] = []
+        self._after_data = False  # </sheetData> passed (the notes' pieces come in order)
         self._wide = self._wide_re()
         self._above = _rows_above(0)
 
@@ -188,6 +215,87 @@ class SheetScan:
             if m:
                 self.hyperlinks.append(dict(_ATTR.findall(m.group(1))))
             start = buf.find(b"<hyperlink ", start + 1, hi)
+        # One search per kind (each costs a pass over the chunk): "<f" then its next byte.
+        at = buf.find(b"<f", lo, hi)
+        while at >= 0:
+            if buf[at + 2 : at + 3] in _FORMULA_NEXT:
+                self._formula(buf, at)
+            at = buf.find(b"<f", at + 2, hi)
+        self._layout(buf, lo, hi)
+
+    def _formula(self, buf: bytes, at: int) -> None:
+        """The formula starting at ``at``: noted in ``unsaved`` when its cell holds no
+        saved value (no ``<v>``, or an empty one that is not an empty text), in
+        ``stale`` when it has one but the workbook is to be recalculated on opening."""
+        open_at = buf.rfind(b"<c ", max(0, at - _CONTEXT), at)
+        if open_at < 0 or buf.find(b"</c>", open_at, at) >= 0:
+            return
+        tag_end = buf.find(b">", open_at, at)
+        close = buf.find(b"</c>", at)
+        m = _CELL_TAG_REF.search(buf, open_at, tag_end) if tag_end >= 0 else None
+        cell = cell_of(m.group(1)) if m else None
+        if cell is None or close < 0:
+            return
+        t = _TYPE.search(buf, open_at, tag_end)
+        kind = t.group(1) if t else b"n"
+        if kind == b"e":
+            return  # an error value: noted as one (``_error``)
+        value = _VALUE.search(buf, at, close)
+        saved = (value is not None and value.group(1) != b"") or (
+            kind == b"str" and buf.find(b"<v", at, close) >= 0
+        )
+        if saved and not self.notes.recalculate:
+            return
+        f = _FORMULA.match(buf, at)
+        text = f.group(1) if f is not None and f.group(1) is not None else b""
+        found = self.notes.stale if saved else self.notes.unsaved
+        found[cell] = _unescape(text.decode("utf-8", "replace"))
+
+    def _layout(self, buf: bytes, lo: int, hi: int) -> None:
+        """Hidden rows and columns, the autoFilter, merged ranges in ``buf[lo:hi]``."""
+        at = buf.find(b'hidden="', lo, hi)
+        while at >= 0:
+            self._hidden(buf, at)
+            at = buf.find(b'hidden="', at + 8, hi)
+        # The autoFilter and the merged ranges follow the cells (</sheetData>).
+        if not self._after_data:
+            at = buf.find(b"</sheetData>", lo, hi + 12)
+            if at < 0:
+                return
+            self._after_data, lo = True, max(lo, at)
+        at = buf.find(b"<autoFilter ", lo, hi)
+        if at >= 0:
+            end = buf.find(b"</autoFilter>", at)
+            end = end if end >= 0 else buf.find(b">", at)
+            area = _area(buf, at)
+            if area is not None:
+                cols = tuple(int(c) for c in _COL_ID.findall(buf, at, max(end, at)))
+                self.notes.filter = (area, cols)
+        at = buf.find(b"<mergeCell ", lo, hi)
+        while at >= 0:
+            area = _area(buf, at)
+            if area is not None:
+                self.notes.merged.append(area)
+            at = buf.find(b"<mergeCell ", at + 1, hi)
+
+    def _hidden(self, buf: bytes, at: int) -> None:
+        """The ``hidden="..."`` attribute at ``at``: a hidden row's or columns'."""
+        if not buf.startswith(_HIDDEN, at) or buf[at - 1 : at] not in (b" ", b"\t", b"\n"):
+            return
+        start = buf.rfind(b"<", 0, at)
+        end = buf.find(b">", at)
+        if start < 0 or end < 0 or buf.find(b">", start, at) >= 0:
+            return
+        if buf.startswith(b"<row ", start):
+            r = _ROW_R.search(buf, start, end)
+            if r is not None:
+                self.notes.hidden_rows.add(int(r.group(1)) - 1)
+        elif buf.startswith(b"<col ", start):
+            span: dict[bytes, bytes] = dict(_COL_SPAN.findall(buf, start, end))
+            if b"min" in span:
+                first = int(span[b"min"]) - 1
+                last = int(span.get(b"max", span[b"min"])) - 1
+                self.notes.hidden_cols.update(range(first, min(last, first + 16_384) + 1))
 
     def _tagged(
         self, buf: bytes, lo: int, hi: int, needle: bytes, take: Callable[[bytes, bytes, int], None]
@@ -219,3 +327,25 @@ class SheetScan:
         cell = cell_of(m.group(1)) if m else None
         if cell is not None:
             self.notes.formats[cell] = code
+
+
+def _area(buf: bytes, at: int) -> tuple[int, int, int, int] | None:
+    """The ``ref="B5:B7"`` of the tag at ``at`` as (first row, first column, last row,
+    last column) from 0."""
+    end = buf.find(b">", at)
+    m = _RANGE_REF.search(buf, at, end) if end >= 0 else None
+    if m is None:
+        return None
+    a, b = cell_of(m.group(1)), cell_of(m.group(2) or m.group(1))
+    if a is None or b is None:
+        return None
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]))
+
+
+def _unescape(text: str) -> str:
+    """A formula's text as written in the cell (the five XML entities undone)."""
+    if "&" not in text:
+        return text
+    for entity, ch in (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'")):
+        text = text.replace(entity, ch)
+    return text.replace("&amp;", "&")

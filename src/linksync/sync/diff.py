@@ -21,8 +21,9 @@ Rules (DESIGN.md, "Sync semantics"):
 - Mirror mode deletes remote links in scope that no row claims (an invalid row still
   protects its link). A row that failed (validation, an unknown domain) protects every
   link of its slug in the scope, whatever domain it named (a row without slug: every
-  link of its URL); the plan names each such link ``skip``, kept by that row. Quota
-  and safety are judged on the finished list of changes.
+  link of its URL); the plan names each such link ``skip``, kept by that row. While
+  rows a workbook hides are skipped unread, no link is deleted: each delete is refused
+  with HIDDEN_ROW. Quota and safety are judged on the finished list of changes.
 - An update, replace or delete of a link another owner tag marks is refused
   (OWNED_BY_OTHER) unless ``allow_takeover`` (``linksync.sync.ownership``).
 - Links of fully listed domains that no row claims and that are outside the scope
@@ -38,7 +39,14 @@ from linksync.model import Action, LinkKey, LinkSpec, Place, Problem, RemoteLink
 from linksync.sync.compare import compare, create_payload, row_domain, said_of, unsent_password
 from linksync.sync.fingerprints import PasswordMemory
 from linksync.sync.options import Mode, SyncOptions
-from linksync.sync.ownership import kept_by_invalid, other_owners, takeover_note, takeover_refused
+from linksync.sync.ownership import (
+    hidden_refusal,
+    kept_by_invalid,
+    other_owners,
+    takeover_note,
+    takeover_refused,
+    unmanaged_links,
+)
 from linksync.sync.plan import Change, FieldChange, Plan, Unmanaged, sort_changes
 from linksync.sync.safety import judge_safety, mark_quota
 from linksync.sync.slugs import MAX_CANDIDATES, Slugless, first_free, identity_domain
@@ -78,15 +86,22 @@ class _Differ:
         #: slug (folded) or URL (edges stripped) -> the first invalid row naming it
         self.kept_by: dict[str, LinkSpec] = {}
         self.rows: dict[int, LinkSpec] = {}
+        self.hidden: list[Problem] = []  # rows a workbook hides, skipped unread
 
     def row_change(self, index: int, spec: LinkSpec) -> Change:
         self.rows[index] = spec
         domain = row_domain(spec, self.options, self.remote.system_domain)
         prov = spec.provenance
         found = list(self.by_place.get(prov.place, ())) if prov and self.by_place else []
+        hidden = next((p for p in found if p.constant == "HIDDEN_ROW"), None)
+        if hidden is not None:
+            self.hidden.append(hidden)
         if index in self.invalid or any(p.severity is Severity.ERROR for p in found):
             self._protect(spec, domain, index)
             return Change(Action.INVALID, domain, spec.slug, index, spec, problems=tuple(found))
+        if hidden is not None:  # a row the workbook hides, not read: no link, no domain
+            rest = tuple(p for p in found if p is not hidden)
+            return Change(Action.SKIP, "", None, index, spec, problems=rest, reason=hidden.message)
         blocked = self._domain_problem(spec, domain) or self._missing_url(spec)
         if blocked is not None:
             self._protect(spec, domain, index)
@@ -324,7 +339,9 @@ class _Differ:
                 continue
             action = Action.DELETE
             problems: tuple[Problem, ...] = ()
-            if other_owners(link.tags, self.options):
+            if self.hidden:  # a hidden row may name this link
+                action, problems = Action.INVALID, (hidden_refusal(self.hidden),)
+            elif other_owners(link.tags, self.options):
                 if self.options.allow_takeover:
                     problems = (takeover_note(link, None, self.options),)
                 else:
@@ -332,21 +349,6 @@ class _Differ:
                     problems = (takeover_refused(link, None, self.options, "delete"),)
             out.append(Change(action, key.domain, link.slug, start, None, link, problems=problems))
         return out
-
-    def unmanaged(self) -> tuple[LinkKey, ...]:
-        """Links of fully listed domains in no row and outside the scope (every link
-        when there is no scope), by domain and slug."""
-        opts = self.options
-        scoped = bool(opts.scope_domains) or opts.owner_tag is not None
-        out: list[LinkKey] = []
-        for key, link in sorted(self.remote.links.items()):
-            if key in self.claimed or key.domain not in self.remote.listed_domains:
-                continue
-            if (key.domain, link.url.strip()) in self.protected_urls:
-                continue
-            if not (scoped and self.in_scope(link)):
-                out.append(key)
-        return tuple(out)
 
 
 def diff(
@@ -387,5 +389,10 @@ def diff(
         quota=quota,
         safety=judge_safety(changes, remote, options, differ.in_scope),
         target=target,
-        unmanaged=Unmanaged(differ.unmanaged(), tuple(sorted(remote.listed_domains - {""}))),
+        unmanaged=Unmanaged(
+            unmanaged_links(
+                remote, options, differ.claimed, differ.protected_urls, differ.in_scope
+            ),
+            tuple(sorted(remote.listed_domains - {""})),
+        ),
     )

@@ -23,13 +23,14 @@ failed keeps the links of its slug in the scope (``kept_by_invalid``).
 from __future__ import annotations
 
 import difflib
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from linksync.errors import ConfigError
-from linksync.model import Action, LinkSpec, Problem, RemoteLink, Severity
+from linksync.model import Action, LinkKey, LinkSpec, Problem, RemoteLink, Severity
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Change
+from linksync.sync.state import RemoteState
 
 OWNED_BY_OTHER = "OWNED_BY_OTHER"
 _BY = "-by-"
@@ -177,3 +178,38 @@ def owner_tag_unused(
         None,
         Severity.WARNING,
     )
+
+
+def hidden_refusal(hidden: Sequence[Problem]) -> Problem:
+    """Why a mirror deletes nothing while rows a workbook hides were skipped unread
+    (``hidden``: their HIDDEN_ROW problems): a hidden row may name the link."""
+    first = hidden[0].provenance
+    where = f" (first: {first.where()})" if first is not None else ""
+    return Problem(
+        "HIDDEN_ROW",
+        f"not deleted: {len(hidden)} hidden row(s) of the sources were not "
+        f"read{where} and may name this link; unhide them, or read them with "
+        "--include-hidden",
+        None,
+    )
+
+
+def unmanaged_links(
+    remote: RemoteState,
+    options: SyncOptions,
+    claimed: Collection[LinkKey],
+    protected_urls: Collection[tuple[str, str]],
+    in_scope: Callable[[RemoteLink], bool],
+) -> tuple[LinkKey, ...]:
+    """Links of fully listed domains that no row claims (nor protects by its URL) and
+    that are outside the scope (every link when there is no scope), by domain and slug."""
+    scoped = bool(options.scope_domains) or options.owner_tag is not None
+    out: list[LinkKey] = []
+    for key, link in sorted(remote.links.items()):
+        if key in claimed or key.domain not in remote.listed_domains:
+            continue
+        if (key.domain, link.url.strip()) in protected_urls:
+            continue
+        if not (scoped and in_scope(link)):
+            out.append(key)
+    return tuple(out)

@@ -131,7 +131,10 @@ class Change:
         return next((p for p in self.problems if p.severity is Severity.ERROR), None)
 
     def label(self) -> str:
-        """'go.example.com/spring' or 'go.example.com/(generated)'."""
+        """'go.example.com/spring' or 'go.example.com/(generated)' ('(row not read)' for
+        a row skipped unread: a hidden row)."""
+        if not self.domain and self.slug is None:
+            return "(row not read)"
         return f"{self.domain}/{self.slug or '(generated)'}"
 
     def to_dict(self) -> dict[str, Any]:

@@ -74,7 +74,7 @@ def needs(
         need = out.setdefault(domain, _Need())
         if spec.slug:
             need.slugs.add(spec.slug.lower())
-        else:
+        elif spec.url:  # a row with neither (a hidden row, not read) needs nothing
             need.must_list = True
     if options.deletes:
         for domain in options.scope_domains:

@@ -99,7 +99,9 @@ class FrameChecker:
     def run(self) -> None:
         for i, problem in self.frame.row_problems:
             self.found.append((self.offset + i, problem.field, problem))
-            if problem.severity is Severity.ERROR:
+            if problem.constant == "HIDDEN_ROW":
+                self.dead.add(i)  # a hidden row was not read: nothing to check
+            elif problem.severity is Severity.ERROR:
                 if problem.field is None:
                     self.dead.add(i)
                 else:
