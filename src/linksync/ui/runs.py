@@ -25,6 +25,7 @@ from typing import Any
 from linksync.errors import LinksyncError
 from linksync.rules.timestamps import utc_now
 from linksync.safe.outputs import write_text_atomic
+from linksync.safe.state_folder import make_folder
 from linksync.sync.journal import new_run_id
 from linksync.ui.progress import ProgressSnapshot, RunFeed, RunOutcome, RunSource, RunState
 
@@ -153,7 +154,8 @@ class RunRegistry:
                 raise RunBusy(f"a {held.kind} run is still going ({held.run_id})")
             run_id = new_run_id()
             folder = self.folder / run_id
-            folder.mkdir(parents=True, exist_ok=False)
+            make_folder(self.folder)
+            folder.mkdir(exist_ok=False)
             record = RunRecord(run_id, source.kind, RunState.RUNNING, utc_now())
             run = Run(record, folder)
             self._runs[run_id] = run
