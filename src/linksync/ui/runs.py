@@ -206,7 +206,8 @@ class RunRegistry:
             record = self._ended(run, state, outcome=outcome)
         except Exception as exc:  # the page shows why, the server goes on
             why = str(exc) if isinstance(exc, LinksyncError) else f"{type(exc).__name__}: {exc}"
-            record = self._ended(run, RunState.FAILED, error=why)
+            say = getattr(source, "say", None)  # the source's words for the page
+            record = self._ended(run, RunState.FAILED, error=say(why) if say else why)
         self._end(run, record)
 
     def _ended(
