@@ -196,3 +196,20 @@ def test_a_real_apply_logs_sentences(workdir: Path) -> None:
         f"run ended: 1 ok, 1 invalid in {end['duration_s']} s, exit code 1, "
         f"{end['requests']} requests"
     )
+
+
+def test_setup_turns_on_a_logger_another_configuration_turned_off(stream: io.StringIO) -> None:
+    """``logging.config.dictConfig`` (a host application's, or a tool's run in the same
+    process) disables every logger it does not name; asking linksync to log turns its
+    loggers back on."""
+    child = logging.getLogger("linksync.sync")
+    parent = logging.getLogger("linksync")
+    try:
+        parent.disabled = child.disabled = True  # what dictConfig leaves
+        setup_logging("json", "info", stream)
+        log_plan_counts(parent, {"create": 1})
+        child.info("hello")
+    finally:
+        parent.disabled = child.disabled = False
+    said = [json.loads(line)["message"] for line in stream.getvalue().splitlines()]
+    assert said == ["plan: 1 create", "hello"]

@@ -184,6 +184,11 @@ def setup_logging(
     for old in [h for h in logger.handlers if isinstance(h, RedactingHandler | _Off)]:
         logger.removeHandler(old)
     logger.propagate = False
+    # Asked for, so on: a logging.config.dictConfig elsewhere in the process (a host
+    # application, a tool run in-process) disables every logger it does not name.
+    for name, known in logging.Logger.manager.loggerDict.items():
+        if isinstance(known, logging.Logger) and name.split(".")[0] == LOGGER_NAME:
+            known.disabled = False
     if format == "off":
         logger.addHandler(_Off())
         return logger
