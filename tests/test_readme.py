@@ -42,3 +42,36 @@ def test_the_python_section_runs(
     assert (tmp_path / "out" / "links-results.xlsx").is_file()
     results = namespace["results"]
     assert isinstance(results, Results) and results.exit_code in (0, 1)
+
+
+def test_the_documentation_list_names_each_doc_once() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Documentation\n", 1)[1].split("\n## ", 1)[0]
+    entries = re.findall(r"^- `(docs/[^`]+\.md)`", section, flags=re.MULTILINE)
+    assert sorted(entries) == sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md"))
+    assert len(entries) == len(set(entries))
+
+
+def test_the_first_links_file_plans_as_the_readme_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from linksync.cli import cli
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Your first links file\n", 1)[1].split("\n## ", 1)[0]
+    (yaml_block,) = re.findall(r"```yaml\n(.*?)```", section, flags=re.DOTALL)
+    (command,) = re.findall(r"```bash\n(.*?)\n```", section, flags=re.DOTALL)
+    assert command == "linksync plan links.yaml"
+    (tmp_path / "links.yaml").write_text(yaml_block, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    for name in ("LINKSYNC_BASE_URL", "LINKSYNC_API_KEY", "LINKSYNC_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    planned = CliRunner().invoke(cli, command.split()[1:], catch_exceptions=False)
+    assert planned.exit_code == 0, planned.output
+    assert "2 create" in planned.output
+    for link in ("lnk.test/spring-sale", "lnk.test/get-app"):
+        assert link in planned.output and link in section
+    applied = CliRunner().invoke(cli, ["apply", "links.yaml", "--yes"], catch_exceptions=False)
+    assert applied.exit_code == 0, applied.output

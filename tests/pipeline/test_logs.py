@@ -141,7 +141,7 @@ def test_text_format_is_key_value(stream: io.StringIO, secrets: Secrets) -> None
     logger = setup_logging("text", "INFO", stream, secrets=secrets)
     log_run_end(logger, counts={"ok": 2}, duration_s=0.5, exit_code=0)
     line = stream.getvalue().strip()
-    assert " info run_end " in line
+    assert " info run ended: 2 ok in 0.5 s, exit code 0 | event=run_end " in line
     assert 'counts={"ok": 2}' in line
     assert "duration_s=0.5" in line and "exit_code=0" in line
 

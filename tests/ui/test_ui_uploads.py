@@ -112,11 +112,13 @@ async def test_remove_and_the_file_count_limit(tmp_path: Path) -> None:
         yield b"slug,url\n"
 
     first = await store.receive("a.csv", body())
-    await store.receive("a.csv", body())  # same name twice: two uploads, two folders
+    await store.receive("b.csv", body())
     with pytest.raises(Exception, match="holds 2 files already; remove one first"):
         await store.receive("c.csv", body())
-    assert store.remove(first.upload_id) and not first.path.exists()
-    assert not store.remove(first.upload_id)
+    again = await store.receive("a.csv", body())  # a replacement takes no room of its own
+    assert again.replaced and not first.path.exists()
+    assert store.remove(again.upload_id) and not again.path.exists()
+    assert not store.remove(again.upload_id)
     await store.receive("c.csv", body())
     folder = store.folder
     store.close()

@@ -99,5 +99,7 @@ def _run(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     except Exception:
         if not json_active():
             raise
-        logging.getLogger("linksync").exception("crash", extra={"event": "crash"})
+        logging.getLogger("linksync").exception(
+            "linksync stopped on an unexpected error", extra={"event": "crash"}
+        )
         sys.exit(EXIT_ROWS_FAILED)

@@ -57,6 +57,7 @@ from linksync.config.profiles import ENV_PROFILE, Profile, load_profile, read_ke
 from linksync.config.urlcheck import check_url
 from linksync.errors import ConfigError
 from linksync.rules.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, MAX_CONCURRENCY
+from linksync.safe.state_folder import make_folder
 
 if TYPE_CHECKING:
     from linksync.api import LinkServiceClient, RetryPolicy
@@ -379,7 +380,7 @@ def open_client(
         )
     db = target.sandbox_db or DEFAULT_SANDBOX_DB
     if db != ":memory:":
-        Path(db).parent.mkdir(parents=True, exist_ok=True)
+        make_folder(Path(db).parent)
     app = create_app(settings, db_path=db)
     return LinkServiceClient(
         target.base_url,

@@ -1,13 +1,23 @@
 """Logging for unattended runs: text for people, JSON lines for log collectors.
 
 ``setup_logging("json")`` makes the ``linksync`` logger write one JSON object per line
-(``ts``, ``level``, ``event``, plus the event's fields) to stderr. The sync engine emits
-four events through the typed helpers below::
+(``ts``, ``level``, ``event``, ``logger``, ``message``, plus the event's fields) to
+stderr. The sync engine emits four events through the typed helpers below::
 
     run_start    target, mode, dry_run, sources, run_id
     plan_counts  counts (per action), total
     row_failed   source, sheet, row, domain, slug, action, error_constant, ..., repeat
     run_end      counts (per status), duration_s, exit_code, requests
+
+Each record's message is a sentence with its facts (``linksync.logs.sentences``), so
+any handler, the standard library's own included, shows what happened::
+
+    run started: apply of campaign.xlsx against built-in sandbox, mode upsert
+    plan: 3 create, 1 update, 10 unchanged
+    row 12 of campaign.xlsx (sheet Links) failed: SLUG_EXISTS: ... (create lnk.test/x, HTTP 409)
+    run ended: 13 ok, 1 failed in 2.1 s, exit code 1, 16 requests
+
+``text`` writes that sentence, then `` | event=NAME`` and the fields as ``key=value``.
 
 With ``json``, stderr carries JSON lines only: the command line's own messages (the
 target, the plan, warnings, errors, where the journal is) go through ``console_line``,
@@ -31,6 +41,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
 
+from linksync.logs.sentences import sentence
 from linksync.model import RowResult, plain
 from linksync.safe.secrets import Secrets
 
@@ -83,10 +94,14 @@ class JsonFormatter(logging.Formatter):
 
 
 class TextFormatter(logging.Formatter):
-    """'2026-03-01T02:00:00.123Z info run_end duration_s=1.2 exit_code=0'."""
+    """'2026-03-01T02:00:00.123Z info run ended: 2 ok in 1.2 s, exit code 0 |
+    event=run_end counts={"ok": 2} duration_s=1.2 exit_code=0' (one line)."""
 
     def format(self, record: logging.LogRecord) -> str:
         parts = [_timestamp(record), record.levelname.lower(), record.getMessage()]
+        event = getattr(record, "event", None)
+        if isinstance(event, str) and event not in ("message", record.getMessage()):
+            parts.append(f"| event={event}")
         for key, value in _fields_of(record).items():
             rendered = json.dumps(plain(value), ensure_ascii=False, default=str)
             if isinstance(value, str) and value and " " not in value and '"' not in value:
@@ -169,6 +184,11 @@ def setup_logging(
     for old in [h for h in logger.handlers if isinstance(h, RedactingHandler | _Off)]:
         logger.removeHandler(old)
     logger.propagate = False
+    # Asked for, so on: a logging.config.dictConfig elsewhere in the process (a host
+    # application, a tool run in-process) disables every logger it does not name.
+    for name, known in logging.Logger.manager.loggerDict.items():
+        if isinstance(known, logging.Logger) and name.split(".")[0] == LOGGER_NAME:
+            known.disabled = False
     if format == "off":
         logger.addHandler(_Off())
         return logger
@@ -205,11 +225,19 @@ def get_logger(name: str | None = None) -> logging.Logger:
 
 
 def log_event(
-    logger: logging.Logger, event: str, *, level: int = logging.INFO, **fields: Any
+    logger: logging.Logger,
+    event: str,
+    text: str | None = None,
+    /,
+    *,
+    level: int = logging.INFO,
+    **fields: Any,
 ) -> None:
-    """Emit one structured event: the message is the event name, the fields ride along."""
+    """Emit one structured event: the message is ``text``, or the event's sentence made
+    of its fields (``linksync.logs.sentences``); the name and the fields ride along."""
     if logger.isEnabledFor(level):
-        logger.log(level, event, extra={"event": event, "fields": fields})
+        message = text if text is not None else sentence(event, fields)
+        logger.log(level, "%s", message, extra={"event": event, "fields": fields})
 
 
 # --- the sync engine's events ---------------------------------------------------------

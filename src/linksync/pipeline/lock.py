@@ -60,6 +60,7 @@ from filelock import FileLock, Timeout
 
 from linksync.errors import LockError
 from linksync.safe.outputs import write_text_atomic
+from linksync.safe.state_folder import make_folder
 
 if TYPE_CHECKING:
     from linksync.config import Target
@@ -237,7 +238,7 @@ def acquire_lock(
     if why is not None:
         raise LockError(f"{lock_path} {why}. Nothing was done.")
     try:
-        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(lock_path.parent)
     except OSError as exc:
         raise LockError(f"cannot create the lock folder {lock_path.parent}: {exc}") from exc
     lock = FileLock(str(lock_path))

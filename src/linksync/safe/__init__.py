@@ -7,6 +7,8 @@
 - ``safe.secrets``: the one ``redact`` and the registry of a run's secrets.
 - ``safe.terminal``: ``printable``, text from a file or the service made safe for a
   terminal (control, bidi-override and invisible characters escaped).
+- ``safe.state_folder``: ``make_folder``, the ``.linksync/`` state folder made with its
+  own ``.gitignore`` (``*``), so git never lists it.
 
 Lowest layer, beside ``linksync.errors``, ``linksync.model`` and ``linksync.rules``: it
 may import ``linksync.errors`` and the standard library, nothing above (sources,

@@ -43,6 +43,7 @@ from typing import IO, Any
 
 from linksync.errors import ConfigError
 from linksync.safe.leftovers import HOST_TAG
+from linksync.safe.state_folder import make_folder
 
 #: Extensions an appended run journal may have.
 JOURNAL_SUFFIXES = (".jsonl",)
@@ -261,7 +262,7 @@ def temp_sibling(path: Path) -> Path:
 
 
 def _create_temp(path: Path) -> tuple[Path, int]:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     while True:
         tmp = temp_sibling(path)
         try:

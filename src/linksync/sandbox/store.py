@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from linksync.safe.state_folder import make_folder
 from linksync.sandbox.order import ALL, LinkOrder
 from linksync.sandbox.rows import (
     AlreadyExists,
@@ -106,7 +107,7 @@ class Store:
 
     def __init__(self, path: str = ":memory:") -> None:
         if path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            make_folder(Path(path).parent)
         self.path = path
         self._lock = threading.RLock()
         self._order = LinkOrder()

@@ -32,6 +32,7 @@ from typing import IO, TYPE_CHECKING, Any
 from linksync.errors import ConfigError
 from linksync.rules.timestamps import utc_now
 from linksync.safe.outputs import is_journal_file
+from linksync.safe.state_folder import make_folder
 
 if TYPE_CHECKING:
     from linksync.api import CallEvent
@@ -62,7 +63,7 @@ class Journal:
             self.path.unlink()  # replaced, never followed
         elif self.path.is_file() and not is_journal_file(self.path):
             raise ConfigError(f"journal {self.path} exists and is not a linksync journal")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(self.path.parent)
         self._file: IO[str] | None = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
 
     def write(self, event: str, **fields: Any) -> None:

@@ -3,8 +3,9 @@ and what they share for one server (``UiState``).
 
     GET    /                                the page (server-rendered, jinja2)
     GET    /static/...                      its script and style sheet (package files)
-    GET    /api/state                       target, uploads, last run (JSON)
+    GET    /api/state                       target, the visit's files, earlier ones, last run
     POST   /api/uploads?name=NAME           the file as the request body (token)
+    POST   /api/uploads/{id}/use            an earlier upload, chosen again (token)
     DELETE /api/uploads/{id}                remove an upload (token)
     POST   /api/check    {choices}          columns of each sheet, every problem (token)
     POST   /api/plan     {choices}          linksync.plan of the uploads (token)
@@ -17,6 +18,10 @@ and what they share for one server (``UiState``).
 Every request passes ``security.PageGuard`` first. The target is described by its
 label only (base URL and profile, or the built-in sandbox): the key is never in a page
 or an answer.
+
+Each page served is a new visit (``UploadStore.new_visit``): its id is in the page,
+and its script sends it with every request (``X-Linksync-Visit``). The files a step
+reads are the visit's own (dropped or picked again in it), never an earlier visit's.
 
 Each step answers JSON: ``data`` (what a script or a test reads) and ``html`` (the
 page's fragments, rendered by the server's autoescaped templates: a value from a file
@@ -49,14 +54,14 @@ from starlette.staticfiles import StaticFiles
 from linksync._version import __version__
 from linksync.config import Settings, Target
 from linksync.errors import LinksyncError
-from linksync.sources.aliases import COLUMN_FIELDS, SHORT_URL
 from linksync.sync.options import MODES
 from linksync.ui.apply_run import PageApply
-from linksync.ui.choices import Choices
+from linksync.ui.choices import Choices, reading_view
 from linksync.ui.runs import Run, RunBusy, RunRegistry
 from linksync.ui.security import PageGuard
 from linksync.ui.steps import CheckView, PageFiles, ShownPlan, check, make_plan, plan_view
-from linksync.ui.uploads import KINDS, UploadRefused, UploadStore, size_text
+from linksync.ui.uploads import KINDS, VISIT_ID, UploadRefused, UploadStore, size_text
+from linksync.ui.words import FIELD_LABELS, page_words
 
 HERE = Path(__file__).parent
 
@@ -109,18 +114,35 @@ EVENT_TICK_S = 0.25
 EVENT_REFRESH_S = 1.0
 
 
+#: The header the page's script sends its visit in.
+VISIT_HEADER = "X-Linksync-Visit"
+
+
+def visit_of(request: Request) -> str:
+    """The visit a request belongs to ("" when it names none); ``ValueError`` for a
+    value the page never sends."""
+    visit = request.headers.get(VISIT_HEADER, "")
+    if VISIT_ID.fullmatch(visit) is None:
+        raise ValueError("the page's visit id is not valid: reload the page")
+    return visit
+
+
 async def page(request: Request) -> HTMLResponse:
     ui = ui_state(request)
+    visit = ui.uploads.new_visit()
     html = ui.templates.get_template("page.html").render(
         token=ui.token,
+        visit=visit,
         target=ui.target_view(),
         version=__version__,
         max_bytes=ui.uploads.max_bytes,
         max_text=size_text(ui.uploads.max_bytes),
         accept=",".join(KINDS),
-        uploads=[u.to_dict() for u in ui.uploads.list()],
+        uploads=[],
+        earlier=[u.to_dict() for u in ui.uploads.earlier(visit)],
         default_domain=ui.settings.default_domain or "",
         check_destinations=ui.settings.profile.check_destinations,
+        reading=reading_view(ui.settings.profile),
         modes=MODES,
     )
     return HTMLResponse(html)
@@ -132,10 +154,15 @@ def _run_view(run: Run | None) -> dict[str, Any] | None:
 
 async def api_state(request: Request) -> JSONResponse:
     ui = ui_state(request)
+    try:
+        visit = visit_of(request)
+    except ValueError as exc:
+        return error_answer(400, str(exc))
     return JSONResponse(
         {
             "target": ui.target_view(),
-            "uploads": [u.to_dict() for u in ui.uploads.list()],
+            "uploads": [u.to_dict() for u in ui.uploads.chosen(visit)],
+            "earlier": [u.to_dict() for u in ui.uploads.earlier(visit)],
             "max_bytes": ui.uploads.max_bytes,
             "last_run": _run_view(ui.runs.latest()),
         }
@@ -150,10 +177,26 @@ async def upload(request: Request) -> JSONResponse:
             request.query_params.get("name", ""),
             request.stream(),
             int(declared) if declared and declared.isdigit() else None,
+            visit=visit_of(request),
         )
     except UploadRefused as exc:
         return error_answer(exc.status, exc.message)
+    except ValueError as exc:
+        return error_answer(400, str(exc))
     return JSONResponse(item.to_dict(), status_code=201)
+
+
+async def use_upload(request: Request) -> JSONResponse:
+    """An earlier upload, read again in this visit."""
+    ui = ui_state(request)
+    try:
+        visit = visit_of(request)
+    except ValueError as exc:
+        return error_answer(400, str(exc))
+    item = ui.uploads.choose(visit, request.path_params["upload_id"])
+    if item is None:
+        return error_answer(404, "no such upload: it was removed or replaced")
+    return JSONResponse({**item.to_dict(), "said": f"{item.name} is one of your files again."})
 
 
 async def remove_upload(request: Request) -> Response:
@@ -219,29 +262,6 @@ async def download(request: Request) -> Response:
     return FileResponse(path, filename=name, content_disposition_type="attachment")
 
 
-#: The page's words for the column step: what each field a column can feed is called in
-#: the list beside each column (``COLUMN_FIELDS`` order). The columns themselves, with
-#: the field each feeds, how it was matched and example values, are
-#: ``linksync.sources.preview``'s ``SheetPreview`` values, as
-#: ``linksync.pipeline.checking.check`` returns them.
-FIELD_LABELS: dict[str, str] = {
-    "url": "Destination URL",
-    "slug": "Slug (back-half)",
-    "domain": "Domain",
-    "description": "Title / description",
-    "tags": "Tags",
-    "password": "Password",
-    "expires_at": "Expiry date",
-    "apple": "iOS URL",
-    "google": "Android URL",
-    SHORT_URL: "Full short link (domain and slug)",
-    "utm_source": "UTM source",
-    "utm_medium": "UTM medium",
-    "utm_campaign": "UTM campaign",
-    "utm_term": "UTM term",
-    "utm_content": "UTM content",
-}
-assert tuple(FIELD_LABELS) == COLUMN_FIELDS, "one label per field a column can feed"
 #: Largest JSON body a step takes (the choices are small).
 MAX_BODY = 200_000
 
@@ -260,8 +280,9 @@ def _render(ui: UiState, template: str, **values: Any) -> str:
     return ui.templates.get_template(template).render(**values)
 
 
-def _files(ui: UiState) -> PageFiles:
-    return PageFiles(tuple(ui.uploads.list()))
+def _files(ui: UiState, request: Request) -> PageFiles:
+    """The files of the request's visit (``ValueError`` for a bad visit id)."""
+    return PageFiles(tuple(ui.uploads.chosen(visit_of(request))))
 
 
 def check_fragments(ui: UiState, view: CheckView) -> dict[str, str]:
@@ -275,9 +296,9 @@ async def _asked(request: Request) -> tuple[Choices, PageFiles] | JSONResponse:
     """The choices sent and the files on the page, or the answer refusing them."""
     try:
         choices = Choices.from_json(await _body(request))
+        files = _files(ui_state(request), request)
     except (ValueError, LinksyncError) as exc:
-        return error_answer(400, str(exc))
-    files = _files(ui_state(request))
+        return error_answer(400, page_words(str(exc)))
     if not files.uploads:
         return error_answer(409, "drop or choose a file first")
     return choices, files
@@ -292,7 +313,7 @@ async def check_step(request: Request) -> JSONResponse:
     try:
         view = await asyncio.to_thread(check, files, choices, ui.settings)
     except LinksyncError as exc:
-        return error_answer(400, files.shorten(str(exc)))
+        return error_answer(400, files.say(str(exc)))
     return JSONResponse({"data": view.to_dict(), "html": check_fragments(ui, view)})
 
 
@@ -306,7 +327,7 @@ async def plan_step(request: Request) -> JSONResponse:
     try:
         shown = await asyncio.to_thread(make_plan, files, choices, ui.settings)
     except LinksyncError as exc:
-        return error_answer(400, files.shorten(str(exc)))
+        return error_answer(400, files.say(str(exc)))
     ui.shown = shown
     view = plan_view(shown, files)
     html = _render(ui, "_plan.html", view=view)
@@ -317,12 +338,12 @@ async def apply_step(request: Request) -> JSONResponse:
     ui = ui_state(request)
     try:
         body = await _body(request)
+        files = _files(ui, request)
     except ValueError as exc:
         return error_answer(400, str(exc))
     shown = ui.shown
     if shown is None or body.get("plan_id") != shown.plan_id:
         return error_answer(409, "this is not the plan shown last: show the plan again, then apply")
-    files = _files(ui)
     if files.ids != shown.upload_ids:
         return error_answer(409, "the files changed since the plan was shown: show the plan again")
     force = body.get("force") is True
@@ -345,6 +366,7 @@ def create_ui_app(state: UiState) -> PageGuard:
             Route("/", page),
             Route("/api/state", api_state),
             Route("/api/uploads", upload, methods=["POST"]),
+            Route("/api/uploads/{upload_id}/use", use_upload, methods=["POST"]),
             Route("/api/uploads/{upload_id}", remove_upload, methods=["DELETE"]),
             Route("/api/check", check_step, methods=["POST"]),
             Route("/api/plan", plan_step, methods=["POST"]),

@@ -134,10 +134,15 @@ class PageApply:
         if results.stop_sentence:
             summary += f" {results.stop_sentence}"
         for text in events.warnings[:3]:
-            summary += f" Warning: {self.files.shorten(text)}."
+            summary += f" Warning: {text}."
         # The downloads a marketer wants first: the annotated copies, the QR codes.
         written = [p.name for p in results.files if p.parent == folder]
         written.sort(
             key=lambda name: (not name.startswith(tuple(c.stem for c in copies)), name != QR_ZIP)
         )
-        return RunOutcome(summary, code, tuple(written), results.interrupted)
+        return RunOutcome(self.say(summary), code, tuple(written), results.interrupted)
+
+    def say(self, text: str) -> str:
+        """A text of this run as the page shows it (``PageFiles.say``): the run's
+        registry words its error with it too."""
+        return self.files.say(text)

@@ -7,27 +7,47 @@ started on the page can be repeated in a terminal or a scheduled job.
 
     choices = Choices.from_json({"mapping": {"Approved by": "ignore"}, "mode": "upsert"})
     linksync.plan(paths, settings=settings, **choices.keywords())
+
+How the file is read (the date format, the encoding of CSV files, the cell texts that
+mean empty, the UTM case fix) are the reading options of ``--date-format``,
+``--encoding``, ``--empty-value`` and ``--fix-utm-case``; the page shows the profile's
+values at first, and ``beyond(profile)`` leaves out what the profile already says, so
+the command line shown names only what the page changed.
 """
 
 from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from linksync.config.profiles import Profile
 from linksync.errors import ConfigError
 from linksync.sources.columns import compile_mapping
+from linksync.sources.options import DateFormat, ReadOptions
 from linksync.sync.options import MODES
 
 _MAX_MAPPINGS = 500
 _MAX_TEXT = 300
+_MAX_EMPTY_VALUES = 50
 
 
 def _text(value: Any, what: str) -> str:
     if not isinstance(value, str) or len(value) > _MAX_TEXT:
         raise ConfigError(f"{what}: expected a text of at most {_MAX_TEXT} characters")
     return value
+
+
+def _empty_values(value: Any) -> tuple[str, ...]:
+    """'N/A, TBD' (as typed in the page's box) or a list: the texts, without blanks."""
+    items = value if isinstance(value, list) else _text(value or "", "cells that mean empty")
+    items = items.split(",") if isinstance(items, str) else items
+    out = tuple(dict.fromkeys(_text(v, "cells that mean empty").strip() for v in items))
+    out = tuple(v for v in out if v)
+    if len(out) > _MAX_EMPTY_VALUES:
+        raise ConfigError(f"cells that mean empty: at most {_MAX_EMPTY_VALUES} texts")
+    return out
 
 
 def _flag(data: Mapping[str, Any], key: str) -> bool:
@@ -52,6 +72,12 @@ class Choices:
     qr: bool = True
     #: Request each destination URL first (None: the profile's ``check_destinations:``).
     check_destinations: bool | None = None
+    #: How the file is read (None or empty: the profile's): ``--date-format`` (dmy,
+    #: mdy, iso or a pattern), ``--encoding``, ``--empty-value``, ``--fix-utm-case``.
+    date_format: str | None = None
+    encoding: str | None = None
+    empty_values: tuple[str, ...] = ()
+    fix_utm_case: bool = False
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Choices:
@@ -67,6 +93,10 @@ class Choices:
             raise ConfigError(f"mode: {mode!r} is not one of {', '.join(MODES)}")
         domain = _text(data.get("default_domain") or "", "default domain").strip()
         scope = _text(data.get("scope") or "", "mirror domains").replace(",", " ").split()
+        date_format = _text(data.get("date_format") or "", "date format").strip() or None
+        encoding = _text(data.get("encoding") or "", "encoding").strip() or None
+        # Refused here, with the readers' own words, as the flags are.
+        ReadOptions.build(date_format=date_format, encoding=encoding)
         return cls(
             mapping=mapping,
             mode=mode,
@@ -79,6 +109,28 @@ class Choices:
             check_destinations=(
                 _flag(data, "check_destinations") if "check_destinations" in data else None
             ),
+            date_format=date_format,
+            encoding=encoding,
+            empty_values=_empty_values(data.get("empty_values")),
+            fix_utm_case=_flag(data, "fix_utm_case"),
+        )
+
+    def beyond(self, profile: Profile) -> Choices:
+        """These choices less what ``profile`` says already (it applies all the same):
+        the command line shown then names only what the page changed."""
+        same_dates = DateFormat.parse(self.date_format) == DateFormat.parse(profile.date_format)
+        return replace(
+            self,
+            check_destinations=(
+                None
+                if self.check_destinations is profile.check_destinations
+                else self.check_destinations
+            ),
+            date_format=None if same_dates else self.date_format,
+            encoding=None if self.encoding == profile.encoding else self.encoding,
+            empty_values=(
+                () if set(self.empty_values) == set(profile.empty_values) else self.empty_values
+            ),
         )
 
     def reading(self) -> dict[str, Any]:
@@ -87,6 +139,10 @@ class Choices:
             "mapping": dict(self.mapping) or None,
             "fix_invisible": self.fix_invisible,
             "check_destinations": self.check_destinations,
+            "date_format": self.date_format,
+            "encoding": self.encoding,
+            "empty_values": self.empty_values,
+            "fix_utm_case": self.fix_utm_case,
         }
 
     def keywords(self) -> dict[str, Any]:
@@ -112,10 +168,16 @@ class Choices:
             words += ["--domain", domain]
         for name in annotated:
             words += ["--annotate", name]
+        for flag, value in (("--date-format", self.date_format), ("--encoding", self.encoding)):
+            if value:
+                words += [flag, value]
+        for text in self.empty_values:
+            words += ["--empty-value", text]
         words += [
             flag
             for flag, on in (
                 ("--fix-invisible", self.fix_invisible),
+                ("--fix-utm-case", self.fix_utm_case),
                 ("--ai-slug", self.ai_slug),
                 ("--ai-og", self.ai_og),
                 ("--check-destinations", self.check_destinations is True),
@@ -129,3 +191,26 @@ class Choices:
         if self.default_domain:
             line += f"  # with default_domain: {self.default_domain} in linksync.yaml"
         return line
+
+
+#: The page's choices of a date format, as ``--date-format`` takes them.
+DATE_FORMATS = {
+    "iso": "ISO (2026-12-31) or Excel dates",
+    "dmy": "Day first (31/12/2026)",
+    "mdy": "Month first (12/31/2026)",
+    "pattern": "Another pattern",
+}
+
+
+def reading_view(prof: Profile) -> dict[str, Any]:
+    """The reading options as the page shows them first: the profile's."""
+    fmt = (prof.date_format or "iso").strip()
+    known = fmt.lower() in DATE_FORMATS
+    return {
+        "date_formats": DATE_FORMATS,
+        "date_format": fmt.lower() if known else "pattern",
+        "date_pattern": "" if known else fmt,
+        "encoding": prof.encoding or "",
+        "empty_values": ", ".join(prof.empty_values),
+        "utm_rules": prof.utm_rules is not None,
+    }

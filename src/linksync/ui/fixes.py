@@ -1,34 +1,43 @@
 """What to change, in plain words, for each error constant a row can carry: the last
 column of the page's Check table and of its plan.
 
-The constants and what they mean are ``linksync.errors``'s table; this one only says,
-for a person editing a spreadsheet, what to do about each (the row's own message says
-what exactly is wrong). Every constant has advice (``linksync.errors.advice``); the
-page names its own controls in a few.
+The constants and what they mean are ``linksync.errors``'s table; the advice is its
+one advice table (``linksync.errors.advice``), for a person editing a spreadsheet (the
+row's own message says what exactly is wrong). The page shows it in its own words
+(``linksync.ui.words.page_words``): where the advice names a command-line flag, the
+page names its own control instead ("tick “Fix invisible characters” in the Options").
 """
 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterator, Mapping
 
-from linksync.errors.advice import ADVICE
+from linksync.errors.advice import ADVICE, advice_for
+from linksync.ui.words import page_words
 
-#: The page's words: the one advice table (``linksync.errors.advice``), with the page's
-#: own controls named where they help.
-FIXES: dict[str, str] = {
-    **ADVICE,
-    "INVALID_URL": (
-        "Type the full web address, starting with https://, without spaces. A pasted "
-        "address can carry invisible characters: retype it, or tick "
-        "“Fix invisible characters” below."
-    ),
-    "UNKNOWN_COLUMN": ("Choose what this column holds in the column step, or “Not used”."),
-}
+
+class _PageAdvice(Mapping[str, str]):
+    """The advice table as the page words it (read through, never copied: an entry
+    added to ``ADVICE`` is here too)."""
+
+    def __getitem__(self, constant: str) -> str:
+        return page_words(ADVICE[constant])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(ADVICE)
+
+    def __len__(self) -> int:
+        return len(ADVICE)
+
+
+#: The page's words of the one advice table.
+FIXES: Mapping[str, str] = _PageAdvice()
 
 
 def fix_for(constant: str | None) -> str:
-    """What to change for ``constant``, in plain words ("" for none or unknown)."""
-    return FIXES.get(constant or "", "")
+    """What to change for ``constant``, in the page's words ("" for none or unknown)."""
+    return page_words(advice_for(constant))
 
 
 def visible(value: object) -> str:

@@ -148,7 +148,8 @@ class RunSource(Protocol):
     """A run the page can start (see module docstring). ``kind`` names it on the page
     ("apply"). ``run`` is called once, in a worker thread; it must stop soon after
     ``cancel`` is set (no new requests; those in flight finish) and still return an
-    outcome with the files written so far."""
+    outcome with the files written so far. A source with a ``say(text)`` method words
+    the error of a failed run with it (the page's words: file names, its controls)."""
 
     kind: str
 

@@ -25,6 +25,7 @@ from typing import Any
 from linksync.errors import LinksyncError
 from linksync.rules.timestamps import utc_now
 from linksync.safe.outputs import write_text_atomic
+from linksync.safe.state_folder import make_folder
 from linksync.sync.journal import new_run_id
 from linksync.ui.progress import ProgressSnapshot, RunFeed, RunOutcome, RunSource, RunState
 
@@ -153,7 +154,8 @@ class RunRegistry:
                 raise RunBusy(f"a {held.kind} run is still going ({held.run_id})")
             run_id = new_run_id()
             folder = self.folder / run_id
-            folder.mkdir(parents=True, exist_ok=False)
+            make_folder(self.folder)
+            folder.mkdir(exist_ok=False)
             record = RunRecord(run_id, source.kind, RunState.RUNNING, utc_now())
             run = Run(record, folder)
             self._runs[run_id] = run
@@ -204,7 +206,8 @@ class RunRegistry:
             record = self._ended(run, state, outcome=outcome)
         except Exception as exc:  # the page shows why, the server goes on
             why = str(exc) if isinstance(exc, LinksyncError) else f"{type(exc).__name__}: {exc}"
-            record = self._ended(run, RunState.FAILED, error=why)
+            say = getattr(source, "say", None)  # the source's words for the page
+            record = self._ended(run, RunState.FAILED, error=say(why) if say else why)
         self._end(run, record)
 
     def _ended(

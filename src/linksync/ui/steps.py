@@ -12,7 +12,8 @@ exactly the plan that was shown (``linksync.apply(plan=...)``: a row changed in 
 workspace since is refused with STALE_PLAN, never overwritten).
 
 The uploads live under temporary paths; every text shown names a file by the name it
-was uploaded with (``PageFiles.shorten``).
+was uploaded with, and a command-line flag by the page's control that does the same
+(``PageFiles.say``).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from linksync.sync.plan import Change
 from linksync.ui.choices import Choices
 from linksync.ui.fixes import fix_for, visible
 from linksync.ui.uploads import Upload
+from linksync.ui.words import page_words
 
 if TYPE_CHECKING:
     from linksync.sources.preview import SheetPreview
@@ -75,6 +77,11 @@ class PageFiles:
         for u in self.uploads:
             out = out.replace(str(u.path), u.name)
         return out
+
+    def say(self, text: str | None) -> str:
+        """``text`` as the page shows it: files by their names, flags by the page's
+        controls (``linksync.ui.words``)."""
+        return page_words(self.shorten(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +137,7 @@ def _problem_row(found: CellProblem, files: PageFiles) -> ProblemRow:
         column=p.column_name,
         value=visible(found.value),
         fix=fix_for(p.constant),
-        message=files.shorten(p.message),
+        message=files.say(p.message),
     )
 
 
@@ -146,14 +153,16 @@ def check(files: PageFiles, choices: Choices, settings: Settings) -> CheckView:
             default_domain=choices.default_domain,
         )
     except SourceError as exc:
-        return CheckView(error=files.shorten(str(exc)))
-    sheets = tuple(replace(s, source=files.shorten(s.source)) for s in checked.sheets)
+        return CheckView(error=files.say(str(exc)))
+    sheets = tuple(
+        replace(s, source=files.shorten(s.source), note=s.note and files.say(s.note))
+        for s in checked.sheets
+    )
     problems = tuple(_problem_row(p, files) for p in checked.problems)
     rules = settings.profile.utm_rules
     in_force = tuple(rules.describe()) if rules is not None else ()
-    return CheckView(
-        sheets, problems, dict(checked.counts), utm_rules=in_force, notes=checked.notes
-    )
+    notes = tuple(files.say(n) for n in checked.notes)
+    return CheckView(sheets, problems, dict(checked.counts), utm_rules=in_force, notes=notes)
 
 
 # --- the plan ----------------------------------------------------------------------
@@ -211,10 +220,10 @@ def _payload_line(ch: Change, key: str, value: object) -> str:
 def _change_row(ch: Change, files: PageFiles) -> ChangeRow:
     prov = ch.provenance
     err = ch.error
-    notes = [files.shorten(p.message) for p in ch.problems if p.severity is Severity.WARNING]
+    notes = [p.message for p in ch.problems if p.severity is Severity.WARNING]
     if ch.reason:
         notes.append(ch.reason)
-    message = files.shorten(err.message) if err is not None else "; ".join(notes)
+    message = files.say(err.message if err is not None else "; ".join(notes))
     return ChangeRow(
         action=ch.action.value,
         link=ch.label(),
@@ -261,10 +270,9 @@ def annotated_name(name: str) -> str:
 
 def make_plan(files: PageFiles, choices: Choices, settings: Settings) -> ShownPlan:
     """``linksync.plan`` of the uploads with the page's choices (reads the workspace,
-    writes nothing). A destination check as the profile says is left to the profile,
-    so the command line shown says ``--check-destinations`` only when it differs."""
-    if choices.check_destinations is settings.profile.check_destinations:
-        choices = replace(choices, check_destinations=None)
+    writes nothing). What the profile says already is left to the profile (the same
+    run), so the command line shown names only what the page changed."""
+    choices = choices.beyond(settings.profile)
     planned = linksync.plan(files.paths, settings=settings, **choices.keywords())
     return ShownPlan(secrets.token_hex(8), planned, choices, files.ids)
 
@@ -287,7 +295,7 @@ def plan_view(shown: ShownPlan, files: PageFiles) -> PlanView:
         slugs=slugless_note(plan),
         requests=plan.requests,
         file_problems=tuple(
-            files.shorten(f"{p.severity.value}: {p.where()}: {p.constant}: {p.message}")
+            files.say(f"{p.severity.value}: {p.where()}: {p.constant}: {p.message}")
             for p in shown.planned.file_problems
         ),
         command_line=shown.choices.command_line(

@@ -14,7 +14,18 @@ Limits (each refused with a message that names the file and says what to do):
 
 The name shown is the file's own name (its last part, control characters removed),
 and the file keeps it on disk (so reports name the user's file), in a folder of its
-own: two uploads of one name never meet, and a name can never point outside.
+own: a name can never point outside.
+
+One name, one file: a file dropped again under the name of an earlier upload replaces
+it (a corrected sheet is not read beside the old one), wherever the earlier one was
+chosen, and ``Upload.replaced`` says so to the page.
+
+Each opening of the page is a visit (``new_visit``) with its own choice of files: a
+new visit starts with none. The files of earlier visits of this server stay listed as
+earlier uploads (``earlier``) and are read again only when the person picks one
+(``choose``); ``chosen(visit)`` is what the visit's Check, Plan and Apply read. A
+client that names no visit (a script of the page's API) has the visit ``""`` of its
+own.
 """
 
 from __future__ import annotations
@@ -46,6 +57,10 @@ KINDS: dict[str, str] = {
 _SNIFF = 8192
 _NAME_MAX = 120
 _WINDOWS_UNSAFE = re.compile(r'[<>:"|?*]')
+#: Visits remembered at most (the oldest one's choice is forgotten first).
+MAX_VISITS = 200
+#: What a visit id may be (the page sends the one it was served with).
+VISIT_ID = re.compile(r"[0-9a-f]{0,64}")
 
 
 class UploadRefused(Exception):
@@ -67,6 +82,16 @@ class Upload:
     size: int
     kind: str
     received_at: str
+    #: It replaced an earlier upload of the same name (that one is gone).
+    replaced: bool = False
+
+    @property
+    def said(self) -> str:
+        """What the page says once it is received."""
+        what = f"({self.kind}, {size_text(self.size)})"
+        if self.replaced:
+            return f"{self.name} replaced the earlier upload of the same name {what}."
+        return f"{self.name} received {what}."
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -76,6 +101,9 @@ class Upload:
             "size_text": size_text(self.size),
             "kind": self.kind,
             "received_at": self.received_at,
+            "received_text": self.received_at[:16].replace("T", " ") + " UTC",
+            "replaced": self.replaced,
+            "said": self.said,
         }
 
 
@@ -126,6 +154,11 @@ def _check_content(path: Path, name: str, suffix: str) -> None:
         raise UploadRefused(415, f"{name} is not a text file; a {KINDS[suffix]} is text")
 
 
+#: (``UploadStore.list`` hides the builtin inside the class.)
+_Ids = list[str]
+_Uploads = list[Upload]
+
+
 class UploadStore:
     """The uploads of one server, in a temporary folder removed by ``close``."""
 
@@ -134,11 +167,53 @@ class UploadStore:
         self.max_files = max_files
         self.folder = Path(tempfile.mkdtemp(prefix="linksync-ui-uploads-"))
         self._uploads: dict[str, Upload] = {}
+        self._visits: dict[str, _Ids] = {"": []}  # visit -> upload ids, in order
         self._lock = threading.Lock()
 
     def list(self) -> list[Upload]:
+        """Every upload this server holds, oldest first."""
         with self._lock:
             return sorted(self._uploads.values(), key=lambda u: u.received_at)
+
+    # --- visits -------------------------------------------------------------------------
+
+    def new_visit(self) -> str:
+        """A visit of the page: no file chosen yet."""
+        visit = secrets.token_hex(16)
+        with self._lock:
+            self._visit(visit)
+        return visit
+
+    def _visit(self, visit: str) -> _Ids:
+        """The visit's choice (under the lock); an unknown visit starts empty (a page
+        served by an earlier server, or a script naming its own)."""
+        if visit not in self._visits:
+            while len(self._visits) >= MAX_VISITS:
+                oldest = next(k for k in self._visits if k)
+                del self._visits[oldest]
+            self._visits[visit] = []
+        return self._visits[visit]
+
+    def chosen(self, visit: str) -> _Uploads:
+        """The files the visit dropped or picked again, in that order: what it reads."""
+        with self._lock:
+            return [self._uploads[i] for i in self._visit(visit)]
+
+    def earlier(self, visit: str) -> _Uploads:
+        """The uploads the visit has not chosen (earlier visits'), newest first."""
+        with self._lock:
+            mine = set(self._visit(visit))
+            rest = [u for i, u in self._uploads.items() if i not in mine]
+        return sorted(rest, key=lambda u: u.received_at, reverse=True)
+
+    def choose(self, visit: str, upload_id: str) -> Upload | None:
+        """Add an earlier upload to the visit's files (None: no such upload)."""
+        with self._lock:
+            upload = self._uploads.get(upload_id)
+            ids = self._visit(visit)
+            if upload is not None and upload_id not in ids:
+                ids.append(upload_id)
+        return upload
 
     def check_name(self, raw_name: str) -> tuple[str, str]:
         """(name shown, extension), or ``UploadRefused``."""
@@ -151,15 +226,24 @@ class UploadStore:
             )
         return name, suffix
 
+    def _named(self, name: str) -> Upload | None:
+        return next((u for u in self._uploads.values() if u.name == name), None)
+
     async def receive(
-        self, raw_name: str, chunks: AsyncIterator[bytes], declared: int | None = None
+        self,
+        raw_name: str,
+        chunks: AsyncIterator[bytes],
+        declared: int | None = None,
+        *,
+        visit: str = "",
     ) -> Upload:
-        """Keep the file sent as ``chunks`` (see module docstring for the limits)."""
+        """Keep the file sent as ``chunks`` among the visit's files, in place of an
+        upload of the same name (see module docstring for the limits)."""
         name, suffix = self.check_name(raw_name)
         if declared is not None and declared > self.max_bytes:
             raise UploadRefused(413, too_large(name, declared, self.max_bytes))
         with self._lock:
-            if len(self._uploads) >= self.max_files:
+            if len(self._uploads) >= self.max_files and self._named(name) is None:
                 raise UploadRefused(
                     409, f"the page holds {self.max_files} files already; remove one first"
                 )
@@ -183,14 +267,31 @@ class UploadStore:
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
-        upload = Upload(upload_id, name, path, size, KINDS[suffix], utc_now())
         with self._lock:
+            old = self._named(name)
+            upload = Upload(
+                upload_id, name, path, size, KINDS[suffix], utc_now(), replaced=old is not None
+            )
             self._uploads[upload_id] = upload
+            ids = self._visit(visit)
+            if old is not None:
+                del self._uploads[old.upload_id]
+                for chosen in self._visits.values():  # the new file where the old one was
+                    if old.upload_id in chosen:
+                        chosen[chosen.index(old.upload_id)] = upload_id
+            if upload_id not in ids:
+                ids.append(upload_id)
+        if old is not None:
+            shutil.rmtree(old.path.parent, ignore_errors=True)
         return upload
 
     def remove(self, upload_id: str) -> bool:
+        """Delete an upload (from every visit that chose it)."""
         with self._lock:
             upload = self._uploads.pop(upload_id, None)
+            for chosen in self._visits.values():
+                if upload_id in chosen:
+                    chosen.remove(upload_id)
         if upload is None:
             return False
         shutil.rmtree(upload.path.parent, ignore_errors=True)
@@ -200,4 +301,5 @@ class UploadStore:
         """Delete every upload and the folder (the server stops)."""
         with self._lock:
             self._uploads.clear()
+            self._visits = {"": []}
         shutil.rmtree(self.folder, ignore_errors=True)

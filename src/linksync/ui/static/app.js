@@ -5,6 +5,8 @@
 
 (function () {
   const token = document.querySelector('meta[name="linksync-token"]').content;
+  // This opening of the page: the files it reads are the ones dropped (or used again) in it.
+  const visit = document.querySelector('meta[name="linksync-visit"]').content;
   const $ = (id) => document.getElementById(id);
 
   // --- sizes and messages (the same words as the server, ui/uploads.py) ------------
@@ -23,7 +25,11 @@
   async function send(method, url, body, type) {
     const response = await fetch(url, {
       method: method,
-      headers: { "X-Linksync-Token": token, "Content-Type": type || "application/octet-stream" },
+      headers: {
+        "X-Linksync-Token": token,
+        "X-Linksync-Visit": visit,
+        "Content-Type": type || "application/octet-stream",
+      },
       body: body,
     });
     let data = null;
@@ -37,10 +43,20 @@
   const maxBytes = Number(section.dataset.maxBytes);
   const status = $("upload-status");
   const list = $("uploads");
+  const earlier = $("earlier-uploads");
 
   function say(text, problem) {
     status.textContent = text;
     status.classList.toggle("problem", Boolean(problem));
+  }
+
+  // The item of a file named ``name`` in a list, if any.
+  function itemNamed(ul, name) {
+    return Array.from(ul.children).find((li) => li.querySelector(".name").textContent === name);
+  }
+
+  function showEarlier() {
+    $("earlier").hidden = earlier.children.length === 0;
   }
 
   function addItem(item) {
@@ -62,7 +78,13 @@
     hidden.textContent = item.name;
     remove.appendChild(hidden);
     li.append(name, meta, remove);
-    list.appendChild(li);
+    // A file of the same name is replaced where it was (the server replaced it too).
+    const before = itemNamed(list, item.name);
+    if (before) before.replaceWith(li);
+    else list.appendChild(li);
+    const old = itemNamed(earlier, item.name);
+    if (old) old.remove();
+    showEarlier();
   }
 
   async function upload(file) {
@@ -75,7 +97,7 @@
       const answer = await send("POST", "/api/uploads?name=" + encodeURIComponent(file.name), file);
       if (answer.ok) {
         addItem(answer.data);
-        say(file.name + " received (" + answer.data.kind + ", " + answer.data.size_text + ").", false);
+        say(answer.data.said, false);
         filesChanged();
       } else {
         say((answer.data && answer.data.error) || ("refused (HTTP " + answer.status + ")"), true);
@@ -104,17 +126,39 @@
     zone.classList.remove("over");
     uploadAll(Array.from(e.dataTransfer.files));
   });
-  list.addEventListener("click", async (e) => {
-    const button = e.target.closest("button.remove");
-    if (!button) return;
+  async function removeItem(button) {
     const answer = await send("DELETE", "/api/uploads/" + encodeURIComponent(button.dataset.id));
     if (answer.ok || answer.status === 404) {
       const li = button.closest("li");
+      const mine = li.parentElement === list;
       say(li.querySelector(".name").textContent + " removed.", false);
       li.remove();
-      filesChanged();
+      showEarlier();
+      if (mine) filesChanged();
     } else {
       say((answer.data && answer.data.error) || "could not remove the file", true);
+    }
+  }
+
+  list.addEventListener("click", (e) => {
+    const button = e.target.closest("button.remove");
+    if (button) removeItem(button);
+  });
+  // An earlier upload is read only once it is used again.
+  earlier.addEventListener("click", async (e) => {
+    const remove = e.target.closest("button.remove");
+    if (remove) { removeItem(remove); return; }
+    const use = e.target.closest("button.use");
+    if (!use) return;
+    const answer = await send("POST", "/api/uploads/" + encodeURIComponent(use.dataset.id) + "/use");
+    if (answer.ok) {
+      use.closest("li").remove();
+      addItem(answer.data);
+      say(answer.data.said, false);
+      filesChanged();
+    } else {
+      say((answer.data && answer.data.error) || "could not use the file again", true);
+      if (answer.status === 404) { use.closest("li").remove(); showEarlier(); }
     }
   });
 

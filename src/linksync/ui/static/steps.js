@@ -11,18 +11,27 @@
   let checking = 0;  // the answer of the latest check request wins
 
   function choices() {
+    const dates = $("opt-date").value;
+    const utmCase = $("opt-utm-case");
     return {
       mapping: mapping,
       mode: $("opt-mode").value,
       default_domain: $("opt-domain").value,
       scope: $("opt-scope").value,
       fix_invisible: $("opt-fix").checked,
+      date_format: dates === "pattern" ? $("opt-date-pattern").value : dates,
+      encoding: $("opt-encoding").value,
+      empty_values: $("opt-empty").value,
+      fix_utm_case: Boolean(utmCase && utmCase.checked),
       check_destinations: $("opt-dest").checked,
       ai_slug: $("opt-ai-slug").checked,
       ai_og: $("opt-ai-og").checked,
       qr: $("opt-qr").checked,
     };
   }
+  // What is read changes with these: check again. The other options change the plan.
+  const READING = ["opt-fix", "opt-domain", "opt-dest", "opt-date", "opt-date-pattern",
+    "opt-encoding", "opt-empty", "opt-utm-case"];
 
   async function post(url, body) {
     return page.send("POST", url, JSON.stringify(body), "application/json");
@@ -96,8 +105,9 @@
   }
 
   $("options").addEventListener("change", (e) => {
-    // What is read changes with these two: check again. The others change the plan.
-    if (["opt-fix", "opt-domain", "opt-dest"].includes(e.target.id)) check();
+    if (e.target.id === "opt-date") $("opt-date-pattern-box").hidden = e.target.value !== "pattern";
+    if (e.target.id === "opt-date" && e.target.value === "pattern") return;  // the pattern next
+    if (READING.includes(e.target.id)) check();
     else clearPlan("Options changed: show the plan again.");
   });
 
@@ -144,5 +154,4 @@
     if (e.detail.count) check();
     else { show(["columns", "check", "plan"], false); clearPlan(""); }
   });
-  if ($("uploads").children.length) check();  // the page was opened again
 })();
