@@ -225,6 +225,9 @@ CONTROLS: dict[str, Control] = {
     ),
     "--reset-passwords": Control(f"resetting passwords ({_TERMINAL})"),
     "--include-hidden": Control(f"reading hidden rows ({_TERMINAL})"),
+    "--ai-slug": Control(f"slugs from the AI tool ({_TERMINAL})"),
+    "--ai-og": Control(f"descriptions from the AI tool ({_TERMINAL})"),
+    "--slugless": Control("the profile's slugless:", argument=r"(?:stable|random|MODE)"),
     "--owner-tag": Control("the profile's owner_tag:", argument=r"(?:T|TAG)"),
     "--max-deletes": Control("the profile's limits: max_deletes", argument=r"N"),
     "--proxy": Control(
