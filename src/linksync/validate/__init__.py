@@ -48,7 +48,7 @@ from linksync.model import LINK_FIELDS, LinkSpec, Problem, Severity
 from linksync.model.collection import fewer_collections
 from linksync.rules.utm import UtmRules
 from linksync.sources import SourceBatch
-from linksync.sources.frame import SpecFrame
+from linksync.sources.frame import SpecFrame, column_lines
 from linksync.validate.duplicates import duplicates
 from linksync.validate.rows import FrameChecker, offsets
 from linksync.validate.utm import UtmChecker
@@ -189,7 +189,9 @@ def validate(
         found = [(i, o, q, _strict(p)) for i, o, q, p in found]
     invalid = frozenset(idx for idx, _, _, p in found if p.severity is Severity.ERROR)
     problems = (*file_problems, *(p for *_, p in found))
-    return Validation(tuple(fixed), tuple(problems), invalid, tuple(file_problems))
+    # The column mapping each sheet was read with, printed by validate and plan.
+    notes = column_lines(fixed)
+    return Validation(tuple(fixed), tuple(problems), invalid, tuple(file_problems), notes)
 
 
 def _strict(p: Problem) -> Problem:
