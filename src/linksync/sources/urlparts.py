@@ -45,11 +45,18 @@ _PAIR = re.compile(r"[A-Za-z_][\w.\[\]-]*=[^=]*", re.ASCII)
 _URL_START = ("http://", "https://", "www.")
 
 
-def _map(values: np.ndarray, fn: Any) -> list[Any]:
-    """``fn`` once per distinct value (None stays None), as a list."""
+def _map(values: np.ndarray, fn: Any) -> tuple[np.ndarray, list[Any]]:
+    """``fn`` once per distinct value: (each value's code, the results by code, None
+    last for code -1: a missing value)."""
     codes, uniques = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
-    mapped = [fn(u) for u in uniques] + [None]
-    return [mapped[c] for c in codes.tolist()]
+    return codes, [fn(u) for u in uniques] + [None]
+
+
+def _by_row(codes: np.ndarray, per_code: list[Any]) -> list[Any]:
+    table = np.empty(len(per_code), dtype=object)
+    table[:] = per_code
+    out: list[Any] = table[codes].tolist()
+    return out
 
 
 def not_one_value(text: str) -> str | None:
@@ -71,6 +78,15 @@ def _utm_cell(text: str) -> tuple[str, str | None, bool]:
     invisible = bool(rules.find_invisible(text))
     value = rules.strip_invisible(text) if invisible else text
     return value, not_one_value(value), invisible
+
+
+def _plain(checked: tuple[str, str | None, bool] | None) -> str | None:
+    """A utm_* cell's value when it is merged as it is (no invisible character, one
+    value, not blank), else None."""
+    if checked is None:
+        return None
+    value, what, invisible = checked
+    return value if not invisible and what is None and value.strip() else None
 
 
 def _query_cell(text: str) -> tuple[tuple[tuple[str, str], ...], str | None, bool]:
@@ -111,8 +127,20 @@ def merge_url_parts(
     out = urls.copy()
     n = len(urls)
     has_url = np.asarray(not_none(urls), dtype=bool)
-    utm = {f: (col, _map(col, _utm_cell)) for f, col in utm_cols.items()}
-    queries = [(h, col, _map(col, _query_cell)) for h, col in query_cols]
+    utm: dict[str, tuple[np.ndarray, list[Any]]] = {}
+    plain: dict[str, list[Any]] = {}
+    slow = np.zeros(n, dtype=bool)  # rows that go through ``_Row``: checks, findings
+    for f, col in utm_cols.items():
+        codes, checked = _map(col, _utm_cell)
+        utm[f] = (col, _by_row(codes, checked))
+        plain[f] = _by_row(codes, [_plain(c) for c in checked])
+        odd = np.fromiter((c is not None and _plain(c) is None for c in checked), bool)
+        slow |= odd[codes]
+    queries = []
+    for h, col in query_cols:
+        codes, checked = _map(col, _query_cell)
+        queries.append((h, col, _by_row(codes, checked)))
+        slow |= np.asarray(not_none(col), dtype=bool)
     if defaults:
         todo = has_url
     else:
@@ -120,19 +148,25 @@ def merge_url_parts(
         for col in (*utm_cols.values(), *(c for _, c in query_cols)):
             any_part |= np.asarray(not_none(col), dtype=bool)
         todo = has_url & any_part
+    # The usual row (clean utm_* cells, no query column) is merged straight away.
     row = _Row(utm, queries, headers)
     for i in np.flatnonzero(todo).tolist():
-        own = row.params(i)
-        if own is None:
-            continue
-        row.stripped.extend(row.seen)
-        params = {p[0]: p[1] for p in own.values()}
+        own: dict[str, _Param] | None = None
+        if slow[i]:
+            own = row.params(i)
+            if own is None:
+                continue
+            row.stripped.extend(row.seen)
+            params = {p[0]: p[1] for p in own.values()}
+        else:
+            params = {f: v for f, vals in plain.items() if (v := vals[i]) is not None}
         out[i], replaced = merge_utm_checked(urls[i], params, defaults)
-        changed = {name.lower() for name, _, _ in replaced}
         for name, old, new in replaced:
             message = f"the URL's {name}={old!r} was replaced by the column's value {new!r}"
-            row.note(i, "url", "URL_PARAM_REPLACED", message, own[name.lower()][2], warn=True)
-        _added(i, own, changed, row.found)
+            head = own[name.lower()][2] if own else headers.get(name, name)
+            row.note(i, "url", "URL_PARAM_REPLACED", message, head, warn=True)
+        if own:
+            _added(i, own, {name.lower() for name, _, _ in replaced}, row.found)
     return out, row.found, row.stripped
 
 
