@@ -74,3 +74,13 @@ def test_the_validation_notes_hold_the_column_mapping(tmp_path: Path) -> None:
         f'{tmp_path / "links.csv"}: "url" -> url, "slug" -> slug, "Notes" -> description '
         '(guess), not read: "Owner"',
     )
+
+
+def test_an_invisible_character_in_the_back_half_is_named(tmp_path: Path) -> None:
+    batch = _batch(tmp_path, "Destination URL,Back-half\nhttps://e.com/a,spr\u200bing\n")
+    (problem,) = validate(batch).problems
+    assert (problem.constant, problem.field) == ("INVALID_SLUG", "slug")
+    assert problem.where().endswith('row 2, column "Back-half"')
+    assert "U+200B ZERO WIDTH SPACE at position 4" in problem.message
+    fixed = validate(batch, fix_invisible=True)
+    assert fixed.ok and fixed.specs[0].slug == "spring"
