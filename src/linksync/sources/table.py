@@ -3,16 +3,22 @@
 Shared by the CSV and Excel readers once they have found the header and turned cells
 into text (dates into datetimes): columns are cleaned (ASCII whitespace trimmed, empty
 cells and the user's ``--empty-value`` placeholders -> None = not managed), tags split,
-expiries normalised, a short URL column split into domain and slug, UTM columns merged
-into the URL.
+expiries normalised, a short URL column split into domain and slug
+(``linksync.sources.shortlinks``), UTM columns and a column read as the query merged
+into the URL (``linksync.sources.urlparts``).
 
 Nothing is dropped or changed in silence: several tags columns are merged; two columns
 of one field that disagree on a row are an error on that row when they mean the same
 (equal alias rank), else one warning for the sheet naming the column that wins; a
-UTM column replacing the same parameter in the URL says so on the row; and every
-``CellIssue`` a reader found (an Excel error cell, a date where a slug was expected, an
-extra value beyond the header) becomes a problem on its row, the row kept even when
-nothing else is left in it.
+UTM column replacing the same parameter in the URL says so on the row; a short link
+that cannot be split or disagrees with the slug is an error; a row-state column
+speaks on each row where it asks for something else than sending it
+(``linksync.sources.rowstates``); a second table under the first is an error on its
+rows (``linksync.sources.repeats``); a loose header word not read is a warning
+(``linksync.sources.column_report``, which also records the mapping on the frame); and
+every ``CellIssue`` a reader found (an Excel error cell, a date where a slug was
+expected, an extra value beyond the header) becomes a problem on its row, the row kept
+even when nothing else is left in it.
 """
 
 from __future__ import annotations
