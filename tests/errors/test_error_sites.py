@@ -111,6 +111,7 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sandbox/rules.py", "parse_link_patch"): {"INVALID_REQUEST"},
     ("sandbox/rules.py", "parse_list_query"): {"INVALID_REQUEST"},
     ("sources/__init__.py", "_read_dir"): {"EMPTY_SOURCE"},
+    ("sources/column_report.py", "held_guesses"): {"GUESSED_COLUMN"},
     ("sources/__init__.py", "read_source"): {"EMPTY_SOURCE"},
     ("sources/csv_reader.py", "_mixed"): {"MIXED_ENCODING"},
     ("sources/csv_reader.py", "_table"): {"INVALID_FIELD"},
@@ -127,9 +128,16 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sources/excel_layout.py", "hide_rows"): {"HIDDEN_ROW"},
     ("sources/excel_layout.py", "spread_merged"): {"MERGED_CELLS"},
     ("sources/normalize.py", "_oddness"): {"AMBIGUOUS_TIME", "INVALID_EXPIRY"},
+    ("sources/shortlinks.py", "_disagree"): {"CONFLICTING_COLUMNS"},
+    ("sources/shortlinks.py", "split_short"): {"INVALID_FIELD"},  # a short link not split
     ("sources/table.py", "_conflicts"): {"CONFLICTING_COLUMNS"},
-    ("sources/table.py", "build_frame"): {"URL_PARAM_REPLACED"},
+    ("sources/table.py", "build_frame"): {"REPEATED_HEADER", "ROW_STATE_COLUMN"},
     ("sources/table.py", "unknown_column_problem"): {"UNKNOWN_COLUMN"},
+    ("sources/urlparts.py", "_added"): {"URL_PARAM_ADDED"},
+    # a query cell that is not name=value pairs; two columns giving one parameter
+    ("sources/urlparts.py", "_query"): {"CONFLICTING_COLUMNS", "INVALID_FIELD"},
+    ("sources/urlparts.py", "merge_url_parts"): {"URL_PARAM_REPLACED"},
+    ("sources/urlparts.py", "params"): {"UTM_QUERY_VALUE"},
     ("sources/yaml_reader.py", "_entry"): {"INVALID_FIELD", "UNKNOWN_COLUMN"},
     ("sources/yaml_reader.py", "_fields"): {"URL_PARAM_REPLACED"},
     ("sources/yaml_reader.py", "_file_problem"): {"INVALID_FIELD"},
@@ -192,6 +200,7 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("validate/rows.py", "_nothing"): {"INVALID_FIELD"},
     ("validate/rows.py", "run"): {"HIDDEN_ROW"},  # a hidden row: nothing to check
     ("validate/rows.py", "_slugs"): {"INVALID_FIELD"},
+    ("validate/rows.py", "_stripped"): {"INVALID_URL"},  # invisible in a utm_* or query cell
     ("validate/rows.py", "_tags"): {"INVALID_FIELD", "INVALID_REQUEST"},
     ("validate/rows.py", "_urls"): {"INVALID_FIELD", "INVALID_URL"},
     # the team's UTM rules (issue 24, part 2)

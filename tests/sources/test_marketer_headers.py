@@ -32,15 +32,13 @@ def test_each_header_feeds_its_field(header: str, field: str) -> None:
 
 
 def test_existing_neighbours_keep_their_fields() -> None:
-    """The new words take nothing from the UTM campaign or the short link columns."""
+    """The new words take nothing from the UTM campaign or the short link columns (a
+    bare "Campaign" is a guess of utm_campaign, not read until mapped: issue 29)."""
     match = match_columns(["URL", "Campaign", "Campaign tags", "Short link", "Short link ending"])
-    assert dict(match.fields) == {
-        "url": 0,
-        "utm_campaign": 1,
-        "tags": 2,
-        "short_url": 3,
-        "slug": 4,
-    }
+    assert dict(match.fields) == {"url": 0, "tags": 2, "short_url": 3, "slug": 4}
+    assert match.held == ((1, "utm_campaign"),)
+    chosen = match_columns(["URL", "Campaign", "Campaign tags"], {"Campaign": "utm_campaign"})
+    assert dict(chosen.fields) == {"url": 0, "utm_campaign": 1, "tags": 2}
 
 
 def _sheet(tmp_path: Path) -> Path:

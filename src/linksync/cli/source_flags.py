@@ -23,8 +23,9 @@ _FLAGS: tuple[Callable[[F], F], ...] = (
         multiple=True,
         metavar="HEADER=FIELD",
         help="Read column HEADER as FIELD (url, slug, domain, description, tags, password, "
-        "expires_at, apple, google, short_url, utm_*; 'ignore' to skip); repeatable. "
-        "Overrides the profile's columns: and the built-in aliases, for CSV and Excel.",
+        "expires_at, apple, google, short_url, utm_*; 'query' to merge its name=value&... "
+        "cells into the URL; 'ignore' to skip); repeatable. Overrides the profile's "
+        "columns: and the built-in aliases, for CSV and Excel.",
     ),
     click.option(
         "--encoding",

@@ -15,6 +15,8 @@ from linksync.errors import ConfigError
 from linksync.model import Severity
 from linksync.model.outcome import EXIT_OK, EXIT_ROWS_FAILED
 from linksync.sources import SourceBatch
+from linksync.sources.column_report import ColumnReport
+from linksync.sources.frame import column_lines
 from linksync.sources.template import FORMATS, write_template
 from linksync.sync.jsontext import readable
 from linksync.validate import Validation
@@ -31,8 +33,14 @@ def _profile(config: str | None, profile: str | None) -> Profile | None:
     return load_profile(path, profile)
 
 
+def _reports(result: Validation) -> list[ColumnReport]:
+    """The column mapping of each sheet read (spreadsheets; YAML files have none)."""
+    return [f.column_report for f in result.frames if f.column_report is not None]
+
+
 def render_text(batch: SourceBatch, result: Validation) -> str:
-    """Summary table, then every problem with file/sheet/row/column/constant."""
+    """Summary table, the column mapping of each sheet, then every problem with
+    file/sheet/row/column/constant."""
     summary = result.summary()
     invalid = len(result.invalid)
     n_warn = len(result.warnings)
@@ -59,6 +67,10 @@ def render_text(batch: SourceBatch, result: Validation) -> str:
             r[i].ljust(widths[i]) if i < 2 else r[i].rjust(widths[i]) for i in range(len(head))
         ]
         lines.append("  ".join(cells).rstrip())
+    reports = _reports(result)
+    if reports:
+        lines += ["", "Columns:"]
+        lines += [f"  {r.line()}" for r in reports]
     if result.problems:
         lines += ["", "Problems:"]
         for p in result.problems:
@@ -82,6 +94,7 @@ def render_json(batch: SourceBatch, result: Validation) -> str:
             {"source": u.source, "sheet": u.sheet, "column": u.header}
             for u in batch.unknown_columns
         ],
+        "columns": [r.to_dict() for r in _reports(result)],
     }
     return readable(doc)
 
@@ -153,8 +166,10 @@ def validate_command(
         )
     finally:
         shown.close()
+    mapping = set(column_lines(result.frames))  # shown in the output itself
     for note in result.notes:
-        click.echo(note, err=True)
+        if note not in mapping:
+            click.echo(note, err=True)
     assert batch is not None  # sources here are paths
     echo(render_json(batch, result) if as_json else render_text(batch, result))
     raise SystemExit(EXIT_OK if result.ok else EXIT_ROWS_FAILED)

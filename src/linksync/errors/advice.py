@@ -65,12 +65,32 @@ ADVICE: dict[str, str] = {
         "Map the column to a field (--map HEADER=FIELD, or the profile's columns:), or "
         "to ignore to silence this."
     ),
+    "GUESSED_COLUMN": (
+        "Name the column by its field (utm_content, Destination URL) or map it with "
+        "--map HEADER=FIELD to read it; map it to ignore to silence this."
+    ),
+    "ROW_STATE_COLUMN": (
+        "linksync sends every row of the sheet: remove the rows you do not want sent, or "
+        "map the column to ignore (--map HEADER=ignore) to silence this."
+    ),
+    "REPEATED_HEADER": (
+        "Put the second table on a sheet (or in a file) of its own, or delete its title "
+        "and header rows if its rows belong to the first table."
+    ),
     "CONFLICTING_COLUMNS": (
         "Keep one of the two columns, or map the other one to ignore (--map HEADER=ignore)."
     ),
     "URL_PARAM_REPLACED": (
         "The column's value is used: remove the parameter from the URL, or empty the "
         "column's cell, to silence this."
+    ),
+    "URL_PARAM_ADDED": (
+        "Check the parameters named were meant for this link's URL; they come from the "
+        "column read as the query."
+    ),
+    "UTM_QUERY_VALUE": (
+        "Put each UTM parameter in its own utm_* column (utm_source, utm_medium, "
+        "utm_campaign), or read the column as the whole query: --map HEADER=query."
     ),
     "MIXED_ENCODING": (
         "Save the file as UTF-8 again, or pass --encoding to read the whole file one way."

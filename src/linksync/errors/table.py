@@ -170,10 +170,34 @@ _TABLE: tuple[ErrorDef, ...] = (
             "No column of destination URLs among the headers of a file or sheet",
         ),
         ("UNKNOWN_COLUMN", "A column (or YAML key) linksync does not know is ignored"),
+        (
+            "GUESSED_COLUMN",
+            "A column whose header is a loose word for the URL, a utm_* parameter or the "
+            "password is not read until it is mapped (--map HEADER=FIELD)",
+        ),
+        (
+            "ROW_STATE_COLUMN",
+            "A column whose header reads as a row state (Status, Action, Archived) holds a "
+            "value linksync does not act on: the row is sent as declared",
+        ),
+        (
+            "REPEATED_HEADER",
+            "A row inside the data repeats the header (two tables on one sheet): it and the "
+            "rows under it are not read",
+        ),
         ("CONFLICTING_COLUMNS", "Two columns give the same field and their values differ"),
         (
             "URL_PARAM_REPLACED",
             "A column (utm_*) replaced a parameter the destination URL already had",
+        ),
+        (
+            "URL_PARAM_ADDED",
+            "A column read as the whole query (--map HEADER=query) added parameters to the "
+            "destination URL",
+        ),
+        (
+            "UTM_QUERY_VALUE",
+            "A utm_* cell holds a query string or a URL, not one value",
         ),
         (
             "MIXED_ENCODING",

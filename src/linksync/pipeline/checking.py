@@ -85,6 +85,7 @@ def check(
 ) -> Checked:
     """Read and validate ``sources`` with ``reading`` over the profile's reading
     options and ``default_domain`` over the profile's; preview their columns."""
+    from linksync.sources.frame import column_lines
     from linksync.sources.preview import preview
 
     domain = options_from(settings, None, default_domain=default_domain).default_domain
@@ -101,4 +102,6 @@ def check(
     }
     problems = tuple(CellProblem(p, cells.value(p)) for p in validation.problems)
     sheets = tuple(preview(sources, reading.mapping))
-    return Checked(problems, counts, sheets, tuple(validation.notes))
+    mapping = set(column_lines(validation.frames))  # the page shows the columns itself
+    notes = tuple(n for n in validation.notes if n not in mapping)
+    return Checked(problems, counts, sheets, notes)

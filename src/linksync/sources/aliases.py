@@ -27,8 +27,23 @@ Headers marketers write in their own sheets are covered as well: "Campaign tags"
 "Tags (comma separated)", "Short link ending", "Custom back-half", "Expiration".
 
 Columns that are clearly metadata of an export (ids, click counts, creation dates,
-QR codes, archive flags) are ignored silently; any other unknown column is reported
-once per sheet.
+QR codes) are not read, and listed as such; any other unknown column is reported once
+per sheet.
+
+Two kinds of header are read with care:
+
+- ``LOOSE``: aliases that are common words, meaning the field in one sheet and
+  something else in the next ("Notes", "Name", "Content", "Campaign", "Source",
+  "Target", "Pass"). A column matched by one is listed as a guess; a guess into a field
+  that changes where the link sends or who may open it (``HELD_FIELDS``: the URL, a
+  ``utm_*`` parameter, the query, the password) is not read at all until the header is
+  the field's exact name (``utm_content``, "UTM Content", "Campaign content") or the
+  column is mapped (``--map Content=utm_content``).
+- ``ROW_STATES``: headers that read as the state of a row ("Status", "Action",
+  "Archived", "Active"...). linksync does not act on them: a cell whose value asks for
+  something else than sending the row ("cancelled", "delete", ``TRUE`` under
+  "Archived") is a warning on its row, unless the column is mapped (``--map
+  Status=ignore``).
 """
 
 from __future__ import annotations
@@ -48,7 +63,16 @@ UTM_FIELDS: tuple[str, ...] = (
     "utm_content",
 )
 
-#: Every field a column can feed, in a stable order.
+#: Pseudo-field: a column read as a whole query string (``--map Campaign=query``), each
+#: ``name=value`` pair merged into the destination URL. Only ever chosen, never guessed.
+QUERY = "query"
+
+#: Pseudo-field of the columns whose header reads as a row state (``ROW_STATES``): their
+#: cells are read only to say on each row that linksync does not act on them.
+ROW_STATE = "row_state"
+
+#: Every field a column can feed, in a stable order (and ``QUERY``, which only a
+#: mapping names).
 COLUMN_FIELDS: tuple[str, ...] = (*LINK_FIELDS, SHORT_URL, *UTM_FIELDS)
 
 #: Field -> header words, best first. When two columns of one sheet match the same
@@ -188,7 +212,77 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "utm_content": ("utm_content", "content", "campaign content"),
 }
 
-#: Export metadata columns ignored without a word.
+#: Aliases of ``ALIASES`` that are loose words (see module docstring): a column matched
+#: by one is a guess. Every other alias names its field unmistakably: the field's own
+#: name, its API name, a column of another product's export, or a phrase of the
+#: field ("Destination URL", "Back-half", "Campaign source", "UTM Campaign").
+LOOSE: dict[str, tuple[str, ...]] = {
+    "url": ("target", "website"),
+    "slug": ("key", "code", "path", "alias", "keyword", "vanity"),
+    "domain": ("host",),
+    "description": ("memo", "name", "label", "note", "notes", "comment", "comments"),
+    "tags": ("labels", "categories", "category", "keywords"),
+    "password": ("pass",),
+    "expires_at": ("end date",),
+    SHORT_URL: ("short", "link"),
+    "utm_source": ("source",),
+    "utm_medium": ("medium",),
+    "utm_campaign": ("campaign",),
+    "utm_term": ("term",),
+    "utm_content": ("content",),
+}
+
+#: Fields a loose guess is never applied to: they change where the link sends (the
+#: URL, its query and UTM parameters) or who may open it (the password).
+HELD_FIELDS: frozenset[str] = frozenset({"url", "password", QUERY, *UTM_FIELDS})
+
+#: Values of a row-state column that agree with sending the row as declared.
+_YES = ("true", "yes", "y", "1", "on", "x")
+_NO = ("false", "no", "n", "0", "off")
+_FINE = ("active", "live", "enabled", "on", "ok", "published", "approved", "ready", "yes", "true")
+_SEND = ("create", "update", "upsert", "keep", "add", "new", "sync")
+
+#: Headers that read as a row's state -> the values that agree with sending the row
+#: (compared case-insensitively); any other value is a warning on its row.
+ROW_STATES: dict[str, tuple[str, ...]] = {
+    "status": _FINE,
+    "state": _FINE,
+    "link status": _FINE,
+    "row status": _FINE,
+    "action": _SEND,
+    "active": _YES,
+    "is active": _YES,
+    "enabled": _YES,
+    "enable": _YES,
+    "live": _YES,
+    "is live": _YES,
+    "published": _YES,
+    "approved": _YES,
+    "include": _YES,
+    "archived": _NO,
+    "is archived": _NO,
+    "archive": _NO,
+    "inactive": _NO,
+    "disabled": _NO,
+    "delete": _NO,
+    "deleted": _NO,
+    "to delete": _NO,
+    "remove": _NO,
+    "removed": _NO,
+    "cancelled": _NO,
+    "canceled": _NO,
+    "paused": _NO,
+    "hidden": _NO,
+    "skip": _NO,
+    "exclude": _NO,
+}
+
+#: The columns linksync appends to an annotated copy of a sheet
+#: (``linksync.report.annotate``): read again, its "Status" is linksync's own, not a
+#: row state.
+ANNOTATION_RUN: tuple[str, ...] = ("short link", "status", "error")
+
+#: Export metadata columns: not read, and listed as such.
 IGNORED: tuple[str, ...] = (
     "id",
     "idstring",
@@ -208,12 +302,9 @@ IGNORED: tuple[str, ...] = (
     "updated at",
     "modified",
     "last modified",
-    "archived",
     "qr code",
     "qr",
     "has password",
-    "status",
-    "action",
     "result",
     "message",
     "error",

@@ -6,8 +6,12 @@ punctuation character removed, so ``Destination URL``, ``destination_url`` and
 ``linksync.sources.aliases`` (with the products whose exports they cover).
 
 Columns that are clearly metadata of an export (ids, click counts, creation dates,
-QR codes, archive flags) are ignored silently; any other unknown column is reported
-once per sheet. Numbered tags columns (``Tag 1``, ``Tag 2``) all feed the tags.
+QR codes) are not read; any other unknown column is reported once per sheet. Numbered
+tags columns (``Tag 1``, ``Tag 2``) all feed the tags. A header that is a loose word
+(``aliases.LOOSE``) is a guess: listed as one, and not read at all when the field would
+change the URL or the password (``aliases.HELD_FIELDS``) until it is mapped. A header
+that reads as a row state (``aliases.ROW_STATES``) feeds the pseudo-field
+``ROW_STATE``, read only to warn where it holds a value.
 """
 
 from __future__ import annotations
@@ -18,7 +22,19 @@ from dataclasses import dataclass, field
 
 from linksync.errors import ConfigError
 from linksync.model import API_NAMES, LINK_FIELDS
-from linksync.sources.aliases import ALIASES, COLUMN_FIELDS, IGNORED, SHORT_URL
+from linksync.sources.aliases import (
+    ALIASES,
+    ANNOTATION_RUN,
+    COLUMN_FIELDS,
+    HELD_FIELDS,
+    IGNORED,
+    LOOSE,
+    QUERY,
+    ROW_STATE,
+    ROW_STATES,
+    SHORT_URL,
+    UTM_FIELDS,
+)
 
 #: The alias rank of a column the explicit mapping names (better than every alias).
 _CHOSEN = -1
@@ -43,6 +59,23 @@ def _build_index() -> dict[str, tuple[str, int]]:
 
 _INDEX: dict[str, tuple[str, int]] = _build_index()
 _IGNORED: frozenset[str] = frozenset(normalize_header(w) for w in IGNORED)
+_LOOSE: frozenset[str] = frozenset(
+    normalize_header(w)
+    for f, words in LOOSE.items()
+    for w in words
+    if _INDEX.get(normalize_header(w), ("",))[0] == f
+)
+#: Normalised row-state header -> the values (case-folded) that agree with sending.
+STATES: dict[str, frozenset[str]] = {
+    normalize_header(h): frozenset(v.casefold() for v in fine) for h, fine in ROW_STATES.items()
+}
+_ANNOTATION = tuple(normalize_header(w) for w in ANNOTATION_RUN)
+
+
+def is_header_word(key: str) -> bool:
+    """Whether a normalised text is a column name linksync knows: an alias, export
+    metadata, a row state or a numbered tags column."""
+    return key in _INDEX or key in _IGNORED or key in STATES or numbered_tags(key)
 
 
 def resolve_field_name(name: str) -> str | None:
@@ -52,6 +85,8 @@ def resolve_field_name(name: str) -> str | None:
     key = normalize_header(name)
     if key in ("", "ignore", "skip", "none"):
         return ""
+    if key == QUERY:
+        return QUERY
     hit = _INDEX.get(key)
     return hit[0] if hit else None
 
@@ -68,6 +103,10 @@ class ColumnMatch:
     skipped on purpose. ``ranks`` holds the alias rank of each claiming column: two
     columns of one field and one rank mean the same thing, so values that differ are
     a conflict; different ranks are a documented preference (the better one first).
+    ``guesses`` are the columns read by a loose word (``aliases.LOOSE``); ``held`` the
+    (column, field) of loose guesses not read because they would change the URL or
+    the password. The pseudo-field ``ROW_STATE`` (in ``fields``) gathers the columns
+    whose header reads as a row state.
     """
 
     fields: Mapping[str, int]
@@ -76,6 +115,8 @@ class ColumnMatch:
     ignored: tuple[str, ...]
     fallbacks: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     ranks: Mapping[int, int] = field(default_factory=dict)
+    guesses: frozenset[int] = frozenset()
+    held: tuple[tuple[int, str], ...] = ()
 
     def columns_of(self, field_name: str) -> tuple[int, ...]:
         """Every column index feeding a field, best first."""
@@ -87,8 +128,9 @@ class ColumnMatch:
         return sorted({c for f in self.fields for c in self.columns_of(f)})
 
     def field_of(self, col: int) -> str | None:
-        """The field column ``col`` feeds (first or further column of it), or None."""
-        return next((f for f in self.fields if col in self.columns_of(f)), None)
+        """The field column ``col`` feeds (first or further column of it), or None (a
+        row-state column feeds none)."""
+        return next((f for f in self.fields if f != ROW_STATE and col in self.columns_of(f)), None)
 
     def chosen(self, col: int) -> bool:
         """Whether column ``col`` feeds its field by the explicit mapping (``--map``,
@@ -100,8 +142,10 @@ class ColumnMatch:
 
     @property
     def provenance_columns(self) -> dict[str, str]:
-        """field -> header, for Provenance.columns (short URL feeds domain and slug)."""
-        out = {f: self.headers[i] for f, i in self.fields.items() if f in LINK_FIELDS}
+        """field -> header, for Provenance.columns (short URL feeds domain and slug; a
+        ``utm_*`` or query column is named by its header too)."""
+        named = (*LINK_FIELDS, *UTM_FIELDS, QUERY)
+        out = {f: self.headers[i] for f, i in self.fields.items() if f in named}
         if SHORT_URL in self.fields:
             short = self.headers[self.fields[SHORT_URL]]
             out.setdefault("domain", short)
@@ -118,7 +162,7 @@ def compile_mapping(mapping: Mapping[str, str] | None) -> dict[str, str]:
     for header, target in (mapping or {}).items():
         fname = resolve_field_name(str(target)) if target is not None else ""
         if fname is None:
-            known = ", ".join(COLUMN_FIELDS)
+            known = ", ".join((*COLUMN_FIELDS, QUERY))
             raise ConfigError(
                 f"column mapping: {header!r} -> {target!r}: unknown field (known: {known})"
             )
@@ -129,14 +173,19 @@ def compile_mapping(mapping: Mapping[str, str] | None) -> dict[str, str]:
 def match_columns(
     headers: Sequence[object], mapping: Mapping[str, str] | None = None
 ) -> ColumnMatch:
-    """Map each header to a field: the explicit mapping first, then the aliases."""
+    """Map each header to a field: the explicit mapping first, then the aliases (a
+    loose one is a guess, not read when it would change the URL or the password),
+    then row states, export metadata and numbered tags columns."""
     explicit = compile_mapping(mapping)
     texts = tuple("" if h is None else str(h).strip() for h in headers)
+    keys = [normalize_header(t) for t in texts]
+    own = _annotation_status(keys)
     claims: dict[str, list[tuple[int, int]]] = {}  # field -> [(rank, column)]
     unknown: list[str] = []
     ignored: list[str] = []
-    for col, text in enumerate(texts):
-        key = normalize_header(text)
+    guesses: set[int] = set()
+    held: list[tuple[int, str]] = []
+    for col, (text, key) in enumerate(zip(texts, keys, strict=True)):
         if not key:
             continue
         if key in explicit:
@@ -147,7 +196,14 @@ def match_columns(
             rank = _CHOSEN
         elif key in _INDEX:
             fname, rank = _INDEX[key]
-        elif key in _IGNORED:
+            if key in _LOOSE:
+                if fname in HELD_FIELDS:
+                    held.append((col, fname))
+                    continue
+                guesses.add(col)
+        elif key in STATES and col != own:
+            fname, rank = ROW_STATE, 0
+        elif key in _IGNORED or col == own:
             ignored.append(text)
             continue
         elif numbered_tags(key):
@@ -165,7 +221,26 @@ def match_columns(
         ranks.update({c: r for r, c in found})
         if len(ordered) > 1:
             fallbacks[fname] = tuple(ordered[1:])
-    return ColumnMatch(fields, texts, tuple(unknown), tuple(ignored), fallbacks, ranks)
+    return ColumnMatch(
+        fields,
+        texts,
+        tuple(unknown),
+        tuple(ignored),
+        fallbacks,
+        ranks,
+        frozenset(guesses),
+        tuple(held),
+    )
+
+
+def _annotation_status(keys: Sequence[str]) -> int | None:
+    """The column of the "Status" linksync appended to an annotated copy (after its
+    "Short link", before its "Error"), or None."""
+    n = len(_ANNOTATION)
+    for i in range(len(keys) - n + 1):
+        if tuple(keys[i : i + n]) == _ANNOTATION:
+            return i + 1
+    return None
 
 
 _NUMBERED_RE = re.compile(r"(?:tags?|labels?|categor(?:y|ies)|keywords?)\d{1,3}", re.ASCII)
@@ -221,3 +296,10 @@ def find_header_row(
         if known >= 2 or known == filled:
             best_row, best_score = i, score
     return best_row
+
+
+def map_flag(header: str, target: str) -> str:
+    """The ``--map`` flag reading ``header`` as ``target``, quoted for a shell when the
+    header needs it: ``--map Status=ignore``, ``--map "Link status=ignore"``."""
+    pair = f"{header}={target}"
+    return f"--map {pair}" if re.fullmatch(r"[\w.-]+=[\w.-]+", pair) else f'--map "{pair}"'

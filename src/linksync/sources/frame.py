@@ -9,14 +9,18 @@ on those columns; ``LinkSpec`` objects are built only when someone asks for them
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Provenance
 from linksync.rules.utm import UtmRules
+
+if TYPE_CHECKING:
+    from linksync.sources.column_report import ColumnReport
 
 
 def _none_array(n: int) -> np.ndarray:
@@ -25,6 +29,20 @@ def _none_array(n: int) -> np.ndarray:
 
 def _none_mask(n: int) -> np.ndarray:
     return np.zeros(n, dtype=bool)
+
+
+@dataclass(frozen=True, slots=True)
+class Stripped:
+    """A cell that becomes part of the destination URL (a ``utm_*`` column, a column
+    read as the query) whose invisible characters the reader took out before merging
+    it: validation makes it an error (INVALID_URL, as in the URL column), or with
+    ``--fix-invisible`` a warning. ``index`` is the row's index in the frame, ``value``
+    the cell as read."""
+
+    index: int
+    field: str
+    column: str
+    value: str
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,6 +72,11 @@ class SpecFrame:
     timezone: str | None = None
     #: The UTM rules of a YAML file's ``defaults: utm_rules:`` (over the profile's).
     utm_rules: UtmRules | None = None
+    #: URL-part cells whose invisible characters were taken out (``Stripped``).
+    stripped: tuple[Stripped, ...] = ()
+    #: The column mapping the sheet was read with (spreadsheets; ``validate`` and
+    #: ``plan`` print it).
+    column_report: ColumnReport | None = None
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -150,6 +173,13 @@ class SpecFrame:
         if self.managed_is_set:
             return self.managed[field_name]
         return not_none(self.values[field_name])
+
+
+def column_lines(frames: Iterable[SpecFrame]) -> tuple[str, ...]:
+    """The column mapping line of each frame read from a sheet (YAML frames have
+    none): what ``linksync.validate`` adds to its notes, for ``validate`` and ``plan``
+    to print."""
+    return tuple(f.column_report.line() for f in frames if f.column_report is not None)
 
 
 def not_none(arr: np.ndarray) -> np.ndarray:

@@ -11,7 +11,10 @@ with the row below it and with the row above it. Two rows are read as one header
 the combined row (the lower cell where there is one, else the upper cell) names more
 known columns than the single row, and every cell the other row brings is a known
 column name: so a title row, a row of instructions or a first data row is never
-merged in. The header text of a column is its lower cell when it has one.
+merged in. The header text of a column is its lower cell when it has one; under a
+group cell that says "UTM" ("UTM", "UTM parameters"), a loose word is read as the UTM
+parameter it names there: "Source" under "UTM" is "UTM Source" (``utm_source``), which
+alone would be a guess not read (``linksync.sources.aliases.LOOSE``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
 
+from linksync.sources.aliases import UTM_FIELDS
 from linksync.sources.columns import find_header_row, header_score, known_field, normalize_header
+
+#: Group cells (normalised) that make the words under them UTM parameters.
+_UTM_GROUPS = frozenset({"utm", "utms", "utmparameters", "utmparams", "utmtags", "utmcodes"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +74,26 @@ def _combine(
             if not known_field(normalize_header(text), explicit):
                 return None
             brought += 1
-    return tuple(out) if brought else None
+    return _under_groups(upper, lower, out) if brought else None
+
+
+def _under_groups(
+    upper: Sequence[object], lower: Sequence[object], out: list[object]
+) -> tuple[object, ...]:
+    """``out`` with each lower cell under a "UTM" group cell (itself, or a cell merged
+    over it: empty above, filled below) named as that UTM parameter."""
+    group = ""
+    for i, (up, low) in enumerate(zip_longest(upper, lower, fillvalue="")):
+        up_text, low_text = _text(up), _text(low)
+        if up_text:
+            group = normalize_header(up_text)
+        elif not low_text:
+            group = ""
+        if low_text and group in _UTM_GROUPS:
+            named = f"UTM {low_text}"
+            if known_field(normalize_header(named)) in UTM_FIELDS:
+                out[i] = named
+    return tuple(out)
 
 
 def find_header(

@@ -245,9 +245,34 @@ def merge_utm_checked(
 
 def split_short_url(text: str) -> tuple[str, str] | None:
     """'https://go.example.com/spring' -> ('go.example.com', 'spring'); None when the
-    text is not a short URL with a path."""
-    m = _SHORT_URL_RE.fullmatch(text.strip())
-    if m is None or not m.group(2):
-        return None
+    text is not a short URL with one path segment (``short_url_parts`` says why)."""
+    parts = short_url_parts(text)
+    return parts if isinstance(parts, tuple) else None
+
+
+def short_url_parts(text: str) -> tuple[str, str] | str:
+    """(domain, slug) of a short link (``https://go.example.com/spring``, the scheme
+    optional, one trailing ``/`` allowed), or why it cannot be split: a query string,
+    a fragment, a path of several segments, no path, not a URL."""
+    value = text.strip()
+    m = _SHORT_URL_RE.fullmatch(value)
+    if m is None:
+        query, fragment = value.find("?"), value.find("#")
+        if " " in value or "/" not in value:
+            return "it is not a URL"
+        if fragment >= 0 and (query < 0 or fragment < query):
+            return f"it has a fragment ({value[fragment:]})"
+        if query >= 0:
+            return f"it has a query string ({value[query:]})"
+        return "it is not a URL"
+    path = m.group(2)
+    if path.endswith("/"):
+        path = path[:-1]
+    if not path:
+        return "it has no slug after the domain"
+    if "/" in path:
+        return (
+            f"its path has {path.count('/') + 1} segments ({path}): a short link has one, the slug"
+        )
     host = m.group(1).rpartition("@")[2].lower()
-    return host, m.group(2).rstrip("/")
+    return host, path

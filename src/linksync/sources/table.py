@@ -3,16 +3,22 @@
 Shared by the CSV and Excel readers once they have found the header and turned cells
 into text (dates into datetimes): columns are cleaned (ASCII whitespace trimmed, empty
 cells and the user's ``--empty-value`` placeholders -> None = not managed), tags split,
-expiries normalised, a short URL column split into domain and slug, UTM columns merged
-into the URL.
+expiries normalised, a short URL column split into domain and slug
+(``linksync.sources.shortlinks``), UTM columns and a column read as the query merged
+into the URL (``linksync.sources.urlparts``).
 
 Nothing is dropped or changed in silence: several tags columns are merged; two columns
 of one field that disagree on a row are an error on that row when they mean the same
 (equal alias rank), else one warning for the sheet naming the column that wins; a
-UTM column replacing the same parameter in the URL says so on the row; and every
-``CellIssue`` a reader found (an Excel error cell, a date where a slug was expected, an
-extra value beyond the header) becomes a problem on its row, the row kept even when
-nothing else is left in it.
+UTM column replacing the same parameter in the URL says so on the row; a short link
+that cannot be split or disagrees with the slug is an error; a row-state column
+speaks on each row where it asks for something else than sending it
+(``linksync.sources.rowstates``); a second table under the first is an error on its
+rows (``linksync.sources.repeats``); a loose header word not read is a warning
+(``linksync.sources.column_report``, which also records the mapping on the frame); and
+every ``CellIssue`` a reader found (an Excel error cell, a date where a slug was
+expected, an extra value beyond the header) becomes a problem on its row, the row kept
+even when nothing else is left in it.
 """
 
 from __future__ import annotations
@@ -26,18 +32,17 @@ import pandas as pd
 
 from linksync.model import LINK_FIELDS, Problem, Provenance, Severity
 from linksync.rules.timestamps import zone_name
-from linksync.sources.aliases import SHORT_URL, UTM_FIELDS
+from linksync.sources.aliases import QUERY, ROW_STATE, SHORT_URL, UTM_FIELDS
 from linksync.sources.cleaning import ASCII_WS, clean_column
+from linksync.sources.column_report import column_report, held_guesses
 from linksync.sources.columns import ColumnMatch
-from linksync.sources.frame import SpecFrame, not_none
-from linksync.sources.normalize import (
-    Oddness,
-    merge_utm_checked,
-    read_expiry,
-    split_short_url,
-    split_tags,
-)
+from linksync.sources.frame import SpecFrame, Stripped, not_none
+from linksync.sources.normalize import Oddness, read_expiry, split_tags
 from linksync.sources.options import ReadOptions
+from linksync.sources.repeats import repeated_headers
+from linksync.sources.rowstates import state_cells, state_message
+from linksync.sources.shortlinks import split_short
+from linksync.sources.urlparts import merge_url_parts
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,22 +182,34 @@ def build_frame(
     names them.
     """
     b = _Builder(source, sheet, match, options or ReadOptions())
-    merged = {fname: b.merge(fname, raws) for fname, raws in columns.items()}
+    extra = {f: columns[f] for f in (ROW_STATE, QUERY) if f in columns}
+    merged = {fname: b.merge(fname, raws) for fname, raws in columns.items() if fname not in extra}
     cleaned = {f: a for f, (a, _) in merged.items()}
     present = {f: m for f, (_, m) in merged.items()}
-    found = [*issues, *b.issues]
+    # The row-state columns are read only to warn: what a reader found in their cells
+    # (a boolean, an error value) is not a problem of the row.
+    found = [x for x in (*issues, *b.issues) if x.field != ROW_STATE]
     n = len(next(iter(cleaned.values()))) if cleaned else 0
+    sides = {f: [b.clean(f, raw)[0] for raw in raws] for f, raws in extra.items()}
+    for arrays in sides.values():
+        for a in arrays:
+            n = max(n, len(a))
     beyond = max((i.index + 1 for i in found), default=0)
-    if beyond > n:  # a row the reader could not read (an unclosed quote): kept, empty
-        pad = np.full(beyond - n, None, dtype=object)
-        cleaned = {f: np.concatenate([a, pad]) for f, a in cleaned.items()}
-        present = {f: np.concatenate([m, np.zeros(beyond - n, bool)]) for f, m in present.items()}
-        n = beyond
+    n = max(n, beyond)
+    cleaned = {f: _pad(a, n) for f, a in cleaned.items()}
+    present = {f: _pad(m, n, False) for f, m in present.items()}
+    sides = {f: [_pad(a, n) for a in arrays] for f, arrays in sides.items()}
+    # A second table under the first: its header row and the rows under it are errors,
+    # and nothing else is said about them.
+    second = repeated_headers(cleaned, present, match.headers, first_row)
+    found += [CellIssue(k, None, "REPEATED_HEADER", message) for k, message in second]
     rows = np.arange(first_row, first_row + n, dtype=np.int64)
     keep = np.arange(n)
     nonempty = np.zeros(n, dtype=bool)
     for mask in present.values():
         nonempty |= mask
+    for a in sides.get(QUERY, ()):
+        nonempty |= not_none(a)
     for issue in found:
         if 0 <= issue.index < n:
             nonempty[issue.index] = True
@@ -200,29 +217,38 @@ def build_frame(
         keep = np.flatnonzero(nonempty)
         cleaned = {f: a[keep] for f, a in cleaned.items()}
         present = {f: m[keep] for f, m in present.items()}
+        sides = {f: [a[keep] for a in arrays] for f, arrays in sides.items()}
         rows = rows[keep]
         n = len(rows)
 
+    late: list[tuple[int, CellIssue]] = []
+    if ROW_STATE in sides:
+        states = [match.headers[c] for c in match.columns_of(ROW_STATE)]
+        for i, head, value in state_cells(states, sides[ROW_STATE]):
+            message = state_message(head, value)
+            late.append(
+                (i, CellIssue(-1, None, "ROW_STATE_COLUMN", message, Severity.WARNING, head))
+            )
     values: dict[str, np.ndarray] = {f: cleaned[f] for f in LINK_FIELDS if f in cleaned}
     if "tags" in values:
         values["tags"] = _tags(values["tags"])  # a cell of separators only: no tags
         present["tags"] = not_none(values["tags"])
     if "domain" in values:
         values["domain"] = _lower(values["domain"])
+    heads = {f: match.header_of(f) for f in match.fields}
     if SHORT_URL in cleaned:
-        _split_short(cleaned[SHORT_URL], values, n)
+        late += _found(split_short(cleaned[SHORT_URL], values, n, heads))
         present["slug"], present["domain"] = not_none(values["slug"]), not_none(values["domain"])
 
-    late: list[tuple[int, CellIssue]] = []
+    stripped: list[Stripped] = []
     utm_cols = {f: cleaned[f] for f in UTM_FIELDS if f in cleaned}
-    if ("url" in values) and (utm_cols or utm_defaults):
-        values["url"], replaced = _apply_utm(values["url"], utm_cols, utm_defaults or {})
-        for i, name, old, new in replaced:
-            col = match.header_of(name) if name in match.fields else name
-            message = f"the URL's {name}={old!r} was replaced by the column's value {new!r}"
-            late.append(
-                (i, CellIssue(-1, "url", "URL_PARAM_REPLACED", message, Severity.WARNING, col))
-            )
+    query_heads = [match.headers[c] for c in match.columns_of(QUERY)] if QUERY in sides else []
+    queries = list(zip(query_heads, sides.get(QUERY, []), strict=True))
+    if ("url" in values) and (utm_cols or queries or utm_defaults):
+        values["url"], merged_found, stripped = merge_url_parts(
+            values["url"], utm_cols, queries, utm_defaults or {}, heads
+        )
+        late += _found(merged_found)
 
     # Which values are set, known already for every field the steps above kept as is
     # (lower-casing a domain, merging UTM parameters into a URL keep None as None).
@@ -236,6 +262,9 @@ def build_frame(
         managed=managed,
         timezone=zone_name(b.opts.timezone) if b.opts.timezone is not None else None,
     )
+    if second:
+        dead = set(np.searchsorted(keep, [k for k, _ in second]).tolist())
+        late = [(i, x) for i, x in late if i not in dead]
     at = np.searchsorted(keep, [x.index for x in found]).tolist()
     attached = [
         (k, x) for k, x in zip(at, found, strict=True) if k < n and keep[k] == x.index
@@ -245,9 +274,28 @@ def build_frame(
         (i, Problem(x.constant, x.message, frame.provenance(i), x.field, x.severity, x.column))
         for i, x in attached
     )
-    if row_problems:
-        frame = replace(frame, row_problems=row_problems)
-    return frame, b.problems
+    frame = replace(
+        frame,
+        row_problems=row_problems,
+        stripped=tuple(stripped),
+        column_report=column_report(source, sheet, match),
+    )
+    return frame, [*held_guesses(source, sheet, match), *b.problems]
+
+
+def _pad(a: np.ndarray, n: int, fill: Any = None) -> np.ndarray:
+    """``a`` made ``n`` long with ``fill`` (rows a reader could not read: kept, empty)."""
+    if len(a) >= n:
+        return a
+    return np.concatenate([a, np.full(n - len(a), fill, dtype=a.dtype)])
+
+
+def _found(
+    findings: Sequence[tuple[int, str, str, str, Severity, str]],
+) -> list[tuple[int, CellIssue]]:
+    """Findings on rows (index in the frame, field, constant, message, severity, column)
+    as issues to attach."""
+    return [(i, CellIssue(-1, f, c, m, s, col)) for i, f, c, m, s, col in findings]
 
 
 def _expiry(raw: Any, opts: ReadOptions, issues: list[CellIssue]) -> np.ndarray:
@@ -299,45 +347,6 @@ def _oddities(cells: list[Any], odd: dict[Any, Oddness], issues: list[CellIssue]
             constant, message, error = found
             severity = Severity.ERROR if error else Severity.WARNING
             issues.append(CellIssue(k, "expires_at", constant, message, severity))
-
-
-def _split_short(short: np.ndarray, values: dict[str, np.ndarray], n: int) -> None:
-    parts = map_distinct(pd.Series(short, dtype=object), split_short_url)
-    domain = values.get("domain")
-    slug = values.get("slug")
-    new_domain = domain.copy() if domain is not None else np.full(n, None, dtype=object)
-    new_slug = slug.copy() if slug is not None else np.full(n, None, dtype=object)
-    for i in np.flatnonzero(pd.notna(parts)).tolist():
-        host, path = parts[i]
-        if new_domain[i] is None:
-            new_domain[i] = host
-        if new_slug[i] is None:
-            new_slug[i] = path
-    values["domain"] = new_domain
-    values["slug"] = new_slug
-
-
-def _apply_utm(
-    urls: np.ndarray, utm_cols: Mapping[str, np.ndarray], defaults: Mapping[str, str]
-) -> tuple[np.ndarray, list[tuple[int, str, str, str]]]:
-    """Merge row UTM cells (over file defaults) into each URL that has any; returns the
-    URLs and (row, parameter, value in the URL, row value) for each replaced value."""
-    out = urls.copy()
-    n = len(urls)
-    has_url = np.asarray(pd.notna(urls), dtype=bool)
-    if defaults:
-        todo = has_url
-    else:
-        any_utm = np.zeros(n, dtype=bool)
-        for arr in utm_cols.values():
-            any_utm |= np.asarray(pd.notna(arr), dtype=bool)
-        todo = has_url & any_utm
-    replaced: list[tuple[int, str, str, str]] = []
-    for i in np.flatnonzero(todo).tolist():
-        own = {f: col[i] for f, col in utm_cols.items() if col[i] is not None}
-        out[i], done = merge_utm_checked(urls[i], own, defaults)
-        replaced.extend((i, name, old, new) for name, old, new in done)
-    return out, replaced
 
 
 def unknown_column_problem(source: str, sheet: str | None, headers: Sequence[str]) -> Problem:

@@ -24,7 +24,10 @@ UTM_MISSING, UTM_NOT_ALLOWED, UTM_CASE, UTM_SPACES, UTM_TOO_LONG); with
 ``fix_utm_case`` case and spaces are fixed instead, each fix a warning on its row.
 
 With ``fix_invisible`` the invisible characters are stripped and each fix is reported
-as a warning; the fixed values are in ``Validation.frames`` / ``specs``.
+as a warning; the fixed values are in ``Validation.frames`` / ``specs``. The cells the
+readers merge into the URL (``utm_*``, a column read as the query) had theirs taken out
+before the merge (``SpecFrame.stripped``): an error INVALID_URL on the cell, or the
+same warning with ``fix_invisible``.
 
 The checks run over columns, not rows. Each column first goes through a cheap filter
 (``linksync.validate.filters``, once per distinct value where values repeat) that
@@ -48,7 +51,7 @@ from linksync.model import LINK_FIELDS, LinkSpec, Problem, Severity
 from linksync.model.collection import fewer_collections
 from linksync.rules.utm import UtmRules
 from linksync.sources import SourceBatch
-from linksync.sources.frame import SpecFrame
+from linksync.sources.frame import SpecFrame, column_lines
 from linksync.validate.duplicates import duplicates
 from linksync.validate.rows import FrameChecker, offsets
 from linksync.validate.utm import UtmChecker
@@ -72,7 +75,8 @@ class Validation:
     problems: tuple[Problem, ...]
     invalid: frozenset[int]
     file_problems: tuple[Problem, ...] = ()
-    #: Lines for the run's output about checks made (a destination check's count and time).
+    #: Lines for the run's output: the column mapping of each sheet read
+    #: (``SpecFrame.column_report``), and checks made (a destination check's count and time).
     notes: tuple[str, ...] = ()
 
     @property
@@ -189,7 +193,9 @@ def validate(
         found = [(i, o, q, _strict(p)) for i, o, q, p in found]
     invalid = frozenset(idx for idx, _, _, p in found if p.severity is Severity.ERROR)
     problems = (*file_problems, *(p for *_, p in found))
-    return Validation(tuple(fixed), tuple(problems), invalid, tuple(file_problems))
+    # The column mapping each sheet was read with, printed by validate and plan.
+    notes = column_lines(fixed)
+    return Validation(tuple(fixed), tuple(problems), invalid, tuple(file_problems), notes)
 
 
 def _strict(p: Problem) -> Problem:

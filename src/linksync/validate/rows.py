@@ -23,7 +23,7 @@ import numpy as np
 from linksync import rules
 from linksync.model import Problem, Provenance, Severity
 from linksync.rules.timestamps import WRITTEN_RE, format_ts, parse_iso
-from linksync.sources.frame import SpecFrame
+from linksync.sources.frame import SpecFrame, Stripped
 from linksync.sources.options import EXCEL_ERRORS, PLACEHOLDER_VARIANTS, looks_like_local_date
 from linksync.validate.filters import (
     describe_value,
@@ -109,6 +109,8 @@ class FrameChecker:
         if self.fix:
             for fname in _FIXABLE:
                 self._fix(fname)
+        for cell in self.frame.stripped:
+            self._stripped(cell)
         # Field by field, so one field's values are held at a time. A placeholder
         # never passes the URL filter, so the URL fields look for them among the
         # values the filter did not pass.
@@ -230,6 +232,26 @@ class FrameChecker:
         self.frame = self.frame.with_values(fname, col)
         self._cache.pop(fname, None)
 
+    def _stripped(self, cell: Stripped) -> None:
+        """A ``utm_*`` or query cell whose invisible characters the reader took out
+        before merging it into the URL: an error as in the URL column, or with
+        --fix-invisible a warning saying what was removed."""
+        value = cell.value
+        if self.fix:
+            named = ", ".join(
+                f"{rules.describe_char(ch)} at position {k + 1}"
+                for k, ch in rules.find_invisible(value)
+            )
+            message, severity = f"removed invisible character(s): {named}", Severity.WARNING
+        else:
+            message = f"{describe_value(value)} contains {rules.describe_invisible(value)}" + use(
+                rules.strip_invisible(value).strip()
+            )
+            severity = Severity.ERROR
+        prov = self.frame.provenance(cell.index)
+        problem = Problem("INVALID_URL", message, prov, cell.field, severity, cell.column)
+        self.found.append((self.offset + cell.index, cell.field, problem))
+
     def _missing_url(self) -> None:
         gone = self.dead | self.skip.get("url", set())
         for i in np.flatnonzero(~self.frame.is_set("url")).tolist():
@@ -316,10 +338,15 @@ class FrameChecker:
             return
         for j, v in enumerate(vals):
             if not verdict.get(str(v), False):
+                text = str(v)
+                why = (
+                    f"contains {rules.describe_invisible(text)}"
+                    if rules.find_invisible(text)
+                    else "is not a host name such as go.example.com"
+                )
                 self.add(
                     int(idx[j]),
                     "domain",
                     "INVALID_FIELD",
-                    f"{describe_value(str(v))} is not a host name such as go.example.com"
-                    + use(suggest_domain(str(v))),
+                    f"{describe_value(text)} {why}" + use(suggest_domain(text)),
                 )

@@ -1,0 +1,96 @@
+"""Two tables on one sheet: a row inside the data that repeats the header.
+
+People stack a second table under the first one (a title row, then the header again,
+then its rows). Read with the first table's header, its rows would be sent with the
+wrong columns. So a data row whose cells are column names is an error on that row,
+"two tables on one sheet", and every row under it is an error too, not read as a row
+of the first table (errors rather than skipped rows: they stay in the reports, and an
+invalid row still protects its link from a mirror's deletes). A title row right
+above the repeated header (one cell filled, no URL) belongs to the second table too.
+
+A row repeats the header when the cell of its key column (the URL, else the slug,
+else the short link) is a column name, and at least two of its filled cells, more
+than half of them, are: the header's own words, or any header linksync knows
+(``columns.is_header_word``), so a second table with other columns is found too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from linksync.sources.aliases import SHORT_URL
+from linksync.sources.columns import is_header_word, normalize_header
+
+#: (data row index, message) of each row the repeat concerns.
+RepeatCell = tuple[int, str]
+
+_SPLIT = "two tables on one sheet"
+
+
+def _word(value: object, own: frozenset[str]) -> bool:
+    """Whether a cell is a column name (read on every cell of the key column: the usual
+    URL or slug is told apart without a regular expression)."""
+    if not isinstance(value, str) or len(value) > 60 or "://" in value:
+        return False
+    plain = value.replace("-", "").replace(" ", "").replace("_", "")
+    key = plain.casefold() if plain.isalnum() else normalize_header(value)
+    return bool(key) and (key in own or is_header_word(key))
+
+
+def repeated_headers(
+    values: Mapping[str, np.ndarray],
+    present: Mapping[str, np.ndarray],
+    headers: Sequence[str],
+    first_row: int,
+) -> list[RepeatCell]:
+    """The rows of a second table (module docstring): ``values`` and ``present`` per
+    field, every data row (before empty rows are dropped); ``headers`` the sheet's
+    header texts; ``first_row`` the sheet row of data row 0."""
+    key = next((f for f in ("url", "slug", SHORT_URL) if f in values), None)
+    if key is None or len(values) < 2:
+        return []
+    own = frozenset(normalize_header(h) for h in headers if h)
+    column = values[key]
+    candidates = [i for i, v in enumerate(column.tolist()) if v is not None and _word(v, own)]
+    repeats = [i for i in candidates if _repeats(i, values, present, own)]
+    if not repeats:
+        return []
+    found: list[RepeatCell] = []
+    n = len(column)
+    for k, r in enumerate(repeats):
+        row = first_row + r
+        if k == 0 and r > 0 and _title(r - 1, values, present):
+            found.append(
+                (
+                    r - 1,
+                    f"{_SPLIT}: this row reads as the title of a second table (row {row} "
+                    "repeats the header); split them into two sheets",
+                )
+            )
+        found.append((r, f"{_SPLIT}: row {row} repeats the header; split them into two sheets"))
+        end = repeats[k + 1] if k + 1 < len(repeats) else n
+        for i in range(r + 1, end):
+            if any(bool(m[i]) for m in present.values()):
+                found.append(
+                    (
+                        i,
+                        f"{_SPLIT}: this row is under the header repeated at row {row}, so it "
+                        "is not read as a row of the first table; split them into two sheets",
+                    )
+                )
+    return found
+
+
+def _repeats(
+    i: int, values: Mapping[str, np.ndarray], present: Mapping[str, np.ndarray], own: frozenset[str]
+) -> bool:
+    filled = [f for f, m in present.items() if m[i]]
+    words = sum(1 for f in filled if _word(values[f][i], own))
+    return words >= 2 and words * 2 > len(filled)
+
+
+def _title(i: int, values: Mapping[str, np.ndarray], present: Mapping[str, np.ndarray]) -> bool:
+    filled = [f for f, m in present.items() if m[i]]
+    return len(filled) == 1 and "://" not in str(values[filled[0]][i])
