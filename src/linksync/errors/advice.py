@@ -65,6 +65,11 @@ ADVICE: dict[str, str] = {
         "Map the column to a field (--map HEADER=FIELD, or the profile's columns:), or "
         "to ignore to silence this."
     ),
+    "UNKNOWN_KEY": (
+        "Spell the key as the message suggests (the keys are listed in "
+        "docs/links-as-code.md); a top-level key starting with x- holds anchors and is "
+        "not read."
+    ),
     "CONFLICTING_COLUMNS": (
         "Keep one of the two columns, or map the other one to ignore (--map HEADER=ignore)."
     ),

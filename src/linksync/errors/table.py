@@ -170,6 +170,11 @@ _TABLE: tuple[ErrorDef, ...] = (
             "No column of destination URLs among the headers of a file or sheet",
         ),
         ("UNKNOWN_COLUMN", "A column (or YAML key) linksync does not know is ignored"),
+        (
+            "UNKNOWN_KEY",
+            "A YAML key linksync does not know: that link (a key of a link) or that file (a "
+            "top-level or defaults: key) is not sent",
+        ),
         ("CONFLICTING_COLUMNS", "Two columns give the same field and their values differ"),
         (
             "URL_PARAM_REPLACED",
