@@ -45,6 +45,12 @@ class LinkKey(NamedTuple):
 #: Sources whose rows are lines and whose columns are keys (``Provenance.where``).
 _LINE_SUFFIXES = (".yaml", ".yml")
 
+
+def is_yaml_source(source: str | None) -> bool:
+    """A YAML file: its rows are lines and its columns are keys, in every message."""
+    return bool(source) and str(source).lower().endswith(_LINE_SUFFIXES)
+
+
 #: Where a row came from, as (source, sheet, row): ``Provenance.place``.
 Place = tuple[str, str | None, int | None]
 
@@ -99,7 +105,7 @@ class Provenance:
     @property
     def is_yaml(self) -> bool:
         """A YAML file: its ``row`` is a line, its columns are keys."""
-        return self.source.lower().endswith(_LINE_SUFFIXES)
+        return is_yaml_source(self.source)
 
     def where(self, field_name: str | None = None) -> str:
         """'campaign.xlsx, sheet Spring, row 7, column "Destination URL"';
