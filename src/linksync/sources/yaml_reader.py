@@ -102,14 +102,20 @@ def _read_file(path: Path, display: str, result: ReadResult, opts: ReadOptions) 
         ) from None
 
 
-def suggest(key: str, known: list[str]) -> str:
-    """' (did you mean "description"?)' for the known key nearest ``key``, if any is near."""
-    folded = {k.lower().replace("-", "_"): k for k in reversed(known)}
+def suggest(key: str, known: list[str], given: frozenset[str] = frozenset()) -> str:
+    """' (did you mean "description"?)' for the known key nearest ``key``, if one is
+    near; between keys as near, one the mapping does not give yet (``given``) first,
+    then the first in ``known``."""
     wanted = key.lower().replace("-", "_")
-    if wanted in folded:
-        return f' (did you mean "{folded[wanted]}"?)'
-    close = difflib.get_close_matches(wanted, list(folded), n=1, cutoff=0.6)
-    return f' (did you mean "{folded[close[0]]}"?)' if close else ""
+    best: tuple[float, bool, int] | None = None
+    name = ""
+    for rank, k in enumerate(known):
+        folded = k.lower().replace("-", "_")
+        score = 2.0 if folded == wanted else difflib.SequenceMatcher(None, wanted, folded).ratio()
+        mark = (score, k not in given, -rank)
+        if score >= 0.6 and (best is None or mark > best):
+            best, name = mark, k
+    return f' (did you mean "{name}"?)' if name else ""
 
 
 @dataclass
@@ -250,7 +256,8 @@ class _FileReader(LinkFields):
                     at = f" on line {line_of(knode)}" if line_of(knode) != line else ""
                     if _merged(node, knode):
                         at += " (brought by a merge key <<)"
-                    message = f'unknown key "{key}"{at}{suggest(key, _SHOWN_KEYS)}'
+                    near = suggest(key, _SHOWN_KEYS, frozenset(columns.values()))
+                    message = f'unknown key "{key}"{at}{near}'
                     message += ": the link is not sent"
                     self.named.append(("UNKNOWN_KEY", None, message, Severity.ERROR, key))
                     continue
