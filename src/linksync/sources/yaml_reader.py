@@ -102,7 +102,7 @@ def _read_file(path: Path, display: str, result: ReadResult, opts: ReadOptions) 
         ) from None
 
 
-def suggest(key: str, known: list[str], given: frozenset[str] = frozenset()) -> str:
+def _suggest(key: str, known: list[str], given: frozenset[str] = frozenset()) -> str:
     """' (did you mean "description"?)' for the known key nearest ``key``, if one is
     near; between keys as near, one the mapping does not give yet (``given``) first,
     then the first in ``known``."""
@@ -198,7 +198,7 @@ class _FileReader(LinkFields):
     def _unknown(self, key: str, node: Node, known: list[str], within: str = "") -> None:
         """An unknown top-level or ``defaults:`` key (``within``: "defaults.")."""
         self.result.unknown.append(UnknownColumn(self.display, None, within + key))
-        near = suggest(key, known).replace('"', f'"{within}', 1)
+        near = _suggest(key, known).replace('"', f'"{within}', 1)
         self._file_problem(
             f'unknown key "{within}{key}"{near}: nothing of this file is sent',
             node,
@@ -256,7 +256,7 @@ class _FileReader(LinkFields):
                     at = f" on line {line_of(knode)}" if line_of(knode) != line else ""
                     if _merged(node, knode):
                         at += " (brought by a merge key <<)"
-                    near = suggest(key, _SHOWN_KEYS, frozenset(columns.values()))
+                    near = _suggest(key, _SHOWN_KEYS, frozenset(columns.values()))
                     message = f'unknown key "{key}"{at}{near}'
                     message += ": the link is not sent"
                     self.named.append(("UNKNOWN_KEY", None, message, Severity.ERROR, key))
