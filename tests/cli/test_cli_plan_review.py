@@ -143,9 +143,7 @@ def test_takeover_refused_then_allowed(workdir: Path) -> None:
     )
     (row,) = table_rows(md.stdout)
     assert "tags: [owner:sales] -&gt; [owner:marketing]" in row
-    assert (
-        'warning OWNED_BY_OTHER: key "tags": takes lnk.test/promo over from owner:sales' in row
-    )
+    assert 'warning OWNED_BY_OTHER: key "tags": takes lnk.test/promo over from owner:sales' in row
     done = run("apply", links, "--yes", "--owner-tag", "owner:marketing", "--allow-takeover")
     assert done.exit_code == 0, done.output
     link = sandbox_call(workdir, "get_link", "promo")
