@@ -70,7 +70,30 @@ def _a_good_file_and_an_empty_one(folder: Path) -> tuple[list[str], str]:
     return ["ab.yaml", "c.csv"], "c.csv"
 
 
+def _misspelt_top_level_key(folder: Path) -> tuple[list[str], str]:
+    (folder / "links.yaml").write_text(SEED.replace("links:", "link:", 1), encoding="utf-8")
+    return ["links.yaml"], "links.yaml"
+
+
+def _a_ymal_file_in_a_folder(folder: Path) -> tuple[list[str], str]:
+    (folder / "links").mkdir()
+    (folder / "links" / "ab.yaml").write_text(SEED.split("  - slug: c")[0], encoding="utf-8")
+    c = "links:\n" + SEED.split("  - slug: c")[1].join(["  - slug: c", ""])
+    (folder / "links" / "more.ymal").write_text(c, encoding="utf-8")
+    return ["links"], "more.ymal"
+
+
+def _a_dangling_symlink_in_a_folder(folder: Path) -> tuple[list[str], str]:
+    (folder / "links").mkdir()
+    (folder / "links" / "ab.yaml").write_text(SEED.split("  - slug: c")[0], encoding="utf-8")
+    (folder / "links" / "c.yaml").symlink_to(folder / "elsewhere" / "c.yaml")
+    return ["links"], "c.yaml"
+
+
 UNDECLARED = {
+    "a misspelt top-level key (link:)": _misspelt_top_level_key,
+    "a .ymal file in a folder": _a_ymal_file_in_a_folder,
+    "a dangling symlink in a folder": _a_dangling_symlink_in_a_folder,
     "a CSV with a header and no rows": _empty_csv,
     "a folder with no YAML file": _folder_without_yaml,
     "a folder holding a .csv it does not read": _folder_with_a_csv,
@@ -120,16 +143,19 @@ def test_a_file_that_says_links_empty_declares_an_empty_scope(workdir: Path) -> 
     assert slugs(workdir) == []
 
 
-def test_other_modes_still_apply_what_the_good_sources_declare(workdir: Path) -> None:
-    """Only a mirror deletes, so only a mirror refuses: an upsert of the same sources
-    goes on (the empty CSV is an error of the run, as before: nothing applied, exit 1)."""
+def test_other_modes_refuse_as_file_errors_not_as_a_mirror(workdir: Path) -> None:
+    """Only a mirror deletes, so only a mirror refuses with exit 2: an upsert of the
+    same sources stops on the file-level error of the comment-only file (nothing
+    applied, exit 1), as any run does."""
     (workdir / "d.yaml").write_text("links:\n  - slug: d\n    url: https://example.com/d\n")
     (workdir / "empty").mkdir()
     (workdir / "empty" / "e.yaml").write_text("# later\n", encoding="utf-8")
     applied = run("apply", "d.yaml", "empty", "--yes", "--no-progress")
-    assert applied.exit_code == 0, applied.output
-    assert "EMPTY_SOURCE" in both_streams(applied)
-    assert slugs(workdir) == ["a", "b", "c", "d"]
+    assert applied.exit_code == 1, applied.output
+    shown = both_streams(applied)
+    assert "EMPTY_SOURCE" in shown and "nothing applied" in shown
+    assert "mirror refused" not in shown
+    assert slugs(workdir) == ["a", "b", "c"]
 
 
 # --- scopes name something -----------------------------------------------------------
@@ -218,7 +244,7 @@ def test_a_misspelt_domain_keeps_the_links_of_its_slugs(
     shown = both_streams(planned)
     assert shown.count("DOMAIN_NOT_FOUND") == 2
     assert "skip      go.example.com/spring" in shown
-    assert "kept, not deleted: go.yaml, row 4 declares the slug spring" in shown
+    assert "kept, not deleted: go.yaml, line 4 declares the slug spring" in shown
     assert "delete    go.example.com/spring" not in shown
     applied = run("apply", *args, "--yes", "--no-progress", "--report", "out.json")
     assert applied.exit_code == 1, applied.output

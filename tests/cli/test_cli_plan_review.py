@@ -106,7 +106,7 @@ def test_markdown_plan_names_the_sources_it_could_not_read(workdir: Path) -> Non
     assert result.exit_code == 1
     text = result.stdout
     assert "> Error in links: EMPTY_SOURCE: nothing to read:" in text
-    assert "(campaign.csv)" in text
+    assert "> Error in links/campaign.csv: EMPTY_SOURCE: a spreadsheet, which a folder" in text
     assert text.index("EMPTY_SOURCE") < text.index("No rows.")
     good = write(workdir / "good.yaml", "links:\n  a: https://example.com/a\n")
     bad = write(workdir / "bad|name.csv", "name,notes\nx,y\n")
@@ -143,9 +143,7 @@ def test_takeover_refused_then_allowed(workdir: Path) -> None:
     )
     (row,) = table_rows(md.stdout)
     assert "tags: added owner:marketing; removed owner:sales" in row
-    assert (
-        'warning OWNED_BY_OTHER: column "tags": takes lnk.test/promo over from owner:sales' in row
-    )
+    assert 'warning OWNED_BY_OTHER: key "tags": takes lnk.test/promo over from owner:sales' in row
     done = run("apply", links, "--yes", "--owner-tag", "owner:marketing", "--allow-takeover")
     assert done.exit_code == 0, done.output
     link = sandbox_call(workdir, "get_link", "promo")

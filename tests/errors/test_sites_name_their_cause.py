@@ -84,7 +84,19 @@ CASES: list[tuple[str, Callable[[Path], Path], tuple[str, Severity], dict[str, s
     (
         "unknown yaml key",
         _text("a.yaml", "- {slug: a, url: 'https://e.com/a', colour: red}\n"),
-        ("UNKNOWN_COLUMN", W),
+        ("UNKNOWN_KEY", E),
+        {},
+    ),
+    (
+        "misspelt yaml defaults key",
+        _text("a.yaml", "defaults: {domian: go.example.com}\nlinks: []\n"),
+        ("UNKNOWN_KEY", E),
+        {},
+    ),
+    (
+        "yaml without links:",
+        _text("a.yaml", "link:\n  - https://e.com/a\n"),
+        ("EMPTY_SOURCE", E),
         {},
     ),
     (

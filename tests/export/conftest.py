@@ -1,8 +1,8 @@
 """Fixtures of the ops tests, and a small JSON Schema checker.
 
 ``jsonschema`` is not a dependency, so ``check_schema`` implements the subset of draft
-2020-12 that ``linksync.export.schema`` uses (type, properties, required,
-additionalProperties, propertyNames, items, uniqueItems, anyOf, not, $ref to $defs,
+2020-12 that ``linksync.export.schema`` uses (type, properties, patternProperties,
+required, additionalProperties, propertyNames, items, uniqueItems, anyOf, not, $ref to $defs,
 pattern, minLength, maxLength, format date-time). It returns the list of violations
 (empty when the instance is valid), so a test can assert what was refused and why.
 """
@@ -100,8 +100,12 @@ def check_schema(schema: dict[str, Any], instance: Any) -> list[str]:
             for key, item in v.items():
                 if "propertyNames" in s:
                     walk(s["propertyNames"], key, f"{at}.<key {key}>")
+                patterns = [p for p in s.get("patternProperties", {}) if ecma_search(p, key)]
                 if key in props:
                     walk(props[key], item, f"{at}.{key}")
+                elif patterns:
+                    for p in patterns:
+                        walk(s["patternProperties"][p], item, f"{at}.{key}")
                 elif s.get("additionalProperties") is False:
                     errors.append(f"{at}: unexpected property {key!r}")
                 elif isinstance(s.get("additionalProperties"), dict):

@@ -53,7 +53,8 @@ VALID_DOCUMENTS: list[tuple[str, Any]] = [
     ),
     ("bare list", [{"url": "https://example.com"}, {"url": "https://e.com/x", "slug": "x1"}]),
     ("empty links", {"links": []}),
-    ("null links", {"defaults": None, "links": None}),
+    ("null defaults", {"defaults": None, "links": {}}),
+    ("anchors under x-", {"x-common": {"domain": "go.example.com"}, "links": []}),
     (
         "reader extras",
         {
@@ -96,6 +97,8 @@ INVALID_DOCUMENTS: list[tuple[str, Any, str]] = [
     ("unknown utm", {"defaults": {"utm": {"src": "x"}}, "links": []}, "unexpected"),
     ("slug in keyed link", {"links": {"a": {"url": "https://e.com", "slug": "b"}}}, "slug"),
     ("no links", {"defaults": {}}, "missing required 'links'"),
+    ("null links", {"defaults": None, "links": None}, "matches no anyOf"),
+    ("misspelt links", {"link": [{"url": "https://e.com"}]}, "unexpected property 'link'"),
     ("scalar", "https://e.com", "matches no anyOf"),
 ]
 

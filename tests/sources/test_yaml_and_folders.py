@@ -22,18 +22,18 @@ def test_unknown_key_is_named_with_its_line(workdir: Path) -> None:
         "links:\n" + GOOD_ENTRY + "  - slug: typo\n    url: https://e.com/t\n    desciption: hi\n"
     )
     path = _yaml(workdir, "typo.yaml", text)
+    # An error on its link since issue 29 (a warning before): the link is not sent.
     validate(
         path,
-        code=0,
-        expect=[Expect(4, "desciption", 'did you mean "description"', "warning")],
-        good_rows=[2, 4],
+        code=1,
+        expect=[Expect(4, "desciption", 'line 6 (did you mean "description"?)')],
+        good_rows=[2],
     )
-    validate(path, "--strict", code=1, expect=[Expect(4, "desciption", "line 6")], good_rows=[2])
 
 
 def test_unknown_top_level_key_is_named_with_its_line(workdir: Path) -> None:
     path = _yaml(workdir, "top.yaml", "defaults: {}\nlinkz:\n  - x\nlinks:\n" + GOOD_ENTRY)
-    validate(path, code=0, expect=[Expect(2, None, '"linkz"', "warning")], good_rows=[5])
+    validate(path, code=1, expect=[Expect(2, None, '"linkz"')], good_rows=[5])
 
 
 def test_key_given_twice_names_both_lines(workdir: Path) -> None:
@@ -103,18 +103,27 @@ def test_folder_with_spreadsheets_next_to_yaml(workdir: Path) -> None:
     (folder / "a.yaml").write_text("links:\n" + GOOD_ENTRY, encoding="utf-8")
     (folder / "campaign.csv").write_text("slug,url\nx,https://e.com/x\n", encoding="utf-8")
     (folder / "sheet.xlsx").write_bytes(xlsx(lambda ws: ws.append(["slug", "url"])))
-    checked = validate(folder, code=1, expect=[Expect(None, None, "campaign.csv, sheet.xlsx")])
+    checked = validate(
+        folder,
+        code=1,
+        expect=[Expect(None, None, "a spreadsheet, which a folder source does not read")],
+    )
+    named = {p["source"] for p in checked.problems if p["constant"] == "EMPTY_SOURCE"}
+    assert named == {str(folder / "campaign.csv"), str(folder / "sheet.xlsx")}
     # The YAML beside them is still read and checked.
     assert checked.doc["rows"] == 1 and checked.doc["valid"] == 1
 
 
 def test_strict_from_the_profile(workdir: Path) -> None:
     (workdir / "linksync.yaml").write_text("strict: true\n", encoding="utf-8")
-    text = "links:\n" + GOOD_ENTRY + "  - slug: typo\n    url: https://e.com/t\n    colour: red\n"
+    text = (
+        "links:\n" + GOOD_ENTRY + "  - slug: typo\n    url: https://e.com/t?utm_source=x\n"
+        "    utm: {source: news}\n"
+    )
     path = _yaml(workdir, "p.yaml", text)
-    validate(path, code=1, expect=[Expect(4, "colour", "--strict")], good_rows=[2])
+    validate(path, code=1, expect=[Expect(4, "utm", "--strict")], good_rows=[2])
     # --no-strict on the command line wins over the profile: the same file passes, the
-    # unknown key still named as a warning.
+    # replaced parameter still named as a warning.
     loose = validate(path, "--no-strict", code=0, good_rows=[2, 4])
-    (warning,) = [p for p in loose.doc["problems"] if p["column"] == "colour"]
+    (warning,) = [p for p in loose.doc["problems"] if p["column"] == "utm"]
     assert warning["severity"] == "warning"

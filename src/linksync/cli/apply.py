@@ -17,6 +17,7 @@ from linksync.cli.sync import run_keywords, start, sync_options
 from linksync.errors import ConfigError
 from linksync.logs import json_active
 from linksync.model import RowResult
+from linksync.model.links import is_yaml_source
 from linksync.model.outcome import EXIT_MEANINGS, EXIT_OK
 from linksync.pipeline import Results, apply
 from linksync.report import count_results, render_summary
@@ -162,4 +163,4 @@ def render(results: Results) -> None:
 def _where(row: RowResult) -> str:
     if row.slug:
         return f"{row.domain}/{row.slug}"
-    return f"{row.source}, row {row.row}"
+    return f"{row.source}, {'line' if is_yaml_source(row.source) else 'row'} {row.row}"

@@ -77,6 +77,11 @@ ADVICE: dict[str, str] = {
         "Put the second table on a sheet (or in a file) of its own, or delete its title "
         "and header rows if its rows belong to the first table."
     ),
+    "UNKNOWN_KEY": (
+        "Spell the key as the message suggests (the keys are listed in "
+        "docs/links-as-code.md); a top-level key starting with x- holds anchors and is "
+        "not read."
+    ),
     "CONFLICTING_COLUMNS": (
         "Keep one of the two columns, or map the other one to ignore (--map HEADER=ignore)."
     ),

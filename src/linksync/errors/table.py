@@ -185,6 +185,11 @@ _TABLE: tuple[ErrorDef, ...] = (
             "A row inside the data repeats the header (two tables on one sheet): it and the "
             "rows under it are not read",
         ),
+        (
+            "UNKNOWN_KEY",
+            "A YAML key linksync does not know: that link (a key of a link) or that file (a "
+            "top-level or defaults: key) is not sent",
+        ),
         ("CONFLICTING_COLUMNS", "Two columns give the same field and their values differ"),
         (
             "URL_PARAM_REPLACED",

@@ -4,7 +4,10 @@
 ``linksync.sources`` reads it: a mapping with optional ``defaults`` and ``links`` (a
 list of links, or a mapping keyed by slug whose values are links or just URLs), or a
 bare list of links. Keys use the wire names; the snake_case alias ``expires_at`` is
-accepted. ``null`` clears a field and ``[]`` clears the tags.
+accepted. ``null`` clears a field and ``[]`` clears the tags. ``links: []`` declares
+a file without links (``links:`` with nothing under it is refused, as the reader
+refuses it); top-level keys starting with ``x-`` hold anchors and are not read. Merge
+keys (``<<``) are resolved by editors before they validate (yaml-language-server does).
 
 The value rules come from ``linksync.rules`` (slug pattern, length, reserved words), so
 the schema and local validation cannot disagree. JSON Schema patterns have no flags, so
@@ -201,12 +204,16 @@ def link_file_schema() -> dict[str, Any]:
             "properties": {
                 "defaults": _nullable({"$ref": "#/$defs/defaults"}),
                 "links": {
-                    "anyOf": [
-                        {"$ref": "#/$defs/linkList"},
-                        {"$ref": "#/$defs/linkMap"},
-                        {"type": "null"},
-                    ]
+                    "description": "The links of this file: [] (or {}) for a file that "
+                    "declares none on purpose.",
+                    "anyOf": [{"$ref": "#/$defs/linkList"}, {"$ref": "#/$defs/linkMap"}],
                 },
+            },
+            "patternProperties": {
+                "^x-": {
+                    "description": "Not read: holds anchors for merge keys (<<: *common) "
+                    "and aliases."
+                }
             },
             "required": ["links"],
             "additionalProperties": False,

@@ -42,6 +42,15 @@ class LinkKey(NamedTuple):
         return cls((domain or "").strip().lower(), slug.lower())
 
 
+#: Sources whose rows are lines and whose columns are keys (``Provenance.where``).
+_LINE_SUFFIXES = (".yaml", ".yml")
+
+
+def is_yaml_source(source: str | None) -> bool:
+    """A YAML file: its rows are lines and its columns are keys, in every message."""
+    return bool(source) and str(source).lower().endswith(_LINE_SUFFIXES)
+
+
 #: Where a row came from, as (source, sheet, row): ``Provenance.place``.
 Place = tuple[str, str | None, int | None]
 
@@ -72,7 +81,8 @@ class Provenance:
     """Where a desired link came from, as the user sees it.
 
     ``row`` is 1-based as shown by a spreadsheet program (the header is usually row 1,
-    so the first data row is 2); for YAML it is the line of the entry. ``columns`` maps
+    so the first data row is 2); for YAML it is the line of the entry (``where`` says
+    "line 9" and names keys, not columns). ``columns`` maps
     a field name to the column header (or YAML key) its value came from.
     ``timezone`` is the IANA zone its date-times without one were read in (``--timezone``;
     None: UTC), so an expiry is shown as the user wrote it.
@@ -92,16 +102,22 @@ class Provenance:
     def column_of(self, field_name: str) -> str | None:
         return self.columns.get(field_name)
 
+    @property
+    def is_yaml(self) -> bool:
+        """A YAML file: its ``row`` is a line, its columns are keys."""
+        return is_yaml_source(self.source)
+
     def where(self, field_name: str | None = None) -> str:
-        """'campaign.xlsx, sheet Spring, row 7, column "Destination URL"'."""
+        """'campaign.xlsx, sheet Spring, row 7, column "Destination URL"';
+        'links.yaml, line 9, key "url"'."""
         parts = [self.source]
         if self.sheet:
             parts.append(f"sheet {self.sheet}")
         if self.row is not None:
-            parts.append(f"row {self.row}")
+            parts.append(f"line {self.row}" if self.is_yaml else f"row {self.row}")
         if field_name:
             col = self.columns.get(field_name, field_name)
-            parts.append(f'column "{col}"')
+            parts.append(f'key "{col}"' if self.is_yaml else f'column "{col}"')
         return ", ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
@@ -269,6 +285,8 @@ class Problem:
         if self.provenance is None:
             return "(no source)"
         if self.column is not None:
+            if self.provenance.is_yaml:  # a YAML message names its own key (and its line)
+                return self.provenance.where()
             return f'{self.provenance.where()}, column "{self.column}"'
         return self.provenance.where(self.field)
 

@@ -282,7 +282,9 @@ def in_column(
     if not message or not (field_name or column) or prov is None:
         return message
     name = column or prov.column_of(field_name or "") or field_name
-    prefix = f'column "{name}": '
+    if prov.is_yaml and column:
+        return message  # a YAML message about a key of its own names it, and its line
+    prefix = f'key "{name}": ' if prov.is_yaml else f'column "{name}": '
     return message if message.startswith(prefix) else prefix + message
 
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from linksync.model import RowResult
+from linksync.model.links import is_yaml_source
 from linksync.safe.secrets import redact
 from linksync.safe.terminal import printable
 
@@ -93,14 +94,15 @@ def report_row(result: RowResult, secrets: Sequence[str] = ()) -> dict[str, Any]
 
 
 def where(result: RowResult) -> str:
-    """'campaign.xlsx, sheet Spring, row 7' (or the link for a row without source)."""
+    """'campaign.xlsx, sheet Spring, row 7', 'links.yaml, line 9' (or the link for a row
+    without source)."""
     parts: list[str] = []
     if result.source:
         parts.append(result.source)
     if result.sheet:
         parts.append(f"sheet {printable(result.sheet)}")
     if result.row is not None:
-        parts.append(f"row {result.row}")
+        parts.append(f"line {result.row}" if is_yaml_source(result.source) else f"row {result.row}")
     if not parts:
         parts.append(link_label(result) or "(no source)")
     return ", ".join(parts)

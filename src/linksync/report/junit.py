@@ -11,6 +11,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from linksync.model import RowResult, RunInfo, Status
+from linksync.model.links import is_yaml_source
 from linksync.report.base import AssembledWriter, Closing
 from linksync.report.cells import error_text, link_label, report_row, xml_attr, xml_text
 from linksync.report.summary import run_title, safe_target
@@ -46,9 +47,12 @@ def classname_of(result: RowResult) -> str:
 
 
 def testcase_name(result: RowResult) -> str:
-    """'row 7 spring-sale' (the link when the row is unknown)."""
+    """'row 7 spring-sale', 'line 9 spring-sale' for YAML (the link when the row is
+    unknown)."""
     label = result.slug or link_label(result) or "(no slug)"
-    return f"row {result.row} {label}" if result.row is not None else label
+    if result.row is None:
+        return label
+    return f"{'line' if is_yaml_source(result.source) else 'row'} {result.row} {label}"
 
 
 class JunitWriter(AssembledWriter):

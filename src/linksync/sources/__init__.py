@@ -3,7 +3,10 @@
 ``read_sources(paths)`` reads every file (by extension; a directory is a YAML tree)
 and returns a ``SourceBatch``: the desired links in source order, the problems found
 while reading (file-level and cell-level, warnings included) and the unknown columns.
-A file that cannot be read at all raises ``SourceError``.
+A file that cannot be read at all raises ``SourceError``, and so does a binary file
+under a text name (a workbook or an image named ``.csv``: ``linksync.sources.sniff``).
+In a folder, each file that is not read is an error naming it
+(``linksync.sources.folders``).
 
 The links are held as columns (``SpecFrame``) so a million-row CSV stays cheap;
 ``batch.specs`` builds the ``LinkSpec`` objects on first use, ``batch.iter_specs()``
@@ -24,9 +27,11 @@ from pathlib import Path
 from linksync.errors import SourceError
 from linksync.model import LinkSpec, Problem, Provenance
 from linksync.model.collection import fewer_collections
+from linksync.sources.folders import list_folder
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
 from linksync.sources.options import ReadOptions
-from linksync.sources.yaml_reader import YAML_SUFFIXES, iter_yaml_files, read_yaml_path
+from linksync.sources.sniff import refuse_binary
+from linksync.sources.yaml_reader import YAML_SUFFIXES, read_yaml_path
 
 CSV_SUFFIXES: frozenset[str] = frozenset({".csv", ".tsv", ".txt"})
 EXCEL_SUFFIXES: frozenset[str] = frozenset({".xlsx", ".xlsm", ".xlsb", ".xls", ".ods"})
@@ -85,6 +90,7 @@ def read_source(path: str | PathLike[str], *, options: ReadOptions) -> ReadResul
 
         return read_excel_file(p, display, options=options)
     if suffix in CSV_SUFFIXES:
+        refuse_binary(p, display, "CSV")
         from linksync.sources.csv_reader import read_csv_file
 
         result = read_csv_file(p, display, options=options)
@@ -105,28 +111,19 @@ def read_source(path: str | PathLike[str], *, options: ReadOptions) -> ReadResul
 
 
 def _read_dir(path: Path, display: str, opts: ReadOptions) -> ReadResult:
-    """A directory is a YAML tree; spreadsheets in it are named, not skipped."""
-    result = read_yaml_path(path, display, opts)
-    others = sorted(
-        str(p.relative_to(path))
-        for p in path.rglob("*")
-        if p.is_file()
-        and p.suffix.lower() in (CSV_SUFFIXES | EXCEL_SUFFIXES) - {".txt"}
-        and not any(part.startswith(".") for part in p.relative_to(path).parts)
-    )
-    if others:
-        shown = ", ".join(others[:10]) + (
-            f" and {len(others) - 10} more" if len(others) > 10 else ""
-        )
-        result.problems.append(
-            Problem(
-                "EMPTY_SOURCE",
-                f"the directory holds spreadsheet files that a directory source does not "
-                f"read ({shown}): pass them as sources of their own, or move them out",
-                Provenance(display),
-            )
-        )
-    if not iter_yaml_files(path):
+    """A directory is a YAML tree; every other file in it is named, not skipped
+    (``linksync.sources.folders``)."""
+    listing = list_folder(path)
+    result = ReadResult()
+    for file in listing.yaml:
+        read = read_yaml_path(file, str(Path(display) / file.relative_to(path)), opts)
+        result.frames.extend(read.frames)
+        result.problems.extend(read.problems)
+        result.unknown.extend(read.unknown)
+    for file, why in listing.not_read:
+        shown = str(Path(display) / file.relative_to(path)) if file != path else display
+        result.problems.append(Problem("EMPTY_SOURCE", why, Provenance(shown)))
+    if not listing.yaml:
         result.problems.append(
             Problem(
                 "EMPTY_SOURCE",

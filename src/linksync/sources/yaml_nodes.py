@@ -9,6 +9,13 @@ that refuses what could hurt.
 - Values are built by a walk that refuses any mapping or list reached twice, which
   stops alias bombs ("billion laughs") at once, and any nesting deeper than
   ``MAX_YAML_DEPTH`` (a document 10,000 lists deep would exhaust Python's stack).
+- Merge keys are merged as YAML defines them: ``<<: *common`` (or ``<<: [*a, *b]``)
+  brings the keys of those mappings that the mapping does not give itself (its own
+  keys win; in a list, an earlier mapping wins over a later one; a merged mapping's
+  own merge keys are resolved first). A merged value is built once and shared, so
+  merging one mapping into a thousand links is no alias bomb; the keys merges bring
+  into a file are counted, and a file past ``MAX_MERGED_KEYS`` is refused. A ``<<``
+  whose value is not a mapping or a list of mappings is refused with its line.
 """
 
 from __future__ import annotations
@@ -27,6 +34,14 @@ from linksync.sources.options import MAX_YAML_DEPTH
 YAML_SUFFIXES: frozenset[str] = frozenset({".yaml", ".yml"})
 
 _TOO_DEEP = f"nested deeper than {MAX_YAML_DEPTH} levels"
+
+#: The merge key, written plain (a quoted "<<" is an ordinary key).
+MERGE_KEY = "<<"
+#: Keys merge keys may bring into the mappings of one file, all merges counted.
+MAX_MERGED_KEYS = 1_000_000
+
+#: (key, key node, value node) of a mapping.
+Pair = tuple[str, Node, Node]
 
 _BaseLoader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -55,9 +70,20 @@ class Refused(Exception):
 
 @dataclass
 class Walk:
-    """Turns nodes into plain values, refusing containers reached twice."""
+    """Turns nodes into plain values, refusing containers reached twice (but for
+    values merge keys bring, built once and shared) and resolving merge keys."""
 
     seen: set[int] = field(default_factory=set)
+    #: Containers already built (node id -> value), for values merge keys bring again.
+    built: dict[int, Any] = field(default_factory=dict)
+    #: Value nodes a merge key brought: reaching one again reuses what was built.
+    shared: set[int] = field(default_factory=set)
+    #: Mappings merged (node id -> their pairs, their own merge keys resolved).
+    flat: dict[int, list[Pair]] = field(default_factory=dict)
+    #: Mappings being merged (one that merges itself is refused).
+    merging: set[int] = field(default_factory=set)
+    #: Keys merged so far in this file (``MAX_MERGED_KEYS``).
+    merged: int = 0
 
     def enter(self, node: Node) -> None:
         if id(node) in self.seen:
@@ -76,18 +102,107 @@ class Walk:
         check_tag(node)
         if depth >= MAX_YAML_DEPTH:
             raise Refused(_TOO_DEEP, node)
+        if id(node) in self.shared and id(node) in self.built:
+            return self.built[id(node)]
         self.enter(node)
+        value: Any
         if isinstance(node, SequenceNode):
-            return [self.plain(n, depth + 1) for n in node.value]
-        assert isinstance(node, MappingNode)
-        return {str(self.plain(k, depth + 1)): self.plain(v, depth + 1) for k, v in node.value}
+            value = [self.plain(n, depth + 1) for n in node.value]
+        else:
+            assert isinstance(node, MappingNode)
+            if _merges(node):
+                items = [(key, v) for key, _, v in self._items(node, depth)]
+            else:
+                items = [(str(self.plain(k, depth + 1)), v) for k, v in node.value]
+            value = {key: self.plain(v, depth + 1) for key, v in items}
+        self.built[id(node)] = value
+        return value
 
-    def pairs(self, node: MappingNode) -> Iterator[tuple[str, Node, Node]]:
+    def pairs(self, node: MappingNode) -> Iterator[Pair]:
+        """The mapping's keys in order, then the keys its merge keys bring (those it does
+        not give itself)."""
         check_tag(node)
         self.enter(node)
+        if not _merges(node):
+            for k, v in node.value:
+                key = self.scalar(k)
+                yield ("" if key is None else key), k, v
+            return
+        yield from self._items(node, 0)
+
+    def _items(self, node: MappingNode, depth: int) -> list[Pair]:
+        own: list[Pair] = []
+        merges: list[Node] = []
         for k, v in node.value:
+            if _is_merge_key(k):
+                merges.append(v)
+                continue
             key = self.scalar(k)
-            yield ("" if key is None else key), k, v
+            own.append((("" if key is None else key), k, v))
+        given = {key for key, _, _ in own}
+        extra: list[Pair] = []
+        for value in merges:
+            for pair in self._merged(value, depth + 1):
+                if pair[0] not in given:
+                    given.add(pair[0])
+                    extra.append(pair)
+        self.merged += len(extra)
+        if self.merged > MAX_MERGED_KEYS:
+            raise Refused(
+                f"merge keys (<<) bring more than {MAX_MERGED_KEYS:,} keys into this file", node
+            )
+        self.shared.update(id(v) for _, _, v in extra)
+        return own + extra
+
+    def _merged(self, value: Node, depth: int) -> list[Pair]:
+        """The pairs ``<<: value`` brings: a mapping's, or a list of mappings' (an earlier
+        mapping wins over a later one)."""
+        check_tag(value)
+        if isinstance(value, MappingNode):
+            sources = [value]
+        elif isinstance(value, SequenceNode) and all(
+            isinstance(n, MappingNode) for n in value.value
+        ):
+            sources = value.value
+        else:
+            raise Refused(
+                "a merge key (<<) takes a mapping or a list of mappings, such as "
+                "<<: *common or <<: [*common, *spring]",
+                value,
+            )
+        out: list[Pair] = []
+        keys: set[str] = set()
+        for source in sources:
+            for pair in self._flat(source, depth):
+                if pair[0] not in keys:
+                    keys.add(pair[0])
+                    out.append(pair)
+        return out
+
+    def _flat(self, node: MappingNode, depth: int) -> list[Pair]:
+        """A merged mapping's pairs, its own merge keys resolved (once per mapping)."""
+        found = self.flat.get(id(node))
+        if found is not None:
+            return found
+        check_tag(node)
+        if depth >= MAX_YAML_DEPTH:
+            raise Refused(_TOO_DEEP, node)
+        if id(node) in self.merging:
+            raise Refused("a merge key (<<) merges a mapping into itself", node)
+        self.merging.add(id(node))
+        found = self.flat[id(node)] = self._items(node, depth)
+        self.merging.discard(id(node))
+        return found
+
+
+def _is_merge_key(node: Node) -> bool:
+    """A plain ``<<`` (the pure-Python parser gives plain scalars the style None,
+    libyaml the style '')."""
+    return isinstance(node, ScalarNode) and not node.style and node.value == MERGE_KEY
+
+
+def _merges(node: MappingNode) -> bool:
+    return any(_is_merge_key(k) for k, _ in node.value)
 
 
 def check_tag(node: Node) -> None:

@@ -1,21 +1,26 @@
 """YAML reader: links as code, one file or a directory tree of *.yaml / *.yml.
 
-Format (docs/architecture.md): an optional ``defaults:`` block and ``links:`` as a
+Format (docs/links-as-code.md): an optional ``defaults:`` block and ``links:`` as a
 list or a mapping keyed by slug (a value may then be just the URL), or a bare list.
 Keys are the wire names (``expiresAt``) or their snake_case forms (``expires_at``).
+Top-level keys starting with ``x-`` are not read: they hold what merge keys (``<<``)
+and aliases use.
 
 Nothing is coerced and nothing is unsafe (``linksync.sources.yaml_nodes``). Nothing is
-dropped in silence either:
+dropped, guessed or sent in part either; every problem names its line:
 
-- an unknown key of a link (``desciption``) is a warning on that link, naming the key
-  and its line (with the known key it resembles); an unknown top-level or
-  ``defaults:`` key is a warning for the file, with its line. ``--strict`` makes them
-  errors.
+- an unknown key of a link (``descripton``) is an error on that link (``UNKNOWN_KEY``,
+  with the known key it resembles): the link is not sent, the others are. An unknown
+  top-level or ``defaults:`` key (``link:``, ``defaults.domian``) is an error for the
+  file: nothing of the file is sent.
 - a key given twice in one mapping (``url`` twice, or ``expiresAt`` and
   ``expires_at``) is an error naming both lines: neither value is kept at random.
 - a wrong structure (``links: 5``, ``defaults: [...]``) is an error for the file, so
   validate, plan and apply all refuse it alike.
-- a file with no document at all is an error ("nothing to read") when given by itself.
+- a file that declares no link (empty, only comments, no ``links:`` key, ``links:``
+  with nothing under it) is an ``EMPTY_SOURCE`` error for the file, in a folder too;
+  ``links: []`` (or ``{}``, or a bare ``[]``) declares a file without links.
+- merge keys (``<<: *common``) are merged as YAML defines them (``yaml_nodes``).
 """
 
 from __future__ import annotations
@@ -32,16 +37,10 @@ from linksync.errors import SourceError
 from linksync.model import FIELD_FROM_API, LINK_FIELDS, LinkSpec, Problem, Provenance, Severity
 from linksync.rules.timestamps import zone_name
 from linksync.rules.utm import UtmRules, parse_utm_rules
-from linksync.sources.aliases import UTM_FIELDS
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
-from linksync.sources.normalize import (
-    dedupe,
-    expiry_oddity,
-    merge_utm_checked,
-    normalize_expiry,
-    split_tags,
-)
 from linksync.sources.options import ReadOptions
+from linksync.sources.sniff import refuse_binary
+from linksync.sources.yaml_fields import LinkFields, Named
 from linksync.sources.yaml_nodes import (
     NULL,
     YAML_SUFFIXES,
@@ -57,11 +56,14 @@ __all__ = ["YAML_SUFFIXES", "iter_yaml_files", "read_yaml_path"]
 
 #: YAML key -> field: wire names, snake_case names, and the utm block.
 _KEYS: dict[str, str] = {**{k: k for k in LINK_FIELDS}, **FIELD_FROM_API, "utm": "utm"}
-_UTM_KEYS: dict[str, str] = {
-    **{f: f for f in UTM_FIELDS},
-    **{f.removeprefix("utm_"): f for f in UTM_FIELDS},
-}
-_SCALAR_FIELDS = ("url", "slug", "domain", "description", "password", "apple", "google")
+#: The keys a message suggests: the wire names first (``expiresAt``), then the others.
+_SHOWN_KEYS: list[str] = [*FIELD_FROM_API, *(k for k in _KEYS if k not in FIELD_FROM_API)]
+_TOP_KEYS = ["links", "defaults"]
+_DEFAULTS_KEYS = [*(k for k in _SHOWN_KEYS if k not in ("url", "slug")), "utm_rules"]
+#: Top-level keys that hold anchors for merge keys and aliases (not read).
+_HOLDER_PREFIX = "x-"
+#: How to say a file has no link on purpose.
+_NO_LINKS = 'write "links: []" for a file that declares no link on purpose'
 
 
 def read_yaml_path(path: Path, display: str, opts: ReadOptions) -> ReadResult:
@@ -70,15 +72,14 @@ def read_yaml_path(path: Path, display: str, opts: ReadOptions) -> ReadResult:
     if path.is_dir():
         for p in iter_yaml_files(path):
             shown = str(Path(display) / p.relative_to(path))
-            _read_file(p, shown, result, opts, direct=False)
+            _read_file(p, shown, result, opts)
     else:
-        _read_file(path, display, result, opts, direct=True)
+        _read_file(path, display, result, opts)
     return result
 
 
-def _read_file(
-    path: Path, display: str, result: ReadResult, opts: ReadOptions, direct: bool
-) -> None:
+def _read_file(path: Path, display: str, result: ReadResult, opts: ReadOptions) -> None:
+    refuse_binary(path, display, "YAML")
     try:
         text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
@@ -88,11 +89,9 @@ def _read_file(
     try:
         root = compose(text)
         if root is None:
-            message = "nothing to read: the file holds no YAML document"
-            severity = Severity.ERROR if direct else Severity.WARNING
-            result.problems.append(
-                Problem("EMPTY_SOURCE", message, Provenance(display), None, severity)
-            )
+            what = "is empty" if not text.strip() else "holds only comments"
+            message = f"nothing to read: the file {what}, so it declares no link; {_NO_LINKS}"
+            result.problems.append(Problem("EMPTY_SOURCE", message, Provenance(display)))
             return
         _FileReader(display, result, opts).read(root)
     except yaml.YAMLError as exc:
@@ -103,13 +102,24 @@ def _read_file(
         ) from None
 
 
-def _suggest(key: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
-    return f' (did you mean "{close[0]}"?)' if close else ""
+def _suggest(key: str, known: list[str], given: frozenset[str] = frozenset()) -> str:
+    """' (did you mean "description"?)' for the known key nearest ``key``, if one is
+    near; between keys as near, one the mapping does not give yet (``given``) first,
+    then the first in ``known``."""
+    wanted = key.lower().replace("-", "_")
+    best: tuple[float, bool, int] | None = None
+    name = ""
+    for rank, k in enumerate(known):
+        folded = k.lower().replace("-", "_")
+        score = 2.0 if folded == wanted else difflib.SequenceMatcher(None, wanted, folded).ratio()
+        mark = (score, k not in given, -rank)
+        if score >= 0.6 and (best is None or mark > best):
+            best, name = mark, k
+    return f' (did you mean "{name}"?)' if name else ""
 
 
 @dataclass
-class _FileReader:
+class _FileReader(LinkFields):
     display: str
     result: ReadResult
     opts: ReadOptions
@@ -119,15 +129,16 @@ class _FileReader:
     utm_rules: UtmRules | None = None
     specs: list[LinkSpec] = field(default_factory=list)
     row_problems: list[tuple[int, Problem]] = field(default_factory=list)
-    #: Findings of a link entry named by their own constant: (constant, field, message,
-    #: severity, column); the entry's other findings are INVALID_FIELD.
-    named: list[tuple[str, str | None, str, Severity, str | None]] = field(default_factory=list)
+    #: Findings of a link entry named by their own constant (the entry's other findings
+    #: are INVALID_FIELD).
+    named: list[Named] = field(default_factory=list)
 
     def read(self, root: Node) -> None:
         links: Node | None = None
+        declared = False
         check_tag(root)
         if isinstance(root, SequenceNode):
-            links = root
+            links, declared = root, True
         elif isinstance(root, MappingNode):
             seen: dict[str, int] = {}
             for key, key_node, value in self.walk.pairs(root):
@@ -143,10 +154,12 @@ class _FileReader:
                     self._defaults(value)
                 elif key == "links":
                     links = value
-                else:
-                    self._unknown(key, key_node, ["defaults", "links"])
+                elif not key.startswith(_HOLDER_PREFIX):
+                    self._unknown(key, key_node, _TOP_KEYS)
+            declared = "links" in seen
         else:
             self._file_problem("the file holds a single value, not links", root)
+            declared = True  # said once, as a wrong structure
         if links is not None:
             check_tag(links)
         if isinstance(links, SequenceNode):
@@ -156,8 +169,20 @@ class _FileReader:
         elif isinstance(links, MappingNode):
             for slug, key_node, value in self.walk.pairs(links):
                 self._entry(value, slug, key_node)
-        elif links is not None and not (isinstance(links, ScalarNode) and links.tag == NULL):
+        elif isinstance(links, ScalarNode) and links.tag == NULL:
+            self._file_problem(
+                f'"links:" has nothing under it, so the file declares no link; {_NO_LINKS}',
+                links,
+                constant="EMPTY_SOURCE",
+            )
+        elif links is not None:
             self._file_problem("links: must be a list or a mapping keyed by slug", links)
+        if not declared:
+            self._file_problem(
+                f'the file has no "links:" key, so it declares no link; {_NO_LINKS}',
+                root,
+                constant="EMPTY_SOURCE",
+            )
         if self.specs:
             frame = SpecFrame.from_specs(self.specs, tuple(self.row_problems), source=self.display)
             if self.utm_rules is not None:
@@ -165,26 +190,19 @@ class _FileReader:
             self.result.frames.append(frame)
         self.result.problems.extend(p for _, p in self.row_problems)
 
-    def _file_problem(
-        self,
-        message: str,
-        node: Node,
-        severity: Severity = Severity.ERROR,
-        constant: str = "INVALID_FIELD",
-    ) -> None:
-        self.result.problems.append(
-            Problem(
-                constant, message, Provenance(self.display, None, line_of(node)), None, severity
-            )
-        )
+    def _file_problem(self, message: str, node: Node, constant: str = "INVALID_FIELD") -> None:
+        """An error for the whole file, with its line: nothing of the file is sent."""
+        prov = Provenance(self.display, None, line_of(node))
+        self.result.problems.append(Problem(constant, message, prov, None, Severity.ERROR))
 
-    def _unknown(self, key: str, node: Node, known: list[str]) -> None:
-        self.result.unknown.append(UnknownColumn(self.display, None, key))
+    def _unknown(self, key: str, node: Node, known: list[str], within: str = "") -> None:
+        """An unknown top-level or ``defaults:`` key (``within``: "defaults.")."""
+        self.result.unknown.append(UnknownColumn(self.display, None, within + key))
+        near = _suggest(key, known).replace('"', f'"{within}', 1)
         self._file_problem(
-            f'unknown key "{key}" ignored{_suggest(key, known)}',
+            f'unknown key "{within}{key}"{near}: nothing of this file is sent',
             node,
-            Severity.WARNING,
-            "UNKNOWN_COLUMN",
+            "UNKNOWN_KEY",
         )
 
     def _defaults(self, node: Node) -> None:
@@ -203,10 +221,12 @@ class _FileReader:
                 continue
             fname = _KEYS.get(key)
             if fname is None:
-                self._unknown(f"defaults.{key}", key_node, [f"defaults.{k}" for k in _KEYS])
+                self._unknown(key, key_node, _DEFAULTS_KEYS, "defaults.")
                 continue
             if fname in lines:
                 prev, line = lines[fname]
+                if _merged(node, key_node):
+                    continue  # a merged key: the mapping's own key wins
                 self._file_problem(
                     f"defaults.{key} (line {line_of(key_node)}) repeats defaults.{prev} "
                     f"(line {line}): keep one",
@@ -233,10 +253,16 @@ class _FileReader:
                 fname = _KEYS.get(key)
                 if fname is None:
                     self.result.unknown.append(UnknownColumn(self.display, None, key))
-                    message = f'unknown key "{key}" (line {line_of(knode)}) ignored'
-                    message += _suggest(key, list(_KEYS))
-                    self.named.append(("UNKNOWN_COLUMN", None, message, Severity.WARNING, key))
+                    at = f" on line {line_of(knode)}" if line_of(knode) != line else ""
+                    if _merged(node, knode):
+                        at += " (brought by a merge key <<)"
+                    near = _suggest(key, _SHOWN_KEYS, frozenset(columns.values()))
+                    message = f'unknown key "{key}"{at}{near}'
+                    message += ": the link is not sent"
+                    self.named.append(("UNKNOWN_KEY", None, message, Severity.ERROR, key))
                     continue
+                if fname in lines and _merged(node, knode):
+                    continue  # the link's own key (or an earlier merged one) wins
                 if fname in lines:
                     problems.append(
                         (
@@ -279,106 +305,7 @@ class _FileReader:
             problem = Problem(constant, message, prov, fname, severity, column)
             self.row_problems.append((index, problem))
 
-    def _fields(
-        self, raw: dict[str, Any], columns: dict[str, str], problems: list[tuple[str, str]]
-    ) -> tuple[dict[str, Any], set[str]]:
-        values: dict[str, Any] = {}
-        managed: set[str] = set()
-        empties = self.opts.empty_values
-        for fname in _SCALAR_FIELDS:
-            if fname in raw:
-                v = raw[fname]
-                if v is not None and not isinstance(v, str):
-                    problems.append((fname, f"{columns[fname]}: expected text, got a {_kind(v)}"))
-                    continue
-                if isinstance(v, str):
-                    if empties and self.opts.is_empty_value(v):
-                        continue
-                    v = v.strip(" \t\r\n") or None
-                    if v is not None and fname == "domain":
-                        v = v.lower()
-                values[fname] = v
-                managed.add(fname)
-        if "expires_at" in raw:
-            v = raw["expires_at"]
-            if isinstance(v, str) and self.opts.is_empty_value(v):
-                pass
-            elif v is None or isinstance(v, str):
-                fmt, zone = self.opts.date_format, self.opts.timezone
-                text = v.strip() if v is not None else ""
-                values["expires_at"] = normalize_expiry(text, fmt, zone) if text else None
-                managed.add("expires_at")
-                odd = expiry_oddity(text, fmt, zone) if text else None
-                if odd is not None:
-                    constant, message, error = odd
-                    severity = Severity.ERROR if error else Severity.WARNING
-                    self.named.append((constant, "expires_at", message, severity, None))
-            else:
-                problems.append(("expires_at", f"{columns['expires_at']}: expected a date-time"))
-        self._tags(raw, columns, problems, values, managed)
-        own, defaults = self._utm(raw.get("utm"), problems)
-        if (own or defaults) and values.get("url"):
-            values["url"], replaced = merge_utm_checked(values["url"], own, defaults)
-            for name, old, new in replaced:
-                message = f"the URL's {name}={old!r} was replaced by utm: {new!r}"
-                self.named.append(("URL_PARAM_REPLACED", "url", message, Severity.WARNING, "utm"))
-        return values, managed
 
-    def _tags(
-        self,
-        raw: dict[str, Any],
-        columns: dict[str, str],
-        problems: list[tuple[str, str]],
-        values: dict[str, Any],
-        managed: set[str],
-    ) -> None:
-        base: tuple[str, ...] = ()
-        if "tags" in self.defaults:
-            key, dv = self.defaults["tags"]
-            base = self._tag_list(dv, problems) or ()
-            if "tags" not in raw:
-                columns["tags"] = f"defaults.{key}"
-        if "tags" in raw:
-            own = self._tag_list(raw["tags"], problems)
-            if own is None:
-                return
-            # An explicit empty list (or null) clears every tag, defaults included.
-            values["tags"] = dedupe((*base, *own)) if own else ()
-            managed.add("tags")
-        elif "tags" in self.defaults:
-            values["tags"] = base
-            managed.add("tags")
-
-    @staticmethod
-    def _tag_list(v: Any, problems: list[tuple[str, str]]) -> tuple[str, ...] | None:
-        if v is None:
-            return ()
-        if isinstance(v, str):
-            return split_tags(v)
-        if isinstance(v, list) and all(isinstance(t, str) for t in v):
-            return dedupe(v)
-        problems.append(("tags", "tags: expected a list of text values"))
-        return None
-
-    def _utm(
-        self, v: Any, problems: list[tuple[str, str]]
-    ) -> tuple[dict[str, str | None], dict[str, str | None]]:
-        """(the entry's own utm values, the file's utm defaults)."""
-        out: list[dict[str, str | None]] = [{}, {}]
-        for slot, source in ((1, self.defaults.get("utm", (None, None))[1]), (0, v)):
-            if source is None:
-                continue
-            if not isinstance(source, dict):
-                problems.append(("url", "utm: expected a mapping such as {source: newsletter}"))
-                continue
-            for key, value in source.items():
-                name = _UTM_KEYS.get(key)
-                if name is None or not (value is None or isinstance(value, str)):
-                    problems.append(("url", f"utm: unknown key or bad value {key!r}"))
-                    continue
-                out[slot][name] = value
-        return out[0], out[1]
-
-
-def _kind(v: Any) -> str:
-    return "list" if isinstance(v, list) else "mapping" if isinstance(v, dict) else type(v).__name__
+def _merged(node: MappingNode, key_node: Node) -> bool:
+    """The pair of ``key_node`` came to ``node`` through a merge key (``<<``)."""
+    return all(k is not key_node for k, _ in node.value)
