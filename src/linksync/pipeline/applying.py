@@ -7,8 +7,9 @@
    removed, with a warning naming them (``linksync.safe.leftovers``).
 2. The sources are read and validated; an error that belongs to no row refuses the run
    (``FileProblems``) unless a saved plan is applied.
-3. The run lock is taken (keyed on the target by default); then the reports are opened
-   and the last run against the target is read from the journals.
+3. The run lock is taken (by default keyed on the workspace the service reports, read
+   once here: ``linksync.config.identity``); then the reports are opened and the last
+   run against the target is read from the journals.
 4. The plan (fresh, or the saved one refreshed: stale rows blocked) is shown to the
    front end (``RunEvents.planned``), refused above the safety thresholds without
    force, and confirmed (``RunEvents.confirm``) when it has writes.
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from linksync.config import Settings
+from linksync.config.identity import WorkspaceIdentity, read_workspace_identity
 from linksync.errors import (
     InterruptedAfterWrites,
     LinksyncError,
@@ -132,6 +134,8 @@ class ApplyRun:
         self.run_id = new_run_id()
         self.journal: Path | None = None
         self.warnings: list[str] = []
+        #: The workspace the target reaches, read at the start of the run (or given).
+        self.identity: WorkspaceIdentity | None = None
 
     @property
     def label(self) -> str:
@@ -186,6 +190,9 @@ class ApplyRun:
                 self.events.note(note)
             if saved is None:
                 refuse_file_errors(validation)
+        if paths.lock is None and paths.lock_is_default:
+            self.identity = self.identity or await read_workspace_identity(req.settings)
+            paths = paths.identified(self.identity)
         try:
             results = await self._locked(paths, validation, saved)
         except (LinksyncError, OSError) as exc:
