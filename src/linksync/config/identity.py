@@ -10,9 +10,11 @@ in-memory one by the process).
 
     identity = await workspace_identity(client, settings.target)   # one request
     identity = await read_workspace_identity(settings)               # opens a client
+    found = read_identities({"brand-a": a, "brand-b": b})           # at once, sync
+    refuse_shared(found, labels)       # ConfigError naming two targets on one workspace
 
 Two identities are one workspace when their ``key`` is equal. Imports ``linksync.config``
-(the target) and the client's types; ``linksync.config`` does not import it.
+(the target, for type hints) and the errors; ``linksync.config`` does not import it.
 """
 
 from __future__ import annotations
