@@ -135,3 +135,23 @@ def test_on_a_terminal_the_sandbox_stays_the_default_with_its_banner(bare: Path)
     assert cron.returncode == 2, cron.stderr
     assert "no target configured" in cron.stderr
     assert [link.slug for link in remote_links(bare)] == ["first"]
+
+
+def test_the_page_keeps_the_sandbox_as_its_default_without_a_terminal(bare: Path) -> None:
+    """``linksync ui`` is a page a person opens: started from a launcher (no terminal),
+    it still talks to the built-in sandbox when nothing is configured, and says so."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LINKSYNC_")}
+    env["LINKSYNC_STATE_DIR"] = os.environ["LINKSYNC_STATE_DIR"]
+    proc = subprocess.Popen(
+        [str(BIN / "linksync"), "ui", "--no-browser", "--port", "0"],
+        cwd=bare, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        first = proc.stdout.readline()
+        assert first.startswith("linksync page: http://127.0.0.1:"), first
+    finally:
+        proc.terminate()
+        _, errors = proc.communicate(timeout=30)
+    assert BANNER in errors
