@@ -142,3 +142,17 @@ def key_file(folder: Path) -> Path:
     path = folder / "key.txt"
     path.write_text(KEY + "\n", encoding="utf-8")
     return path
+
+
+def test_a_caller_in_a_running_event_loop_may_run_targets(
+    server: ServedSandbox, workdir: Path
+) -> None:
+    """The identities are read in a loop of their own: a notebook (a running loop) may
+    call ``plan_all`` as before."""
+    config = two_spellings(workdir, server)
+
+    async def notebook() -> int:
+        every = linksync.plan_all(["by-ip"], config=config, env={"KEY_A": KEY}, cwd=workdir)
+        return every.exit_code
+
+    assert asyncio.run(notebook()) == 0

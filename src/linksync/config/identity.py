@@ -23,6 +23,7 @@ import asyncio
 import hashlib
 import os
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -72,7 +73,7 @@ class WorkspaceIdentity:
         return urlsplit(self.url or "").hostname or "service"
 
     def describe(self) -> str:
-        """For messages: 'organization org_1 (one key)', 'the sandbox state /x/a.db'."""
+        """For messages: 'organization org_1, one key', 'the built-in sandbox's state /x/a.db'."""
         if self.sandbox is not None:
             return f"the built-in sandbox's state {self.sandbox}"
         if self.organization:
@@ -123,20 +124,31 @@ async def read_workspace_identity(settings: Settings) -> WorkspaceIdentity:
 def read_identities(
     settings: Mapping[str, Settings],
 ) -> dict[str, WorkspaceIdentity | Exception]:
-    """The identity of each named target, read at once in an event loop of its own;
-    an error (``Unauthorized``, a transport error...) in place of the identity of a
-    target whose service could not be asked."""
+    """The identity of each named target: the in-process sandbox's at once, the
+    services' read together in a thread and event loop of their own (so a caller in a
+    running loop, a notebook, may call it); an error (``Unauthorized``, a transport
+    error...) in place of the identity of a target whose service could not be asked."""
+    found: dict[str, WorkspaceIdentity | Exception] = {}
+    remote: dict[str, Settings] = {}
+    for name, one in settings.items():
+        local = local_identity(one.target)
+        if local is not None:
+            found[name] = local
+        else:
+            remote[name] = one
 
     async def read_all() -> list[WorkspaceIdentity | BaseException]:
-        reads = (read_workspace_identity(s) for s in settings.values())
+        reads = (read_workspace_identity(s) for s in remote.values())
         return await asyncio.gather(*reads, return_exceptions=True)
 
-    found: dict[str, WorkspaceIdentity | Exception] = {}
-    for name, got in zip(settings, asyncio.run(read_all()) if settings else [], strict=True):
-        if not isinstance(got, WorkspaceIdentity | Exception):
-            raise got  # KeyboardInterrupt and the like stop the whole run
-        found[name] = got
-    return found
+    if remote:
+        with ThreadPoolExecutor(1, thread_name_prefix="linksync-identity") as pool:
+            got = pool.submit(lambda: asyncio.run(read_all())).result()
+        for name, one_got in zip(remote, got, strict=True):
+            if not isinstance(one_got, WorkspaceIdentity | Exception):
+                raise one_got  # KeyboardInterrupt and the like stop the whole run
+            found[name] = one_got
+    return {name: found[name] for name in settings}
 
 
 def refuse_shared(identities: Mapping[str, WorkspaceIdentity], labels: Mapping[str, str]) -> None:
