@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml $(LOCK)
 ## The sample sync: apply the sample campaign to the built-in sandbox, write reports.
 ## linksync exits 1 because the sample has 4 deliberately bad rows; that is the demo.
 sample: $(STAMP)
-	@$(BIN)/linksync apply samples/campaign.xlsx --yes --no-progress \
+	@$(BIN)/linksync apply samples/campaign.xlsx --sandbox --yes --no-progress \
 		--report out/sample-results.xlsx --report out/sample-results.csv \
 		--annotate out/sample-annotated.xlsx; \
 	code=$$?; echo "linksync exit code: $$code"; test $$code -le 1

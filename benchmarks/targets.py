@@ -46,6 +46,7 @@ def workspace_files(folder: Path, targets: int, links: int, rate: int) -> Path:
             out.writerows([f"{name}-{i}", f"https://example.com/{name}/{i}"] for i in range(links))
         lines += [
             f"  {name}:",
+            "    sandbox: true",  # asked for: a script has no terminal
             f"    sandbox_db: {name}.db",
             "    sandbox_config: edge.yaml",
             f"    files: [{name}.csv]",

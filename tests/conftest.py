@@ -14,8 +14,12 @@
   requests to 127.0.0.1 through them); a test that wants one sets it.
 - ``workdir``: a temporary working directory (the current one) for the CLI on its
   built-in sandbox, with no target in the environment (``LINKSYNC_BASE_URL``,
-  ``LINKSYNC_API_KEY``, ``LINKSYNC_PROFILE`` removed). A module that needs more in it
-  (a source file, a key) defines its own ``workdir``.
+  ``LINKSYNC_API_KEY``, ``LINKSYNC_PROFILE`` removed) and the sandbox asked for:
+  ``LINKSYNC_SANDBOX=1``. CliRunner is no terminal, and without one linksync uses the
+  built-in sandbox only when asked (else exit 2, "no target configured"); the variable
+  is a permission only, so a test that names a base URL (flag, variable, profile) still
+  talks to it. A test of the refusal deletes the variable. A module that needs more in
+  it (a source file, a key) defines its own ``workdir`` on top of this one.
 - ``source``: ``links.csv`` written in ``workdir`` (a slug, a row without one, an
   accent), recorded as a ``support.cli_runs.Source`` to prove a run left it alone.
 - ``_umask``: the umask 022 the output tests expect of the files they create (a module
@@ -101,6 +105,7 @@ def live_sandbox(sandbox_settings: SandboxSettings) -> Iterator[str]:
 def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("LINKSYNC_BASE_URL", "LINKSYNC_API_KEY", "LINKSYNC_PROFILE"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LINKSYNC_SANDBOX", "1")  # asked for: CliRunner is no terminal
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

@@ -6,6 +6,9 @@ machine runs it. Copy this file into your DAGs folder, point LINKSYNC_CONFIG at 
 linksync.yaml with a ``targets:`` block (the links and key files beside it, the keys in
 the workers' environment under the names the targets give in ``api_key_env``), and
 install linksync on the workers (``pip install linksync`` or from its git repository).
+Each target names its service (``base_url``), or the built-in sandbox for a trial
+(``sandbox: true``): a worker has no terminal, so a target that names neither fails
+("no base_url") instead of writing to a local sandbox file.
 
 Without Airflow the same callable runs from cron or a shell (and the tests run it):
 

@@ -26,6 +26,7 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("LINKSYNC_BASE_URL", "LINKSYNC_PROFILE", "SSL_CERT_FILE", "SSL_CERT_DIR"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LINKSYNC_API_KEY", DEFAULT_FULL_KEY)
+    monkeypatch.setenv("LINKSYNC_SANDBOX", "1")  # the sandbox target asked for (no terminal)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "links.csv").write_text(CSV, encoding="utf-8")
     return tmp_path

@@ -71,7 +71,7 @@ def test_plan_of_a_yaml_file_does_not_import_pandas(tmp_path: Path) -> None:
     (tmp_path / "links.yaml").write_text(
         "links:\n  - slug: spring\n    url: https://example.com/spring\n", encoding="utf-8"
     )
-    modules, proc = modules_after(tmp_path, "plan", "links.yaml")
+    modules, proc = modules_after(tmp_path, "plan", "links.yaml", "--sandbox")
     assert proc.returncode == 0, proc.stderr
     assert "spring" in proc.stdout
     assert not modules & (set(HEAVY) - {"numpy"})

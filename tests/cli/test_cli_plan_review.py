@@ -21,7 +21,7 @@ def run(*args: str) -> Result:
 
 
 def sandbox_call(workdir: Path, method: str, *args: Any, **kw: Any) -> Any:
-    settings = resolve(cwd=workdir, env={})
+    settings = resolve(cwd=workdir, env={}, sandbox=True)
 
     async def go() -> Any:
         async with settings.open_client() as client:

@@ -31,7 +31,7 @@ def run(*args: str) -> Result:
 
 
 def links(workdir: Path) -> dict[str, str]:
-    settings = resolve(cwd=workdir, env={})
+    settings = resolve(cwd=workdir, env={}, sandbox=True)
 
     async def go() -> dict[str, str]:
         async with settings.open_client() as client:
@@ -41,7 +41,7 @@ def links(workdir: Path) -> dict[str, str]:
 
 
 def stable() -> str:
-    system = resolve(cwd=Path.cwd(), env={}).system_domain
+    system = resolve(cwd=Path.cwd(), env={}, sandbox=True).system_domain
     assert system
     return next(stable_candidates(identity_domain(system, system), URL))[1]
 

@@ -36,7 +36,7 @@ def run(*args: str) -> Result:
 
 
 def remote_slugs(workdir: Path) -> list[str]:
-    settings = resolve(cwd=workdir, env={})
+    settings = resolve(cwd=workdir, env={}, sandbox=True)
 
     async def go() -> list[str]:
         async with settings.open_client() as client:
@@ -96,7 +96,7 @@ def test_saved_plan_with_a_stale_row(workdir: Path) -> None:
     assert run("apply", "v1.csv", "--yes").exit_code == 0
     (workdir / "v2.csv").write_text("slug,url\na,https://e.com/a2\nb,https://e.com/b2\n")
     assert run("plan", "v2.csv", "--out", "plan.json").exit_code == 0
-    settings = resolve(cwd=workdir, env={})
+    settings = resolve(cwd=workdir, env={}, sandbox=True)
 
     async def edit() -> None:
         async with settings.open_client() as client:

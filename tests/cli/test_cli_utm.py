@@ -32,7 +32,7 @@ def run(*args: str) -> Result:
 
 
 def remote_urls(workdir: Path) -> dict[str, str]:
-    settings = resolve(cwd=workdir, env={})
+    settings = resolve(cwd=workdir, env={}, sandbox=True)
 
     async def go() -> dict[str, str]:
         async with settings.open_client() as client:

@@ -208,7 +208,7 @@ def test_csv_report_opens_in_excel_with_accents(workdir: Path, source: Source) -
 
 
 def test_domain_removal_says_how_many_links_it_deletes(workdir: Path) -> None:
-    settings = resolve(cwd=workdir, env={})
+    settings = resolve(cwd=workdir, env={}, sandbox=True)
 
     async def seed() -> str:
         async with settings.open_client() as client:

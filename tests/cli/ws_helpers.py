@@ -28,7 +28,10 @@ class Workspace:
     def write(
         self, profile: dict[str, Any] | None = None, sandbox: dict[str, Any] | None = None
     ) -> None:
-        prof: dict[str, Any] = {"sandbox_db": str(self.root / "state" / "sandbox.db")}
+        prof: dict[str, Any] = {
+            "sandbox": True,
+            "sandbox_db": str(self.root / "state" / "sandbox.db"),
+        }
         if sandbox:
             box = self.root / "sandbox.yaml"
             box.write_text(yaml.safe_dump(sandbox))

@@ -26,7 +26,7 @@ CONFIG = {
             "limits": {"max_delete_percent": 10},
         },
         "filekey": {"base_url": "https://api.example.com", "api_key_file": "keys/k.txt"},
-        "box": {"sandbox_db": "state/box.db"},
+        "box": {"sandbox": True, "sandbox_db": "state/box.db"},
     },
 }
 
@@ -39,8 +39,8 @@ def home(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_nothing_configured_is_the_sandbox(tmp_path: Path) -> None:
-    s = resolve(env={}, cwd=tmp_path)
+def test_the_sandbox_asked_for(tmp_path: Path) -> None:
+    s = resolve(env={}, cwd=tmp_path, sandbox=True)
     t = s.target
     assert t.is_sandbox and t.api_key == DEFAULT_FULL_KEY
     assert t.sandbox_db == str(tmp_path / ".linksync/sandbox.db")
@@ -81,7 +81,8 @@ def test_profile_from_env_and_flag(home: Path) -> None:
 
 
 def test_env_key_on_the_sandbox(tmp_path: Path) -> None:
-    t = resolve(env={"LINKSYNC_API_KEY": "sandbox-read-only-key"}, cwd=tmp_path).target
+    env = {"LINKSYNC_API_KEY": "sandbox-read-only-key"}
+    t = resolve(env=env, cwd=tmp_path, sandbox=True).target
     assert t.is_sandbox and t.api_key == "sandbox-read-only-key"
 
 
@@ -156,7 +157,7 @@ async def test_plain_http_refused_unless_insecure(tmp_path: Path) -> None:
 
 
 async def test_open_client_on_the_sandbox_keeps_state(tmp_path: Path) -> None:
-    target = resolve(env={}, cwd=tmp_path).target
+    target = resolve(env={}, cwd=tmp_path, sandbox=True).target
     async with open_client(target) as client:
         await client.create_link({"url": "https://e.com/kept", "slug": "kept"})
     assert (tmp_path / ".linksync" / "sandbox.db").is_file()
@@ -175,12 +176,12 @@ def test_example_config_is_valid() -> None:
 def test_profile_retry_settings(tmp_path: Path) -> None:
     path = tmp_path / "linksync.yaml"
     path.write_text(yaml.safe_dump({"retry": {"rate_limited_retries": 0, "backoff_base": 0.1}}))
-    policy = resolve(env={}, cwd=tmp_path).retry_policy()
+    policy = resolve(env={}, cwd=tmp_path, sandbox=True).retry_policy()
     assert (policy.rate_limited_retries, policy.backoff_base) == (0, 0.1)
     assert policy.server_error_retries == 4  # untouched default
     path.write_text(yaml.safe_dump({"retry": {"forever": 1}}))
     with pytest.raises(ConfigError, match=r"retry\.forever"):
-        resolve(env={}, cwd=tmp_path)
+        resolve(env={}, cwd=tmp_path, sandbox=True)
 
 
 def test_network_keys_flags_over_the_profile(
@@ -229,7 +230,7 @@ def test_the_banner_names_an_env_proxy_unless_no_proxy_exempts_the_host(
     monkeypatch.setenv("NO_PROXY", ".example.com")
     t = resolve(env=env, base_url="https://api.example.com", cwd=tmp_path).target
     assert t.describe() == "target: https://api.example.com" and t.secrets() == (SECRET,)
-    sandbox = resolve(env={}, cwd=tmp_path).target
+    sandbox = resolve(env={}, cwd=tmp_path, sandbox=True).target
     assert "via proxy" not in sandbox.describe()  # in-process: no network
 
 

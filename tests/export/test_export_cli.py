@@ -35,7 +35,12 @@ def config_file(tmp_path: Path) -> Path:
     asyncio.run(_seed(tmp_path, db))
     path = tmp_path / "linksync.yaml"
     path.write_text(
-        yaml.safe_dump({"default_profile": "local", "profiles": {"local": {"sandbox_db": str(db)}}})
+        yaml.safe_dump(
+            {
+                "default_profile": "local",
+                "profiles": {"local": {"sandbox": True, "sandbox_db": str(db)}},
+            }
+        )
     )
     return path
 

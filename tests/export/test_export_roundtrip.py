@@ -144,9 +144,9 @@ def test_plan_of_the_export_is_empty(tmp_path: Path, fmt: Any, split_by: Any) ->
     """``linksync.plan`` (the sync engine's Python API) on the exported files: no change."""
     db = tmp_path / "sandbox.db"
     (tmp_path / "linksync.yaml").write_text(
-        f"default_profile: local\nprofiles:\n  local:\n    sandbox_db: {db}\n"
+        f"default_profile: local\nprofiles:\n  local:\n    sandbox: true\n    sandbox_db: {db}\n"
     )
-    settings = resolve(cwd=tmp_path, env={})
+    settings = resolve(cwd=tmp_path, env={}, sandbox=True)
 
     async def seed_and_export() -> ExportInfo:
         async with open_client(sandbox_target(tmp_path, Profile(sandbox_db=str(db)), None)) as c:

@@ -104,6 +104,8 @@ class Stack:
 def _own_network_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in NETWORK_VARIABLES:
         monkeypatch.delenv(name, raising=False)
+    # CliRunner is no terminal: the built-in sandbox (where no URL is set) is asked for.
+    monkeypatch.setenv("LINKSYNC_SANDBOX", "1")
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)

@@ -225,7 +225,7 @@ def test_one_keys_429s_do_not_hold_the_other_target(tmp_path: Path) -> None:
             "targets:\n"
             f"  brand-a:\n    base_url: {busy.base_url}\n    api_key_env: A_KEY\n"
             "    files: [links/a.csv]\n    retry: {rate_limited_retries: 0}\n"
-            "  brand-b:\n    sandbox_db: b.db\n    files: [links/b.csv]\n",
+            "  brand-b:\n    sandbox: true\n    sandbox_db: b.db\n    files: [links/b.csv]\n",
             encoding="utf-8",
         )
         every = linksync.apply_all(

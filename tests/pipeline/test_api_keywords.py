@@ -78,6 +78,7 @@ TARGET = because(
     "the API takes the target resolved: settings=linksync.config.resolve(...)",
     *("--config", "--profile", "--base-url", "--api-key-file", "--insecure"),
     *("--concurrency", "--proxy", "--ca-bundle", "--system-trust"),
+    "--sandbox",  # settings=linksync.config.resolve(sandbox=True)
 )
 SELECTING = because("selects plan_all/apply_all instead", "--all", "--target")
 LOGGING = because("the CLI's log; the API takes a logging.Logger (logger)", "--log-format")
@@ -99,6 +100,8 @@ APPLY_REFUSED_WITH_ALL = because(
 ALL_TARGETS: dict[str, Any] = {
     "--all": "every target: targets=None",
     "--target": ("targets", "the names (or Workspace objects)"),
+    "--sandbox": "env={'LINKSYNC_SANDBOX': '1'}, or the Workspace objects of "
+    "load_workspaces(sandbox=True): targets without a base_url use the sandbox",
     **{f: ("network", "NetworkFlags(proxy, ca_bundle, system_trust), as Workspace.settings "
            "takes them") for f in ("--proxy", "--ca-bundle", "--system-trust")},
 }  # fmt: skip

@@ -25,7 +25,7 @@ CSV = (
 def _settings(tmp_path: Path, config: str = "") -> Settings:
     if config:
         (tmp_path / "linksync.yaml").write_text(config, "utf-8")
-    return resolve(cwd=tmp_path, env={})
+    return resolve(cwd=tmp_path, env={}, sandbox=True)
 
 
 def _links(tmp_path: Path) -> Path:

@@ -158,11 +158,13 @@ def test_exit_2_when_the_lock_is_held_and_nothing_is_written(
     campaign: Source, workdir: Path, serve: Callable[[int, Callable[[Scope], Scope]], str]
 ) -> None:
     from linksync.config import resolve
+    from linksync.config.identity import read_workspace_identity
     from linksync.pipeline.lock import acquire_lock, default_lock_path
 
     url = serve(1_000, with_key(DEFAULT_FULL_KEY))
     settings = resolve(base_url=url, env={"LINKSYNC_API_KEY": DEFAULT_FULL_KEY}, cwd=workdir)
-    with acquire_lock(default_lock_path(settings.target), target="the other run"):
+    identity = asyncio.run(read_workspace_identity(settings))  # the workspace's own lock
+    with acquire_lock(default_lock_path(identity), target="the other run"):
         code, _, err = apply(url, "--lock-wait", "0.2", "--report", "r.csv")
     assert code == 2
     assert "another linksync run holds the lock" in err and "(target the other run)" in err

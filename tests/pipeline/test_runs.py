@@ -19,6 +19,7 @@ import pytest
 
 from linksync.api import LinkServiceClient, asgi_transport
 from linksync.config import Target, resolve
+from linksync.config.identity import WorkspaceIdentity, key_digest
 from linksync.model import Action, LinkSpec, Provenance, Status
 from linksync.model.outcome import RemoteWrites, run_exit_code
 from linksync.pipeline.lock import default_lock_path, state_dir
@@ -63,13 +64,18 @@ def test_default_lock_is_keyed_on_the_target_not_the_folder(tmp_path: Path) -> N
     assert default_lock_path(a, env) == default_lock_path(b, env)
     assert default_lock_path(a, env) != default_lock_path(other, env)
     assert default_lock_path(a, env).parent == tmp_path / "state" / "locks"
-    prod = Target("https://api.example.com", "sk_live_secret")
-    same = Target("https://API.example.com/", "sk_live_secret")
-    other_workspace = Target("https://api.example.com", "sk_live_other")
-    assert default_lock_path(prod, env) == default_lock_path(same, env)
+    # A service's lock is keyed on the workspace it reports (organization and key), not
+    # on the URL's spelling (linksync.config.identity reads it).
+    prod = WorkspaceIdentity("org_1", key_digest("sk_live_secret"))
+    other_workspace = WorkspaceIdentity("org_1", key_digest("sk_live_other"))
+    assert default_lock_path(prod, env) == default_lock_path(
+        WorkspaceIdentity("org_1", key_digest("sk_live_secret")), env
+    )
     assert default_lock_path(prod, env) != default_lock_path(other_workspace, env)
     assert "secret" not in str(default_lock_path(prod, env))
-    assert default_lock_path(prod, env).name.startswith("api.example.com-")
+    assert default_lock_path(prod, env).name.startswith("org_1-")
+    with pytest.raises(ValueError, match="read its identity first"):
+        default_lock_path(Target("https://api.example.com", "sk_live_secret"), env)
 
 
 def test_two_checkouts_share_the_lock_of_one_workspace(tmp_path: Path) -> None:
@@ -82,7 +88,7 @@ def test_two_checkouts_share_the_lock_of_one_workspace(tmp_path: Path) -> None:
 def _profile(tmp: Path, db: Path, n: str) -> Path:
     folder = tmp / f"checkout-{n}"
     folder.mkdir()
-    (folder / "linksync.yaml").write_text(f"sandbox_db: {db}\n", encoding="utf-8")
+    (folder / "linksync.yaml").write_text(f"sandbox: true\nsandbox_db: {db}\n", encoding="utf-8")
     return folder / "linksync.yaml"
 
 
@@ -105,7 +111,7 @@ NO_FCNTL = textwrap.dedent(
         importlib.import_module(lazy.target.split(":")[0])
     assert "fcntl" not in sys.modules
     try:
-        cli.main(["apply", "l.csv", "--yes", "--no-progress"], prog_name="linksync")
+        cli.main(["apply", "l.csv", "--yes", "--no-progress", "--sandbox"], prog_name="linksync")
     except SystemExit as exc:
         print("exit", exc.code)
     """
@@ -182,7 +188,7 @@ def test_saved_plan_applied_after_another_writer_creates_no_duplicate(
     """The saved plan's create without slug is refused as stale (and, were it not, the
     URL re-check would adopt the other writer's link): never a second link."""
     assert run("plan", "links.csv", "--out", "p.json").exit_code == 0
-    settings = resolve(cwd=workdir, env={})
+    settings = resolve(cwd=workdir, env={}, sandbox=True)
 
     async def other_writer() -> None:
         async with settings.open_client() as client:

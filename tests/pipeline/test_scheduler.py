@@ -25,11 +25,13 @@ SLUGS = [f"row{i}" for i in range(10)]
 CONFIG = """\
 profiles:
   faulty:                  # an edge that fails a third of the requests; no retries of writes
+    sandbox: true
     sandbox_db: sandbox.db
     sandbox_config: faulty-edge.yaml
     concurrency: 1
     retry: {server_error_retries: 1, backoff_base: 0.001, backoff_max: 0.001}
   calm:
+    sandbox: true
     sandbox_db: sandbox.db
     concurrency: 1
 """

@@ -23,7 +23,7 @@ def run(*args: str) -> Result:
 
 
 def sandbox_slugs(workdir: Path) -> list[str]:
-    settings = resolve(cwd=workdir, env={})
+    settings = resolve(cwd=workdir, env={}, sandbox=True)
 
     async def go() -> list[str]:
         async with settings.open_client() as client:

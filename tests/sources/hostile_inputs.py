@@ -120,7 +120,7 @@ def validate(
 
 def remote(workdir: Path) -> dict[str, Any]:
     """slug -> link in the built-in sandbox of ``workdir``."""
-    settings = resolve(cwd=workdir, env={})
+    settings = resolve(cwd=workdir, env={}, sandbox=True)
 
     async def go() -> dict[str, Any]:
         async with settings.open_client() as client:

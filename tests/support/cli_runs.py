@@ -23,7 +23,7 @@ def run(*args: str, input: str | None = None) -> Result:
 
 def remote_links(workdir: Path) -> list[RemoteLink]:
     """The links of the built-in sandbox of ``workdir``, read through the client."""
-    settings = resolve(cwd=workdir, env={})
+    settings = resolve(cwd=workdir, env={}, sandbox=True)
 
     async def go() -> list[RemoteLink]:
         async with settings.open_client() as client:

@@ -1,5 +1,6 @@
 """Two workspaces for the runs over several targets: two built-in sandboxes (one state
-file each: the sandbox is one organization per instance), named ``brand-a`` and
+file each: the sandbox is one organization per instance; each target asks for it with
+``sandbox: true``, as a job without a terminal must), named ``brand-a`` and
 ``brand-b`` in a config file's ``targets:`` block. ``brand-b`` takes its key from
 ``$BRAND_B_KEY`` (the sandbox's full-access key, or a wrong one to see a refused key).
 """
@@ -22,10 +23,12 @@ profiles:
 targets:
   brand-a:
     profile: shared
+    sandbox: true
     sandbox_db: a.db
     files: [links/a.csv]
   brand-b:
     profile: shared
+    sandbox: true
     sandbox_db: b.db
     api_key_env: BRAND_B_KEY
     files: [links/b.yaml]

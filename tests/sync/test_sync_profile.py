@@ -13,7 +13,7 @@ from linksync.pipeline.inputs import options_from
 
 def _settings(tmp_path: Path, body: str):  # type: ignore[no-untyped-def]
     (tmp_path / "linksync.yaml").write_text(body, encoding="utf-8")
-    return resolve(cwd=tmp_path, env={})
+    return resolve(cwd=tmp_path, env={}, sandbox=True)
 
 
 def test_profile_names_the_system_domain_and_limits(tmp_path: Path) -> None:

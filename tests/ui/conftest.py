@@ -25,7 +25,7 @@ from linksync.ui import UiState
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return resolve(cwd=tmp_path, env={})
+    return resolve(cwd=tmp_path, env={}, sandbox=True)
 
 
 @pytest.fixture

@@ -25,7 +25,8 @@ MAX_BYTES = 100_000
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
     work = tmp_path_factory.mktemp("ui-browser")
-    handle = start_ui(resolve(cwd=work, env={}), max_upload_bytes=MAX_BYTES, runs_dir=work / "ui")
+    settings = resolve(cwd=work, env={}, sandbox=True)
+    handle = start_ui(settings, max_upload_bytes=MAX_BYTES, runs_dir=work / "ui")
     try:
         yield handle
     finally:

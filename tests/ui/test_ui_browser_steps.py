@@ -55,7 +55,7 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
     work = tmp_path_factory.mktemp("ui-steps")
-    with start_ui(resolve(cwd=work, env={}), runs_dir=work / "ui") as handle:
+    with start_ui(resolve(cwd=work, env={}, sandbox=True), runs_dir=work / "ui") as handle:
         yield handle
 
 
@@ -68,7 +68,7 @@ def slow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
     (work / "linksync.yaml").write_text(
         "sandbox_config: edge.yaml\nconcurrency: 1\n", encoding="utf-8"
     )
-    with start_ui(resolve(cwd=work, env={}), runs_dir=work / "ui") as handle:
+    with start_ui(resolve(cwd=work, env={}, sandbox=True), runs_dir=work / "ui") as handle:
         yield handle
 
 

@@ -120,7 +120,7 @@ class TestTheProfileTicksTheBox:
     @pytest.fixture
     def settings(self, tmp_path: Path) -> Settings:
         (tmp_path / "linksync.yaml").write_text("check_destinations: true\n", encoding="utf-8")
-        return resolve(cwd=tmp_path, env={})
+        return resolve(cwd=tmp_path, env={}, sandbox=True)
 
     async def test_ticked_on_the_page_and_run_when_the_page_sends_nothing(
         self, client: httpx.AsyncClient, site: tuple[str, list[str]]

@@ -46,7 +46,7 @@ def slow_sandbox(tmp_path: Path) -> Settings:
     (tmp_path / "linksync.yaml").write_text(
         "sandbox_config: edge.yaml\nconcurrency: 1\n", encoding="utf-8"
     )
-    return resolve(cwd=tmp_path, env={})
+    return resolve(cwd=tmp_path, env={}, sandbox=True)
 
 
 def test_cancel_from_the_page_stops_sending_and_keeps_the_report(

@@ -88,7 +88,8 @@ async def test_the_key_of_a_real_target_never_reaches_the_page(tmp_path: Path) -
 
 
 def test_the_server_listens_on_loopback_only(tmp_path: Path) -> None:
-    with start_ui(resolve(cwd=tmp_path, env={}), runs_dir=tmp_path / "runs") as server:
+    settings = resolve(cwd=tmp_path, env={}, sandbox=True)
+    with start_ui(settings, runs_dir=tmp_path / "runs") as server:
         sockets = [s for srv in server.server.servers for s in srv.sockets]
         assert sockets and {s.getsockname()[0] for s in sockets} == {"127.0.0.1"}
         assert all(s.family == socket.AF_INET for s in sockets)

@@ -133,7 +133,9 @@ async def test_apply_runs_the_plan_shown_and_the_command_line_does_the_same(
 
     words = [*shlex.split(line)[1:], "--yes", "--no-progress"]
     invoke = partial(CliRunner().invoke, cli, words, catch_exceptions=False)
-    result = await asyncio.to_thread(invoke, env={"LINKSYNC_BASE_URL": None})
+    # A terminal's default target is the sandbox; CliRunner is no terminal: asked for.
+    env = {"LINKSYNC_BASE_URL": None, "LINKSYNC_SANDBOX": "1"}
+    result = await asyncio.to_thread(invoke, env=env)
     assert result.exit_code == 0, result.output
     assert await _workspace(settings) == {"p0", "p1", "p2", "p3", "p4"}
 

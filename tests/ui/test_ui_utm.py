@@ -17,7 +17,7 @@ def settings(tmp_path: Path) -> Settings:
         "utm_rules:\n  allowed: {utm_source: [facebook, newsletter]}\n  lowercase: true\n",
         encoding="utf-8",
     )
-    return resolve(cwd=tmp_path, env={})
+    return resolve(cwd=tmp_path, env={}, sandbox=True)
 
 
 async def test_check_shows_the_rules_in_force_and_their_problems(

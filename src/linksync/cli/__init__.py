@@ -157,8 +157,9 @@ def cli() -> None:
     Read links from CSV, Excel or YAML, check them locally, plan the changes and apply
     them within the service's rate limit, with a report for every row.
 
-    With nothing configured, every command talks to the built-in sandbox (state in
-    .linksync/sandbox.db) and says so on stderr.
+    With nothing configured, a command run on a terminal talks to the built-in sandbox
+    (state in .linksync/sandbox.db) and says so on stderr; without a terminal (cron,
+    CI) it stops with exit 2 unless --sandbox or LINKSYNC_SANDBOX=1 asks for it.
     """
 
 

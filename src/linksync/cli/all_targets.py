@@ -17,7 +17,7 @@ import click
 
 from linksync.cli.common import echo, err
 from linksync.cli.events import CliEvents
-from linksync.cli.options import TargetOptions
+from linksync.cli.options import TargetOptions, on_terminal
 from linksync.errors import ConfigError
 from linksync.logs import setup_logging
 from linksync.safe.secrets import Secrets
@@ -43,7 +43,8 @@ def run_targets(
 
     secrets = Secrets(kw.get("notify") or ())
     logger = setup_logging(kw.pop("log_format"), secrets=secrets)
-    workspaces = load_workspaces(target.config, names or None)
+    sandbox = target.sandbox or on_terminal()  # for the targets that name no base_url
+    workspaces = load_workspaces(target.config, names or None, sandbox=sandbox)
     for ws in workspaces:
         for url in ws.profile.notify:
             secrets.add(url)

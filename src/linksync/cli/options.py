@@ -11,13 +11,17 @@ Usage in a command module::
 
 or, for one call, ``with_client(target, lambda client: client.get_organization())``.
 The API key is never an option: it comes from ``LINKSYNC_API_KEY``, ``--api-key-file`` or
-the profile.
+the profile. The built-in sandbox is used when asked for (``--sandbox``,
+``LINKSYNC_SANDBOX=1``, a profile's ``sandbox: true``), or by default for a person at a
+terminal (``on_terminal``); a command without one (cron, CI) and no target configured
+stops with exit 2 (``linksync.config.choice``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -42,6 +46,7 @@ class TargetOptions:
     config: str | None = None
     profile: str | None = None
     base_url: str | None = None
+    sandbox: bool = False
     api_key_file: str | None = None
     insecure: bool = False
     concurrency: int | None = None
@@ -53,8 +58,9 @@ class TargetOptions:
     def network(self) -> cfg.NetworkFlags:
         return cfg.NetworkFlags(self.proxy, self.ca_bundle, self.system_trust)
 
-    def resolve(self, *, announce: bool = True) -> cfg.Settings:
-        """Flags > environment > config file > defaults; prints the target on stderr."""
+    def resolve(self, *, announce: bool = True, fallback: bool | None = None) -> cfg.Settings:
+        """Flags > environment > config file; prints the target on stderr. ``fallback``:
+        the built-in sandbox when nothing names a target (default: on a terminal)."""
         settings = cfg.resolve(
             config=self.config,
             profile=self.profile,
@@ -63,10 +69,26 @@ class TargetOptions:
             insecure=self.insecure,
             concurrency=self.concurrency,
             network=self.network,
+            sandbox=self.sandbox,
+            fallback=on_terminal() if fallback is None else fallback,
         )
         if announce:
             err(settings.target.describe())
         return settings
+
+
+def on_terminal() -> bool:
+    """A person at a terminal runs the command (stdin and stderr are terminals, so the
+    banner naming the target reaches them): the built-in sandbox is then the default
+    when nothing names a target. Never true under cron, CI or a pipe into stdin."""
+    return _isatty(sys.stdin) and _isatty(sys.stderr)
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (AttributeError, ValueError, OSError):  # replaced or closed streams
+        return False
 
 
 def with_client(target: TargetOptions, work: Callable[[LinkServiceClient], Awaitable[T]]) -> T:
@@ -89,7 +111,16 @@ _OPTIONS: tuple[Callable[[F], F], ...] = (
     click.option("--profile", help="Profile of the config file [env LINKSYNC_PROFILE]."),
     click.option(
         "--base-url",
-        help="Service base URL [env LINKSYNC_BASE_URL]; none: the built-in sandbox.",
+        help="Service base URL [env LINKSYNC_BASE_URL]. None configured: exit 2, except on "
+        "a terminal, where the built-in sandbox is the default.",
+    ),
+    click.option(
+        "--sandbox",
+        is_flag=True,
+        default=False,
+        help="Use the built-in sandbox (state in .linksync/sandbox.db) [env "
+        "LINKSYNC_SANDBOX=1 when no base URL is set; profile sandbox: true]. Needed "
+        "without a terminal (cron, CI): linksync never picks it by itself there.",
     ),
     click.option(
         "--api-key-file",

@@ -37,12 +37,12 @@ def ui_command(target: TargetOptions, port: int, no_browser: bool, max_upload_mb
 
     The page is served on 127.0.0.1 only and answers no other web page. It talks to
     the same target as the other commands (the built-in sandbox when nothing is
-    configured) and never shows the API key. Uploaded files are deleted when the
-    server stops (Ctrl-C). See docs/ui.md.
+    configured, even without a terminal: the page shows it) and never shows the API
+    key. Uploaded files are deleted when the server stops (Ctrl-C). See docs/ui.md.
     """
     from linksync.ui import serve_ui  # the web stack loads only for this command
 
-    settings = target.resolve()
+    settings = target.resolve(fallback=True)  # a page a person opens: the sandbox by default
 
     def ready(url: str) -> None:
         echo(f"linksync page: {url}  (Ctrl-C to stop)")

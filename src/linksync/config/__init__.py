@@ -3,12 +3,15 @@
 A target is a base URL plus an API key. Every setting is taken from the first source
 that gives it, in this order:
 
-1. command-line flags (``--base-url``, ``--api-key-file``, ``--profile``, ``--insecure``,
-   ``--concurrency``, ``--proxy``, ``--ca-bundle``, ``--system-trust``, ``--config``);
+1. command-line flags (``--base-url`` or ``--sandbox``, ``--api-key-file``, ``--profile``,
+   ``--insecure``, ``--concurrency``, ``--proxy``, ``--ca-bundle``, ``--system-trust``,
+   ``--config``);
 2. the environment: ``LINKSYNC_BASE_URL``, ``LINKSYNC_API_KEY``, ``LINKSYNC_PROFILE``;
 3. the config file (``--config``, else ``./linksync.yaml`` when it exists), a named
    profile in it (``--profile`` / ``LINKSYNC_PROFILE`` / the file's ``default_profile``);
-4. defaults: the built-in sandbox, in-process, state in ``.linksync/sandbox.db``.
+4. no target: the built-in sandbox (in-process, state in ``.linksync/sandbox.db``) only
+   when asked for (``--sandbox``, ``LINKSYNC_SANDBOX=1``, a profile's ``sandbox: true``)
+   or for a person at a terminal; else a ``ConfigError`` (``config.choice``).
 
 The key is never a command-line argument (it would show in the process list): it comes
 from ``LINKSYNC_API_KEY``, from a file (``--api-key-file`` or the profile's
@@ -19,7 +22,7 @@ Config file shape (see ``configs/linksync.example.yaml``)::
     default_profile: production
     profiles:
       production:
-        base_url: https://api.example.com
+        base_url: https://api.example.com  # or sandbox: true (the built-in sandbox)
         api_key_env: LINKSYNC_PROD_KEY
         default_domain: go.example.com
         concurrency: 8
@@ -40,7 +43,8 @@ Config file shape (see ``configs/linksync.example.yaml``)::
 
 The package: this module (``Target``, the order above, the client or sandbox a target
 opens), ``config.profiles`` (the file and its profiles), ``config.targets`` (the
-``targets:`` block of a run over several workspaces), ``config.urlcheck``. It may import
+``targets:`` block of a run over several workspaces), ``config.choice`` (a service or the
+sandbox), ``config.identity`` (the workspace a target reaches), ``config.urlcheck``. It may import
 errors, model, rules, safe, api, sandbox and ``sync.options`` (the modes a target names),
 never reports, export, the pipeline or a front end.
 """
@@ -53,8 +57,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from linksync.config.profiles import ENV_PROFILE, Profile, load_profile, read_key_file
-from linksync.config.urlcheck import check_url
+from linksync.config.choice import ENV_API_KEY as ENV_API_KEY
+from linksync.config.choice import ENV_BASE_URL as ENV_BASE_URL
+from linksync.config.choice import ENV_SANDBOX as ENV_SANDBOX
+from linksync.config.choice import choose_url, resolve_key
+from linksync.config.profiles import ENV_PROFILE, Profile, load_profile
+from linksync.config.urlcheck import check_url, target_name
 from linksync.errors import ConfigError
 from linksync.rules.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, MAX_CONCURRENCY
 from linksync.safe.state_folder import make_folder
@@ -63,8 +71,6 @@ if TYPE_CHECKING:
     from linksync.api import LinkServiceClient, RetryPolicy
     from linksync.sandbox.settings import SandboxSettings
 
-ENV_BASE_URL = "LINKSYNC_BASE_URL"
-ENV_API_KEY = "LINKSYNC_API_KEY"
 DEFAULT_CONFIG = "linksync.yaml"
 DEFAULT_SANDBOX_DB = ".linksync/sandbox.db"
 SANDBOX_BASE_URL = "http://sandbox.local"
@@ -200,8 +206,13 @@ def resolve(
     env: Mapping[str, str] | None = None,
     cwd: str | Path | None = None,
     network: NetworkFlags | None = None,
+    sandbox: bool = False,
+    fallback: bool = False,
 ) -> Settings:
-    """Flags (the keyword arguments) > environment > config file > defaults."""
+    """Flags (the keyword arguments) > environment > config file. ``sandbox``: the
+    built-in sandbox (``--sandbox``); ``fallback``: the sandbox when nothing names a
+    target (a person at a terminal). With neither, nothing configured and no
+    ``LINKSYNC_SANDBOX=1``: ``ConfigError`` naming the ways to set a target."""
     env = os.environ if env is None else env
     here = Path(cwd) if cwd is not None else Path.cwd()
     config_path = find_config(config, here)
@@ -222,6 +233,8 @@ def resolve(
         insecure=insecure,
         concurrency=concurrency,
         network=network,
+        sandbox=sandbox,
+        fallback=fallback,
     )
 
 
@@ -251,11 +264,16 @@ def settings_for(
     concurrency: int | None = None,
     kind: str = "profile",
     network: NetworkFlags | None = None,
+    sandbox: bool = False,
+    fallback: bool = False,
 ) -> Settings:
-    """The settings of a profile already chosen (flags > environment > the profile >
-    defaults); ``kind`` names it in the target's label (``profile`` or ``target``)."""
-    url = base_url or env.get(ENV_BASE_URL) or prof.base_url
-    key = _resolve_key(api_key_file, env, prof)
+    """The settings of a profile already chosen (flags > environment > the profile;
+    the sandbox only when asked for: ``config.choice``); ``kind`` names it in the
+    target's label (``profile`` or ``target``)."""
+    urls = (base_url, env.get(ENV_BASE_URL))
+    url = choose_url(prof, urls, env, sandbox=sandbox, fallback=fallback, kind=kind)
+    overridden = url is None and prof.base_url is not None  # --sandbox over its service
+    key = resolve_key(api_key_file, env, Profile() if overridden else prof)
     n = concurrency if concurrency is not None else (prof.concurrency or DEFAULT_CONCURRENCY)
     if not 1 <= n <= MAX_CONCURRENCY:
         raise ConfigError(f"concurrency must be 1..{MAX_CONCURRENCY}")
@@ -272,7 +290,7 @@ def settings_for(
         target = Target(
             base_url=url.rstrip("/"),
             api_key=key,
-            label=f"{url.rstrip('/')}{where}",
+            label=f"{target_name(url)}{where}",
             insecure=insecure or prof.insecure,
             proxy=net.proxy,
             ca_bundle=net.ca_bundle,
@@ -281,7 +299,9 @@ def settings_for(
     else:
         target = sandbox_target(here, prof, key)
     key_file = api_key_file or (
-        prof.api_key_file if not env.get(ENV_API_KEY) and not prof.api_key_env else None
+        prof.api_key_file
+        if not env.get(ENV_API_KEY) and not prof.api_key_env and not overridden
+        else None
     )
     return Settings(target, prof, n, timeout, config_path, key_file)
 
@@ -305,24 +325,6 @@ class NetworkFlags:
         if ca is not None:
             ca = check_ca_bundle(ca, "--ca-bundle" if self.ca_bundle else "ca_bundle")
         return NetworkFlags(proxy, ca, self.system_trust or prof.trust == "system")
-
-
-def _resolve_key(flag_file: str | None, env: Mapping[str, str], prof: Profile) -> str | None:
-    if flag_file:
-        return read_key_file(flag_file)
-    if env.get(ENV_API_KEY):
-        return env[ENV_API_KEY].strip()
-    if prof.api_key_env:
-        value = env.get(prof.api_key_env, "").strip()
-        if not value:
-            raise ConfigError(
-                f"profile {prof.name or '(default)'} takes its key from ${prof.api_key_env}, "
-                "which is not set"
-            )
-        return value
-    if prof.api_key_file:
-        return read_key_file(prof.api_key_file)
-    return None
 
 
 def sandbox_target(here: Path, prof: Profile, key: str | None) -> Target:

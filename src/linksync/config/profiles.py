@@ -51,6 +51,8 @@ class Profile:
 
     name: str | None = None
     base_url: str | None = None
+    #: The built-in sandbox is this profile's target (``sandbox: true``; not with base_url).
+    sandbox: bool = False
     api_key_env: str | None = None
     api_key_file: str | None = None
     insecure: bool = False
@@ -154,9 +156,14 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
             f"{where}: retry.{', retry.'.join(bad)}: unknown or not a number >= 0; "
             f"known: {', '.join(sorted(RETRY_KEYS))}"
         )
-    for key in ("insecure", "strict", "check_destinations", "include_hidden"):
+    for key in ("insecure", "strict", "check_destinations", "include_hidden", "sandbox"):
         if not isinstance(data.get(key, False), bool):
             raise ConfigError(f"{where}: {key} must be true or false")
+    if data.get("sandbox") and data.get("base_url") is not None:
+        raise ConfigError(
+            f"{where}: base_url and sandbox: true name two targets (a service, the built-in "
+            "sandbox): keep one"
+        )
     trust = data.get("trust")
     if trust is not None and trust not in TRUST_CHOICES:
         raise ConfigError(f"{where}: trust must be one of {', '.join(TRUST_CHOICES)}")
@@ -174,6 +181,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
     return Profile(
         name=name,
         base_url=_opt_str(data, "base_url", where),
+        sandbox=data.get("sandbox", False),
         api_key_env=_opt_str(data, "api_key_env", where),
         api_key_file=_relative(_opt_str(data, "api_key_file", where), base_dir),
         insecure=data.get("insecure", False),

@@ -31,9 +31,14 @@ One key is one workspace: in a run over targets, every target takes its key from
 own ``api_key_env`` / ``api_key_file`` (the built-in sandbox's own key when it names
 none). ``LINKSYNC_API_KEY`` and ``LINKSYNC_BASE_URL`` would send one key or one URL to
 every target, so a run over targets refuses them when they are set (unless a target
-names ``LINKSYNC_API_KEY`` as its ``api_key_env``). ``load_workspaces`` reads the block
-(a ``ConfigError`` for a wrong shape: nothing runs); ``Workspace.settings`` resolves one
-target (its own ``ConfigError``, e.g. an unset key variable, fails that target only).
+names ``LINKSYNC_API_KEY`` as its ``api_key_env``). A target names its service
+(``base_url``) or the built-in sandbox (``sandbox: true``, with its own ``sandbox_db``);
+``LINKSYNC_SANDBOX=1`` (or ``--sandbox``, ``load_workspaces(sandbox=True)``) lets the
+targets that name no base_url use the sandbox. Two targets that reach one workspace,
+however their URLs are spelt, are refused by the run (``linksync.config.identity``).
+``load_workspaces`` reads the block (a ``ConfigError`` for a wrong shape: nothing runs);
+``Workspace.settings`` resolves one target (its own ``ConfigError``, e.g. an unset key
+variable or no target named, fails that target only).
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ from linksync.config import (
     find_config,
     settings_for,
 )
+from linksync.config.choice import ENV_SANDBOX, sandbox_consent
 from linksync.config.profiles import (
     PROFILE_KEYS,
     TARGETS_KEY,
@@ -97,7 +103,7 @@ class Workspace:
         """The target and the profile of this workspace, its key from its own key
         source (``ConfigError`` when that is missing)."""
         env = os.environ if env is None else env
-        own = {k: v for k, v in env.items() if k not in (ENV_BASE_URL, ENV_API_KEY)}
+        own = {k: v for k, v in env.items() if k not in (ENV_BASE_URL, ENV_API_KEY, ENV_SANDBOX)}
         if self.profile.api_key_env == ENV_API_KEY and ENV_API_KEY in env:
             own[ENV_API_KEY] = env[ENV_API_KEY]
         here = Path(cwd) if cwd is not None else Path.cwd()
@@ -126,11 +132,13 @@ def load_workspaces(
     *,
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
+    sandbox: bool = False,
 ) -> tuple[Workspace, ...]:
     """The targets of the config file (``config``, else ``./linksync.yaml``), in file
-    order, or only ``names`` (in the order given). Raises ``ConfigError`` for a config
-    without targets, an unknown name, a wrong shape, or ``LINKSYNC_BASE_URL`` /
-    ``LINKSYNC_API_KEY`` set (see the module docstring)."""
+    order, or only ``names`` (in the order given). ``sandbox`` (or ``LINKSYNC_SANDBOX=1``
+    in ``env``): the targets that name no base_url use the built-in sandbox. Raises
+    ``ConfigError`` for a config without targets, an unknown name, a wrong shape, or
+    ``LINKSYNC_BASE_URL`` / ``LINKSYNC_API_KEY`` set (see the module docstring)."""
     env = os.environ if env is None else env
     here = Path(cwd) if cwd is not None else Path.cwd()
     path = find_config(config, here)
@@ -152,7 +160,16 @@ def load_workspaces(
         raise ConfigError(f"target {', '.join(twice)} given more than once")
     workspaces = tuple(_shown(every[n]) for n in chosen)
     _refuse_shared_env(env, workspaces)
+    if sandbox or sandbox_consent(env):
+        workspaces = tuple(_sandbox_allowed(ws) for ws in workspaces)
     return workspaces
+
+
+def _sandbox_allowed(ws: Workspace) -> Workspace:
+    """``ws`` with the built-in sandbox as its target when it names no base_url."""
+    if ws.profile.base_url is not None or ws.profile.sandbox:
+        return ws
+    return replace(ws, profile=replace(ws.profile, sandbox=True))
 
 
 def _shown(ws: Workspace) -> Workspace:

@@ -54,3 +54,15 @@ def check_url(url: str, where: str = "base URL") -> str:
     if parts.query or parts.fragment:
         raise ConfigError(f"{where} must not have a query or fragment ({_shown_url(text)})")
     return text
+
+
+def target_name(url: str) -> str:
+    """How a target is named in every output: scheme, host and port, as given
+    (``http://127.0.0.1:8443``), never a user name, a password, the path (it may hold a
+    token), a query or a fragment. ``url`` is one ``check_url`` passed."""
+    parts = urlsplit(url.strip())
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 address keeps its brackets
+        host = f"[{host}]"
+    port = parts.port
+    return f"{parts.scheme.lower()}://{host}{f':{port}' if port is not None else ''}"

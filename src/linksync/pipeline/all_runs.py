@@ -9,8 +9,11 @@ The targets (workspaces) are named in the config file's ``targets:`` block
 2. checks every output of every target together before the first request: each
    target's reports (a path given once names one file per target, see
    ``for_target``), journals, run locks, saved plans; no two on one path, none on a
-   file any target reads, no two targets on one workspace (one lock). A problem is a
-   ``ConfigError`` for the whole run: nothing was done;
+   file any target reads. A problem is a ``ConfigError`` for the whole run: nothing
+   was done;
+2b. reads the workspace each target reaches (``linksync.config.identity``), however
+   its URL is spelt: two targets on one workspace are a ``ConfigError`` naming both
+   (nothing done); a target whose service cannot be asked (a wrong key) fails alone;
 3. runs the targets at once, each in a thread of its own with its own event loop and
    its own client, so each key has its own rate limiter (a 429 on one key pauses that
    target only), its own lock and journal. An error ends its target only, and is kept
@@ -33,10 +36,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
 from os import PathLike
-from pathlib import Path
 from typing import Any
 
 from linksync.config import NetworkFlags, Settings
+from linksync.config.identity import (
+    WorkspaceIdentity,
+    local_identity,
+    read_identities,
+    refuse_shared,
+)
 from linksync.config.targets import Workspace, load_workspaces
 from linksync.errors import ConfigError, LinksyncError, describe
 from linksync.model.outcome import EXIT_OK, RemoteWrites, error_constant, exit_code_for
@@ -45,7 +53,6 @@ from linksync.pipeline.applying import ApplyRun
 from linksync.pipeline.entry import plan_async, prepare_apply
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.keywords import documented, given
-from linksync.pipeline.lock import default_lock_path
 from linksync.pipeline.preflight import Checks, PathArg, run_checks, run_paths
 from linksync.sync.options import Mode
 from linksync.sync.results import CancelSignal, ProgressSink
@@ -133,6 +140,7 @@ def plan_all(
             )
             checks += run_checks(settings[ws.name], ws.files, paths).named(ws.name)
     checks.check()
+    _one_workspace_each(settings, failed)
 
     def one(ws: Workspace) -> TargetResult:
         planned = asyncio.run(
@@ -148,7 +156,7 @@ def plan_all(
         label = settings[ws.name].target.label
         return TargetResult(ws.name, label, planned.exit_code, planned=planned)
 
-    runnable = [ws for ws in workspaces if ws.name in settings]
+    runnable = [ws for ws in workspaces if ws.name in settings and ws.name not in failed]
     done = _in_threads(runnable, one, settings, lambda ws: None, cancel=None)
     return AllResults("plan", tuple(failed.get(ws.name) or done[ws.name] for ws in workspaces))
 
@@ -229,6 +237,9 @@ def apply_all(
         except ConfigError as exc:
             failed[ws.name] = _error(ws.name, settings[ws.name], exc)
     _preflight_together(runs)
+    for name, identity in _one_workspace_each(settings, failed).items():
+        if name in runs:
+            runs[name].identity = identity  # read once: the run's lock is keyed on it
 
     def one(ws: Workspace) -> TargetResult:
         run = runs[ws.name]
@@ -242,7 +253,7 @@ def apply_all(
     def written(ws: Workspace) -> ApplyRun:
         return runs[ws.name]
 
-    runnable = [ws for ws in workspaces if ws.name in runs]
+    runnable = [ws for ws in workspaces if ws.name in runs and ws.name not in failed]
     done = _in_threads(runnable, one, settings, written, cancel=stop)
     return AllResults("apply", tuple(failed.get(ws.name) or done[ws.name] for ws in workspaces))
 
@@ -280,22 +291,26 @@ def _resolve(
             )
         except ConfigError as exc:
             failed[ws.name] = _error(ws.name, None, exc)
-    _one_workspace_each(settings)
+    local = {n: local_identity(s.target) for n, s in settings.items()}  # no request
+    labels = {n: s.target.label for n, s in settings.items()}
+    refuse_shared({n: i for n, i in local.items() if i is not None}, labels)
     return workspaces, settings, failed
 
 
-def _one_workspace_each(settings: Mapping[str, Settings]) -> None:
-    """Two targets on one workspace (one base URL and key, or one sandbox database)
-    would fight over it: refused before anything runs."""
-    seen: dict[Path, str] = {}
-    for name, s in settings.items():
-        key = default_lock_path(s.target)
-        if key in seen:
-            raise ConfigError(
-                f"targets {seen[key]} and {name} are one workspace (same base URL and key, "
-                "or the same sandbox database): give it one target"
-            )
-        seen[key] = name
+def _one_workspace_each(
+    settings: Mapping[str, Settings], failed: dict[str, TargetResult]
+) -> dict[str, WorkspaceIdentity]:
+    """The workspace each target reaches (step 2b): a target whose identity cannot be
+    read goes to ``failed``; two on one workspace are a ``ConfigError``."""
+    todo = {name: s for name, s in settings.items() if name not in failed}
+    known: dict[str, WorkspaceIdentity] = {}
+    for name, got in read_identities(todo).items():
+        if isinstance(got, WorkspaceIdentity):
+            known[name] = got
+        else:
+            failed[name] = _error(name, settings[name], got)
+    refuse_shared(known, {name: s.target.label for name, s in todo.items()})
+    return known
 
 
 def _preflight_together(runs: Mapping[str, ApplyRun]) -> None:

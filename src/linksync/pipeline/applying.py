@@ -11,8 +11,9 @@
    (its sources are read for their passwords only). A mirror refuses first
    (``MirrorRefused``, exit 2) a source that was not read or declared nothing
    (``refuse_undeclared``), ``force`` or not.
-3. The run lock is taken (keyed on the target by default); then the reports are opened
-   and the last run against the target is read from the journals.
+3. The run lock is taken (by default keyed on the workspace the service reports, read
+   once here: ``linksync.config.identity``); then the reports are opened and the last
+   run against the target is read from the journals.
 4. The plan (fresh, or the saved one checked against the workspace it was made for
    and refreshed: stale rows blocked) is shown to the front end
    (``RunEvents.planned``), refused above the safety thresholds without force, and
@@ -41,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from linksync.config import Settings
+from linksync.config.identity import WorkspaceIdentity, read_workspace_identity
 from linksync.errors import (
     InterruptedAfterWrites,
     LinksyncError,
@@ -75,8 +77,7 @@ from linksync.pipeline.preflight import (
 )
 from linksync.pipeline.saved import SavedAsks, check_saved
 from linksync.report import ReportOptions, ReportSet
-from linksync.report.annotate import annotation_pairs, write_annotated
-from linksync.report.qr import QrCodes, links_of_results, write_qr_zip
+from linksync.report.annotate import annotation_pairs, write_copies
 from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
 from linksync.safe.secrets import Secrets
@@ -145,6 +146,8 @@ class ApplyRun:
         #: The options the run goes by (a saved plan's, once checked: ``_bind``).
         self.options = request.options
         self.plan_name = str(request.saved_path or "(a Plan object)")
+        #: The workspace the target reaches, read at the start of the run (or given).
+        self.identity: WorkspaceIdentity | None = None
 
     @property
     def label(self) -> str:
@@ -205,6 +208,9 @@ class ApplyRun:
             if saved is None:
                 refuse_undeclared(validation, req.options)
                 refuse_file_errors(validation)
+        if paths.lock is None and paths.lock_is_default:
+            self.identity = self.identity or await read_workspace_identity(req.settings)
+            paths = paths.identified(self.identity)
         try:
             results = await self._locked(paths, validation, saved)
         except (LinksyncError, OSError) as exc:
@@ -283,7 +289,7 @@ class ApplyRun:
             if not results.confirmed:
                 return results  # nothing applied, no report written
             files = reports.close(results.info)
-        files += self._copies(paths, results)
+        files += write_copies(paths.annotate, paths.qr, results.rows, self.warn)
         again = tuple(repeats(results.rows, last))
         return replace(
             results,
@@ -358,20 +364,6 @@ class ApplyRun:
     def warn(self, text: str) -> None:
         self.warnings.append(text)
         self.events.warning(text)
-
-    def _copies(self, paths: RunPaths, results: Results) -> list[Path]:
-        """The annotated copies and the QR zip; a link without a short URL is a warning."""
-        written: list[Path] = []
-        codes = QrCodes() if paths.qr is not None else None
-        for source, copy in paths.annotate:
-            written.append(write_annotated(source, results.rows, copy, qr=codes))
-        if paths.qr is not None:
-            links, missing = links_of_results(results.rows)
-            drawn = write_qr_zip(links, paths.qr, codes=codes, left_out=missing)
-            written.append(drawn.path)
-            for why in drawn.left_out:
-                self.warn(f"no QR code for {why}")
-        return written
 
 
 def run_apply(run: ApplyRun) -> Results:

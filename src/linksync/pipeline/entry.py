@@ -3,7 +3,8 @@
 Both take the sources (file paths, or ``LinkSpec`` objects) and keyword-only
 parameters, each with its default and a line in the function's ``Args:``
 (``linksync.pipeline.keywords``): a resolved target (``settings``; default: the
-environment, ``./linksync.yaml`` or the built-in sandbox), the reading options of the
+environment or ``./linksync.yaml``; the built-in sandbox only when asked for, with
+``linksync.config.resolve(sandbox=True)`` or ``LINKSYNC_SANDBOX=1``), the reading options of the
 command line (``sheets``, ``mapping``, ``encoding``, ``date_format``,
 ``empty_values``, ``strict``, ``fix_invisible``) and ``SyncOptions`` fields
 (``mode="mirror"``, ``owner_tag=...``, ``force=True``...), over the profile's. The

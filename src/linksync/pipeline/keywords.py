@@ -22,7 +22,8 @@ R = TypeVar("R")
 ARGS: dict[str, str] = {
     "sources": "file paths (CSV, Excel, YAML; a folder) or LinkSpec objects.",
     "settings": "the target and profile (linksync.config.resolve); default: the "
-    "environment, ./linksync.yaml or the built-in sandbox.",
+    "environment or ./linksync.yaml, else ConfigError; the built-in sandbox when asked "
+    "for: resolve(sandbox=True) or LINKSYNC_SANDBOX=1.",
     "options": "SyncOptions instead of the profile's (the keywords below still override).",
     "sheets": "--sheet: only these workbook sheets.",
     "mapping": "--map: {HEADER: FIELD}, read column HEADER as FIELD ('ignore' skips it).",

@@ -1,18 +1,21 @@
 """The run lock, so two linksync runs against the same workspace cannot overlap.
 
-Where the lock lives. By default it is keyed on the target (base URL and workspace),
-in the user's state folder: two checkouts of one repository, or two jobs on one
-machine, applying to the same workspace share one lock wherever they run from::
+Where the lock lives. By default it is keyed on the workspace, in the user's state
+folder: two checkouts of one repository, or two jobs on one machine, applying to the
+same workspace share one lock wherever they run from, whichever spelling of the URL
+they use (``http://127.0.0.1:8787`` and ``http://localhost:8787`` reach one workspace)::
 
-    $LINKSYNC_STATE_DIR/locks/<host>-<key>.lock      when the variable is set, else
+    $LINKSYNC_STATE_DIR/locks/<name>-<key>.lock      when the variable is set, else
     $XDG_STATE_HOME/linksync/locks/...               Linux and other Unix (~/.local/state)
     ~/Library/Application Support/linksync/locks/... macOS
     %LOCALAPPDATA%\\linksync\\locks\\...                Windows
 
-``<key>`` is a hash of the base URL and the workspace: for a remote service the
-workspace is known by its API key (only a hash of the key is used, never the key); for
-the built-in sandbox it is the absolute path of its state file. ``--lock FILE`` names
-another lock file instead.
+``<key>`` is a hash of the workspace's identity (``linksync.config.identity``): for a
+service, the organization's id it reports for the key, with a hash of the key (never
+the key), read once at the start of the run, before the lock is taken (one request);
+for the built-in sandbox in-process, the absolute path of its state file (no request).
+``<name>`` is the organization's id (or ``sandbox``), for a person looking at the
+folder. ``--lock FILE`` names another lock file instead.
 
 How. ``acquire_lock(path)`` takes an exclusive lock on the file with ``filelock`` (an
 ``flock`` on Unix, ``LockFileEx`` on Windows; never ``fcntl`` imported by us, so the
@@ -36,7 +39,8 @@ not).
 
 Usage::
 
-    with acquire_lock(default_lock_path(settings.target), target="sandbox") as holder:
+    identity = await read_workspace_identity(settings)   # linksync.config.identity
+    with acquire_lock(default_lock_path(identity), target="sandbox") as holder:
         ...  # plan and apply
 """
 
@@ -54,10 +58,10 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 from filelock import FileLock, Timeout
 
+from linksync.config.identity import WorkspaceIdentity, local_identity
 from linksync.errors import LockError
 from linksync.safe.outputs import write_text_atomic
 from linksync.safe.state_folder import make_folder
@@ -127,26 +131,20 @@ def state_dir(env: Mapping[str, str] | None = None, platform: str | None = None)
     return base_dir / "linksync"
 
 
-def workspace_key(target: Target) -> str:
-    """What tells one workspace from another on the same base URL: the sandbox's state
-    file, or a hash of the API key (never the key itself)."""
-    if target.is_sandbox:
-        db = target.sandbox_db or ""
-        if db == ":memory:":
-            return f"memory:{os.getpid()}"  # a private sandbox: nobody else can write it
-        return "sandbox:" + str(Path(db).resolve())
-    return "key:" + hashlib.sha256(target.api_key.encode("utf-8")).hexdigest()
-
-
-def default_lock_path(target: Target, env: Mapping[str, str] | None = None) -> Path:
-    """The lock file of ``target`` in the state folder (see the module docstring)."""
-    base = target.base_url.rstrip("/").lower()
-    digest = hashlib.sha256(f"{base}\n{workspace_key(target)}".encode()).hexdigest()[:20]
-    try:
-        host = urlsplit(base).hostname or "target"
-    except ValueError:
-        host = "target"
-    name = re.sub(r"[^a-z0-9.-]+", "_", host)[:40] or "target"
+def default_lock_path(
+    workspace: WorkspaceIdentity | Target, env: Mapping[str, str] | None = None
+) -> Path:
+    """The lock file of ``workspace`` in the state folder (see the module docstring):
+    its identity, or a target whose identity needs no request (the in-process sandbox;
+    a service's is read first: ``linksync.config.identity.read_workspace_identity``)."""
+    identity = workspace if isinstance(workspace, WorkspaceIdentity) else local_identity(workspace)
+    if identity is None:
+        raise ValueError(
+            "the lock of a service is keyed on the workspace it reports: read its identity "
+            "first (linksync.config.identity.read_workspace_identity)"
+        )
+    digest = hashlib.sha256(identity.key.encode()).hexdigest()[:20]
+    name = re.sub(r"[^a-z0-9._-]+", "_", identity.name.lower())[:40].strip("._") or "workspace"
     return state_dir(env) / "locks" / f"{name}-{digest}.lock"
 
 

@@ -3,8 +3,9 @@ request (``linksync.safe.outputs`` holds the checks themselves).
 
 ``run_paths`` says where a plan or apply writes: its reports, annotated copies (and
 their QR images folder), the QR zip (``--qr``), journal (default
-``.linksync/runs/<run-id>.jsonl``), lock (default: keyed on the target, in the user's
-state folder, see ``linksync.pipeline.lock``) with its holder record, and a saved plan
+``.linksync/runs/<run-id>.jsonl``), lock (default: keyed on the workspace, in the user's
+state folder, see ``linksync.pipeline.lock``; a service's is known once the run has read
+the workspace's identity, and checked when taken) with its holder record, and a saved plan
 (``plan --out``). ``run_checks`` puts them beside every file the run reads (sources,
 every file under a source folder, the config and API-key files, the sandbox database, a
 saved plan given to ``apply --plan``), and its ``check`` raises one ``ConfigError``
@@ -23,6 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from linksync.config import Settings
+from linksync.config.identity import WorkspaceIdentity, local_identity
 from linksync.pipeline.lock import (
     ENV_STATE_DIR,
     default_lock_path,
@@ -50,7 +52,8 @@ PathArg = str | os.PathLike[str]
 @dataclass(frozen=True, slots=True)
 class RunPaths:
     """Where one run writes. ``annotate``: (source, copy) pairs. ``journal`` / ``lock``
-    None: the run keeps none. ``lock_is_default``: the lock is the target's own.
+    None: the run keeps none. ``lock_is_default``: the lock is the workspace's own (with
+    ``lock`` None: a service's, known once its identity is read: ``identified``).
     ``qr``: the zip of QR codes (and a QR column in annotated workbooks)."""
 
     reports: tuple[Path, ...] = ()
@@ -80,6 +83,13 @@ class RunPaths:
             out.append(Output(self.plan_out, "--out", PLAN_SUFFIXES))
         return out
 
+    def identified(self, identity: WorkspaceIdentity) -> RunPaths:
+        """These paths with the default lock of the workspace ``identity`` (read at the
+        start of the run) in place of the one not known yet."""
+        if self.lock is not None or not self.lock_is_default:
+            return self
+        return replace(self, lock=default_lock_path(identity))
+
 
 def run_paths(
     settings: Settings,
@@ -103,7 +113,8 @@ def run_paths(
     lock_is_default = False
     lock_path: Path | None = None
     if lock is None or lock is True:
-        lock_is_default, lock_path = True, default_lock_path(settings.target)
+        lock_is_default, local = True, local_identity(settings.target)
+        lock_path = default_lock_path(local) if local is not None else None
     elif lock is not False:
         lock_path = Path(lock)
     return RunPaths(

@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 import csv
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ from linksync.errors import ConfigError, SourceError
 from linksync.model import Action, RowResult, Status
 from linksync.model.links import column_letter
 from linksync.report.cells import error_text, neutralize, xml_text
-from linksync.report.qr import QrCodes
+from linksync.report.qr import QrCodes, links_of_results, write_qr_zip
 from linksync.report.qr_sheet import QR_HEADER, clear_qr_column, fill_qr_column, qr_folder_output
 from linksync.safe.outputs import Output, atomic_path, check_outputs, protected_inputs
 
@@ -330,3 +330,24 @@ def _annotate_csv(
     with open(out, "w", encoding=fmt.encoding, newline="") as f:
         writer = csv.writer(f, delimiter=fmt.delimiter, lineterminator=fmt.lineterminator)
         writer.writerows(records)
+
+
+def write_copies(
+    annotate: Iterable[tuple[Path, Path]],
+    qr: Path | None,
+    rows: Sequence[RowResult],
+    warn: Callable[[str], None],
+) -> list[Path]:
+    """A run's annotated copies (``(source, copy)`` pairs) and its QR zip (``qr``); a
+    link without a short URL is a warning (``warn``). Returns the files written."""
+    written: list[Path] = []
+    codes = QrCodes() if qr is not None else None
+    for source, copy_path in annotate:
+        written.append(write_annotated(source, rows, copy_path, qr=codes))
+    if qr is not None:
+        links, missing = links_of_results(rows)
+        drawn = write_qr_zip(links, qr, codes=codes, left_out=missing)
+        written.append(drawn.path)
+        for why in drawn.left_out:
+            warn(f"no QR code for {why}")
+    return written

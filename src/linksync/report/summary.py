@@ -158,13 +158,15 @@ def count_results(results: Iterable[RowResult]) -> Counts:
 
 
 def safe_target(target: str) -> str:
-    """A target URL fit to print: user info (``user:key@``) and query string removed."""
+    """A target URL fit to print: user info (``user:key@``) and query string removed.
+    What follows the URL (`` (profile staging)``) is kept: it is no part of the port."""
+    target, space, after = target.partition(" ")
     try:
         parts = urlsplit(target)
     except ValueError:
-        return target
+        return target + space + after
     if not parts.scheme or not parts.netloc:
-        return target
+        return target + space + after
     host = parts.hostname or ""
     try:
         port = parts.port
@@ -172,7 +174,7 @@ def safe_target(target: str) -> str:
         port = None
     if port is not None:
         host = f"{host}:{port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+    return urlunsplit((parts.scheme, host, parts.path, "", "")) + space + after
 
 
 def run_title(counts: Counts, info: RunInfo) -> str:
