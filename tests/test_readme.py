@@ -68,6 +68,8 @@ def test_the_first_links_file_plans_as_the_readme_says(
     monkeypatch.chdir(tmp_path)
     for name in ("LINKSYNC_BASE_URL", "LINKSYNC_API_KEY", "LINKSYNC_PROFILE"):
         monkeypatch.delenv(name, raising=False)
+    # On a terminal the sandbox is the default; CliRunner is not one, so it asks for it.
+    monkeypatch.setenv("LINKSYNC_SANDBOX", "1")
     planned = CliRunner().invoke(cli, command.split()[1:], catch_exceptions=False)
     assert planned.exit_code == 0, planned.output
     assert "2 create" in planned.output

@@ -163,7 +163,7 @@ def test_other_modes_refuse_as_file_errors_not_as_a_mirror(workdir: Path) -> Non
 
 def register(workdir: Path, domain: str) -> None:
     """Register and verify a custom domain, as ``linksync domains add`` + ``verify`` do."""
-    settings = resolve(cwd=workdir, env={})
+    settings = resolve(cwd=workdir, env={}, sandbox=True)
 
     async def go() -> None:
         async with settings.open_client() as client:

@@ -28,7 +28,7 @@ def sheet(workdir: Path, *rows: str) -> str:
 
 def opens(workdir: Path, slug: str, password: str) -> int:
     """The status the sandbox's short link answers with ``password`` (302: it opens)."""
-    target = resolve(cwd=workdir, env={}).target
+    target = resolve(cwd=workdir, env={}, sandbox=True).target
     app = create_app(target.sandbox or SandboxSettings(), db_path=target.sandbox_db)
 
     async def go() -> int:

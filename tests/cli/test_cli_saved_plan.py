@@ -48,7 +48,7 @@ def planned(workdir: Path) -> Path:
 
 def by_hand(workdir: Path, *, delete: str, repoint: str) -> None:
     async def edit() -> None:
-        async with resolve(cwd=workdir, env={}).open_client() as client:
+        async with resolve(cwd=workdir, env={}, sandbox=True).open_client() as client:
             await client.delete_link(delete, domain="lnk.test")
             await client.update_link(repoint, {"url": "https://example.com/by-hand"}, "lnk.test")
 

@@ -63,7 +63,7 @@ def test_an_empty_csv_refuses_plan_and_apply_even_forced(seeded: Path) -> None:
 def test_a_folder_without_yaml_refuses_the_mirror(seeded: Path) -> None:
     (seeded / "links").mkdir()
     (seeded / "links" / "README.md").write_text("the links live in git\n", encoding="utf-8")
-    with pytest.raises(MirrorRefused, match=r"links: EMPTY_SOURCE: nothing to read"):
+    with pytest.raises(MirrorRefused, match=r"links/README.md: EMPTY_SOURCE: not read"):
         linksync.apply(["links"], **MIRROR, journal=False)
     assert slugs(seeded) == ["a", "b", "c"]
 
@@ -128,7 +128,7 @@ def test_a_file_level_warning_of_another_kind_does_not_refuse(seeded: Path) -> N
     warning = Problem(
         "UNKNOWN_COLUMN", "column Notes ignored", Provenance("links.csv"), None, Severity.WARNING
     )
-    settings = linksync.config.resolve(cwd=seeded, env={})
+    settings = linksync.config.resolve(cwd=seeded, env={}, sandbox=True)
 
     async def go() -> list[str]:
         async with settings.open_client() as client:

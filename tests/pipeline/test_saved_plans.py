@@ -29,7 +29,7 @@ SPECS = [spec("alpha", "https://example.com/a", 1), spec("bravo", "https://examp
 
 def sandbox_in(folder: Path) -> Settings:
     folder.mkdir(exist_ok=True)
-    return resolve(cwd=folder, env={})
+    return resolve(cwd=folder, env={}, sandbox=True)
 
 
 def slugs(settings: Settings) -> list[str]:

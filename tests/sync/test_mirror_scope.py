@@ -69,7 +69,7 @@ def test_a_row_on_a_misspelt_domain_keeps_the_links_of_its_slug() -> None:
     }
     kept = next(ch for ch in plan.changes if ch.action is Action.SKIP and ch.slug == "spring")
     assert kept.reason is not None
-    assert kept.reason.startswith("kept, not deleted: go.yaml, row 4 declares the slug spring")
+    assert kept.reason.startswith("kept, not deleted: go.yaml, line 4 declares the slug spring")
     assert not kept.is_write and plan.safety.deletes == 1
     # Outside the scope nothing changes: lnk.test/spring is no delete and no skip.
     assert all(ch.domain != SYS for ch in plan.changes)
@@ -137,10 +137,14 @@ def test_every_wrong_scope_domain_is_named_at_once_and_right_ones_pass() -> None
         check_scope(options, SYS, {GO})
 
 
-def test_a_scope_is_refused_when_the_system_domain_is_not_known() -> None:
-    options = SyncOptions(mode=Mode.MIRROR, scope_domains=("lnk.test",))
-    with pytest.raises(ConfigError, match="set system_domain in the profile"):
-        check_scope(options, "", {GO})
+def test_a_scope_may_name_the_system_domain_before_it_is_known() -> None:
+    """No link is on the service's own domain yet (its name is not known): an entry
+    that is near no registered domain may be it, and holds nothing to delete; one near a
+    registered domain is still refused as its misspelling."""
+    check_scope(SyncOptions(mode=Mode.MIRROR, scope_domains=("lnk.test",)), "", {GO})
+    near = SyncOptions(mode=Mode.MIRROR, scope_domains=("go.exmaple.com",))
+    with pytest.raises(ConfigError, match="did you mean go.example.com"):
+        check_scope(near, "", {GO})
 
 
 def test_an_owner_tag_nobody_carries_is_a_warning_with_the_nearest_tag() -> None:

@@ -23,7 +23,7 @@ FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
     work = tmp_path_factory.mktemp("ui-visits")
-    with start_ui(resolve(cwd=work, env={}), runs_dir=work / "ui") as handle:
+    with start_ui(resolve(cwd=work, env={}, sandbox=True), runs_dir=work / "ui") as handle:
         yield handle
 
 

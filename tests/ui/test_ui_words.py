@@ -82,7 +82,7 @@ async def test_the_profiles_date_format_is_shown_and_not_repeated(tmp_path: Path
     (tmp_path / "linksync.yaml").write_text("date_format: dmy\n", encoding="utf-8")
     from ui_support import make_state, page_client
 
-    ui = make_state(resolve(cwd=tmp_path, env={}), tmp_path)
+    ui = make_state(resolve(cwd=tmp_path, env={}, sandbox=True), tmp_path)
     try:
         async with page_client(ui) as client:
             page = (await client.get("/")).text
@@ -149,7 +149,7 @@ async def test_utm_case_is_offered_with_the_teams_rules(tmp_path: Path) -> None:
     (tmp_path / "linksync.yaml").write_text("utm_rules:\n  lowercase: true\n", encoding="utf-8")
     from ui_support import make_state, page_client
 
-    ui = make_state(resolve(cwd=tmp_path, env={}), tmp_path)
+    ui = make_state(resolve(cwd=tmp_path, env={}, sandbox=True), tmp_path)
     try:
         async with page_client(ui) as client:
             assert 'id="opt-utm-case"' in (await client.get("/")).text
@@ -170,7 +170,7 @@ async def test_a_warning_made_an_error_by_the_profile_says_so(tmp_path: Path) ->
     (tmp_path / "linksync.yaml").write_text("strict: true\n", encoding="utf-8")
     from ui_support import make_state, page_client
 
-    ui = make_state(resolve(cwd=tmp_path, env={}), tmp_path)
+    ui = make_state(resolve(cwd=tmp_path, env={}, sandbox=True), tmp_path)
     try:
         async with page_client(ui) as client:
             content = b"url,slug,Approver\nhttps://shop.example.com/a,a,Ana\n"

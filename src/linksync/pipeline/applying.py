@@ -42,7 +42,11 @@ from pathlib import Path
 from typing import Any
 
 from linksync.config import Settings
-from linksync.config.identity import WorkspaceIdentity, read_workspace_identity
+from linksync.config.identity import (
+    WorkspaceIdentity,
+    read_workspace_identity,
+    workspace_identity,
+)
 from linksync.errors import (
     InterruptedAfterWrites,
     LinksyncError,
@@ -319,8 +323,9 @@ class ApplyRun:
         on_result: Callable[[RowResult], None],
     ) -> Results:
         req = self.request
-        passwords = password_store(req.settings.target)
         async with req.settings.open_client() as client:
+            self.identity = self.identity or await workspace_identity(client, req.settings.target)
+            passwords = password_store(self.identity)
             plan = await plan_to_apply(
                 client,
                 self.options,

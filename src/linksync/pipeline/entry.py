@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, ParamSpec
 
 from linksync.config import Settings, resolve
+from linksync.config.identity import workspace_identity
 from linksync.errors import ConfigError, LinksyncError, describe
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RunInfo
@@ -171,8 +172,9 @@ async def _planning(
     events.problems(validation.file_problems)
     for note in validation.notes:
         events.note(note)
-    passwords = load_passwords(password_store(settings.target), events.warning)
     async with settings.open_client() as client:
+        identity = await workspace_identity(client, settings.target)
+        passwords = load_passwords(password_store(identity), events.warning)
         made = await make_plan(
             client,
             validation,

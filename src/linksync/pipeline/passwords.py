@@ -21,13 +21,18 @@ from linksync.sync.fingerprints import PasswordMemory, PasswordStore
 
 if TYPE_CHECKING:
     from linksync.config import Target
+    from linksync.config.identity import WorkspaceIdentity
 
 FOLDER = "passwords"
 
 
-def password_store(target: Target, env: Mapping[str, str] | None = None) -> PasswordStore:
-    """The fingerprint file of ``target`` in the state folder."""
-    name = default_lock_path(target, env).stem
+def password_store(
+    workspace: WorkspaceIdentity | Target, env: Mapping[str, str] | None = None
+) -> PasswordStore:
+    """The fingerprint file of ``workspace`` in the state folder (named as its lock:
+    the identity the service reports, ``linksync.config.identity``; a target only for
+    the in-process sandbox, known without a request)."""
+    name = default_lock_path(workspace, env).stem
     return PasswordStore(state_dir(env) / FOLDER / f"{name}.json")
 
 

@@ -139,15 +139,15 @@ def check_scope(options: SyncOptions, system_domain: str, registered: Collection
         if entry in known:
             continue
         near = difflib.get_close_matches(entry, known, n=1, cutoff=0.6)
+        if not system_domain and not near:
+            # No link of the workspace is on the service's own domain, so its name is
+            # not known: this entry may be it, and holds no link to delete either way
+            # (the next run, once a link is there, checks it against the name).
+            continue
         if near:
             hint = f"; did you mean {near[0]}?"
         else:
             hint = f"; its domains: {', '.join(known)}" if known else ""
-        if not system_domain:
-            hint += (
-                " (the service's own domain is not known here: set system_domain in the "
-                "profile if it is this one)"
-            )
         wrong.append(f"--domain {entry}: no such domain in this workspace{hint}")
     if wrong:
         raise ConfigError("; ".join(wrong) + " (nothing done)")
