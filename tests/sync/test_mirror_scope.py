@@ -143,7 +143,7 @@ def test_a_scope_may_name_the_system_domain_before_it_is_known() -> None:
     registered domain is still refused as its misspelling."""
     check_scope(SyncOptions(mode=Mode.MIRROR, scope_domains=("lnk.test",)), "", {GO})
     near = SyncOptions(mode=Mode.MIRROR, scope_domains=("go.exmaple.com",))
-    with pytest.raises(ConfigError, match="did you mean go.example.com"):
+    with pytest.raises(ConfigError, match=r"did you mean go\.example\.com"):
         check_scope(near, "", {GO})
 
 
