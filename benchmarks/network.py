@@ -1,4 +1,4 @@
-"""A modest server: plan and apply against a small listen backlog (issue 22).
+"""A modest server: plan and apply against a small listen backlog.
 
 ``linksync sandbox serve --backlog N`` on a free 127.0.0.1 port, 20-40 ms of latency per
 request, R requests per 1 s window, a workspace of 5,000 links (written straight into

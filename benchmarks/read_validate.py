@@ -1,6 +1,6 @@
 """Read + validate at scale, next to the bare read of the same file, in one run.
 
-    python benchmarks/read_validate.py                      # issue defaults (1M/100k/50k)
+    python benchmarks/read_validate.py                      # the defaults (1M/100k/50k)
     python benchmarks/read_validate.py --csv-rows 100000 --xlsx-rows 10000 --yaml-entries 5000
     python benchmarks/read_validate.py --csv-rows 0 --yaml-entries 0 --repeat 5   # xlsx only
 
@@ -9,7 +9,7 @@ case in its own subprocess (wall time of the operation, and the process's peak R
 from ``resource.getrusage``), so the cases do not share memory. Each bare read and
 linksync's read of the same file run as a pair, one after the other, ``--repeat``
 times: the ratios (wall and CPU) are taken within each pair, so they hold on a noisy
-machine, and their median is set against issue 13's targets. Prints JSON.
+machine, and their median is set against the targets (``TARGETS``). Prints JSON.
 
 Cases: ``csv_bare`` (``pandas.read_csv(dtype=str, keep_default_na=False)``),
 ``csv_linksync`` (``read_sources`` + ``validate``), ``csv_specs`` (the same plus

@@ -3,6 +3,14 @@
     python benchmarks/report_write.py                # 100,000 rows in every format,
                                                      # 1,000,000 rows csv and jsonl
     python benchmarks/report_write.py --rows 20000 --big-rows 0
+    python benchmarks/report_write.py --big-rows 0 --formats xlsx,xlsxwriter --repeat 3
+
+``xlsxwriter`` is not a report format: it writes the same Results sheet as the xlsx
+report (header style, status fills, short URLs as links, frozen header, autofilter,
+column widths) with xlsxwriter in its constant-memory mode, the library linksync would
+use instead of its own streaming writer (``report/xlsx_stream.py``): the figure that
+decides whether the own writer is worth its lines (``docs/performance.md``,
+"Workbooks"). It needs the dev dependencies (``make lint`` installs them).
 
 Each measurement runs in its own process so peak memory (ru_maxrss) belongs to it
 alone. ``peak_rss_mb`` is the process high-water mark; ``writer_rss_mb`` is how much it
@@ -127,19 +135,84 @@ def measure_one(fmt: str, n: int) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"report.{fmt}"
         base = _rss_mb()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         writer = open_writer(path)
         for result in rows(n):
             writer.write(result)  # type: ignore[arg-type]
         writer.close(info)
-        seconds = time.perf_counter() - t0
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
         size = path.stat().st_size
     peak = _rss_mb()
     return {
         "format": fmt,
         "rows": n,
         "seconds": round(seconds, 2),
+        "cpu_s": round(cpu, 2),
         "generate_s": round(generate_s, 2),
+        "rows_per_s": round(n / seconds),
+        "file_mb": round(size / 1e6, 1),
+        "peak_rss_mb": round(peak, 1),
+        "writer_rss_mb": round(peak - base, 1),
+    }
+
+
+def _write_with_xlsxwriter(path: Path, n: int) -> None:
+    """The Results sheet of the xlsx report, written by xlsxwriter (constant memory)."""
+    import xlsxwriter  # type: ignore[import-untyped]
+
+    from linksync.model import RESULT_COLUMNS, Status
+    from linksync.report.cells import report_row
+    from linksync.report.xlsx import (
+        FAILED_FILL,
+        FAILED_FONT,
+        HEADER_FILL,
+        LINK_FONT,
+        MAX_LINKS_PER_SHEET,
+    )
+
+    wb = xlsxwriter.Workbook(str(path), {"constant_memory": True, "strings_to_urls": False})
+    head = wb.add_format(
+        {"bold": True, "font_color": "#FFFFFF", "bg_color": HEADER_FILL, "bottom": 1}
+    )
+    failed = wb.add_format({"bg_color": FAILED_FILL, "font_color": FAILED_FONT})
+    link = wb.add_format({"font_color": LINK_FONT, "underline": 1})
+    ws = wb.add_worksheet("Results")
+    ws.set_column(0, len(RESULT_COLUMNS) - 1, 18)
+    ws.freeze_panes(1, 0)
+    ws.write_row(0, 0, RESULT_COLUMNS, head)
+    short = RESULT_COLUMNS.index("short_url")
+    r = links = 0
+    for r, result in enumerate(rows(n), start=1):
+        bad = result.status in (Status.FAILED, Status.INVALID)  # type: ignore[attr-defined]
+        for c, value in enumerate(report_row(result).values()):  # type: ignore[arg-type]
+            if value is None or value == "":
+                continue
+            if c == short and links < MAX_LINKS_PER_SHEET:  # Excel's limit, as the report
+                links += 1
+                ws.write_url(r, c, value, link, string=value)
+            elif isinstance(value, str):
+                ws.write_string(r, c, value, failed if bad else None)
+            else:
+                ws.write_number(r, c, value, failed if bad else None)
+    ws.autofilter(0, 0, r, len(RESULT_COLUMNS) - 1)
+    wb.close()
+
+
+def measure_xlsxwriter(n: int) -> dict[str, object]:
+    """Write n rows of the Results sheet with xlsxwriter, in this process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "report.xlsx"
+        base = _rss_mb()
+        t0, c0 = time.perf_counter(), time.process_time()
+        _write_with_xlsxwriter(path, n)
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+        size = path.stat().st_size
+    peak = _rss_mb()
+    return {
+        "format": "xlsxwriter",
+        "rows": n,
+        "seconds": round(seconds, 2),
+        "cpu_s": round(cpu, 2),
         "rows_per_s": round(n / seconds),
         "file_mb": round(size / 1e6, 1),
         "peak_rss_mb": round(peak, 1),
@@ -174,15 +247,17 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--big-rows", type=int, default=1_000_000)
     parser.add_argument("--formats", default=",".join(FORMATS))
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each format")
     parser.add_argument("--one", nargs=2, metavar=("FORMAT", "ROWS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(measure_one(args.one[0], int(args.one[1]))))
+        fmt, n = args.one[0], int(args.one[1])
+        print(json.dumps(measure_xlsxwriter(n) if fmt == "xlsxwriter" else measure_one(fmt, n)))
         return
     formats = [f for f in args.formats.split(",") if f]
     load_before = os.getloadavg()[0]
     calibration = calibration_s()
-    runs = [run_child(fmt, args.rows) for fmt in formats]
+    runs = [run_child(fmt, args.rows) for _ in range(args.repeat) for fmt in formats]
     if args.big_rows:
         runs += [run_child(fmt, args.big_rows) for fmt in ("csv", "jsonl") if fmt in formats]
     report = {

@@ -1,4 +1,4 @@
-"""Throughput of ``linksync apply`` at the rate limit's ceiling (issue 13's figures).
+"""Throughput of ``linksync apply`` at the rate limit's ceiling.
 
 Every case starts ``linksync sandbox serve`` on a free 127.0.0.1 port (20-40 ms of
 latency per request) on one core, and runs linksync on the other(s), so each side's CPU
@@ -267,7 +267,7 @@ def throughput_case(case: Case, *, peer: bool, via_api: bool, timeout: float) ->
     log(f"{case.name}: probing the sandbox's own capacity and the CLI's start-up time")
     capacity = sandbox_capacity(case.latency_ms, cores=CORES)
     startup = run_cli(["apply", "--help"], timeout=60).wall_s  # imports the sync stack
-    # As issue 13 counts it: the list pages (or one read per row, if fewer) and the
+    # The minimum counts the list pages (or one read per row, if fewer) and the
     # writes; the organization and domain reads (2) are left out.
     reads = min(math.ceil(case.existing / PAGE) or 1, case.rows)
     minimum = (reads + work.writes) / case.rate

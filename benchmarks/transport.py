@@ -1,4 +1,4 @@
-"""Client CPU per request and wall time of the network transport (issue 22, part 3).
+"""Client CPU per request and wall time of the network transport.
 
 The same workload (N creates through ``LinkServiceClient.create_link``, ``--concurrency``
 workers, the default 64) against ``linksync sandbox serve`` on a free 127.0.0.1 port with

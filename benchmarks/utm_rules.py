@@ -1,4 +1,4 @@
-"""The cost of the team's UTM rules (issue 24, part 2): ``read_sources`` + ``validate``
+"""The cost of the team's UTM rules: ``read_sources`` + ``validate``
 of one CSV with UTM columns, without rules, with the rules of docs/checks.md, and with
 ``fix_utm_case``, in one process, each ``--repeat`` times (the median is printed).
 

@@ -1,4 +1,4 @@
-"""The action's ``notify`` and ``check-destinations`` inputs (issue 24), run locally as
+"""The action's ``notify`` and ``check-destinations`` inputs, run locally as
 action/local.py runs action.yml: alerts reach a webhook receiver on 127.0.0.1 through
 apprise's json://, the notify URL never shows in the job's log, summary or outputs; the
 destinations are checked against the same local server (a page that answers 404)."""

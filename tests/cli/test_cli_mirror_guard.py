@@ -1,4 +1,4 @@
-"""A mirror acts only on what its sources declared (issue 30), through ``linksync plan``
+"""A mirror acts only on what its sources declared, through ``linksync plan``
 and ``linksync apply`` on the built-in sandbox: a source that was not read or declared
 nothing refuses the mirror (exit 2, ``--force`` or not) and nothing is deleted; a
 ``--domain`` that names no domain of the workspace is an error naming the nearest one;

@@ -1,4 +1,4 @@
-"""Passwords as a user sees them (issue 29): a changed password is sent when this
+"""Passwords as a user sees them: a changed password is sent when this
 machine knows what it sent before, and a row whose password cannot be compared says it
 was not sent and how to send it. Through the CLI on the built-in sandbox; the sandbox's
 short link is then opened with each password (its password gate)."""

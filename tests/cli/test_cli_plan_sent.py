@@ -1,4 +1,4 @@
-"""What is sent is shown (issue 29): the plan, in the terminal, as JSON, as the
+"""What is sent is shown: the plan, in the terminal, as JSON, as the
 pull-request markdown and as the saved plan, shows each create's destination URL as it
 will be sent (UTM columns merged) and each update's old -> new values; "No changes" only
 when nothing is invalid, skipped or unsent; rows whose empty cells leave values as the

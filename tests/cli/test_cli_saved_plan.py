@@ -1,5 +1,5 @@
-"""``apply --plan``: a saved plan writes only what it declared, where it was declared
-(issue 30). A team plans on a pull request and applies on merge: between the two, links
+"""``apply --plan``: a saved plan writes only what it declared, where it was declared.
+A team plans on a pull request and applies on merge: between the two, links
 change by hand, flags and profile limits are added, the file is edited, a job points at
 another workspace. Each case runs the CLI on the built-in sandbox of ``workdir`` and
 checks the workspace through the client afterwards."""

@@ -1,4 +1,4 @@
-"""``linksync plan`` / ``apply`` with the profile's UTM rules (issue 24, part 2) against
+"""``linksync plan`` / ``apply`` with the profile's UTM rules against
 the built-in sandbox: the rows they refuse are invalid in the report, and
 --fix-utm-case creates the link with the fixed URL, each fix listed on its row."""
 

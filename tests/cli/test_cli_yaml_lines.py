@@ -1,4 +1,4 @@
-"""YAML problems name lines and keys, not spreadsheet rows and columns (issue 29): in
+"""YAML problems name lines and keys, not spreadsheet rows and columns: in
 validate, plan and apply output, and in the reports (a report's ``row`` column keeps
 the line's number)."""
 

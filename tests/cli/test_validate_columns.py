@@ -1,5 +1,5 @@
-"""``linksync validate`` and ``linksync plan`` print the column mapping they used (issue
-29): a "Columns:" section in validate's text, a ``columns`` key in its JSON, a line per
+"""``linksync validate`` and ``linksync plan`` print the column mapping they used: a
+"Columns:" section in validate's text, a ``columns`` key in its JSON, a line per
 sheet on plan's stderr (its ``--format json`` stays JSON on stdout); YAML files have none."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Every error constant the service can give reaches the user intact: constant, message,
-requestId on stderr, and the exit code of DESIGN.md (2 for auth, 1 otherwise)."""
+requestId on stderr, and the exit code of a run (2 for auth, 1 otherwise)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A profile's ``utm_rules:`` block (issue 24, part 2): read and checked, and a bad
+"""A profile's ``utm_rules:`` block: read and checked, and a bad
 block is a configuration error (exit 2) naming the key, before anything is read."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from linksync.config.profiles import parse_profile
 from linksync.errors import ConfigError
 
 
-def test_the_block_of_the_issue_is_read() -> None:
+def test_a_block_with_every_kind_of_rule_is_read() -> None:
     prof = parse_profile(
         None,
         {

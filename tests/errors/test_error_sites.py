@@ -1,4 +1,4 @@
-"""Every warning and error carries the constant that names its cause (issue 23, §3).
+"""Every warning and error carries the constant that names its cause.
 
 (a) The table: every constant has its HTTP status and code (service and design
 constants) or neither (local ones), a meaning, and advice (``linksync.errors.advice``);
@@ -123,7 +123,7 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sources/excel.py", "_read_sheet"): {"EMPTY_SOURCE", "MISSING_URL_COLUMN"},
     ("sources/excel_cells.py", "_errors"): {"FORMULA_WITHOUT_VALUE"},
     ("sources/excel_cells.py", "_issue"): {"INVALID_FIELD"},
-    # how the sheet looks (issue 29): hidden rows skipped, hidden columns and merged cells
+    # how the sheet looks: hidden rows skipped, hidden columns and merged cells
     ("sources/excel_layout.py", "hidden_columns"): {"HIDDEN_COLUMN"},
     ("sources/excel_layout.py", "hide_rows"): {"HIDDEN_ROW"},
     ("sources/excel_layout.py", "spread_merged"): {"MERGED_CELLS"},
@@ -138,7 +138,7 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sources/urlparts.py", "_query"): {"CONFLICTING_COLUMNS", "INVALID_FIELD"},
     ("sources/urlparts.py", "merge_url_parts"): {"URL_PARAM_REPLACED"},
     ("sources/urlparts.py", "params"): {"UTM_QUERY_VALUE"},
-    # the plan's last line counts the passwords not sent (issue 29)
+    # the plan's last line counts the passwords not sent
     ("report/plans.py", "left_to_do"): {"PASSWORD_NOT_SENT"},
     ("sources/yaml_fields.py", "_fields"): {"URL_PARAM_REPLACED"},
     ("sources/yaml_reader.py", "_entry"): {"INVALID_FIELD", "UNKNOWN_KEY"},
@@ -204,7 +204,7 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("validate/rows.py", "_stripped"): {"INVALID_URL"},  # invisible in a utm_* or query cell
     ("validate/rows.py", "_tags"): {"INVALID_FIELD", "INVALID_REQUEST"},
     ("validate/rows.py", "_urls"): {"INVALID_FIELD", "INVALID_URL"},
-    # the team's UTM rules (issue 24, part 2)
+    # the team's UTM rules
     ("validate/utm.py", "_row"): {"UTM_MISSING"},
     ("validate/utm.py", "_value"): {"UTM_CASE", "UTM_NOT_ALLOWED", "UTM_SPACES", "UTM_TOO_LONG"},
 }

@@ -1,4 +1,4 @@
-"""Deletes need a declaration (issue 30), from Python: ``linksync.plan`` / ``apply`` and
+"""Deletes need a declaration, from Python: ``linksync.plan`` / ``apply`` and
 ``plan_all`` / ``apply_all`` in mirror mode refuse, before any request, sources that
 have a file-level error or declared nothing (``MirrorRefused``: exit 2, ``force`` or
 not); so does a mirror given an empty list of ``LinkSpec`` objects; a scope domain

@@ -1,4 +1,4 @@
-"""The annotated copy of a filtered workbook (issue 29): the rows the filter hides are
+"""The annotated copy of a filtered workbook: the rows the filter hides are
 marked skipped, never created, and stay as the user left them (hidden, the filter
 kept); with ``--include-hidden`` they are read and marked as what was done."""
 

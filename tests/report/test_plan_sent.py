@@ -1,4 +1,4 @@
-"""Plans for people show what is sent (issue 29), and stay readable for 10,000 rows:
+"""Plans for people show what is sent, and stay readable for 10,000 rows:
 the terminal plan lists the first rows with long values cut, the JSON plan has every
 value whole; the markdown lists unchanged rows that have something to say, and says
 "No changes" only when no row has a warning."""

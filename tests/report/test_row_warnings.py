@@ -1,4 +1,4 @@
-"""A row's warnings reach its report row (issue 24): a row without an error of its own
+"""A row's warnings reach its report row: a row without an error of its own
 lists them in its ``message``, then its expiry, in every report format and in the
 annotated copy; no new column, and ``error_constant`` stays empty (the row succeeded)."""
 

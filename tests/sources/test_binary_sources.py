@@ -1,4 +1,4 @@
-"""A binary file under a text name (issue 29): a workbook saved as ``.csv``, a
+"""A binary file under a text name: a workbook saved as ``.csv``, a
 screenshot named ``links.csv``, a PDF named ``links.yaml``. The file is named as what
 it looks like, with what to do, and refused (exit 2, nothing read or sent), instead of
 being read as a CSV whose header is garbage (``'‰PNG'``)."""

@@ -1,4 +1,4 @@
-"""Which headers are read, which are guesses, which are row states (issue 29): the
+"""Which headers are read, which are guesses, which are row states: the
 alias table split into exact names and loose words, the row-state words and the values
 that agree with sending a row, and short links that cannot be split or disagree."""
 

@@ -64,7 +64,7 @@ def test_a_short_file_is_read_in_its_own_script_with_the_warning(
 
 
 def test_a_short_chinese_file_is_never_read_as_korean() -> None:
-    """The issue's case: charset-normalizer takes a short GB18030 line for cp949."""
+    """charset-normalizer takes a short GB18030 line for cp949; linksync does not."""
     for text in ("春季促销活动开始了", "免费送货到家", "会员专享优惠券", "夏季新款连衣裙"):
         data = (HEAD + f"x,https://e.com/x,{text}\n").encode("gb18030")
         found = {e for r in readings(data) for e in r.encodings}

@@ -1,4 +1,4 @@
-"""Formula cells as a workbook written by a script holds them (issue 29).
+"""Formula cells as a workbook written by a script holds them.
 
 openpyxl, like most programs that write workbooks, saves a formula without its value:
 only Excel (or LibreOffice) calculates it when the file is opened and saved. Read as

@@ -1,4 +1,4 @@
-"""Rows a workbook hides, by its filter or by hand, are skipped and named (issue 29).
+"""Rows a workbook hides, by its filter or by hand, are skipped and named.
 
 A marketer filters the sheet to ``Status = live``: Excel hides the ``cancelled`` rows
 (``hidden="1"`` on each row, and the filter in ``<autoFilter>``). They used to be

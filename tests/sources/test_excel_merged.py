@@ -1,4 +1,4 @@
-"""Merged cells over data rows give their value to every row they cover (issue 29).
+"""Merged cells over data rows give their value to every row they cover.
 
 A marketer merges the Title, Tags and Expiry cells of three rows of one campaign: the
 sheet shows "Spring" on each row, but the workbook stores it in the first cell only,

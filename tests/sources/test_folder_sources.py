@@ -1,4 +1,4 @@
-"""A folder of link files as people keep them (issue 29): every file that is not read
+"""A folder of link files as people keep them: every file that is not read
 is an error naming it (a typo'd extension, a JSON file, a dangling symbolic link, an
 empty or comment-only YAML file), hidden entries (``.git/``, ``.DS_Store``) and the
 schema ``linksync export`` writes are left alone, and validate exits 1."""

@@ -33,7 +33,7 @@ def test_each_header_feeds_its_field(header: str, field: str) -> None:
 
 def test_existing_neighbours_keep_their_fields() -> None:
     """The new words take nothing from the UTM campaign or the short link columns (a
-    bare "Campaign" is a guess of utm_campaign, not read until mapped: issue 29)."""
+    bare "Campaign" is a guess of utm_campaign, not read until mapped)."""
     match = match_columns(["URL", "Campaign", "Campaign tags", "Short link", "Short link ending"])
     assert dict(match.fields) == {"url": 0, "tags": 2, "short_url": 3, "slug": 4}
     assert match.held == ((1, "utm_campaign"),)

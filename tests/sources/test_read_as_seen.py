@@ -1,4 +1,4 @@
-"""A campaign sheet read as the person who made it sees it (issue 29): no column guessed
+"""A campaign sheet read as the person who made it sees it: no column guessed
 into the URL, no row state ignored in silence, no short link dropped or overruled, no
 invisible character or query string sent inside a UTM value, no second table read with
 the first one's header. The same sheet as a CSV exported from a spreadsheet (BOM,

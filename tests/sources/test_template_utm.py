@@ -1,4 +1,4 @@
-"""``linksync template`` with the profile's utm_rules (issue 24, part 2): the UTM
+"""``linksync template`` with the profile's utm_rules: the UTM
 columns carry dropdowns of the allowed values, and the examples still validate."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Time zones (issue 23, section 4): date-times written without a zone are wall-clock
+"""Time zones: date-times written without a zone are wall-clock
 times in ``--timezone`` (or the profile's ``timezone:``; UTC by default), in Excel
 cells and serials, CSV and YAML text alike; ``Z`` and offsets are kept as written; a
 time the zone skips is an error on its cell, one it repeats is read as the first with

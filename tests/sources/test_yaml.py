@@ -144,7 +144,7 @@ def test_wrong_shapes_make_the_row_invalid(tmp_path: Path) -> None:
     result = validate(batch)
     errors = [(p.provenance.row if p.provenance else 0, p.field, p.constant) for p in result.errors]
     # A url the reader already refused is not reported missing a second time.
-    # An unknown key makes its link invalid (issue 29): the link is not sent.
+    # An unknown key makes its link invalid: the link is not sent.
     assert errors == [
         (2, "url", "INVALID_FIELD"),
         (2, "tags", "INVALID_FIELD"),

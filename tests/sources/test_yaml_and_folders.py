@@ -22,7 +22,7 @@ def test_unknown_key_is_named_with_its_line(workdir: Path) -> None:
         "links:\n" + GOOD_ENTRY + "  - slug: typo\n    url: https://e.com/t\n    desciption: hi\n"
     )
     path = _yaml(workdir, "typo.yaml", text)
-    # An error on its link since issue 29 (a warning before): the link is not sent.
+    # An error on its link, not a warning: the link is not sent.
     validate(
         path,
         code=1,

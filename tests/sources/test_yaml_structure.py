@@ -1,4 +1,4 @@
-"""Links as code written by hand, mistakes included (issue 29): a misspelt key is an
+"""Links as code written by hand, mistakes included: a misspelt key is an
 error naming its line and the key it resembles, and that link (or that file) is not
 sent; a file that declares no link is an error unless it says so (``links: []``);
 merge keys (``<<: *common``) are merged as YAML defines them."""

@@ -1,4 +1,4 @@
-"""What a mirror's scope and rows declare (issue 30), in the pure engine: a row that
+"""What a mirror's scope and rows declare, in the pure engine: a row that
 failed keeps every link of its slug (or URL) in the scope whatever domain it named; a
 scope domain is the system domain or a registered one, spelled as a host name; an owner
 tag nobody carries is a warning; the file-level problems that refuse a mirror; and

@@ -1,4 +1,4 @@
-"""Passwords in the pure diff and in the fingerprint store (issue 29): a row's password
+"""Passwords in the pure diff and in the fingerprint store: a row's password
 for a link that has one is compared with the fingerprint of the one this machine sent;
 without one, the row says it was not sent. The store keeps HMACs under a key of the
 machine, never a password."""

@@ -1,4 +1,4 @@
-"""The page's control for the destination check (issue 24, part 1): ticked, the Check
+"""The page's control for the destination check: ticked, the Check
 step and the plan the page makes request each destination URL once (a local
 http.server on 127.0.0.1 answering 200 and 404) and show the findings like the other
 problems; unticked, no request goes to the destinations; the box starts as the

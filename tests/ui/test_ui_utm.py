@@ -1,4 +1,4 @@
-"""The page's Check step with the profile's UTM rules (issue 24, part 2): the rules in
+"""The page's Check step with the profile's UTM rules: the rules in
 force are shown, and their problems are rows of the table like the others."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every "what to change" is tested against the rule it explains (issue 23, §3): a bad
+"""Every "what to change" is tested against the rule it explains: a bad
 value, the advice applied to it (``linksync.validate.suggest`` for the values it can
 name, the advice's own words otherwise), and the validator (``linksync.rules``, which
 the sandbox applies too) must accept the result; the row's message names the

@@ -1,4 +1,4 @@
-"""Invisible characters in the cells that become part of a URL (issue 29): a ``utm_*``
+"""Invisible characters in the cells that become part of a URL: a ``utm_*``
 cell, a column read as the query, the domain, treated as in the URL column: an error
 naming the character, or with ``fix_invisible`` a warning, never percent-encoded into
 the URL that is sent."""

@@ -1,4 +1,4 @@
-"""The team's UTM rules (issue 24, part 2) on each row's final URL: every rule breached
+"""The team's UTM rules on each row's final URL: every rule breached
 and passed, through ``linksync validate`` (exit code and the constants of its JSON),
 a YAML file's ``defaults: utm_rules:``, the near-value suggestions, --fix-utm-case."""
 

@@ -52,7 +52,7 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
 
 
 def handle_errors(fn: F) -> F:
-    """Turn library errors into a clear message and the exit code of DESIGN.md.
+    """Turn library errors into a clear message and the exit code its type calls for.
 
     A file that cannot be read or written (``OSError``) is a usage error too. With JSON
     logging, an unexpected error is logged as one JSON ``crash`` event (exit 1) rather

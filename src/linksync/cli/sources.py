@@ -17,7 +17,7 @@ from linksync.model.outcome import EXIT_OK, EXIT_ROWS_FAILED
 from linksync.sources import SourceBatch
 from linksync.sources.column_report import ColumnReport
 from linksync.sources.frame import column_lines
-from linksync.sources.template import FORMATS, write_template
+from linksync.sources.template import FORMATS
 from linksync.sync.jsontext import readable
 from linksync.validate import Validation
 
@@ -199,5 +199,7 @@ def template_command(
     if Path(out).exists() and not force:
         raise ConfigError(f"{out} exists; use --force to overwrite it")
     prof = _profile(config_path, profile)
+    from linksync.export.template import write_template  # the writers: this command only
+
     written = write_template(out, fmt, utm_rules=prof.utm_rules if prof else None)
     click.echo(f"Wrote {written} template {out}. Check it with: linksync validate {out}")

@@ -15,7 +15,7 @@ class Origin(StrEnum):
     """Where a constant comes from."""
 
     SERVICE = "service"  # in the service interface's error table
-    DESIGN = "design"  # decided in DESIGN.md where the interface says "not shown"
+    DESIGN = "design"  # decided where the interface says "not shown" (docs/service.md)
     LOCAL = "local"  # found by linksync itself, never sent by the service
 
 
@@ -146,7 +146,7 @@ _TABLE: tuple[ErrorDef, ...] = (
         Origin.SERVICE,
         retryable=True,
     ),
-    # --- decided in DESIGN.md where the interface says "not shown" ---------------------
+    # --- decided where the interface says "not shown" (docs/service.md) ----------------
     ErrorDef(
         "INVALID_REQUEST",
         400,

@@ -146,7 +146,7 @@ _ENDINGS: tuple[tuple[type[BaseException], int, str], ...] = (
 
 
 def exit_code_for(exc: BaseException) -> int:
-    """The exit code of DESIGN.md for an error that ended a run, by its type: 2 only
+    """The exit code (this module's table) for an error that ended a run, by its type: 2 only
     when nothing was written (a usage, config or auth error, a lock held, an unsafe
     plan, a file that cannot be used before any request)."""
     if isinstance(exc, AccessError | NetworkSetupError):  # the key refused, or no way in

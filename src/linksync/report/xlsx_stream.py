@@ -1,9 +1,11 @@
 """A small streaming SpreadsheetML (.xlsx) writer: rows go to temporary files as they
 arrive, and the zip package is assembled on ``close``.
 
-It writes what the results report needs and nothing more: text and number cells (text
-always as an inline string, so nothing is ever read as a formula), a few cell styles,
-external hyperlinks, frozen top rows, an autofilter and column widths. The package is
+It writes what linksync's workbooks need (the results report, an export, the template)
+and nothing more: text and number cells (text always as an inline string, so nothing is
+ever read as a formula), a few cell styles (number formats for dates), external
+hyperlinks, frozen top rows, an autofilter, column widths, dropdown lists (data
+validation) and hidden sheets. The package is
 the OOXML minimal structure: ``[Content_Types].xml``, ``_rels/.rels``,
 ``xl/workbook.xml``, ``xl/_rels/workbook.xml.rels``, ``xl/styles.xml`` and one
 ``xl/worksheets/sheetN.xml`` (with ``_rels/sheetN.xml.rels`` when it has links) per sheet.
@@ -57,6 +59,8 @@ class SheetStream:
         #: Characters of the widest value written per column, for widths that fit.
         self.max_chars: list[int] = []
         self.links = 0
+        self.hidden = False
+        self._validations: list[str] = []
         self._data = Spool()
         self._links: Spool | None = None
         self._rels: Spool | None = None
@@ -133,6 +137,21 @@ class SheetStream:
             f'Target="{xml_attr(escape_url(url))}" TargetMode="External"/>'
         )
 
+    def dropdown(
+        self, rows: tuple[int, int], col: int, source: Sequence[str] | str, **words: str
+    ) -> None:
+        """A list of allowed values on rows ``rows`` (first, last) of column ``col``:
+        ``source`` is the values (written in the rule) or a formula naming a range
+        (``Lists!$A$2:$A$9``). ``words``: ``promptTitle``, ``prompt``, ``errorTitle``,
+        ``error``, Excel's input message and error alert."""
+        formula = f'"{",".join(source)}"' if not isinstance(source, str) else source
+        attrs = "".join(f' {k}="{xml_attr(v)}"' for k, v in words.items())
+        self._validations.append(
+            '<dataValidation type="list" allowBlank="1" showInputMessage="1" '
+            f'showErrorMessage="1"{attrs} sqref="{self._range(rows[0], col, rows[1], col)}">'
+            f"<formula1>{escape_text(formula)}</formula1></dataValidation>"
+        )
+
     def _range(self, first_row: int, first_col: int, last_row: int, last_col: int) -> str:
         return f"{self._ref(first_col)}{first_row}:{self._ref(last_col)}{last_row}"
 
@@ -171,6 +190,9 @@ class SheetStream:
         tail = "</sheetData>"
         if self.autofilter is not None:
             tail += f'<autoFilter ref="{self._range(*self.autofilter)}"/>'
+        if self._validations:
+            tail += f'<dataValidations count="{len(self._validations)}">'
+            tail += "".join(self._validations) + "</dataValidations>"
         name = f"xl/worksheets/sheet{self.index}.xml"
         # Zip64 only when a part may pass 4 GB: some readers dislike it on small parts.
         big = self._data.size() + (self._links.size() if self._links else 0) > _ZIP64_OVER
@@ -262,7 +284,9 @@ class StreamingWorkbook:
 
     def _workbook_xml(self) -> str:
         sheets = "".join(
-            f'<sheet name="{xml_attr(s.name)}" sheetId="{s.index}" r:id="rId{s.index}"/>'
+            f'<sheet name="{xml_attr(s.name)}" sheetId="{s.index}"'
+            + (' state="hidden"' if s.hidden else "")
+            + f' r:id="rId{s.index}"/>'
             for s in self.sheets
         )
         names = "".join(

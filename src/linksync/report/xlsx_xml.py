@@ -13,6 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from linksync.report.cells import xml_attr
+
 MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
@@ -79,7 +81,9 @@ def column_width(chars: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class CellStyle:
-    """The formatting of a cell. Colours are 'RRGGBB' with or without a leading '#'."""
+    """The formatting of a cell. Colours are 'RRGGBB' with or without a leading '#'.
+    ``num_format``: Excel's number format code (``yyyy-mm-dd hh:mm`` shows a serial
+    date as a date); ``wrap``: text wrapped in the cell, aligned to its top."""
 
     bold: bool = False
     size: float = 11
@@ -87,6 +91,8 @@ class CellStyle:
     fill: str | None = None
     underline: bool = False
     bottom_border: bool = False
+    num_format: str | None = None
+    wrap: bool = False
 
 
 def _argb(color: str) -> str:
@@ -106,6 +112,7 @@ def styles_xml(styles: Sequence[CellStyle]) -> str:
         "<diagonal/></border>",
     ]
     xfs = ['<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>']
+    formats: dict[str, int] = {}  # code -> id; custom formats are numbered from 164
     for s in styles:
         font = (
             "<font>"
@@ -124,15 +131,26 @@ def styles_xml(styles: Sequence[CellStyle]) -> str:
             )
             fill_id = len(fills) - 1
         border_id = 1 if s.bottom_border else 0
+        fmt_id = formats.setdefault(s.num_format, 164 + len(formats)) if s.num_format else 0
         xfs.append(
-            f'<xf numFmtId="0" fontId="{len(fonts) - 1}" fillId="{fill_id}" '
+            f'<xf numFmtId="{fmt_id}" fontId="{len(fonts) - 1}" fillId="{fill_id}" '
             f'borderId="{border_id}" xfId="0" applyFont="1"'
             + (' applyFill="1"' if fill_id else "")
             + (' applyBorder="1"' if border_id else "")
-            + "/>"
+            + (' applyNumberFormat="1"' if fmt_id else "")
+            + (
+                ' applyAlignment="1"><alignment vertical="top" wrapText="1"/></xf>'
+                if s.wrap
+                else "/>"
+            )
         )
+    num_fmts = "".join(
+        f'<numFmt numFmtId="{i}" formatCode="{xml_attr(code)}"/>' for code, i in formats.items()
+    )
+    if num_fmts:
+        num_fmts = f'<numFmts count="{len(formats)}">{num_fmts}</numFmts>'
     return (
-        f'{XML_DECL}<styleSheet xmlns="{MAIN_NS}">'
+        f'{XML_DECL}<styleSheet xmlns="{MAIN_NS}">{num_fmts}'
         f'<fonts count="{len(fonts)}">{"".join(fonts)}</fonts>'
         f'<fills count="{len(fills)}">{"".join(fills)}</fills>'
         f'<borders count="{len(borders)}">{"".join(borders)}</borders>'

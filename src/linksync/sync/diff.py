@@ -1,6 +1,6 @@
 """The diff: desired links + remote state + options -> Plan. Pure: no I/O.
 
-Rules (DESIGN.md, "Sync semantics"):
+Rules (docs/service.md, "Sync semantics"):
 
 - Identity is (domain, slug); a row naming no domain gets the default domain, else the
   system domain. A row without slug is matched by (domain, url): one match is that link,

@@ -6,7 +6,7 @@ last run before the others; deletes once those are done); the client's shared li
 keeps the pool within the rate limit and retries transient failures, so the run goes
 as fast as the limit allows and no faster.
 
-Rules while running (DESIGN.md), read from the error table (``ErrorDef.stops``):
+Rules while running (docs/service.md), read from the error table (``ErrorDef.stops``):
 
 - 409 SLUG_EXISTS on create: another writer got there; read the link and update it.
   For a row's stable slug (``linksync.sync.slugs``), a link with another URL is not
