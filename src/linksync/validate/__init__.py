@@ -48,7 +48,6 @@ from functools import cached_property
 from typing import Any
 
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Severity
-from linksync.model.collection import fewer_collections
 from linksync.rules.utm import UtmRules
 from linksync.sources import SourceBatch
 from linksync.sources.frame import SpecFrame, column_lines
@@ -135,7 +134,6 @@ class Validation:
         return out
 
 
-@fewer_collections()
 def validate(
     source: SourceBatch | Sequence[LinkSpec],
     *,
