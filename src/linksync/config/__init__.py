@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from linksync.api.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, MAX_CONCURRENCY
 from linksync.config.choice import ENV_API_KEY as ENV_API_KEY
 from linksync.config.choice import ENV_BASE_URL as ENV_BASE_URL
 from linksync.config.choice import ENV_SANDBOX as ENV_SANDBOX
@@ -64,7 +65,6 @@ from linksync.config.choice import choose_url, resolve_key
 from linksync.config.profiles import ENV_PROFILE, Profile, load_profile
 from linksync.config.urlcheck import check_url, target_name
 from linksync.errors import ConfigError
-from linksync.rules.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, MAX_CONCURRENCY
 from linksync.safe.state_folder import make_folder
 
 if TYPE_CHECKING:

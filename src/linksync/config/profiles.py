@@ -15,8 +15,8 @@ from typing import Any
 
 import yaml
 
+from linksync.api.defaults import MAX_CONCURRENCY
 from linksync.errors import ConfigError
-from linksync.rules.defaults import MAX_CONCURRENCY
 from linksync.rules.timestamps import time_zone
 from linksync.rules.utm import UtmRules, parse_utm_rules
 
