@@ -17,8 +17,8 @@ import yaml
 
 from linksync.api.defaults import MAX_CONCURRENCY
 from linksync.errors import ConfigError
+from linksync.model.utm_rules import UtmRules, parse_utm_rules
 from linksync.rules.timestamps import time_zone
-from linksync.rules.utm import UtmRules, parse_utm_rules
 
 ENV_PROFILE = "LINKSYNC_PROFILE"
 #: ``trust:`` values: ``system`` (the OS trust store, through truststore) or ``default``.

@@ -10,7 +10,9 @@ has one ``to_dict`` (plain JSON types) and, when something reads it back, one
 ``from_dict`` (a run's ``RunInfo`` is only written); a desired link's password is
 written as ``"***"``, never in clear.
 
-What a run's results mean as an exit code is ``model.outcome`` (not re-exported here).
+What a run's results mean as an exit code is ``model.outcome``, the team's UTM rules
+(a profile's or a YAML file's ``utm_rules:``) are ``model.utm_rules``; neither is
+re-exported here.
 
 Layer: the lowest, beside ``errors``, ``rules`` and ``safe``; it may import only those and
 the standard library.

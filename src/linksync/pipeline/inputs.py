@@ -19,8 +19,8 @@ from linksync.config import Settings
 from linksync.config.profiles import refuse_unknown
 from linksync.errors import ConfigError, FileProblems, MirrorRefused
 from linksync.model import LinkSpec, Problem, Severity
+from linksync.model.utm_rules import UtmRules
 from linksync.pipeline.collector import fewer_collections
-from linksync.rules.utm import UtmRules
 from linksync.sync.options import SyncOptions
 from linksync.sync.safety import mirror_refusal, undeclared
 from linksync.sync.slugs import Slugless

@@ -21,7 +21,7 @@ import xlsxwriter  # type: ignore[import-untyped]
 from xlsxwriter.utility import xl_col_to_name  # type: ignore[import-untyped]
 
 from linksync.errors import ConfigError
-from linksync.rules.utm import UTM_PARAMETERS, UtmRules
+from linksync.model.utm_rules import UTM_PARAMETERS, UtmRules
 from linksync.safe.outputs import atomic_path
 
 FORMATS: tuple[str, ...] = ("xlsx", "csv", "yaml")
