@@ -208,8 +208,8 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         empty_values=tuple(empties),
         workbook_password_env=_opt_str(data, "workbook_password_env", where),
         slugless=slugless.lower() if slugless is not None else None,
-        utm_rules=_utm_rules(data, where),
         **_alerts(data, where),
+        utm_rules=_utm_rules(data, where),
         check_destinations=data.get("check_destinations", False),
         include_hidden=data.get("include_hidden", False),
     )
