@@ -15,13 +15,9 @@ instead of succeeding against a local file:
   nothing configured the sandbox is the default, and the command says so on stderr.
 
 Otherwise ``no_target`` is the ``ConfigError`` (exit 2, nothing done) naming the ways to
-set one.
-
-``target_for`` makes the choice whole: the base URL or the sandbox, the key (a flag's
-file, the environment, the profile's variable or file), how requests reach a service
-(``NetworkFlags`` over the profile's ``proxy:``, ``ca_bundle:``, ``trust:``), as a
-``Target``. Imports the profile, the URL check and the errors (``linksync.config``
-imports it; the sandbox's settings are read only for a sandbox target).
+set one. ``target_for`` makes the whole ``Target``: the URL or the sandbox, the key, the
+proxy and TLS trust (``NetworkFlags``). Imports the profile, the URL check and the
+errors (``linksync.config`` imports it).
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
-"""Opening the client of a resolved target: a service over the network, or the built-in
-sandbox in this process.
-
-    async with open_client(target, concurrency=8) as client:   # or settings.open_client()
-        org = await client.get_organization()
+"""Opening the client of a resolved target (``settings.open_client()`` hands over here).
 
 ``open_client`` is the one way the library gets a client: for a service, a
 ``LinkServiceClient`` with the target's proxy and trust of TLS; for the built-in
-sandbox, the sandbox app itself (its state in ``.linksync/sandbox.db``, the folder made
-when missing) behind an in-process transport. The client and the sandbox are imported
-when a client is opened, never by importing this module, so a command's ``--help``
-loads neither. ``retry_policy`` is a profile's ``retry:`` block as the client's
-``RetryPolicy``.
-
-Imports the target (``config.choice``), the client's defaults and ``safe``;
-``linksync.config`` imports it for ``Settings.open_client``.
+sandbox, the sandbox app in this process (its state in ``.linksync/sandbox.db``). The
+client and the sandbox are imported only when a client opens, so a command's ``--help``
+loads neither. Imports the target (``config.choice``); ``linksync.config`` imports it.
 """
 
 from __future__ import annotations
