@@ -7,7 +7,7 @@ Each case runs the ``linksync`` command in a fresh interpreter, in a temporary f
 whose ``linksync.yaml`` points at the built-in sandbox with the rate limit and the link
 quota out of the way, once as shipped and once without the helper, alternating, and
 reports the median wall time and CPU time of each. Without
-``linksync.model.collection``: ``gc.set_threshold`` does nothing, so Python's default
+``linksync.pipeline.collector``: ``gc.set_threshold`` does nothing, so Python's default
 thresholds stay. Without ``linksync.sync.jsontext``: the plan file is written with
 ``json.dumps(indent=2, sort_keys=True)``. Prints JSON; progress goes to stderr.
 
@@ -146,7 +146,9 @@ def main() -> None:
             "organization:\n  link_quota: 1000000\n",
             encoding="utf-8",
         )
-        (folder / "linksync.yaml").write_text("sandbox_config: box.yaml\n", encoding="utf-8")
+        (folder / "linksync.yaml").write_text(
+            "sandbox: true\nsandbox_config: box.yaml\n", encoding="utf-8"
+        )
         results = [measure(folder, case, opts.repeat) for case in opts.case or list(CASES)]
     print(json.dumps(results, indent=1))
 

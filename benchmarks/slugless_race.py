@@ -42,7 +42,7 @@ from _harness import SandboxOptions, running_sandbox
 
 from linksync.api import LinkServiceClient
 from linksync.model import LinkSpec, Provenance
-from linksync.model.collection import fewer_collections
+from linksync.pipeline.collector import fewer_collections
 from linksync.sandbox import DEFAULT_FULL_KEY
 from linksync.sync import RemoteState, SyncOptions, diff
 

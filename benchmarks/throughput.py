@@ -58,7 +58,7 @@ from _records import read_journal, read_report
 from _tables import markdown
 from _workload import Workload, check_workspace, make_workload, seed_store, write_csv
 
-from linksync.rules.defaults import DEFAULT_CONCURRENCY
+from linksync.api.defaults import DEFAULT_CONCURRENCY
 
 PEER = Path(__file__).resolve().parent / "sequential_peer.py"
 PRELOAD_RATE = 100_000

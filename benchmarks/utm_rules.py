@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from linksync.rules.utm import parse_utm_rules
+from linksync.model.utm_rules import parse_utm_rules
 from linksync.sources import read_sources
 from linksync.validate import validate
 

@@ -28,7 +28,7 @@ FACADE = {"__init__.py", "__main__.py", "_version.py"}
 
 def _layers() -> list[list[str]]:
     """The layers contract, top to bottom, each layer as its packages."""
-    [contract] = [c for c in CONTRACTS if c["type"] == "layers"]
+    [contract] = [c for c in CONTRACTS if c["id"] == "layers"]
     return [re.split(r"\s*[|:]\s*", layer.strip()) for layer in contract["layers"]]
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from linksync.config import DEFAULT_CONCURRENCY, Settings, load_profile, open_client, resolve
+from linksync.config import DEFAULT_CONCURRENCY, Settings, load_profile, resolve
+from linksync.config.connect import open_client
 from linksync.errors import ConfigError
 from linksync.sandbox import DEFAULT_FULL_KEY
 
@@ -145,43 +146,12 @@ def test_repr_and_errors_never_show_the_key(home: Path) -> None:
     assert SECRET not in repr(client)
 
 
-async def test_plain_http_refused_unless_insecure(tmp_path: Path) -> None:
-    env = {"LINKSYNC_API_KEY": SECRET}
-    s = resolve(env=env, cwd=tmp_path, base_url="http://api.example.com")
-    with pytest.raises(ConfigError, match="plain http"):
-        open_client(s.target)
-    s = resolve(env=env, cwd=tmp_path, base_url="http://api.example.com", insecure=True)
-    await open_client(s.target).aclose()
-    s = resolve(env=env, cwd=tmp_path, base_url="http://127.0.0.1:8787")
-    await open_client(s.target).aclose()
-
-
-async def test_open_client_on_the_sandbox_keeps_state(tmp_path: Path) -> None:
-    target = resolve(env={}, cwd=tmp_path, sandbox=True).target
-    async with open_client(target) as client:
-        await client.create_link({"url": "https://e.com/kept", "slug": "kept"})
-    assert (tmp_path / ".linksync" / "sandbox.db").is_file()
-    async with open_client(target) as client:
-        assert (await client.get_link("kept")).url == "https://e.com/kept"
-
-
 def test_example_config_is_valid() -> None:
     example = Path(__file__).resolve().parents[2] / "configs" / "linksync.example.yaml"
     for name in ("sandbox", "local-server", "production"):
         assert load_profile(example, name).name == name
     prod = load_profile(example, "production")
     assert prod.api_key_env == "LINKSYNC_PROD_KEY" and prod.columns
-
-
-def test_profile_retry_settings(tmp_path: Path) -> None:
-    path = tmp_path / "linksync.yaml"
-    path.write_text(yaml.safe_dump({"retry": {"rate_limited_retries": 0, "backoff_base": 0.1}}))
-    policy = resolve(env={}, cwd=tmp_path, sandbox=True).retry_policy()
-    assert (policy.rate_limited_retries, policy.backoff_base) == (0, 0.1)
-    assert policy.server_error_retries == 4  # untouched default
-    path.write_text(yaml.safe_dump({"retry": {"forever": 1}}))
-    with pytest.raises(ConfigError, match=r"retry\.forever"):
-        resolve(env={}, cwd=tmp_path, sandbox=True)
 
 
 def test_network_keys_flags_over_the_profile(

@@ -11,7 +11,8 @@ import yaml
 from click.testing import CliRunner
 
 from linksync.cli import cli
-from linksync.config import Profile, open_client, sandbox_target
+from linksync.config import Profile, sandbox_target
+from linksync.config.connect import open_client
 
 UNSET_ENV: dict[str, str | None] = {
     "LINKSYNC_BASE_URL": None,

@@ -17,7 +17,8 @@ import pytest
 
 import linksync
 from linksync.api import LinkServiceClient, asgi_transport
-from linksync.config import Profile, open_client, resolve, sandbox_target
+from linksync.config import Profile, resolve, sandbox_target
+from linksync.config.connect import open_client
 from linksync.export import ExportInfo, export_links
 from linksync.model import LinkSpec, RemoteLink
 from linksync.sandbox import SandboxSettings, create_app

@@ -11,8 +11,8 @@ import pytest
 
 import linksync
 from linksync.model import Problem
-from linksync.model.collection import YOUNG_THRESHOLD, fewer_collections
 from linksync.pipeline import RunEvents
+from linksync.pipeline.collector import YOUNG_THRESHOLD, fewer_collections
 from support.two_workspaces import good_env, make_two, settings_of
 
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from linksync.cli import cli
 from linksync.model import LinkSpec, Severity
-from linksync.rules.utm import parse_utm_rules
+from linksync.model.utm_rules import parse_utm_rules
 from linksync.validate import validate
 
 RULES = """utm_rules:

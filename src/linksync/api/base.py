@@ -20,6 +20,7 @@ import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
 from linksync._version import __version__
+from linksync.api.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
 from linksync.api.events import CallEvent, CallHook, CallHooks
 from linksync.api.failures import error_from_answer, is_success, read_body, request_id_of
 from linksync.api.limiter import RateLimiter
@@ -37,7 +38,6 @@ from linksync.api.retry import RetryClass, RetryPolicy, classify
 from linksync.api.types import ClientStats
 from linksync.api.urls import check_base_url, clean_params
 from linksync.errors import ApiError, ConfigError, TransportError
-from linksync.rules.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
 from linksync.safe.secrets import redact
 
 log = logging.getLogger("linksync.api")

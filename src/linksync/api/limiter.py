@@ -53,10 +53,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+from linksync.api.defaults import DEFAULT_CONCURRENCY
 from linksync.api.failures import header
 from linksync.api.inflight import InFlightCap
 from linksync.api.poolentry import PoolEntry
-from linksync.rules.defaults import DEFAULT_CONCURRENCY
 
 Sleep = Callable[[float], Awaitable[None]]
 Clock = Callable[[], float]

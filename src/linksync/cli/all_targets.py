@@ -46,17 +46,15 @@ def run_targets(
     sandbox = target.sandbox or on_terminal()  # for the targets that name no base_url
     workspaces = load_workspaces(target.config, names or None, sandbox=sandbox)
     for ws in workspaces:
-        for url in ws.profile.notify:
-            secrets.add(url)
         try:
             settings = ws.settings(
                 insecure=target.insecure, concurrency=target.concurrency, network=target.network
             )
         except ConfigError:
-            continue  # the run reports it as this target's error
-        for secret in settings.target.secrets():
+            settings = None  # the run reports it as this target's error
+        for secret in (*ws.profile.notify, *(settings.target.secrets() if settings else ())):
             secrets.add(secret)
-        via = settings.target.describe().partition(" via proxy ")[2]
+        via = settings.target.describe().partition(" via proxy ")[2] if settings else ""
         if via:
             err(f"[{ws.name}] via proxy {via}")
     err(f"targets: {', '.join(ws.name for ws in workspaces)}")

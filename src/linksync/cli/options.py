@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from linksync import config as cfg
+from linksync.api.defaults import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 from linksync.cli.common import F, err, with_options
 from linksync.errors import ConfigError
-from linksync.rules.defaults import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 
 if TYPE_CHECKING:
     from linksync.api import LinkServiceClient

@@ -1,4 +1,4 @@
-"""Targets and profiles.
+"""Settings: which service (or the built-in sandbox), which key, which profile.
 
 A target is a base URL plus an API key. Every setting is taken from the first source
 that gives it, in this order:
@@ -41,90 +41,42 @@ Config file shape (see ``configs/linksync.example.yaml``)::
         system_domain: sho.rt
         limits: {max_deletes: 50, max_change_ratio: 0.3, min_existing: 10}
 
-The package: this module (``Target``, the order above, the client or sandbox a target
-opens), ``config.profiles`` (the file and its profiles), ``config.targets`` (the
-``targets:`` block of a run over several workspaces), ``config.choice`` (a service or the
-sandbox), ``config.identity`` (the workspace a target reaches), ``config.urlcheck``. It may import
-errors, model, rules, safe, api, sandbox and ``sync.options`` (the modes a target names),
-never reports, export, the pipeline or a front end.
+The package, one pass down: ``config.targets`` (the ``targets:`` block of a run over
+several workspaces) -> this module (``Settings``, ``resolve``: the order above) ->
+``config.choice`` (the target: a service or the sandbox, its key, how requests reach
+it; ``config.urlcheck`` checks its URL) -> ``config.profiles`` (the file and its
+profiles). ``config.connect`` opens the client or the sandbox a target names
+(``Settings.open_client``); ``config.identity`` is the workspace a target reaches. It
+may import errors, model, rules, safe, api, sandbox and ``sync.options`` (the modes a
+target names), never reports, export, the pipeline or a front end.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from linksync.api.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, MAX_CONCURRENCY
+from linksync.config.choice import DEFAULT_SANDBOX_DB as DEFAULT_SANDBOX_DB
 from linksync.config.choice import ENV_API_KEY as ENV_API_KEY
 from linksync.config.choice import ENV_BASE_URL as ENV_BASE_URL
 from linksync.config.choice import ENV_SANDBOX as ENV_SANDBOX
-from linksync.config.choice import choose_url, resolve_key
-from linksync.config.profiles import ENV_PROFILE, Profile, load_profile
-from linksync.config.urlcheck import check_url, target_name
+from linksync.config.choice import NetworkFlags as NetworkFlags
+from linksync.config.choice import Target as Target
+from linksync.config.choice import TargetFlags, target_for
+from linksync.config.choice import sandbox_target as sandbox_target
+from linksync.config.connect import open_client, retry_policy
+from linksync.config.profiles import DEFAULT_CONFIG as DEFAULT_CONFIG
+from linksync.config.profiles import ENV_PROFILE, Profile
+from linksync.config.profiles import find_config as find_config
+from linksync.config.profiles import load_profile as load_profile
 from linksync.errors import ConfigError
-from linksync.rules.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, MAX_CONCURRENCY
-from linksync.safe.state_folder import make_folder
 
 if TYPE_CHECKING:
     from linksync.api import LinkServiceClient, RetryPolicy
-    from linksync.sandbox.settings import SandboxSettings
-
-DEFAULT_CONFIG = "linksync.yaml"
-DEFAULT_SANDBOX_DB = ".linksync/sandbox.db"
-SANDBOX_BASE_URL = "http://sandbox.local"
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    """Where requests go. ``repr`` never shows the key. For the built-in sandbox,
-    ``sandbox`` holds its settings, read once (from ``sandbox_config`` when given)."""
-
-    base_url: str
-    api_key: str = field(repr=False)
-    is_sandbox: bool = False
-    label: str = ""
-    insecure: bool = False
-    sandbox_db: str | None = None
-    sandbox_config: str | None = None
-    sandbox: SandboxSettings | None = field(default=None, compare=False)
-    proxy: str | None = field(default=None, repr=False)  # may hold credentials
-    ca_bundle: str | None = None
-    system_trust: bool = False
-
-    def __repr__(self) -> str:
-        return (
-            f"Target(base_url={self.base_url!r}, is_sandbox={self.is_sandbox}, "
-            f"label={self.label!r}, api_key='***')"
-        )
-
-    def describe(self) -> str:
-        """The one line every command prints on stderr (with the proxy requests go
-        through, without its credentials)."""
-        used = self.used_proxy()
-        via = ""
-        if used:
-            from linksync.api.network import shown_proxy
-
-            via = f" via proxy {shown_proxy(used)}"
-        return f"target: {self.label or self.base_url}{via}"
-
-    def used_proxy(self) -> str | None:
-        """The proxy requests go through (``proxy``, else the environment's by httpx's
-        rules, ``NO_PROXY`` included); None for the in-process sandbox."""
-        if self.is_sandbox:
-            return None
-        from linksync.api.network import proxy_for
-
-        return proxy_for(self.base_url, self.proxy)
-
-    def secrets(self) -> tuple[str, ...]:
-        """What no output may show: the key, and the password of the proxy used."""
-        from linksync.api.network import proxy_secrets
-
-        used = self.used_proxy()
-        return (self.api_key, *(proxy_secrets(used) if used else ()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,20 +130,14 @@ class Settings:
     def limits(self) -> Mapping[str, Any]:
         return self.profile.limits
 
-    def retry_policy(self) -> RetryPolicy:
-        from linksync.api import RetryPolicy
-
-        values: dict[str, Any] = {
-            k: int(v) if k.endswith("_retries") else float(v) for k, v in self.profile.retry.items()
-        }
-        return RetryPolicy(**values)
-
     def open_client(self, retry: RetryPolicy | None = None) -> LinkServiceClient:
+        """The client of this target (``config.connect.open_client``), with these
+        settings' concurrency, timeout and the profile's ``retry:`` unless ``retry``."""
         return open_client(
             self.target,
             concurrency=self.concurrency,
             timeout=self.timeout,
-            retry=retry or self.retry_policy(),
+            retry=retry or retry_policy(self.profile.retry),
         )
 
 
@@ -223,173 +169,27 @@ def resolve(
         raise ConfigError(f"profile {profile_name!r} asked for, but there is no {DEFAULT_CONFIG}")
     else:
         prof = Profile()
-    return settings_for(
-        prof,
-        config_path=config_path,
-        here=here,
-        env=env,
-        base_url=base_url,
-        api_key_file=api_key_file,
-        insecure=insecure,
-        concurrency=concurrency,
-        network=network,
-        sandbox=sandbox,
-        fallback=fallback,
-    )
-
-
-def find_config(config: str | os.PathLike[str] | None, here: Path) -> Path | None:
-    """The config file: ``config`` (relative to ``here``), else ``./linksync.yaml`` when
-    it exists, else None."""
-    if config is not None:
-        path = Path(config)
-        if not path.is_absolute():
-            path = here / path
-        if not path.is_file():
-            raise ConfigError(f"config file {config} does not exist")
-        return path
-    default = here / DEFAULT_CONFIG
-    return default if default.is_file() else None
+    flags = TargetFlags(base_url, api_key_file, insecure, network, sandbox, fallback)
+    return settings_for(prof, config_path, flags, concurrency=concurrency, here=here, env=env)
 
 
 def settings_for(
     prof: Profile,
-    *,
     config_path: Path | None,
+    flags: TargetFlags,
+    *,
+    concurrency: int | None,
     here: Path,
     env: Mapping[str, str],
-    base_url: str | None = None,
-    api_key_file: str | None = None,
-    insecure: bool = False,
-    concurrency: int | None = None,
     kind: str = "profile",
-    network: NetworkFlags | None = None,
-    sandbox: bool = False,
-    fallback: bool = False,
 ) -> Settings:
-    """The settings of a profile already chosen (flags > environment > the profile;
-    the sandbox only when asked for: ``config.choice``); ``kind`` names it in the
-    target's label (``profile`` or ``target``)."""
-    urls = (base_url, env.get(ENV_BASE_URL))
-    url = choose_url(prof, urls, env, sandbox=sandbox, fallback=fallback, kind=kind)
-    overridden = url is None and prof.base_url is not None  # --sandbox over its service
-    key = resolve_key(api_key_file, env, Profile() if overridden else prof)
+    """The settings of a profile already chosen (read from ``config_path``): its target
+    (flags > environment > the profile; the sandbox only when asked for:
+    ``config.choice``), then the requests in flight and the timeout. ``kind`` names it
+    in the target's label (``profile`` or ``target``)."""
+    target, key_file = target_for(prof, flags, env, here, kind)
     n = concurrency if concurrency is not None else (prof.concurrency or DEFAULT_CONCURRENCY)
     if not 1 <= n <= MAX_CONCURRENCY:
         raise ConfigError(f"concurrency must be 1..{MAX_CONCURRENCY}")
     timeout = prof.timeout or DEFAULT_TIMEOUT
-    net = (network or NetworkFlags()).over(prof)
-    where = f" ({kind} {prof.name})" if prof.name else ""
-    if url:
-        url = check_url(url)
-        if key is None:
-            raise ConfigError(
-                f"no API key for {url}: set {ENV_API_KEY}, pass --api-key-file, "
-                "or name a variable in the profile's api_key_env"
-            )
-        target = Target(
-            base_url=url.rstrip("/"),
-            api_key=key,
-            label=f"{target_name(url)}{where}",
-            insecure=insecure or prof.insecure,
-            proxy=net.proxy,
-            ca_bundle=net.ca_bundle,
-            system_trust=net.system_trust,
-        )
-    else:
-        target = sandbox_target(here, prof, key)
-    key_file = api_key_file or (
-        prof.api_key_file
-        if not env.get(ENV_API_KEY) and not prof.api_key_env and not overridden
-        else None
-    )
     return Settings(target, prof, n, timeout, config_path, key_file)
-
-
-@dataclass(frozen=True, slots=True)
-class NetworkFlags:
-    """What ``--proxy``, ``--ca-bundle`` and ``--system-trust`` said (None / False: not
-    given); ``over`` puts them over a profile's ``proxy:``, ``ca_bundle:``, ``trust:``."""
-
-    proxy: str | None = field(default=None, repr=False)
-    ca_bundle: str | None = None
-    system_trust: bool = False
-
-    def over(self, prof: Profile) -> NetworkFlags:
-        """The flags over the profile's keys, checked: a proxy URL that is one, a CA
-        file that exists and holds certificates (before any request)."""
-        from linksync.api.network import check_ca_bundle, check_proxy
-
-        proxy = check_proxy(self.proxy) if self.proxy else prof.proxy
-        ca = self.ca_bundle or prof.ca_bundle
-        if ca is not None:
-            ca = check_ca_bundle(ca, "--ca-bundle" if self.ca_bundle else "ca_bundle")
-        return NetworkFlags(proxy, ca, self.system_trust or prof.trust == "system")
-
-
-def sandbox_target(here: Path, prof: Profile, key: str | None) -> Target:
-    """The built-in sandbox: in-process, its state in ``.linksync/sandbox.db``."""
-    from linksync.sandbox.settings import SandboxSettings
-
-    db = prof.sandbox_db or DEFAULT_SANDBOX_DB
-    settings = SandboxSettings.load(prof.sandbox_config) if prof.sandbox_config else None
-    settings = settings or SandboxSettings()
-    db_path = db if db == ":memory:" or Path(db).is_absolute() else str(here / db)
-    return Target(
-        base_url=SANDBOX_BASE_URL,
-        api_key=key or settings.full_key,
-        is_sandbox=True,
-        label=f"built-in sandbox ({db})",
-        insecure=True,
-        sandbox_db=db_path,
-        sandbox_config=prof.sandbox_config,
-        sandbox=settings,
-    )
-
-
-def open_client(
-    target: Target,
-    *,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    timeout: float = DEFAULT_TIMEOUT,
-    retry: RetryPolicy | None = None,
-) -> LinkServiceClient:
-    """The one way commands get a client: the in-process sandbox for a sandbox target,
-    the network otherwise."""
-    from linksync.api import LinkServiceClient, asgi_transport
-
-    if not target.is_sandbox:
-        from linksync.api.network import Network
-
-        network = Network(target.proxy, target.ca_bundle, target.system_trust)
-        return LinkServiceClient(
-            target.base_url,
-            target.api_key,
-            concurrency=concurrency,
-            timeout=timeout,
-            allow_insecure=target.insecure,
-            retry=retry,
-            network=network,
-        )
-    from linksync.sandbox import SandboxSettings, create_app
-
-    settings = target.sandbox  # read once, by ``sandbox_target``
-    if settings is None:  # a Target built by hand
-        settings = (
-            SandboxSettings.load(target.sandbox_config)
-            if target.sandbox_config
-            else SandboxSettings()
-        )
-    db = target.sandbox_db or DEFAULT_SANDBOX_DB
-    if db != ":memory:":
-        make_folder(Path(db).parent)
-    app = create_app(settings, db_path=db)
-    return LinkServiceClient(
-        target.base_url,
-        target.api_key,
-        transport=asgi_transport(app),
-        concurrency=concurrency,
-        timeout=timeout,
-        allow_insecure=True,
-        retry=retry,
-    )

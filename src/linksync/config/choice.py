@@ -15,15 +15,24 @@ instead of succeeding against a local file:
   nothing configured the sandbox is the default, and the command says so on stderr.
 
 Otherwise ``no_target`` is the ``ConfigError`` (exit 2, nothing done) naming the ways to
-set one. Imports the errors and the profile only (``linksync.config`` imports it).
+set one. ``target_for`` makes the whole ``Target``: the URL or the sandbox, the key, the
+proxy and TLS trust (``NetworkFlags``). Imports the profile, the URL check and the
+errors (``linksync.config`` imports it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from linksync.config.profiles import Profile, read_key_file
+from linksync.config.profiles import Profile
+from linksync.config.urlcheck import check_url, target_name
 from linksync.errors import ConfigError
+
+if TYPE_CHECKING:
+    from linksync.sandbox.settings import SandboxSettings
 
 ENV_BASE_URL = "LINKSYNC_BASE_URL"
 ENV_API_KEY = "LINKSYNC_API_KEY"
@@ -31,6 +40,151 @@ ENV_API_KEY = "LINKSYNC_API_KEY"
 ENV_SANDBOX = "LINKSYNC_SANDBOX"
 _YES = frozenset({"1", "true", "yes", "on"})
 _NO = frozenset({"", "0", "false", "no", "off"})
+DEFAULT_SANDBOX_DB = ".linksync/sandbox.db"
+SANDBOX_BASE_URL = "http://sandbox.local"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where requests go. ``repr`` never shows the key. For the built-in sandbox,
+    ``sandbox`` holds its settings, read once (from ``sandbox_config`` when given)."""
+
+    base_url: str
+    api_key: str = field(repr=False)
+    is_sandbox: bool = False
+    label: str = ""
+    insecure: bool = False
+    sandbox_db: str | None = None
+    sandbox_config: str | None = None
+    sandbox: SandboxSettings | None = field(default=None, compare=False)
+    proxy: str | None = field(default=None, repr=False)  # may hold credentials
+    ca_bundle: str | None = None
+    system_trust: bool = False
+
+    def __repr__(self) -> str:
+        return (
+            f"Target(base_url={self.base_url!r}, is_sandbox={self.is_sandbox}, "
+            f"label={self.label!r}, api_key='***')"
+        )
+
+    def describe(self) -> str:
+        """The one line every command prints on stderr (with the proxy requests go
+        through, without its credentials)."""
+        used = self.used_proxy()
+        via = ""
+        if used:
+            from linksync.api.network import shown_proxy
+
+            via = f" via proxy {shown_proxy(used)}"
+        return f"target: {self.label or self.base_url}{via}"
+
+    def used_proxy(self) -> str | None:
+        """The proxy requests go through (``proxy``, else the environment's by httpx's
+        rules, ``NO_PROXY`` included); None for the in-process sandbox."""
+        if self.is_sandbox:
+            return None
+        from linksync.api.network import proxy_for
+
+        return proxy_for(self.base_url, self.proxy)
+
+    def secrets(self) -> tuple[str, ...]:
+        """What no output may show: the key, and the password of the proxy used."""
+        from linksync.api.network import proxy_secrets
+
+        used = self.used_proxy()
+        return (self.api_key, *(proxy_secrets(used) if used else ()))
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkFlags:
+    """What ``--proxy``, ``--ca-bundle`` and ``--system-trust`` said (None / False: not
+    given); ``over`` puts them over a profile's ``proxy:``, ``ca_bundle:``, ``trust:``."""
+
+    proxy: str | None = field(default=None, repr=False)
+    ca_bundle: str | None = None
+    system_trust: bool = False
+
+    def over(self, prof: Profile) -> NetworkFlags:
+        """The flags over the profile's keys, checked: a proxy URL that is one, a CA
+        file that exists and holds certificates (before any request)."""
+        from linksync.api.network import check_ca_bundle, check_proxy
+
+        proxy = check_proxy(self.proxy) if self.proxy else prof.proxy
+        ca = self.ca_bundle or prof.ca_bundle
+        if ca is not None:
+            ca = check_ca_bundle(ca, "--ca-bundle" if self.ca_bundle else "ca_bundle")
+        return NetworkFlags(proxy, ca, self.system_trust or prof.trust == "system")
+
+
+@dataclass(frozen=True, slots=True)
+class TargetFlags:
+    """What the command line (or ``resolve``'s keywords) said of the target; None /
+    False: not given. ``sandbox``: ``--sandbox``; ``fallback``: a person at a terminal,
+    for whom the sandbox is the default."""
+
+    base_url: str | None = None
+    api_key_file: str | None = None
+    insecure: bool = False
+    network: NetworkFlags | None = None
+    sandbox: bool = False
+    fallback: bool = False
+
+
+def target_for(
+    prof: Profile, flags: TargetFlags, env: Mapping[str, str], here: Path, kind: str
+) -> tuple[Target, str | None]:
+    """The target of a profile already chosen (flags > environment > the profile; see
+    the module docstring), and the file its key was read from (None: not a file).
+    ``kind`` names the profile in the target's label (``profile`` or ``target``)."""
+    urls = (flags.base_url, env.get(ENV_BASE_URL))
+    url = choose_url(prof, urls, env, sandbox=flags.sandbox, fallback=flags.fallback, kind=kind)
+    overridden = url is None and prof.base_url is not None  # --sandbox over its service
+    key = resolve_key(flags.api_key_file, env, Profile() if overridden else prof)
+    net = (flags.network or NetworkFlags()).over(prof)
+    key_file = flags.api_key_file or (
+        prof.api_key_file
+        if not env.get(ENV_API_KEY) and not prof.api_key_env and not overridden
+        else None
+    )
+    if url is None:
+        return sandbox_target(here, prof, key), key_file
+    url = check_url(url)
+    if key is None:
+        raise ConfigError(
+            f"no API key for {url}: set {ENV_API_KEY}, pass --api-key-file, "
+            "or name a variable in the profile's api_key_env"
+        )
+    where = f" ({kind} {prof.name})" if prof.name else ""
+    target = Target(
+        base_url=url.rstrip("/"),
+        api_key=key,
+        label=f"{target_name(url)}{where}",
+        insecure=flags.insecure or prof.insecure,
+        proxy=net.proxy,
+        ca_bundle=net.ca_bundle,
+        system_trust=net.system_trust,
+    )
+    return target, key_file
+
+
+def sandbox_target(here: Path, prof: Profile, key: str | None) -> Target:
+    """The built-in sandbox: in-process, its state in ``.linksync/sandbox.db``."""
+    from linksync.sandbox.settings import SandboxSettings
+
+    db = prof.sandbox_db or DEFAULT_SANDBOX_DB
+    settings = SandboxSettings.load(prof.sandbox_config) if prof.sandbox_config else None
+    settings = settings or SandboxSettings()
+    db_path = db if db == ":memory:" or Path(db).is_absolute() else str(here / db)
+    return Target(
+        base_url=SANDBOX_BASE_URL,
+        api_key=key or settings.full_key,
+        is_sandbox=True,
+        label=f"built-in sandbox ({db})",
+        insecure=True,
+        sandbox_db=db_path,
+        sandbox_config=prof.sandbox_config,
+        sandbox=settings,
+    )
 
 
 def sandbox_consent(env: Mapping[str, str]) -> bool:
@@ -113,3 +267,15 @@ def resolve_key(flag_file: str | None, env: Mapping[str, str], prof: Profile) ->
     if prof.api_key_file:
         return read_key_file(prof.api_key_file)
     return None
+
+
+def read_key_file(path: str) -> str:
+    """The one key a key file holds (``ConfigError`` when it cannot be read, is empty,
+    or holds more than one line or word)."""
+    try:
+        key = Path(path).read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise ConfigError(f"cannot read API key file {path}: {exc.strerror}") from None
+    if not key or any(c.isspace() for c in key):
+        raise ConfigError(f"API key file {path} must hold exactly one key on one line")
+    return key

@@ -8,6 +8,7 @@ of the wrong type are a ``ConfigError`` naming the profile and the key.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,12 +16,14 @@ from typing import Any
 
 import yaml
 
+from linksync.api.defaults import MAX_CONCURRENCY
 from linksync.errors import ConfigError
-from linksync.rules.defaults import MAX_CONCURRENCY
+from linksync.model.utm_rules import UtmRules, parse_utm_rules
 from linksync.rules.timestamps import time_zone
-from linksync.rules.utm import UtmRules, parse_utm_rules
 
 ENV_PROFILE = "LINKSYNC_PROFILE"
+#: The config file read when ``--config`` names none (in the current folder).
+DEFAULT_CONFIG = "linksync.yaml"
 #: ``trust:`` values: ``system`` (the OS trust store, through truststore) or ``default``.
 TRUST_CHOICES = ("default", "system")
 #: The config file's block of named targets (``linksync.config.targets``).
@@ -205,8 +208,8 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         empty_values=tuple(empties),
         workbook_password_env=_opt_str(data, "workbook_password_env", where),
         slugless=slugless.lower() if slugless is not None else None,
-        utm_rules=_utm_rules(data, where),
         **_alerts(data, where),
+        utm_rules=_utm_rules(data, where),
         check_destinations=data.get("check_destinations", False),
         include_hidden=data.get("include_hidden", False),
     )
@@ -245,6 +248,20 @@ def _alerts(data: Mapping[str, Any], where: str) -> dict[str, Any]:
         "notify": tuple(u.strip() for u in urls),
         "notify_on": check_notify_on(on, where) if on is not None else None,
     }
+
+
+def find_config(config: str | os.PathLike[str] | None, here: Path) -> Path | None:
+    """The config file: ``config`` (relative to ``here``), else ``./linksync.yaml`` when
+    it exists, else None."""
+    if config is not None:
+        path = Path(config)
+        if not path.is_absolute():
+            path = here / path
+        if not path.is_file():
+            raise ConfigError(f"config file {config} does not exist")
+        return path
+    default = here / DEFAULT_CONFIG
+    return default if default.is_file() else None
 
 
 def read_config(path: Path) -> Mapping[str, Any]:
@@ -301,14 +318,30 @@ def profile_data(path: Path, data: Mapping[str, Any], name: str | None) -> tuple
     return chosen, profiles[chosen] or {}
 
 
-def read_key_file(path: str) -> str:
-    try:
-        key = Path(path).read_text(encoding="utf-8").strip()
-    except OSError as exc:
-        raise ConfigError(f"cannot read API key file {path}: {exc.strerror}") from None
-    if not key or any(c.isspace() for c in key):
-        raise ConfigError(f"API key file {path} must hold exactly one key on one line")
-    return key
+#: Profile keys whose mapping a target's profile merges key by key over the one it names.
+MERGED_KEYS = ("columns", "limits", "retry")
+
+
+def profile_over(
+    path: Path, data: Mapping[str, Any], name: str, base: Any, own: Mapping[str, Any]
+) -> Profile:
+    """The profile of the target ``name`` of the file at ``path`` (read as ``data``): the
+    profile it names (``base``; None: none, a target does not inherit
+    ``default_profile``) with its ``own`` keys over it, ``MERGED_KEYS`` merged key by key."""
+    under: Mapping[str, Any] = {}
+    if base is not None:
+        if "profiles" not in data:
+            raise ConfigError(
+                f"config {path}: target {name!r}: profile {base!r}, but the file has no profiles"
+            )
+        _, under = profile_data(path, data, str(base))
+        if not isinstance(under, Mapping):
+            raise ConfigError(f"config {path}: profile {base!r} must be a mapping")
+    merged: dict[str, Any] = {**under, **own}
+    for key in MERGED_KEYS:
+        if isinstance(under.get(key), Mapping) and isinstance(own.get(key), Mapping):
+            merged[key] = {**under[key], **own[key]}
+    return parse_profile(name, merged, base_dir=path.parent)
 
 
 def _timezone(data: Mapping[str, Any], where: str) -> str | None:

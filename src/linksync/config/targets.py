@@ -50,21 +50,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from linksync.config import (
+from linksync.config import Settings, settings_for
+from linksync.config.choice import (
     ENV_API_KEY,
     ENV_BASE_URL,
+    ENV_SANDBOX,
     NetworkFlags,
-    Settings,
-    find_config,
-    settings_for,
+    TargetFlags,
+    sandbox_consent,
 )
-from linksync.config.choice import ENV_SANDBOX, sandbox_consent
 from linksync.config.profiles import (
     PROFILE_KEYS,
     TARGETS_KEY,
     Profile,
-    parse_profile,
-    profile_data,
+    find_config,
+    profile_over,
     read_config,
     refuse_unknown,
 )
@@ -74,8 +74,6 @@ from linksync.sync.options import MODES
 #: Keys a target has beyond a profile's.
 TARGET_ONLY_KEYS = frozenset({"profile", "files", "mode", "scope_domains"})
 TARGET_KEYS = PROFILE_KEYS | TARGET_ONLY_KEYS
-#: Profile keys whose mapping a target merges key by key over its profile's.
-_MERGED = ("columns", "limits", "retry")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
@@ -110,13 +108,12 @@ class Workspace:
         try:
             return settings_for(
                 self.profile,
-                config_path=self.config_path,
+                self.config_path,
+                TargetFlags(insecure=insecure, network=network),
+                concurrency=concurrency,
                 here=here,
                 env=own,
-                insecure=insecure,
-                concurrency=concurrency,
                 kind="target",
-                network=network,
             )
         except ConfigError as exc:
             raise ConfigError(f"target {self.name}: {exc}") from None
@@ -138,7 +135,11 @@ def load_workspaces(
     order, or only ``names`` (in the order given). ``sandbox`` (or ``LINKSYNC_SANDBOX=1``
     in ``env``): the targets that name no base_url use the built-in sandbox. Raises
     ``ConfigError`` for a config without targets, an unknown name, a wrong shape, or
-    ``LINKSYNC_BASE_URL`` / ``LINKSYNC_API_KEY`` set (see the module docstring)."""
+    ``LINKSYNC_BASE_URL`` / ``LINKSYNC_API_KEY`` set (see the module docstring).
+
+    Each target in turn: its name and shape, its profile (the file's, read by
+    ``config.profiles``: the profile it names with its own keys over it), its own keys;
+    then the names chosen and the environment."""
     env = os.environ if env is None else env
     here = Path(cwd) if cwd is not None else Path.cwd()
     path = find_config(config, here)
@@ -148,17 +149,51 @@ def load_workspaces(
     block = data.get(TARGETS_KEY)
     if not isinstance(block, Mapping) or not block:
         raise ConfigError(f"config {path}: no targets: block naming the workspaces to run")
-    every = {str(name): parse_target(str(name), raw, path, data) for name, raw in block.items()}
-    chosen = list(names) if names else list(every)
-    unknown = [n for n in chosen if n not in every]
+    every: dict[str, Workspace] = {}
+    for key, raw in block.items():
+        name = str(key)
+        where = f"config {path}: target {name!r}"
+        if not NAME_PATTERN.match(name):
+            raise ConfigError(
+                f"{where}: a target name is letters, digits, '.', '_' and '-' (at most 64), "
+                "since report file names are made from it"
+            )
+        if not isinstance(raw, Mapping):
+            raise ConfigError(f"{where} must be a mapping")
+        if "api_key" in raw:
+            raise ConfigError(f"{where}: put the key in api_key_env or api_key_file")
+        refuse_unknown(raw, TARGET_KEYS, where)
+        own = {k: v for k, v in raw.items() if k not in TARGET_ONLY_KEYS}
+        every[name] = Workspace(
+            name=name,
+            profile=profile_over(path, data, name, raw.get("profile"), own),
+            files=_files(raw.get("files"), where, path.parent),
+            mode=_mode(raw.get("mode"), where),
+            scope_domains=_domains(raw.get("scope_domains"), where),
+            config_path=path,
+        )
+    return _chosen(path, every, names, env, sandbox)
+
+
+def _chosen(
+    path: Path,
+    found: Mapping[str, Workspace],
+    names: Sequence[str] | None,
+    env: Mapping[str, str],
+    sandbox: bool,
+) -> tuple[Workspace, ...]:
+    """The workspaces ``names`` (in the order given; all when none) of those ``found``
+    in the file at ``path``, the environment checked (see the module docstring)."""
+    chosen = list(names) if names else list(found)
+    unknown = [n for n in chosen if n not in found]
     if unknown:
         raise ConfigError(
-            f"config {path}: no target {', '.join(map(repr, unknown))}; targets: {', '.join(every)}"
+            f"config {path}: no target {', '.join(map(repr, unknown))}; targets: {', '.join(found)}"
         )
     twice = sorted({n for n in chosen if chosen.count(n) > 1})
     if twice:
         raise ConfigError(f"target {', '.join(twice)} given more than once")
-    workspaces = tuple(_shown(every[n]) for n in chosen)
+    workspaces = tuple(found[n] for n in chosen)
     _refuse_shared_env(env, workspaces)
     if sandbox or sandbox_consent(env):
         workspaces = tuple(_sandbox_allowed(ws) for ws in workspaces)
@@ -170,19 +205,6 @@ def _sandbox_allowed(ws: Workspace) -> Workspace:
     if ws.profile.base_url is not None or ws.profile.sandbox:
         return ws
     return replace(ws, profile=replace(ws.profile, sandbox=True))
-
-
-def _shown(ws: Workspace) -> Workspace:
-    """Its files as a person would name them from the current folder (reports show
-    them): relative when they are under it, else absolute."""
-    here = Path.cwd().resolve()
-    files = []
-    for f in ws.files:
-        try:
-            files.append(str(Path(f).relative_to(here)))
-        except ValueError:
-            files.append(f)
-    return replace(ws, files=tuple(files))
 
 
 def _refuse_shared_env(env: Mapping[str, str], workspaces: Sequence[Workspace]) -> None:
@@ -199,48 +221,22 @@ def _refuse_shared_env(env: Mapping[str, str], workspaces: Sequence[Workspace]) 
         )
 
 
-def parse_target(name: str, raw: Any, path: Path, data: Mapping[str, Any]) -> Workspace:
-    """One entry of the ``targets:`` block (see the module docstring)."""
-    where = f"config {path}: target {name!r}"
-    if not NAME_PATTERN.match(name):
-        raise ConfigError(
-            f"{where}: a target name is letters, digits, '.', '_' and '-' (at most 64), "
-            "since report file names are made from it"
-        )
-    if not isinstance(raw, Mapping):
-        raise ConfigError(f"{where} must be a mapping")
-    if "api_key" in raw:
-        raise ConfigError(f"{where}: put the key in api_key_env or api_key_file")
-    refuse_unknown(raw, TARGET_KEYS, where)
-    base: Mapping[str, Any] = {}
-    profile_name = raw.get("profile")
-    if profile_name is not None:
-        if "profiles" not in data:
-            raise ConfigError(f"{where}: profile {profile_name!r}, but the file has no profiles")
-        _, base = profile_data(path, data, str(profile_name))
-        if not isinstance(base, Mapping):
-            raise ConfigError(f"config {path}: profile {profile_name!r} must be a mapping")
-    own = {k: v for k, v in raw.items() if k not in TARGET_ONLY_KEYS}
-    merged: dict[str, Any] = {**base, **own}
-    for key in _MERGED:
-        if isinstance(base.get(key), Mapping) and isinstance(own.get(key), Mapping):
-            merged[key] = {**base[key], **own[key]}
-    profile = parse_profile(name, merged, base_dir=path.parent)
-    return Workspace(
-        name=name,
-        profile=profile,
-        files=_files(raw.get("files"), where, path.parent),
-        mode=_mode(raw.get("mode"), where),
-        scope_domains=_domains(raw.get("scope_domains"), where),
-        config_path=path,
-    )
-
-
 def _files(value: Any, where: str, base: Path) -> tuple[str, ...]:
+    """The files a target reads, relative to the config's folder ``base``, as a person
+    would name them from the current folder (reports show them): relative when they
+    are under it, else absolute."""
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list) or not items or not all(isinstance(f, str) for f in items):
         raise ConfigError(f"{where}: files must name the link files or folders it reads")
-    return tuple(f if Path(f).is_absolute() else str((base / f).resolve()) for f in items)
+    here = Path.cwd().resolve()
+    files = []
+    for f in items:
+        full = f if Path(f).is_absolute() else str((base / f).resolve())
+        try:
+            files.append(str(Path(full).relative_to(here)))
+        except ValueError:
+            files.append(full)
+    return tuple(files)
 
 
 def _mode(value: Any, where: str) -> str | None:

@@ -16,9 +16,9 @@ from itertools import zip_longest
 from pathlib import Path
 
 from linksync.model.links import column_letter
+from linksync.model.utm_rules import UTM_PARAMETERS, UtmRules
 from linksync.report.xlsx_stream import SheetStream, StreamingWorkbook
 from linksync.report.xlsx_xml import CellStyle
-from linksync.rules.utm import UTM_PARAMETERS, UtmRules
 from linksync.safe.outputs import atomic_path
 from linksync.sources.template import (
     COLUMNS,

@@ -8,11 +8,11 @@ to the other. A link's identity is a ``LinkKey`` (domain and slug, folded to low
 case); a row's origin is its ``Provenance`` (``place``: source, sheet, row). Each value
 has one ``to_dict`` (plain JSON types) and, when something reads it back, one
 ``from_dict`` (a run's ``RunInfo`` is only written); a desired link's password is
-written as ``"***"``, never in clear. While many of them are held (a read, a
-validation, a run), ``model.collection.fewer_collections`` makes the garbage collector
-walk them less often.
+written as ``"***"``, never in clear.
 
-What a run's results mean as an exit code is ``model.outcome`` (not re-exported here).
+What a run's results mean as an exit code is ``model.outcome``, the team's UTM rules
+(a profile's or a YAML file's ``utm_rules:``) are ``model.utm_rules``; neither is
+re-exported here.
 
 Layer: the lowest, beside ``errors``, ``rules`` and ``safe``; it may import only those and
 the standard library.

@@ -56,8 +56,8 @@ from linksync.errors import (
 )
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RowResult, RunInfo
-from linksync.model.collection import fewer_collections
 from linksync.model.outcome import RemoteWrites
+from linksync.pipeline.collector import fewer_collections
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import (
     Reading,

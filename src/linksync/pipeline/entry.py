@@ -29,8 +29,8 @@ from linksync.config.identity import workspace_identity
 from linksync.errors import ConfigError, LinksyncError, describe
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RunInfo
-from linksync.model.collection import fewer_collections
 from linksync.pipeline.applying import ApplyRequest, ApplyRun, run_apply
+from linksync.pipeline.collector import fewer_collections
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import Reading, Sources, load_specs, options_from, source_paths
 from linksync.pipeline.keywords import documented, variant

@@ -19,7 +19,8 @@ from linksync.config import Settings
 from linksync.config.profiles import refuse_unknown
 from linksync.errors import ConfigError, FileProblems, MirrorRefused
 from linksync.model import LinkSpec, Problem, Severity
-from linksync.rules.utm import UtmRules
+from linksync.model.utm_rules import UtmRules
+from linksync.pipeline.collector import fewer_collections
 from linksync.sync.options import SyncOptions
 from linksync.sync.safety import mirror_refusal, undeclared
 from linksync.sync.slugs import Slugless
@@ -122,6 +123,7 @@ def load_specs(
     return read_and_validate(sources, reading, default_domain=default_domain)[1]
 
 
+@fewer_collections()
 def read_and_validate(
     sources: Sources, reading: Reading | None = None, *, default_domain: str | None = None
 ) -> tuple[SourceBatch | None, Validation]:

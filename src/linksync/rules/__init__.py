@@ -1,6 +1,5 @@
-"""The service's value rules (no I/O, no HTTP), ``rules.timestamps`` (the one ISO 8601
-parser, how linksync writes instants) and ``rules.defaults`` (requests in flight and
-timeout, shared by the client, the config and the command line).
+"""The service's value rules (no I/O, no HTTP) and ``rules.timestamps`` (the one ISO 8601
+parser, how linksync writes instants).
 
 Both the sandbox (which rejects a request) and local validation (which flags a row
 before any request) import these, so the two can never disagree. Every check returns

@@ -26,7 +26,6 @@ from pathlib import Path
 
 from linksync.errors import SourceError
 from linksync.model import LinkSpec, Problem, Provenance
-from linksync.model.collection import fewer_collections
 from linksync.sources.folders import list_folder
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
 from linksync.sources.options import ReadOptions
@@ -134,7 +133,6 @@ def _read_dir(path: Path, display: str, opts: ReadOptions) -> ReadResult:
     return result
 
 
-@fewer_collections()
 def read_sources(
     paths: Iterable[str | PathLike[str]],
     *,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Provenance
-from linksync.rules.utm import UtmRules
+from linksync.model.utm_rules import UtmRules
 
 if TYPE_CHECKING:
     from linksync.sources.column_report import ColumnReport

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from linksync.errors import ConfigError
-from linksync.rules.utm import UTM_PARAMETERS, UtmRules
+from linksync.model.utm_rules import UTM_PARAMETERS, UtmRules
 
 FORMATS: tuple[str, ...] = ("xlsx", "csv", "yaml")
 

@@ -35,8 +35,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from linksync.errors import SourceError
 from linksync.model import FIELD_FROM_API, LINK_FIELDS, LinkSpec, Problem, Provenance, Severity
+from linksync.model.utm_rules import UtmRules, parse_utm_rules
 from linksync.rules.timestamps import zone_name
-from linksync.rules.utm import UtmRules, parse_utm_rules
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
 from linksync.sources.options import ReadOptions
 from linksync.sources.sniff import refuse_binary

@@ -48,8 +48,7 @@ from functools import cached_property
 from typing import Any
 
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Severity
-from linksync.model.collection import fewer_collections
-from linksync.rules.utm import UtmRules
+from linksync.model.utm_rules import UtmRules
 from linksync.sources import SourceBatch
 from linksync.sources.frame import SpecFrame, column_lines
 from linksync.validate.duplicates import duplicates
@@ -135,7 +134,6 @@ class Validation:
         return out
 
 
-@fewer_collections()
 def validate(
     source: SourceBatch | Sequence[LinkSpec],
     *,

@@ -1,5 +1,5 @@
-"""The team's UTM rules (``linksync.rules.utm``) checked on each row's final URL, after
-its UTM columns (or a YAML entry's ``utm:``) were merged into it.
+"""The team's UTM rules (``linksync.model.utm_rules``) checked on each row's final URL,
+after its UTM columns (or a YAML entry's ``utm:``) were merged into it.
 
 Each breach is an error on the row's ``url``, naming the parameter, the value and the
 rule, with its own constant: ``UTM_MISSING`` (a required parameter absent or empty),
@@ -25,7 +25,7 @@ from urllib.parse import quote_plus, unquote_plus
 import numpy as np
 
 from linksync.model import Problem, Severity
-from linksync.rules.utm import UtmRules
+from linksync.model.utm_rules import UtmRules
 from linksync.sources.frame import SpecFrame
 from linksync.validate.suggest import use
 

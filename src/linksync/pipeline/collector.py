@@ -1,25 +1,26 @@
-"""Fewer garbage collections while linksync holds many rows in memory.
+"""Fewer garbage collections while a run holds many rows in memory.
 
 Reading a YAML file builds a tree of dicts, and a run keeps several hundred thousand
 objects alive (the rows, the changes, the results); with Python's default thresholds
 (a young collection every 700 allocations) the collector walks them again and again.
-While a read (``read_sources``), a validation (``validate``) or a run (``linksync.plan``,
+While the run's reading and validation (``linksync.pipeline.inputs.read_and_validate``:
+``linksync validate``, the page's Check) or a whole run (``linksync.plan``,
 ``linksync.apply``) goes, the young generation's threshold is raised to 100,000.
 Reference cycles are still collected, later; memory grows by at most the garbage of
-100,000 allocations. It lives with the model's values, the rows it keeps alive: the
-readers, validation and the pipeline import it from here (a light import: the standard
-library only).
+100,000 allocations. The thresholds are the process's, so the run sets them, not the
+readers or validation: a library function called on its own leaves the process as it
+found it.
 
-What it saves a user (measured 2026-11-25, wall time with it and without, 3 to 5 runs each on a
-shared 2-core machine, the built-in sandbox): ``linksync validate`` of a YAML file of
-50,000 links, 4.2 s (3.2 s of CPU) instead of 9.9 s (7.8 s of CPU); ``linksync plan``
-of a CSV of 100,000 new links, 2.6 s (2.1 s of CPU) instead of 3.5 s (2.8 s). No
-difference for ``validate`` of a CSV or an xlsx of 100,000 rows, nor for ``apply`` of
-10,000 creates (5.7 s and 5.9 s of CPU; its wall time is the requests').
+What it saves a user (``benchmarks/kept_helpers.py``: the command in a fresh process,
+with it and without, 3 runs each on a shared 2-core machine, the built-in sandbox;
+medians of CPU time, which the machine's load moves less than wall time):
+``linksync validate`` of a YAML file of 50,000 links, 7.1 s of CPU instead of 12.3 s
+(wall 8.0 s instead of 15.0 s); ``linksync plan`` of a CSV of 100,000 new links, 7.9 s
+of CPU instead of 9.7 s. No difference for ``validate`` of a CSV or an xlsx of 100,000
+rows, nor for ``apply`` of 10,000 creates (its wall time is the requests').
 
-The thresholds are the process's: the first to start raises them, the last to end puts
-back what it found, so runs side by side (``apply_all``, threads of a web page) never
-leave them changed.
+The first to start raises the thresholds, the last to end puts back what it found, so
+runs side by side (``apply_all``, threads of a web page) never leave them changed.
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""Defaults several packages share (the client, the config, the command line)."""
+"""The client's defaults: requests in flight and how long a request may take.
+
+The client (``LinkServiceClient``, its ``RateLimiter``) starts from them; the config
+checks a profile's ``concurrency:`` and ``--concurrency`` against the ceiling, and the
+command line's help shows them.
+"""
 
 from __future__ import annotations
 

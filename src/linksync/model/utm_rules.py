@@ -15,7 +15,10 @@ them after its UTM columns are merged (``linksync.validate.utm``)::
 
 A parameter may be named ``utm_source`` or ``source``. ``parse_utm_rules`` raises
 ``ValueError`` with the key at fault; the caller words it as a config error (profile)
-or a file problem (YAML). Plain values, no I/O.
+or a file problem (YAML). Plain values, no I/O: they are the team's rules, not the
+service's (``linksync.rules``), and they sit with the values passed between stages
+because a reader (a YAML file's rules), the config (a profile's) and validation (which
+checks them) all take them.
 """
 
 from __future__ import annotations
