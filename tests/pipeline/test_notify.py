@@ -144,7 +144,9 @@ def test_a_stopped_run_alerts_then_raises(receiver: Receiver, config: Path) -> N
     settings = settings_of(config, "brand-b")
     settings = replace(settings, target=replace(settings.target, api_key="not-a-key"))
     with pytest.raises(LinksyncError):
-        linksync.plan(["links/b.yaml"], settings=settings, notify=[receiver.url()])
+        linksync.plan(
+            ["links/b.yaml"], settings=settings, notify=linksync.Notify(urls=[receiver.url()])
+        )
     ((_, payload),) = receiver.got
     assert payload["title"].endswith(": stopped")
     assert "Why this alert: stopped" in payload["message"]
