@@ -140,6 +140,13 @@ def test_one_target_per_job(config: Path) -> None:
     assert remote_slugs(config, "brand-a") == [] and remote_slugs(config, "brand-b") == B_SLUGS
 
 
+def test_the_outputs_of_one_run_are_refused_over_targets(config: Path) -> None:
+    for outputs in (linksync.Outputs(annotate=["copy.xlsx"]), linksync.Outputs(journal="j.jsonl")):
+        with pytest.raises(ConfigError, match="outputs of one run"):
+            linksync.apply_all(config=config, env=good_env(), outputs=outputs)
+    assert remote_slugs(config, "brand-a") == [] and remote_slugs(config, "brand-b") == []
+
+
 def test_every_output_is_checked_together_before_any_request(config: Path) -> None:
     # brand-b reads the very file brand-a's report would write: refused, nothing done.
     Path("out").mkdir()
