@@ -1,7 +1,7 @@
 """The fields of the run request (``linksync.pipeline.request``), and what is derived
 from them.
 
-Each field of a request value holds ``meta(...)`` in its metadata: its one line of
+Each field of a request value (``request_value``) is an ``option``: its one line of
 help, the command-line flag that sets it (as click declares it:
 ``--strict/--no-strict``) and the profile key it falls back on (``limits.max_deletes``
 for a key of a profile's block). From them, and nothing else:
@@ -12,8 +12,7 @@ for a key of a profile's block). From them, and nothing else:
 - ``from_profile`` builds a value from a profile's keys, and ``over`` lays the values
   given over it (a field left None takes the profile's);
 - ``command_words`` is the command line that gives a value (the page shows it);
-- ``flag_fields`` and ``profile_fields`` are the tables a test keeps in agreement with
-  the command line and the profile.
+- ``profile_fields`` is the table a test keeps in agreement with the profile's keys.
 
 A field left None, an empty text, an empty list or mapping, means "not given": the
 profile's setting where the field names a profile key, else the default.
@@ -23,19 +22,34 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable, Mapping
-from dataclasses import MISSING, Field, fields, replace
-from typing import Any, TypeVar
+from dataclasses import MISSING, Field, dataclass, field, fields, replace
+from typing import Any, TypeVar, dataclass_transform
 
 T = TypeVar("T")
 
 HELP, FLAG, PROFILE = "help", "flag", "profile"
 
 
-def meta(help: str, *, flag: str | None = None, profile: str | None = None) -> dict[str, Any]:
-    """The metadata of a field of a request value (``field(default=None,
-    metadata=meta(...))``): its line of help, the flag that sets it and the profile key
-    it falls back on."""
-    return {HELP: help, FLAG: flag, PROFILE: profile}
+def option(
+    help: str,
+    *,
+    default: Any,
+    flag: str | None = None,
+    profile: str | None = None,
+    repr: bool = True,
+) -> Any:
+    """A field of a request value: its ``default`` (None: not given), its line of help,
+    the flag that sets it and the profile key it falls back on (``repr=False``: a
+    secret, never shown)."""
+    return field(default=default, repr=repr, metadata={HELP: help, FLAG: flag, PROFILE: profile})
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(option,))
+def request_value(cls: type[T]) -> type[T]:
+    """``cls`` as a value of the run request: a frozen dataclass of ``option`` fields,
+    its docstring listing them (``documented``), read as ``normalize`` says."""
+    cls.__post_init__ = normalize  # type: ignore[attr-defined]
+    return documented(dataclass(frozen=True)(cls))
 
 
 def documented(cls: type[T]) -> type[T]:
@@ -68,15 +82,16 @@ def not_given(value: Any) -> bool:
 
 
 def normalize(obj: Any) -> None:
-    """In ``__post_init__`` of a frozen request value: lists as tuples, mappings as
-    dicts, and a field whose default is None set to None when not given."""
+    """A request value as it is made: lists as tuples, mappings as dicts of texts (a
+    profile's ``columns:`` may hold numbers), and a field whose default is None set to
+    None when not given."""
     for f in fields(obj):
         value = getattr(obj, f.name)
         new = value
         if isinstance(value, list | set | frozenset):
             new = tuple(value)
         elif isinstance(value, Mapping):
-            new = dict(value)
+            new = {str(k): str(v) for k, v in value.items()}
         if f.default is None and not_given(new):
             new = None
         if new is not value:
@@ -88,16 +103,6 @@ def flags_of(f: Field[Any]) -> tuple[str, str | None]:
     flag = str(f.metadata.get(FLAG) or "")
     on, _, off = flag.partition("/")
     return on, off or None
-
-
-def flag_fields(*classes: type[Any]) -> dict[str, tuple[type[Any], str]]:
-    """Flag (``--owner-tag``) -> the class and field it sets."""
-    return {
-        flags_of(f)[0]: (cls, f.name)
-        for cls in classes
-        for f in fields(cls)
-        if f.metadata.get(FLAG)
-    }
 
 
 def profile_fields(*classes: type[Any]) -> dict[str, tuple[type[Any], str]]:

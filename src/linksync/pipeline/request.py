@@ -36,10 +36,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from linksync.pipeline.fields import documented, meta, normalize
+from linksync.pipeline.fields import option, request_value
 from linksync.pipeline.preflight import PathArg
 from linksync.sync.options import Mode
 
@@ -49,340 +48,249 @@ if TYPE_CHECKING:
     from linksync.sync.results import CancelSignal, ProgressSink
 
 
-@documented
-@dataclass(frozen=True)
+@request_value
 class Reading:
     """How the sources are read and checked (None: the profile's setting)."""
 
-    sheets: Sequence[str] | None = field(
-        default=None, metadata=meta("only these workbook sheets.", flag="--sheet")
+    sheets: Sequence[str] | None = option(
+        "only these workbook sheets.", default=None, flag="--sheet"
     )
-    mapping: Mapping[str, str] | None = field(
+    mapping: Mapping[str, str] | None = option(
+        "{HEADER: FIELD}: read column HEADER as FIELD ('ignore' skips it), over the profile's "
+        "columns.",
         default=None,
-        metadata=meta(
-            "{HEADER: FIELD}: read column HEADER as FIELD ('ignore' skips it), over the "
-            "profile's columns.",
-            flag="--map",
-            profile="columns",
-        ),
+        flag="--map",
+        profile="columns",
     )
-    encoding: str | None = field(
+    encoding: str | None = option(
+        "the encoding of CSV files (default: detected).",
         default=None,
-        metadata=meta(
-            "the encoding of CSV files (default: detected).", flag="--encoding", profile="encoding"
-        ),
+        flag="--encoding",
+        profile="encoding",
     )
-    date_format: str | None = field(
+    date_format: str | None = option(
+        "dmy, mdy, iso or a strptime pattern, for dates that are not ISO 8601.",
         default=None,
-        metadata=meta(
-            "dmy, mdy, iso or a strptime pattern, for dates that are not ISO 8601.",
-            flag="--date-format",
-            profile="date_format",
-        ),
+        flag="--date-format",
+        profile="date_format",
     )
-    timezone: str | None = field(
+    timezone: str | None = option(
+        "the IANA zone of date-times written without one (default UTC).",
         default=None,
-        metadata=meta(
-            "the IANA zone of date-times written without one (default UTC).",
-            flag="--timezone",
-            profile="timezone",
-        ),
+        flag="--timezone",
+        profile="timezone",
     )
-    empty_values: Sequence[str] | None = field(
+    empty_values: Sequence[str] | None = option(
+        "cell texts read as empty (N/A, -, TBD).",
         default=None,
-        metadata=meta(
-            "cell texts read as empty (N/A, -, TBD).", flag="--empty-value", profile="empty_values"
-        ),
+        flag="--empty-value",
+        profile="empty_values",
     )
-    workbook_password_file: PathArg | None = field(
+    workbook_password_file: PathArg | None = option(
+        "the password of encrypted workbooks, read from this file (else from the variable the "
+        "profile's workbook_password_env names).",
         default=None,
-        metadata=meta(
-            "the password of encrypted workbooks, read from this file (else from the variable "
-            "the profile's workbook_password_env names).",
-            flag="--workbook-password-file",
-        ),
+        flag="--workbook-password-file",
     )
-    include_hidden: bool | None = field(
+    include_hidden: bool | None = option(
+        "read the rows a workbook hides (else they are skipped, and named).",
         default=None,
-        metadata=meta(
-            "read the rows a workbook hides (else they are skipped, and named).",
-            flag="--include-hidden/--no-include-hidden",
-            profile="include_hidden",
-        ),
+        flag="--include-hidden/--no-include-hidden",
+        profile="include_hidden",
     )
-    strict: bool | None = field(
+    strict: bool | None = option(
+        "every warning about the sources is an error.",
         default=None,
-        metadata=meta(
-            "every warning about the sources is an error.",
-            flag="--strict/--no-strict",
-            profile="strict",
-        ),
+        flag="--strict/--no-strict",
+        profile="strict",
     )
-    fix_invisible: bool = field(
+    fix_invisible: bool = option(
+        "strip invisible characters (each fix warned).", default=False, flag="--fix-invisible"
+    )
+    fix_utm_case: bool = option(
+        "lower the case and replace spaces in UTM values the profile's utm_rules refuse (each "
+        "fix warned).",
         default=False,
-        metadata=meta("strip invisible characters (each fix warned).", flag="--fix-invisible"),
+        flag="--fix-utm-case",
     )
-    fix_utm_case: bool = field(
-        default=False,
-        metadata=meta(
-            "lower the case and replace spaces in UTM values the profile's utm_rules refuse "
-            "(each fix warned).",
-            flag="--fix-utm-case",
-        ),
-    )
-    check_destinations: bool | None = field(
+    check_destinations: bool | None = option(
+        "request each destination URL first and report dead ones on their rows.",
         default=None,
-        metadata=meta(
-            "request each destination URL first and report dead ones on their rows.",
-            flag="--check-destinations/--no-check-destinations",
-            profile="check_destinations",
-        ),
+        flag="--check-destinations/--no-check-destinations",
+        profile="check_destinations",
     )
 
-    def __post_init__(self) -> None:
-        normalize(self)
-        if self.mapping is not None:  # a profile's columns: may be numbers in YAML
-            object.__setattr__(self, "mapping", {str(k): str(v) for k, v in self.mapping.items()})
 
-
-@documented
-@dataclass(frozen=True)
+@request_value
 class SyncPolicy:
     """What the run may do to the workspace (None: the profile's setting, else the
     default); made into the engine's ``SyncOptions`` over the profile's."""
 
-    mode: Mode | str | None = field(
+    mode: Mode | str | None = option(
+        "what the sync may do: upsert (default), create-only, update-only, mirror.",
         default=None,
-        metadata=meta(
-            "what the sync may do: upsert (default), create-only, update-only, mirror.",
-            flag="--mode",
-        ),
+        flag="--mode",
     )
-    default_domain: str | None = field(
-        default=None, metadata=meta("the domain of rows that name none.", profile="default_domain")
+    default_domain: str | None = option(
+        "the domain of rows that name none.", default=None, profile="default_domain"
     )
-    system_domain: str | None = field(
+    system_domain: str | None = option(
+        "the service's own domain (default: the built-in sandbox's, or learnt from the workspace).",
         default=None,
-        metadata=meta(
-            "the service's own domain (default: the built-in sandbox's, or learnt from "
-            "the workspace).",
-            profile="system_domain",
-        ),
+        profile="system_domain",
     )
-    scope_domains: Sequence[str] | None = field(
+    scope_domains: Sequence[str] | None = option(
+        "mirror scope: the only domains where links may be deleted.", default=None, flag="--domain"
+    )
+    owner_tag: str | None = option(
+        "only links with this tag may be deleted; added to every link created.",
         default=None,
-        metadata=meta(
-            "mirror scope: the only domains where links may be deleted.", flag="--domain"
-        ),
+        flag="--owner-tag",
+        profile="owner_tag",
     )
-    owner_tag: str | None = field(
+    allow_replace: bool | None = option(
+        "delete and create again the links whose expiry differs.",
         default=None,
-        metadata=meta(
-            "only links with this tag may be deleted; added to every link created.",
-            flag="--owner-tag",
-            profile="owner_tag",
-        ),
+        flag="--allow-replace",
     )
-    allow_replace: bool | None = field(
+    allow_takeover: bool | None = option(
+        "update or delete links another owner tag marks.", default=None, flag="--allow-takeover"
+    )
+    reset_passwords: bool | None = option(
+        "send passwords even when set already.", default=None, flag="--reset-passwords"
+    )
+    max_deletes: int | None = option(
+        "refuse a plan with more deletes than this.",
         default=None,
-        metadata=meta(
-            "delete and create again the links whose expiry differs.", flag="--allow-replace"
-        ),
+        flag="--max-deletes",
+        profile="limits.max_deletes",
     )
-    allow_takeover: bool | None = field(
+    max_change_ratio: float | None = option(
+        "refuse a plan changing more than this share of the links in scope (default 0.30).",
         default=None,
-        metadata=meta("update or delete links another owner tag marks.", flag="--allow-takeover"),
+        profile="limits.max_change_ratio",
     )
-    reset_passwords: bool | None = field(
+    min_existing: int | None = option(
+        "the ratio check applies from this many links in scope on (default 10).",
         default=None,
-        metadata=meta("send passwords even when set already.", flag="--reset-passwords"),
+        profile="limits.min_existing",
     )
-    max_deletes: int | None = field(
+    force: bool | None = option(
+        "apply even above the safety thresholds.", default=None, flag="--force"
+    )
+    slugless: str | None = option(
+        "rows without a slug: stable (a slug derived from domain and URL; default) or random "
+        "(the service picks one).",
         default=None,
-        metadata=meta(
-            "refuse a plan with more deletes than this.",
-            flag="--max-deletes",
-            profile="limits.max_deletes",
-        ),
+        flag="--slugless",
+        profile="slugless",
     )
-    max_change_ratio: float | None = field(
-        default=None,
-        metadata=meta(
-            "refuse a plan changing more than this share of the links in scope (default 0.30).",
-            profile="limits.max_change_ratio",
-        ),
-    )
-    min_existing: int | None = field(
-        default=None,
-        metadata=meta(
-            "the ratio check applies from this many links in scope on (default 10).",
-            profile="limits.min_existing",
-        ),
-    )
-    force: bool | None = field(
-        default=None, metadata=meta("apply even above the safety thresholds.", flag="--force")
-    )
-    slugless: str | None = field(
-        default=None,
-        metadata=meta(
-            "rows without a slug: stable (a slug derived from domain and URL; default) or "
-            "random (the service picks one).",
-            flag="--slugless",
-            profile="slugless",
-        ),
-    )
-    ai_slug: bool = field(
-        default=False, metadata=meta("fill empty slugs from the AI tool.", flag="--ai-slug")
-    )
-    ai_og: bool = field(
-        default=False, metadata=meta("fill empty descriptions from the AI tool.", flag="--ai-og")
-    )
-
-    def __post_init__(self) -> None:
-        normalize(self)
+    ai_slug: bool = option("fill empty slugs from the AI tool.", default=False, flag="--ai-slug")
+    ai_og: bool = option("fill empty descriptions from the AI tool.", default=False, flag="--ai-og")
 
 
-@documented
-@dataclass(frozen=True)
+@request_value
 class Notify:
     """The alert at the run's end (``linksync.pipeline.notify``; None: the profile's)."""
 
-    urls: Sequence[str] | None = field(  # tokens: no repr
+    urls: Sequence[str] | None = option(
+        "apprise URLs to alert (slack://, workflows://, mailtos://, json://...); secrets, never "
+        "printed.",
         default=None,
+        flag="--notify",
+        profile="notify",
         repr=False,
-        metadata=meta(
-            "apprise URLs to alert (slack://, workflows://, mailtos://, json://...); secrets, "
-            "never printed.",
-            flag="--notify",
-            profile="notify",
-        ),
     )
-    on: Sequence[str] | str | None = field(
+    on: Sequence[str] | str | None = option(
+        "when: failed, drift, stopped, always (default failed and stopped).",
         default=None,
-        metadata=meta(
-            "when: failed, drift, stopped, always (default failed and stopped).",
-            flag="--notify-on",
-            profile="notify_on",
-        ),
+        flag="--notify-on",
+        profile="notify_on",
     )
 
-    def __post_init__(self) -> None:
-        normalize(self)
 
-
-@documented
-@dataclass(frozen=True)
+@request_value
 class Outputs:
     """What an apply writes beside the workspace, and what it must never write."""
 
-    reports: Sequence[PathArg] = field(
-        default=(),
-        metadata=meta("report files (.csv .xlsx .json .jsonl .md .xml).", flag="--report"),
+    reports: Sequence[PathArg] = option(
+        "report files (.csv .xlsx .json .jsonl .md .xml).", default=(), flag="--report"
     )
-    annotate: Sequence[PathArg] = field(
-        default=(),
-        metadata=meta("an annotated copy of each spreadsheet source, in order.", flag="--annotate"),
+    annotate: Sequence[PathArg] = option(
+        "an annotated copy of each spreadsheet source, in order.", default=(), flag="--annotate"
     )
-    qr: PathArg | None = field(
-        default=None, metadata=meta("a zip of QR codes of the short links.", flag="--qr")
+    qr: PathArg | None = option("a zip of QR codes of the short links.", default=None, flag="--qr")
+    journal: PathArg | bool | None = option(
+        "None: .linksync/runs/<run-id>.jsonl; a path; False: none.", default=None, flag="--journal"
     )
-    journal: PathArg | bool | None = field(
-        default=None,
-        metadata=meta(
-            "None: .linksync/runs/<run-id>.jsonl; a path; False: none.", flag="--journal"
-        ),
+    lock: PathArg | bool | None = option(
+        "None: the target's own lock; a path; False: none.", default=None, flag="--lock"
     )
-    lock: PathArg | bool | None = field(
-        default=None,
-        metadata=meta("None: the target's own lock; a path; False: none.", flag="--lock"),
+    lock_wait: float = option(
+        "seconds to wait for another run's lock.", default=0.0, flag="--lock-wait"
     )
-    lock_wait: float = field(
-        default=0.0, metadata=meta("seconds to wait for another run's lock.", flag="--lock-wait")
-    )
-    reads: Sequence[PathArg] = field(
-        default=(), metadata=meta("more files the run must never write (a front end's uploads).")
+    reads: Sequence[PathArg] = option(
+        "more files the run must never write (a front end's uploads).", default=()
     )
 
-    def __post_init__(self) -> None:
-        normalize(self)
 
-
-@documented
-@dataclass(frozen=True)
+@request_value
 class PlanOutputs:
     """What a plan gives beside its ``Planned``."""
 
-    out: PathArg | None = field(
+    out: PathArg | None = option(
+        "save the plan as JSON here (checked before the first request, written atomically), for "
+        "apply(plan=...).",
         default=None,
-        metadata=meta(
-            "save the plan as JSON here (checked before the first request, written "
-            "atomically), for apply(plan=...).",
-            flag="--out",
-        ),
+        flag="--out",
     )
-    detailed_exitcode: bool = field(
-        default=False,
-        metadata=meta("exit_code 3 when the plan has changes.", flag="--detailed-exitcode"),
+    detailed_exitcode: bool = option(
+        "exit_code 3 when the plan has changes.", default=False, flag="--detailed-exitcode"
     )
 
-    def __post_init__(self) -> None:
-        normalize(self)
 
-
-@documented
-@dataclass(frozen=True)
+@request_value
 class Hooks:
     """What a front end hears and says while the run goes (none: a scheduler's run)."""
 
-    events: RunEvents | None = field(
+    events: RunEvents | None = option(
+        "a RunEvents: what the front end is told, and the plan's confirmation (default: nothing "
+        "told, every plan confirmed).",
         default=None,
-        metadata=meta(
-            "a RunEvents: what the front end is told, and the plan's confirmation (default: "
-            "nothing told, every plan confirmed)."
-        ),
     )
-    on_progress: ProgressSink | None = field(
+    on_progress: ProgressSink | None = option(
+        "a ProgressSink told of each row an apply sends and of the rate limiter's wait.",
         default=None,
-        metadata=meta(
-            "a ProgressSink told of each row an apply sends and of the rate limiter's wait."
-        ),
     )
-    cancel: CancelSignal | None = field(
-        default=None,
-        metadata=meta("set it from any thread: an apply stops sending and keeps its reports."),
+    cancel: CancelSignal | None = option(
+        "set it from any thread: an apply stops sending and keeps its reports.", default=None
     )
-    logger: logging.Logger | None = field(
-        default=None,
-        metadata=meta("the run's structured events (default: logging.getLogger('linksync'))."),
+    logger: logging.Logger | None = option(
+        "the run's structured events (default: logging.getLogger('linksync')).", default=None
     )
 
 
-@documented
-@dataclass(frozen=True)
+@request_value
 class Connection:
     """How every target of a run over targets is reached (over each target's profile)."""
 
-    insecure: bool = field(
-        default=False,
-        metadata=meta("allow plain http:// to a host other than localhost.", flag="--insecure"),
+    insecure: bool = option(
+        "allow plain http:// to a host other than localhost.", default=False, flag="--insecure"
     )
-    concurrency: int | None = field(
-        default=None, metadata=meta("requests in flight at most, per target.", flag="--concurrency")
+    concurrency: int | None = option(
+        "requests in flight at most, per target.", default=None, flag="--concurrency"
     )
-    proxy: str | None = field(  # may hold credentials: no repr
+    proxy: str | None = option(
+        "send every request through this proxy, http://[user:pass@]host:port.",
         default=None,
+        flag="--proxy",
         repr=False,
-        metadata=meta(
-            "send every request through this proxy, http://[user:pass@]host:port.", flag="--proxy"
-        ),
     )
-    ca_bundle: str | None = field(
-        default=None,
-        metadata=meta("trust the CA certificates of this PEM file for https.", flag="--ca-bundle"),
+    ca_bundle: str | None = option(
+        "trust the CA certificates of this PEM file for https.", default=None, flag="--ca-bundle"
     )
-    system_trust: bool = field(
-        default=False,
-        metadata=meta("trust what the operating system trusts.", flag="--system-trust"),
+    system_trust: bool = option(
+        "trust what the operating system trusts.", default=False, flag="--system-trust"
     )
 
     @property
