@@ -1,5 +1,5 @@
 """``--include-hidden``: a flag of validate, plan and apply, the profile key
-``include_hidden:`` and the keyword ``include_hidden=`` of the library (issue 29): rows
+``include_hidden:`` and the library's ``Reading(include_hidden=...)`` (issue 29): rows
 a workbook hides are skipped unless one of them says to read them; the flag wins over
 the profile both ways."""
 

@@ -74,7 +74,7 @@ def test_a_folder_without_yaml_refuses_the_mirror(seeded: Path) -> None:
 
 def test_an_empty_list_of_specs_declares_nothing(seeded: Path) -> None:
     """A mirror from an empty list of LinkSpec objects (a database query that returned
-    nothing) is refused outright: no keyword lets it through; a file saying
+    nothing) is refused outright: no option lets it through; a file saying
     ``links: []`` is the way to empty a scope."""
     with pytest.raises(MirrorRefused, match=r"no sources given .*links: \[\]"):
         linksync.plan([], sync=FORCED)

@@ -1,6 +1,6 @@
 """``linksync.apply(plan=...)`` from Python (a scheduler, the page): a ``Plan`` of
 ``linksync.plan`` carries the workspace it was made for and the digest of its sources,
-and an apply checks both, and its keywords, before any write
+and an apply checks both, and its ``SyncPolicy``, before any write
 (``linksync.pipeline.saved``)."""
 
 from __future__ import annotations
