@@ -43,9 +43,11 @@ def sync_target(name: str, config: str = CONFIG, report_dir: str = REPORT_DIR) -
     target's summary (counts, writes, files, error constant) for XCom."""
     every = linksync.apply_all(
         [name],
-        config=config,
-        reports=[f"{report_dir}/{{target}}.csv", f"{report_dir}/{{target}}.json"],
-        lock_wait=300,  # a run of this target still going on this machine: wait for it
+        config,
+        outputs=linksync.Outputs(
+            reports=[f"{report_dir}/{{target}}.csv", f"{report_dir}/{{target}}.json"],
+            lock_wait=300,  # a run of this target still going on this machine: wait for it
+        ),
     )
     if every.exit_code != 0:
         raise RuntimeError(every.verdict())
@@ -82,7 +84,9 @@ if dag is not None and task is not None:
 
 if __name__ == "__main__":
     every = linksync.apply_all(
-        sys.argv[1:] or None, config=CONFIG, reports=[f"{REPORT_DIR}/{{target}}.csv"]
+        sys.argv[1:] or None,
+        CONFIG,
+        outputs=linksync.Outputs(reports=[f"{REPORT_DIR}/{{target}}.csv"]),
     )
     for target in every:
         print(target.name, target.status, target.error_constant or "", target.writes.describe())

@@ -1,5 +1,5 @@
 """``--include-hidden``: a flag of validate, plan and apply, the profile key
-``include_hidden:`` and the keyword ``include_hidden=`` of the library: rows
+``include_hidden:`` and the library's ``Reading(include_hidden=...)``: rows
 a workbook hides are skipped unless one of them says to read them; the flag wins over
 the profile both ways."""
 
@@ -63,5 +63,9 @@ def test_the_profile_key_must_be_true_or_false(workdir: Path, book: Path) -> Non
 
 def test_the_library_keyword(workdir: Path, book: Path) -> None:
     assert linksync.plan([str(book)]).plan.counts["skip"] == 1
-    results = linksync.apply([str(book)], include_hidden=True, journal=False)
+    results = linksync.apply(
+        [str(book)],
+        reading=linksync.Reading(include_hidden=True),
+        outputs=linksync.Outputs(journal=False),
+    )
     assert [r.slug for r in results.rows] == ["one", "two", "three"]

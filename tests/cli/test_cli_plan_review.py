@@ -152,9 +152,11 @@ def test_takeover_refused_then_allowed(workdir: Path) -> None:
 
 def test_python_api_takes_allow_takeover(workdir: Path) -> None:
     links = sales_link_and_our_file(workdir)
-    plan = linksync.plan([links], owner_tag="owner:marketing")
+    plan = linksync.plan([links], sync=linksync.SyncPolicy(owner_tag="owner:marketing"))
     assert plan.counts["invalid"] == 1 and plan.changes[0].error is not None
     assert plan.changes[0].error.constant == "OWNED_BY_OTHER"
-    results = linksync.apply([links], owner_tag="owner:marketing", allow_takeover=True)
+    results = linksync.apply(
+        [links], sync=linksync.SyncPolicy(owner_tag="owner:marketing", allow_takeover=True)
+    )
     assert results.counts["ok"] == 1 and not results.failed
     assert sandbox_call(workdir, "get_link", "promo").tags == ("owner:marketing",)

@@ -142,6 +142,16 @@ def test_options_a_saved_plan_does_not_use_are_named(planned: Path) -> None:
     assert "--ai-slug, --sheet: not used with a saved plan" in applied.stderr
 
 
+def test_every_reading_flag_given_without_sources_is_named(planned: Path) -> None:
+    """The reading flags a saved plan has nothing to read with are the fields of the
+    run's Reading, the newest ones too."""
+    applied = run(
+        "apply", "--plan", "p.json", "--yes", "--include-hidden", "--timezone", "Europe/Berlin"
+    )
+    assert applied.exit_code == 0, applied.output
+    assert "--timezone, --include-hidden: not used with a saved plan" in applied.stderr
+
+
 def test_a_source_edited_since_the_plan_is_refused(planned: Path) -> None:
     path = planned / "links.yaml"
     path.write_text(path.read_text() + "  extra: https://example.com/extra\n", "utf-8")

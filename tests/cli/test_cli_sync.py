@@ -128,10 +128,10 @@ def test_mirror_refused_without_force(workdir: Path) -> None:
 def test_python_api(workdir: Path) -> None:
     plan = linksync.plan(["links.csv"])
     assert plan.counts["create"] == 3 and plan.counts["invalid"] == 1
-    results = linksync.apply(["links.csv"], journal=False)
+    results = linksync.apply(["links.csv"], outputs=linksync.Outputs(journal=False))
     assert [r.status for r in results.rows].count(Status.OK) == 3
     assert not linksync.plan(["links.csv"]).has_changes
-    again = linksync.apply(["links.csv"], journal=False)
+    again = linksync.apply(["links.csv"], outputs=linksync.Outputs(journal=False))
     assert {r.action for r in again.rows} == {Action.UNCHANGED, Action.INVALID}
 
 

@@ -85,7 +85,7 @@ def test_fix_utm_case_creates_the_fixed_url_and_lists_each_fix(workdir: Path) ->
 
 def test_the_library_takes_the_same_keyword(workdir: Path) -> None:
     setup(workdir)
-    planned = linksync.plan(["links.csv"], fix_utm_case=True)
+    planned = linksync.plan(["links.csv"], reading=linksync.Reading(fix_utm_case=True))
     assert planned.exit_code == 1
     by_slug = {c.spec.slug: c for c in planned.changes if c.spec is not None}
     assert [p.constant for p in by_slug["typo"].problems] == ["UTM_NOT_ALLOWED"]

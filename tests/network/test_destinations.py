@@ -307,7 +307,11 @@ class _Recorder(RunEvents):
 def test_a_run_tells_its_events_how_the_check_goes(sites: Sites) -> None:
     path = _csv(Path.cwd(), sites.http)
     events = _Recorder()
-    planned = linksync.plan([path], check_destinations=True, events=events)
+    planned = linksync.plan(
+        [path],
+        reading=linksync.Reading(check_destinations=True),
+        hooks=linksync.Hooks(events=events),
+    )
     assert sorted(events.calls) == [(0, 3), (1, 3), (2, 3), (3, 3)]
     assert planned.plan.counts["create"] == 4
 

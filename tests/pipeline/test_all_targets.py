@@ -41,7 +41,9 @@ def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_plan_all_plans_each_workspace_and_writes_nothing(config: Path) -> None:
-    every = linksync.plan_all(config=config, env=good_env(), out="plans/{target}.json")
+    every = linksync.plan_all(
+        config=config, env=good_env(), outputs=linksync.PlanOutputs(out="plans/{target}.json")
+    )
     assert [t.name for t in every] == ["brand-a", "brand-b"]
     assert every["brand-a"].counts["create"] == len(A_SLUGS)
     assert every["brand-b"].counts["create"] == len(B_SLUGS)
@@ -50,13 +52,17 @@ def test_plan_all_plans_each_workspace_and_writes_nothing(config: Path) -> None:
     assert saved["options"]["mode"] == "mirror"  # the target's own mode
     assert Path("plans/brand-a.json").is_file()
     assert remote_slugs(config, "brand-a") == [] and remote_slugs(config, "brand-b") == []
-    detailed = linksync.plan_all(config=config, env=good_env(), detailed_exitcode=True)
+    detailed = linksync.plan_all(
+        config=config, env=good_env(), outputs=linksync.PlanOutputs(detailed_exitcode=True)
+    )
     assert detailed.exit_code == 3 and {t.status for t in detailed} == {"changes"}
 
 
 def test_apply_all_writes_each_workspace_its_reports_and_the_summary(config: Path) -> None:
     every = linksync.apply_all(
-        config=config, env=good_env(), reports=["out/{target}.csv", "out/summary.json"]
+        config=config,
+        env=good_env(),
+        outputs=linksync.Outputs(reports=["out/{target}.csv", "out/summary.json"]),
     )
     assert every.exit_code == 0, every.verdict()
     # each workspace holds its own links, and only those
@@ -78,7 +84,9 @@ def test_apply_all_writes_each_workspace_its_reports_and_the_summary(config: Pat
 
 def test_a_refused_key_fails_its_target_only(config: Path) -> None:
     every = linksync.apply_all(
-        config=config, env={"BRAND_B_KEY": "not-a-key"}, reports=["out/{target}.csv"]
+        config=config,
+        env={"BRAND_B_KEY": "not-a-key"},
+        outputs=linksync.Outputs(reports=["out/{target}.csv"]),
     )
     a, b = every["brand-a"], every["brand-b"]
     assert a.status == "ok" and a.writes.describe() == "3 created"
@@ -115,7 +123,10 @@ def test_a_cancel_stops_every_target_and_keeps_their_reports(config: Path) -> No
     cancel = threading.Event()
     cancel.set()  # as Ctrl-C does, before the first write
     every = linksync.apply_all(
-        config=config, env=good_env(), cancel=cancel, reports=["out/{target}.csv"]
+        config=config,
+        env=good_env(),
+        outputs=linksync.Outputs(reports=["out/{target}.csv"]),
+        hooks=linksync.Hooks(cancel=cancel),
     )
     assert every.exit_code == 130 and {t.status for t in every} == {"interrupted"}
     rows = report_rows(Path("out/brand-b.csv"))
@@ -129,6 +140,13 @@ def test_one_target_per_job(config: Path) -> None:
     assert remote_slugs(config, "brand-a") == [] and remote_slugs(config, "brand-b") == B_SLUGS
 
 
+def test_the_outputs_of_one_run_are_refused_over_targets(config: Path) -> None:
+    for outputs in (linksync.Outputs(annotate=["copy.xlsx"]), linksync.Outputs(journal="j.jsonl")):
+        with pytest.raises(ConfigError, match="outputs of one run"):
+            linksync.apply_all(config=config, env=good_env(), outputs=outputs)
+    assert remote_slugs(config, "brand-a") == [] and remote_slugs(config, "brand-b") == []
+
+
 def test_every_output_is_checked_together_before_any_request(config: Path) -> None:
     # brand-b reads the very file brand-a's report would write: refused, nothing done.
     Path("out").mkdir()
@@ -136,9 +154,13 @@ def test_every_output_is_checked_together_before_any_request(config: Path) -> No
     text = config.read_text(encoding="utf-8").replace("[links/b.yaml]", "[out/brand-a.csv]")
     config.write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError, match=r"brand-a: --report out/brand-a\.csv"):
-        linksync.apply_all(config=config, env=good_env(), reports=["out/{target}.csv"])
+        linksync.apply_all(
+            config=config, env=good_env(), outputs=linksync.Outputs(reports=["out/{target}.csv"])
+        )
     with pytest.raises(ConfigError, match=r"brand-a: --report.*\n.*brand-b: --report"):
-        linksync.apply_all(config=config, env=good_env(), reports=["out/{target}.txt"])
+        linksync.apply_all(
+            config=config, env=good_env(), outputs=linksync.Outputs(reports=["out/{target}.txt"])
+        )
     assert not Path("a.db").exists() and not Path("b.db").exists()  # no request was made
 
 
@@ -232,8 +254,10 @@ def test_one_keys_429s_do_not_hold_the_other_target(tmp_path: Path) -> None:
             config=config,
             env={"A_KEY": DEFAULT_FULL_KEY},
             cwd=tmp_path,
-            progress=watches.__getitem__,
-            events=lambda name: AfterOther(a_failed) if name == "brand-b" else RunEvents(),
+            hooks=lambda name: linksync.Hooks(
+                events=AfterOther(a_failed) if name == "brand-b" else RunEvents(),
+                on_progress=watches[name],
+            ),
         )
     a, b = every["brand-a"], every["brand-b"]
     assert a.results is not None and b.results is not None

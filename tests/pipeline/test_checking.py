@@ -11,7 +11,7 @@ from linksync.config import Settings, resolve
 from linksync.errors import SourceError
 from linksync.model import Severity
 from linksync.pipeline.checking import check
-from linksync.pipeline.inputs import Reading
+from linksync.pipeline.request import Reading
 from linksync.sources.preview import How
 
 CSV = (

@@ -57,7 +57,9 @@ def test_runs_of_two_workspaces_side_by_side_leave_the_process_as_it_was(
             seen.append(gc.get_threshold())
 
     planned = linksync.plan(
-        ["links/a.csv"], settings=settings_of(config, "brand-a"), events=Events()
+        ["links/a.csv"],
+        settings=settings_of(config, "brand-a"),
+        hooks=linksync.Hooks(events=Events()),
     )
     assert planned.counts["create"] == 3 and seen == [(YOUNG_THRESHOLD, 10, 10)]
     assert gc.get_threshold() == (700, 10, 10)

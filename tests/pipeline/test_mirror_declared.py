@@ -23,7 +23,9 @@ from linksync.validate import Validation, validate
 from support.cli_runs import remote_links
 from support.two_workspaces import B_SLUGS, good_env, make_two, remote_slugs
 
-MIRROR = {"mode": "mirror", "scope_domains": ["lnk.test"]}
+MIRROR = linksync.SyncPolicy(mode="mirror", scope_domains=["lnk.test"])
+FORCED = replace(MIRROR, force=True)
+NO_JOURNAL = linksync.Outputs(journal=False)
 
 
 def spec(slug: str, n: int) -> LinkSpec:
@@ -38,7 +40,9 @@ def spec(slug: str, n: int) -> LinkSpec:
 @pytest.fixture
 def seeded(workdir: Path) -> Path:
     """Links a, b and c on the built-in sandbox of ``workdir``."""
-    results = linksync.apply([spec(s, i + 2) for i, s in enumerate("abc")], journal=False)
+    results = linksync.apply(
+        [spec(s, i + 2) for i, s in enumerate("abc")], outputs=linksync.Outputs(journal=False)
+    )
     assert results.exit_code == 0
     return workdir
 
@@ -50,10 +54,10 @@ def slugs(workdir: Path) -> list[str]:
 def test_an_empty_csv_refuses_plan_and_apply_even_forced(seeded: Path) -> None:
     (seeded / "links.csv").write_text("slug,url\n", encoding="utf-8")
     with pytest.raises(MirrorRefused, match=r"^mirror refused: links\.csv: EMPTY_SOURCE") as got:
-        linksync.plan(["links.csv"], **MIRROR, force=True)
+        linksync.plan(["links.csv"], sync=FORCED)
     assert [p.constant for p in got.value.problems] == ["EMPTY_SOURCE"]
     with pytest.raises(MirrorRefused) as applied:
-        linksync.apply(["links.csv"], **MIRROR, force=True, journal=False)
+        linksync.apply(["links.csv"], sync=FORCED, outputs=NO_JOURNAL)
     assert exit_code_for(applied.value) == EXIT_USAGE == 2
     assert error_constant(applied.value) == "MIRROR_REFUSED"
     assert isinstance(applied.value, UnsafePlanError)  # callers catching it still do
@@ -64,24 +68,24 @@ def test_a_folder_without_yaml_refuses_the_mirror(seeded: Path) -> None:
     (seeded / "links").mkdir()
     (seeded / "links" / "README.md").write_text("the links live in git\n", encoding="utf-8")
     with pytest.raises(MirrorRefused, match=r"links/README.md: EMPTY_SOURCE: not read"):
-        linksync.apply(["links"], **MIRROR, journal=False)
+        linksync.apply(["links"], sync=MIRROR, outputs=NO_JOURNAL)
     assert slugs(seeded) == ["a", "b", "c"]
 
 
 def test_an_empty_list_of_specs_declares_nothing(seeded: Path) -> None:
     """A mirror from an empty list of LinkSpec objects (a database query that returned
-    nothing) is refused outright: no keyword lets it through; a file saying
+    nothing) is refused outright: no option lets it through; a file saying
     ``links: []`` is the way to empty a scope."""
     with pytest.raises(MirrorRefused, match=r"no sources given .*links: \[\]"):
-        linksync.plan([], **MIRROR, force=True)
+        linksync.plan([], sync=FORCED)
     with pytest.raises(ConfigError, match="give sources"):
-        linksync.apply([], **MIRROR, force=True, journal=False)
+        linksync.apply([], sync=FORCED, outputs=NO_JOURNAL)
     # Other modes only warn: nothing would be deleted.
     planned = linksync.plan([])
     assert [p.constant for p in planned.file_problems] == ["EMPTY_SOURCE"]
     assert not planned.has_changes
     # One row is a declaration: the mirror keeps it and deletes the others.
-    kept = linksync.apply([spec("a", 2)], **MIRROR, force=True, journal=False)
+    kept = linksync.apply([spec("a", 2)], sync=FORCED, outputs=NO_JOURNAL)
     assert kept.exit_code == 0 and slugs(seeded) == ["a"]
 
 
@@ -146,12 +150,14 @@ def test_plan_all_and_apply_all_refuse_the_target_that_declared_nothing(
     assert linksync.apply_all(config=config, env=good_env()).exit_code == 0
     # brand-b mirrors links/b.yaml (owner tag "managed"): its file is emptied by mistake
     (tmp_path / "links" / "b.yaml").write_text("# moved to c.yaml\n", encoding="utf-8")
-    planned = linksync.plan_all(config=config, env=good_env(), force=True)
+    planned = linksync.plan_all(config=config, env=good_env(), sync=linksync.SyncPolicy(force=True))
     b = planned["brand-b"]
     assert (b.exit_code, b.error_constant) == (2, "MIRROR_REFUSED")
     assert "mirror refused: links/b.yaml" in (b.error or "")
     assert planned["brand-a"].exit_code == 0
-    applied = linksync.apply_all(config=config, env=good_env(), force=True)
+    applied = linksync.apply_all(
+        config=config, env=good_env(), sync=linksync.SyncPolicy(force=True)
+    )
     assert (applied["brand-b"].exit_code, applied["brand-b"].error_constant) == (
         2,
         "MIRROR_REFUSED",
@@ -162,9 +168,13 @@ def test_plan_all_and_apply_all_refuse_the_target_that_declared_nothing(
 
 def test_a_scope_domain_the_workspace_lacks_is_refused(seeded: Path) -> None:
     with pytest.raises(ConfigError, match=r"--domain lnk\.tset: no such domain .*lnk\.test\?"):
-        linksync.plan([spec("a", 2)], mode="mirror", scope_domains=["lnk.tset"])
+        linksync.plan(
+            [spec("a", 2)], sync=linksync.SyncPolicy(mode="mirror", scope_domains=["lnk.tset"])
+        )
     with pytest.raises(ConfigError, match=r"write the domain alone: --domain lnk\.test"):
         linksync.apply(
-            [spec("a", 2)], mode="mirror", scope_domains=["https://lnk.test"], journal=False
+            [spec("a", 2)],
+            sync=linksync.SyncPolicy(mode="mirror", scope_domains=["https://lnk.test"]),
+            outputs=linksync.Outputs(journal=False),
         )
     assert slugs(seeded) == ["a", "b", "c"]

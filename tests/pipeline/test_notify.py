@@ -15,14 +15,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import openpyxl
 import pytest
 
 import linksync
+import linksync.pipeline
 from linksync.config.profiles import parse_profile
 from linksync.errors import ConfigError, LinksyncError
-from linksync.model import RunInfo
-from linksync.pipeline.notify import Alerts, RunEnd, ci_links, conditions, message
-from linksync.report.summary import Counts
+from linksync.model import Action, RunInfo
+from linksync.pipeline.notify import Alerts, RunEnd, ci_links, conditions, message, plan_counts
+from linksync.report.plans import plan_row, plan_rows
+from linksync.report.summary import Counts, count_results
 from linksync.sandbox.settings import DEFAULT_FULL_KEY
 from support.cli_runs import run
 from support.two_workspaces import settings_of
@@ -144,7 +147,9 @@ def test_a_stopped_run_alerts_then_raises(receiver: Receiver, config: Path) -> N
     settings = settings_of(config, "brand-b")
     settings = replace(settings, target=replace(settings.target, api_key="not-a-key"))
     with pytest.raises(LinksyncError):
-        linksync.plan(["links/b.yaml"], settings=settings, notify=[receiver.url()])
+        linksync.plan(
+            ["links/b.yaml"], settings=settings, notify=linksync.Notify(urls=[receiver.url()])
+        )
     ((_, payload),) = receiver.got
     assert payload["title"].endswith(": stopped")
     assert "Why this alert: stopped" in payload["message"]
@@ -230,3 +235,31 @@ def test_in_github_actions_the_message_links_the_run_and_the_pull_request() -> N
     assert title == "linksync apply brand-a: stopped"
     assert "Stopped: 403 FORBIDDEN" in body
     assert "CI: https://github.com/acme/links/pull/7" in body
+
+
+def test_a_plans_alert_counts_its_rows_making_only_those_with_an_error(workdir: Path) -> None:
+    """``plan_counts`` gives what counting every report row of the plan gives, from the
+    changes and the rows of the changes with an error; no module of the pipeline lists
+    a plan's rows (``plan_rows``: only an output that lists rows makes them all)."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["slug", "url"])
+    for slug, url in [("kept", "https://example.com/k"), ("new", "https://example.com/n")]:
+        sheet.append([slug, url])
+    sheet.append(["broken", "not a url"])
+    sheet.append(["hidden", "https://example.com/h"])
+    sheet.row_dimensions[5].hidden = True
+    book.save(workdir / "links.xlsx")
+    (workdir / "first.csv").write_text("slug,url\nkept,https://example.com/k\n", "utf-8")
+    assert linksync.apply(["first.csv"]).exit_code == 0
+    made = linksync.plan(["links.xlsx"]).plan
+    assert {a: n for a, n in made.counts.items() if n} == {
+        "create": 1, "unchanged": 1, "invalid": 1, "skip": 1
+    }  # fmt: skip
+    erring = [plan_row(ch) for ch in made.changes if ch.action is Action.INVALID]
+    assert [r.error_constant for r in erring] == ["INVALID_URL"]
+    assert plan_counts(made, erring) == count_results(plan_rows(made))
+    pipeline = Path(linksync.pipeline.__file__).parent
+    callers = [p.name for p in pipeline.glob("*.py") if "plan_rows(" in p.read_text("utf-8")]
+    assert callers == []

@@ -1,11 +1,12 @@
 """``linksync.apply(plan=...)`` from Python (a scheduler, the page): a ``Plan`` of
 ``linksync.plan`` carries the workspace it was made for and the digest of its sources,
-and an apply checks both, and its keywords, before any write
+and an apply checks both, and its ``SyncPolicy``, before any write
 (``linksync.pipeline.saved``)."""
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -45,13 +46,19 @@ def test_a_plan_object_binds_its_workspace_and_its_specs(tmp_path: Path) -> None
     planned = linksync.plan(SPECS, settings=here)
     assert planned.plan.workspace is not None and planned.plan.sources[0].kind == "objects"
     with pytest.raises(SavedPlanMismatch, match="this target is the built-in sandbox"):
-        linksync.apply(SPECS, plan=planned.plan, settings=there, journal=False)
+        linksync.apply(
+            SPECS, plan=planned.plan, settings=there, outputs=linksync.Outputs(journal=False)
+        )
     assert slugs(there) == []
     edited = [SPECS[0], spec("bravo", "https://example.com/b2", 2)]
     with pytest.raises(SavedPlanMismatch, match="LinkSpec objects given are not those"):
-        linksync.apply(edited, plan=planned.plan, settings=here, journal=False)
+        linksync.apply(
+            edited, plan=planned.plan, settings=here, outputs=linksync.Outputs(journal=False)
+        )
     assert slugs(here) == []
-    done = linksync.apply(SPECS, plan=planned.plan, settings=here, journal=False)
+    done = linksync.apply(
+        SPECS, plan=planned.plan, settings=here, outputs=linksync.Outputs(journal=False)
+    )
     assert done.exit_code == 0 and slugs(here) == ["alpha", "bravo"]
 
 
@@ -64,23 +71,41 @@ def test_a_plan_built_without_linksync_plan_names_no_workspace(tmp_path: Path) -
             return diff(SPECS, await fetch_remote(client, SPECS, options), options)
 
     with pytest.raises(SavedPlanMismatch, match="does not say which workspace"):
-        linksync.apply(plan=asyncio.run(made_by_hand()), settings=here, journal=False)
+        linksync.apply(
+            plan=asyncio.run(made_by_hand()), settings=here, outputs=linksync.Outputs(journal=False)
+        )
     assert slugs(here) == []
 
 
-def test_keywords_and_an_options_object_tighten_a_plan_object(tmp_path: Path) -> None:
+def test_a_sync_policy_tightens_a_plan_object(tmp_path: Path) -> None:
     here = sandbox_in(tmp_path / "here")
-    assert linksync.apply(SPECS, settings=here, journal=False).exit_code == 0
-    options = SyncOptions(mode="mirror", scope_domains=("lnk.test",))
-    planned = linksync.plan(SPECS[:1], settings=here, options=options)
+    assert (
+        linksync.apply(SPECS, settings=here, outputs=linksync.Outputs(journal=False)).exit_code == 0
+    )
+    policy = linksync.SyncPolicy(mode="mirror", scope_domains=("lnk.test",))
+    planned = linksync.plan(SPECS[:1], settings=here, sync=policy)
     assert planned.counts["delete"] == 1
     with pytest.raises(UnsafePlanError, match="1 deletes exceed the maximum of 0"):
-        linksync.apply(plan=planned.plan, settings=here, max_deletes=0, journal=False)
-    tighter = SyncOptions(mode="mirror", scope_domains=("lnk.test",), max_deletes=0)
+        linksync.apply(
+            plan=planned.plan,
+            settings=here,
+            sync=linksync.SyncPolicy(max_deletes=0),
+            outputs=linksync.Outputs(journal=False),
+        )
+    tighter = replace(policy, max_deletes=0)
     with pytest.raises(UnsafePlanError):
-        linksync.apply(plan=planned.plan, settings=here, options=tighter, journal=False)
+        linksync.apply(
+            plan=planned.plan, settings=here, sync=tighter, outputs=linksync.Outputs(journal=False)
+        )
     with pytest.raises(SavedPlanMismatch, match="--mode update-only"):
-        linksync.apply(plan=planned.plan, settings=here, mode="update-only", journal=False)
+        linksync.apply(
+            plan=planned.plan,
+            settings=here,
+            sync=linksync.SyncPolicy(mode="update-only"),
+            outputs=linksync.Outputs(journal=False),
+        )
     assert slugs(here) == ["alpha", "bravo"]
-    done = linksync.apply(plan=planned.plan, settings=here, options=options, journal=False)
+    done = linksync.apply(
+        plan=planned.plan, settings=here, sync=policy, outputs=linksync.Outputs(journal=False)
+    )
     assert done.exit_code == 0 and slugs(here) == ["alpha"]

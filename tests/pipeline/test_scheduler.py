@@ -85,7 +85,10 @@ def test_two_applies_at_once_then_the_failed_rows_first(
     def first_run() -> None:
         try:
             box["results"] = linksync.apply(
-                ["links.csv"], settings=faulty, reports=["first.csv"], events=holder
+                ["links.csv"],
+                settings=faulty,
+                outputs=linksync.Outputs(reports=["first.csv"]),
+                hooks=linksync.Hooks(events=holder),
             )
         except BaseException as exc:  # handed to the test's thread
             box["error"] = exc
@@ -97,7 +100,9 @@ def test_two_applies_at_once_then_the_failed_rows_first(
         # A second run on the same target while the first holds the lock: refused at
         # once, nothing written, no report left behind.
         with pytest.raises(LockError, match="another linksync run holds the lock"):
-            linksync.apply(["links.csv"], settings=calm, reports=["refused.csv"])
+            linksync.apply(
+                ["links.csv"], settings=calm, outputs=linksync.Outputs(reports=["refused.csv"])
+            )
         assert not (tmp_path / "refused.csv").exists()
     finally:
         holder.go_on.set()
@@ -115,7 +120,9 @@ def test_two_applies_at_once_then_the_failed_rows_first(
     # The next scheduled run: every row changes (a new description), and the rows that
     # failed in the first run are sent before the others.
     write_links(tmp_path / "links.csv", "second")
-    second = linksync.apply(["links.csv"], settings=calm, reports=["second.csv"])
+    second = linksync.apply(
+        ["links.csv"], settings=calm, outputs=linksync.Outputs(reports=["second.csv"])
+    )
     assert second.exit_code == 0 and not second.failed and second.last_run_id == first.run_id
     assert second.journal is not None
     sent = [e["slug"] for e in read_journal(second.journal) if e["event"] == "request"]

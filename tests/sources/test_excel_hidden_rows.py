@@ -125,7 +125,12 @@ def test_a_row_hidden_by_hand_is_skipped_and_hidden_empty_rows_are_not_named(
     assert len(_hidden(checked.problems)) == 2, checked.problems
     planned = linksync.plan([str(path)])
     assert planned.plan.counts["skip"] == 1 and planned.plan.counts["create"] == 4
-    assert linksync.plan([str(path)], include_hidden=True).plan.counts["create"] == 5
+    assert (
+        linksync.plan([str(path)], reading=linksync.Reading(include_hidden=True)).plan.counts[
+            "create"
+        ]
+        == 5
+    )
 
 
 def test_strict_makes_a_hidden_row_an_error(workdir: Path) -> None:

@@ -70,7 +70,7 @@ def test_wrong_yaml_structure_is_the_same_error_everywhere(
     assert code == 1 and words in output and "nothing applied" in output
     assert remote(workdir) == {}
     with pytest.raises(SourceError, match="nothing applied"):
-        linksync.apply([str(path)], journal=False)
+        linksync.apply([str(path)], outputs=linksync.Outputs(journal=False))
     assert remote(workdir) == {}
 
 
@@ -143,11 +143,15 @@ def test_python_api_takes_the_same_options(workdir: Path) -> None:
         "Ziel,Kürzel,Ablauf\nhttps://example.com/a,api-a,31/12/2030\n", encoding="utf-8"
     )
     mapping = {"Ziel": "url", "Kürzel": "slug", "Ablauf": "expires_at"}
-    plan = linksync.plan([str(path)], mapping=mapping)
+    plan = linksync.plan([str(path)], reading=linksync.Reading(mapping=mapping))
     assert plan.counts["invalid"] == 1
-    plan = linksync.plan([str(path)], mapping=mapping, date_format="dmy")
+    plan = linksync.plan([str(path)], reading=linksync.Reading(mapping=mapping, date_format="dmy"))
     assert plan.counts["create"] == 1
-    results = linksync.apply([str(path)], mapping=mapping, date_format="dmy", journal=False)
+    results = linksync.apply(
+        [str(path)],
+        reading=linksync.Reading(mapping=mapping, date_format="dmy"),
+        outputs=linksync.Outputs(journal=False),
+    )
     assert [r.status for r in results.rows] == [Status.OK]
     assert remote(workdir)["api-a"].expires_at == "2030-12-31T00:00:00.000Z"
 

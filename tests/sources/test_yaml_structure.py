@@ -125,7 +125,7 @@ def test_a_misspelt_file_key_is_a_file_error_and_nothing_is_sent(
     assert code == 1 and "nothing applied" in output
     assert remote(workdir) == {}
     with pytest.raises(SourceError, match="nothing applied"):
-        linksync.apply([str(path)], journal=False)
+        linksync.apply([str(path)], outputs=linksync.Outputs(journal=False))
 
 
 @pytest.mark.parametrize(

@@ -141,8 +141,8 @@ class TestTheProfileTicksTheBox:
 
 
 def test_choices_parse_the_box_and_refuse_what_is_not_true_or_false() -> None:
-    assert Choices.from_json({}).check_destinations is None
-    assert Choices.from_json({"check_destinations": True}).reading()["check_destinations"]
+    assert Choices.from_json({}).reading.check_destinations is None
+    assert Choices.from_json({"check_destinations": True}).reading.check_destinations
     off = Choices.from_json({"check_destinations": False})
     assert "--no-check-destinations" in off.command_line(["c.csv"]).split()
     assert "check-destinations" not in Choices.from_json({}).command_line(["c.csv"])

@@ -78,7 +78,10 @@ def test_the_page_applies_the_plan_it_showed_and_never_writes_an_upload(
     assert planned.counts["create"] == 3
     with pytest.raises(ConfigError, match=r"other\.csv"):  # an upload: a file the run reads
         linksync.apply(
-            files[:1], plan=planned.plan, settings=settings, reports=[files[1]], reads=files
+            files[:1],
+            plan=planned.plan,
+            settings=settings,
+            outputs=linksync.Outputs(reports=[files[1]], reads=files),
         )
     registry = RunRegistry(tmp_path / "runs")
     source = page_apply(settings, files[:1], tmp_path)

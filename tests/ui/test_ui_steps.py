@@ -144,7 +144,12 @@ async def test_apply_runs_the_plan_shown_and_the_command_line_does_the_same(
 def workspace_of_20(settings: Settings, tmp_path: Path) -> None:
     seed = tmp_path / "seed.csv"
     seed.write_bytes(csv_bytes(20))
-    linksync.apply([seed], settings=settings, mapping={"Approver": "ignore"}, journal=False)
+    linksync.apply(
+        [seed],
+        settings=settings,
+        reading=linksync.Reading(mapping={"Approver": "ignore"}),
+        outputs=linksync.Outputs(journal=False),
+    )
 
 
 async def test_a_plan_over_a_safety_limit_needs_confirming(

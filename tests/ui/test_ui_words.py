@@ -198,12 +198,12 @@ def test_every_advice_in_the_pages_words_names_no_flag() -> None:
 
 
 def _messages() -> dict[str, list[str]]:
-    """Every text of the library (not its docstrings, not the command line's help) that
-    names a flag, by flag."""
+    """Every text of the library (not its docstrings, not the command line's help, nor
+    the help of the run request's fields) that names a flag, by flag."""
     found: dict[str, list[str]] = {}
     for path in sorted(SRC.rglob("*.py")):
         rel = path.relative_to(SRC)
-        if rel.parts[0] in ("cli", "ui") or rel.name == "keywords.py":
+        if rel.parts[0] in ("cli", "ui") or rel.as_posix() == "pipeline/request.py":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docs = {

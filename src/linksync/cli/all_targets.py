@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from linksync.cli.common import echo, err
+from linksync.cli.common import asked, echo, err
 from linksync.cli.events import CliEvents
 from linksync.cli.options import TargetOptions, on_terminal
 from linksync.errors import ConfigError
@@ -23,7 +23,7 @@ from linksync.logs import setup_logging
 from linksync.safe.secrets import Secrets
 
 if TYPE_CHECKING:
-    from linksync.pipeline import AllResults, TargetResult
+    from linksync.pipeline import AllResults, Outputs, PlanOutputs, TargetResult
     from linksync.sync.plan import Plan
 
 
@@ -31,24 +31,32 @@ def run_targets(
     run_all: Callable[..., AllResults],
     target: TargetOptions,
     names: Sequence[str],
-    kw: dict[str, Any],
     *,
+    log_format: str,
+    flags: Mapping[str, Any],
     yes: bool,
-    **more: Any,
+    outputs: Outputs | PlanOutputs,
 ) -> AllResults:
-    """``run_all`` (``plan_all`` or ``apply_all``) of the targets ``names``: logging
-    first, the targets (each key and notify URL a secret of the log) announced on
-    stderr, each target's events on stderr (``TargetEvents``)."""
+    """``run_all`` (``plan_all`` or ``apply_all``) of the targets ``names``, with the
+    request of the flags given: logging first, the targets (each key and notify URL a
+    secret of the log) announced on stderr, each target's events on stderr
+    (``TargetEvents``)."""
     from linksync.config.targets import load_workspaces
+    from linksync.pipeline import Connection, Hooks
+    from linksync.pipeline.fields import from_flags
 
-    secrets = Secrets(kw.get("notify") or ())
-    logger = setup_logging(kw.pop("log_format"), secrets=secrets)
+    reading, policy, notify = asked(flags)
+    secrets = Secrets(notify.urls or ())
+    logger = setup_logging(log_format, secrets=secrets)  # type: ignore[arg-type]
     sandbox = target.sandbox or on_terminal()  # for the targets that name no base_url
     workspaces = load_workspaces(target.config, names or None, sandbox=sandbox)
+    connection = from_flags(Connection, flags)
     for ws in workspaces:
         try:
             settings = ws.settings(
-                insecure=target.insecure, concurrency=target.concurrency, network=target.network
+                insecure=connection.insecure,
+                concurrency=connection.concurrency,
+                network=connection.network,
             )
         except ConfigError:
             settings = None  # the run reports it as this target's error
@@ -59,10 +67,13 @@ def run_targets(
             err(f"[{ws.name}] via proxy {via}")
     err(f"targets: {', '.join(ws.name for ws in workspaces)}")
     asking = threading.Lock()
+
+    def hooks(name: str) -> Hooks:
+        return Hooks(events=TargetEvents(name, asking, yes=yes), logger=logger)
+
     return run_all(
-        workspaces, config=target.config, insecure=target.insecure,
-        concurrency=target.concurrency, network=target.network, logger=logger,
-        events=lambda name: TargetEvents(name, asking, yes=yes), **more, **kw,
+        workspaces, target.config, connection=connection, reading=reading, sync=policy,
+        notify=notify, outputs=outputs, hooks=hooks,
     )  # fmt: skip
 
 
@@ -98,11 +109,20 @@ class TargetEvents(CliEvents):
 
 
 def plan_targets(
-    target: TargetOptions, names: Sequence[str], *, fmt: str, kw: dict[str, Any], **more: Any
+    target: TargetOptions,
+    names: Sequence[str],
+    *,
+    fmt: str,
+    log_format: str,
+    flags: Mapping[str, Any],
 ) -> NoReturn:
-    from linksync.pipeline import plan_all
+    from linksync.pipeline import PlanOutputs, plan_all
+    from linksync.pipeline.fields import from_flags
 
-    every = run_targets(plan_all, target, names, kw, yes=True, **more)
+    outputs = from_flags(PlanOutputs, flags)
+    every = run_targets(
+        plan_all, target, names, log_format=log_format, flags=flags, yes=True, outputs=outputs
+    )
     if fmt == "json":
         _json(every, plans=True)
     elif fmt == "markdown":
@@ -121,14 +141,17 @@ def apply_targets(
     *,
     yes: bool,
     as_json: bool,
-    kw: dict[str, Any],
-    **more: Any,
+    outputs: Outputs,
+    log_format: str,
+    flags: Mapping[str, Any],
 ) -> NoReturn:
     from linksync.pipeline import apply_all
 
     if not yes and not sys.stdin.isatty():
         raise ConfigError("no terminal to confirm on: pass --yes to apply without asking")
-    every = run_targets(apply_all, target, names, kw, yes=yes, **more)
+    every = run_targets(
+        apply_all, target, names, log_format=log_format, flags=flags, yes=yes, outputs=outputs
+    )
     if as_json:
         _json(every)
     else:

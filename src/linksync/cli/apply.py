@@ -10,16 +10,16 @@ from typing import Any
 
 import click
 
-from linksync.cli.common import echo, err, handle_errors
+from linksync.cli.common import asked, echo, err, given_flags, handle_errors
 from linksync.cli.events import CliEvents
 from linksync.cli.options import TargetOptions, refuse, selected, target_options, target_selection
-from linksync.cli.sync import run_keywords, start, sync_options
+from linksync.cli.sync import start, sync_options
 from linksync.errors import ConfigError
 from linksync.logs import json_active
 from linksync.model import RowResult
 from linksync.model.links import is_yaml_source
 from linksync.model.outcome import EXIT_MEANINGS, EXIT_OK
-from linksync.pipeline import Results, apply
+from linksync.pipeline import Hooks, Outputs, Results, apply
 from linksync.report import count_results, render_summary
 
 
@@ -108,9 +108,12 @@ def apply_command(
     where 2 (nothing written) holds only when no target wrote anything: a target that
     failed with 2 while another wrote makes the run 1.
     """
+    from linksync.pipeline.fields import from_flags
     from linksync.report.progress import progress_for
 
     names = selected(kw)
+    flags = given_flags()
+    outputs = from_flags(Outputs, flags)
     if names is not None:
         from linksync.cli.all_targets import apply_targets
 
@@ -119,19 +122,19 @@ def apply_command(
             "--journal": journal, "--lock": lock_path},
         )  # fmt: skip
         apply_targets(
-            target, names, yes=yes, as_json=as_json, reports=reports, lock_wait=lock_wait,
-            kw={"log_format": kw.pop("log_format"), **run_keywords(kw)},
+            target, names, yes=yes, as_json=as_json, outputs=outputs, log_format=kw["log_format"],
+            flags=flags,
         )  # fmt: skip
     if as_json:
         raise ConfigError("--json is the summary of a run over targets: use it with --all")
     if not sources and not plan_file:
         raise ConfigError("give SOURCE files, or --plan plan.json")
-    settings, logger = start(target, kw.pop("log_format"), kw["notify"])
+    reading, policy, notify = asked(flags)
+    settings, logger = start(target, kw["log_format"], notify.urls)
+    progress = None if no_progress else progress_for(json_log=json_active())
     results = apply(
-        list(sources), plan=plan_file, settings=settings, reports=reports, annotate=annotate,
-        qr=qr, journal=journal, lock=lock_path, lock_wait=lock_wait, logger=logger,
-        on_progress=None if no_progress else progress_for(json_log=json_active()),
-        events=CliEvents(yes=yes), **run_keywords(kw),
+        list(sources), settings, plan=plan_file, reading=reading, sync=policy, notify=notify,
+        outputs=outputs, hooks=Hooks(CliEvents(yes=yes), progress, logger=logger),
     )  # fmt: skip
     if not results.confirmed:
         err("Nothing applied.")

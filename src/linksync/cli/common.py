@@ -1,4 +1,5 @@
-"""Pieces every command shares: exit codes, error conversion, the console.
+"""Pieces every command shares: exit codes, error conversion, the console, and the
+flags given as the run's request (``given_flags``, ``asked``).
 
 ``echo`` (stdout) and ``err`` (stderr) are how commands print: text that came from a
 file or from the service is passed through ``linksync.safe.terminal.printable`` so control,
@@ -13,15 +14,18 @@ import contextlib
 import functools
 import logging
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NoReturn, TypeVar
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar
 
 import click
 
-from linksync.errors import InterruptedAfterWrites, LinksyncError, describe
+from linksync.errors import ConfigError, InterruptedAfterWrites, LinksyncError, describe
 from linksync.logs import console_line, json_active
 from linksync.model.outcome import EXIT_INTERRUPTED, EXIT_ROWS_FAILED, EXIT_USAGE, exit_code_for
 from linksync.safe.terminal import printable
+
+if TYPE_CHECKING:
+    from linksync.pipeline.request import Notify, Reading, SyncPolicy
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -32,6 +36,55 @@ def with_options(fn: F, options: Sequence[Callable[[F], F]]) -> F:
     for option in reversed(options):
         decorated = option(decorated)
     return decorated  # type: ignore[no-any-return]
+
+
+def given_flags() -> dict[str, Any]:
+    """The flags the running command was given, by their long name (``--owner-tag``),
+    as ``linksync.pipeline.fields.from_flags`` takes them to build the run's request:
+    a flag left at None, an empty repeatable flag, an on-only flag left off are not
+    given; ``--map``'s ``HEADER=FIELD`` texts are a mapping."""
+    ctx = click.get_current_context()
+    flags: dict[str, Any] = {}
+    for param in ctx.command.params:
+        value = ctx.params.get(str(param.name))
+        if not isinstance(param, click.Option) or value is None or value == ():
+            continue
+        if value is False and not param.secondary_opts:
+            continue
+        flags[max(param.opts, key=len)] = value
+    if "--map" in flags:
+        flags["--map"] = parse_maps(flags["--map"])
+    return flags
+
+
+class Asked(NamedTuple):
+    """What the flags of ``sync_options`` ask of a run (``linksync.pipeline.request``)."""
+
+    reading: Reading
+    sync: SyncPolicy
+    notify: Notify
+
+
+def asked(flags: Mapping[str, Any]) -> Asked:
+    """The request values of the flags given (``given_flags``): a flag not given leaves
+    its field None, the profile's setting."""
+    from linksync.pipeline.fields import from_flags
+    from linksync.pipeline.request import Notify, Reading, SyncPolicy
+
+    return Asked(
+        from_flags(Reading, flags), from_flags(SyncPolicy, flags), from_flags(Notify, flags)
+    )
+
+
+def parse_maps(pairs: Sequence[str]) -> dict[str, str]:
+    """``("Ziel=url",)`` -> ``{"Ziel": "url"}``."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        header, sep, fname = pair.rpartition("=")
+        if not sep or not header.strip():
+            raise ConfigError(f"--map expects HEADER=FIELD (got {pair!r})")
+        out[header.strip()] = fname.strip()
+    return out
 
 
 def echo(message: str = "", *, nl: bool = True) -> None:

@@ -1,20 +1,19 @@
 """Flags of how sources are read, shared by ``validate``, ``plan`` and ``apply``.
 
-Each flag has a profile key of the same meaning (``columns``, ``encoding``,
+Each flag sets a field of the run's ``linksync.pipeline.request.Reading`` (the field
+names the flag, and the profile key of the same meaning: ``columns``, ``encoding``,
 ``date_format``, ``empty_values``, ``strict``, ``check_destinations``,
-``include_hidden``, and ``workbook_password_env`` for
-``--workbook-password-file``); a flag given wins over the profile.
+``include_hidden``; ``workbook_password_env`` for ``--workbook-password-file``); a flag
+given wins over the profile.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import click
 
 from linksync.cli.common import F, with_options
-from linksync.errors import ConfigError
 
 _FLAGS: tuple[Callable[[F], F], ...] = (
     click.option(
@@ -93,33 +92,6 @@ _FLAGS: tuple[Callable[[F], F], ...] = (
 
 
 def source_flags(fn: F) -> F:
-    """Add the flags; the command receives maps, encoding, date_format, timezone,
-    empty_values, workbook_password_file, include_hidden, strict, check_destinations."""
+    """Add the flags; the command turns them into its ``Reading`` with
+    ``given_flags`` (``linksync.cli.common``)."""
     return with_options(fn, _FLAGS)
-
-
-def parse_maps(pairs: tuple[str, ...]) -> dict[str, str]:
-    """``("Ziel=url",)`` -> ``{"Ziel": "url"}``."""
-    out: dict[str, str] = {}
-    for pair in pairs:
-        header, sep, fname = pair.rpartition("=")
-        if not sep or not header.strip():
-            raise ConfigError(f"--map expects HEADER=FIELD (got {pair!r})")
-        out[header.strip()] = fname.strip()
-    return out
-
-
-def pop_source_flags(kw: dict[str, Any]) -> dict[str, Any]:
-    """Take the flags out of a command's keyword arguments, as ``linksync.plan`` and
-    ``linksync.apply`` take them."""
-    return {
-        "mapping": parse_maps(tuple(kw.pop("maps", ()) or ())),
-        "encoding": kw.pop("encoding", None),
-        "date_format": kw.pop("date_format", None),
-        "timezone": kw.pop("timezone", None),
-        "empty_values": tuple(kw.pop("empty_values", ()) or ()),
-        "workbook_password_file": kw.pop("workbook_password_file", None),
-        "include_hidden": kw.pop("include_hidden", None),
-        "strict": kw.pop("strict", None),
-        "check_destinations": kw.pop("check_destinations", None),
-    }

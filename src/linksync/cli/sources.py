@@ -8,8 +8,8 @@ from typing import Any
 import click
 
 from linksync import config as cfg
-from linksync.cli.common import echo, handle_errors
-from linksync.cli.source_flags import pop_source_flags, source_flags
+from linksync.cli.common import echo, given_flags, handle_errors
+from linksync.cli.source_flags import source_flags
 from linksync.config.profiles import Profile, load_profile
 from linksync.errors import ConfigError
 from linksync.model import Severity
@@ -148,18 +148,16 @@ def validate_command(
     URL once and reports dead ones on their rows.
     """
     from linksync.api.network import Network
-    from linksync.pipeline.inputs import Reading, read_and_validate
+    from linksync.pipeline.fields import from_flags
+    from linksync.pipeline.inputs import SourceReading, read_and_validate
+    from linksync.pipeline.request import Reading
     from linksync.report.dest_progress import DestinationProgress
 
     prof = _profile(config_path, profile) or Profile()
     shown = DestinationProgress()
-    reading = Reading(
-        sheets=list(sheets) or None,
-        fix_invisible=fix_invisible,
-        fix_utm_case=fix_utm_case,
-        destination_progress=shown,
-        **pop_source_flags(flags),
-    ).over_profile(prof, network=Network(prof.proxy, prof.ca_bundle, prof.trust == "system"))
+    network = Network(prof.proxy, prof.ca_bundle, prof.trust == "system")
+    asked = from_flags(Reading, given_flags())
+    reading = SourceReading.of(asked, prof, network=network, progress=shown)
     try:
         batch, result = read_and_validate(
             sources, reading, default_domain=default_domain or prof.default_domain

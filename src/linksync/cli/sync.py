@@ -1,7 +1,9 @@
-"""``linksync plan``, and what plan and apply share: their options (``sync_options``),
-how a command starts (``start``: logging, the target); what the command line shows
-while a run goes is ``cli.events.CliEvents``. ``linksync apply`` is in ``cli.apply``; both call
-``linksync.plan`` / ``linksync.apply`` (``linksync.pipeline``) and render the result."""
+"""``linksync plan``, and what plan and apply share: their options (``sync_options``)
+and what they ask of a run (``cli.common.asked``: the request values of the flags
+given, each flag found by the field that names it), how a command starts (``start``: logging, the
+target); what the command line shows while a run goes is ``cli.events.CliEvents``.
+``linksync apply`` is in ``cli.apply``; both call ``linksync.plan`` / ``linksync.apply``
+(``linksync.pipeline``) and render the result."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Any
 
 import click
 
-from linksync.cli.common import F, echo, err, handle_errors, with_options
+from linksync.cli.common import F, asked, echo, err, given_flags, handle_errors, with_options
 from linksync.cli.events import CliEvents
 from linksync.cli.options import (
     SLUGLESS_OPTION,
@@ -22,7 +24,7 @@ from linksync.cli.options import (
     target_options,
     target_selection,
 )
-from linksync.cli.source_flags import pop_source_flags, source_flags
+from linksync.cli.source_flags import source_flags
 from linksync.config import Settings
 from linksync.errors import ConfigError
 from linksync.logs import setup_logging
@@ -96,30 +98,6 @@ def sync_options(fn: F) -> F:
     return with_options(fn, (source_flags, *_SYNC_OPTIONS))
 
 
-def run_keywords(kw: dict[str, Any]) -> dict[str, Any]:
-    """The flags of ``sync_options`` as the keywords of ``linksync.plan``/``apply``
-    (a flag not given is None: the profile's setting holds)."""
-    return {
-        **pop_source_flags(kw),
-        "sheets": list(kw["sheets"]) or None,
-        "fix_invisible": kw["fix_invisible"],
-        "fix_utm_case": kw["fix_utm_case"],
-        "ai_slug": kw["ai_slug"],
-        "ai_og": kw["ai_og"],
-        "mode": kw["mode"],
-        "scope_domains": tuple(kw["domains"]) or None,
-        "owner_tag": kw["owner_tag"],
-        "allow_replace": kw["allow_replace"] or None,
-        "allow_takeover": kw["allow_takeover"] or None,
-        "reset_passwords": kw["reset_passwords"] or None,
-        "max_deletes": kw["max_deletes"],
-        "force": kw["force"] or None,
-        "slugless": kw["slugless"],
-        "notify": list(kw["notify"]) or None,
-        "notify_on": kw["notify_on"],
-    }
-
-
 def start(
     target: TargetOptions, log_format: str, notify: Sequence[str] | None = None
 ) -> tuple[Settings, logging.Logger]:
@@ -168,24 +146,25 @@ def plan_command(
     at once, and ends with one summary row per target; the exit code is the worst
     of theirs (see apply --help).
     """
-    from linksync.pipeline import plan
+    from linksync.pipeline import Hooks, PlanOutputs, plan
+    from linksync.pipeline.fields import from_flags
     from linksync.report import render_plan_markdown, render_plan_text
 
     names = selected(kw)
+    flags = given_flags()
+    outputs = from_flags(PlanOutputs, flags)
     if names is not None:
         from linksync.cli.all_targets import plan_targets
 
         refuse(target, sources)
-        plan_targets(
-            target, names, fmt=fmt, out=out, detailed_exitcode=detailed_exitcode,
-            kw={"log_format": kw.pop("log_format"), **run_keywords(kw)},
-        )  # fmt: skip
+        plan_targets(target, names, fmt=fmt, log_format=kw["log_format"], flags=flags)
     if not sources:
         raise ConfigError("give SOURCE files, or --all / --target NAME for the config's targets")
-    settings, logger = start(target, kw.pop("log_format"), kw["notify"])
+    reading, policy, notify = asked(flags)
+    settings, logger = start(target, kw["log_format"], notify.urls)
     planned = plan(
-        list(sources), settings=settings, out=out, detailed_exitcode=detailed_exitcode,
-        events=CliEvents(), logger=logger, **run_keywords(kw),
+        list(sources), settings, reading=reading, sync=policy, notify=notify, outputs=outputs,
+        hooks=Hooks(events=CliEvents(), logger=logger),
     )  # fmt: skip
     if planned.saved_to is not None:
         err(f"plan saved to {planned.saved_to}")

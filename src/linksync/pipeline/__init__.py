@@ -8,20 +8,25 @@ facts and an exit code that says what happened. Front ends parse their input, ca
 of these, and render what comes back::
 
     import linksync
+    from linksync import Outputs, SyncPolicy
 
     planned = linksync.plan(["links/"])            # Planned: .plan, .exit_code
-    results = linksync.apply(["links/"], reports=["out.csv"])   # Results: .rows, .exit_code
+    results = linksync.apply(                      # Results: .rows, .exit_code
+        ["links/"], sync=SyncPolicy(owner_tag="managed"), outputs=Outputs(reports=["out.csv"])
+    )
 
-``events`` (a ``RunEvents``) tells a front end what happens as it happens and lets it
-confirm the plan; ``on_progress`` (a ``ProgressSink``) follows the rows; ``cancel``
-stops the run from another thread. Every keyword is in ``help(linksync.apply)``
-(one line each, ``keywords``), named like the command line's flag.
+What a run is asked is a few typed values (``request``: ``Reading``, ``SyncPolicy``,
+``Notify``, ``Outputs`` / ``PlanOutputs``, ``Hooks``; ``Connection`` for a run over
+targets), each field with its line of help, its flag and its profile key
+(``help(linksync.Reading)``). In ``Hooks``, ``events`` (a ``RunEvents``) tells a front
+end what happens as it happens and lets it confirm the plan; ``on_progress`` (a
+``ProgressSink``) follows the rows; ``cancel`` stops the run from another thread.
 
 ``plan_all`` and ``apply_all`` run the targets (workspaces) a config file names, at
 once, each with its own client and rate limiter, and return one ``TargetResult`` per
 target and the combined exit code (``AllResults``; see ``all_runs``)::
 
-    every = linksync.apply_all(reports=["out/{target}.csv"])   # every target, at once
+    every = linksync.apply_all(outputs=Outputs(reports=["out/{target}.csv"]))  # at once
     one = linksync.apply_all(["brand-a"])                      # one target per job
 
 Layer: under the front ends. It may import every library package (config, sources,
@@ -37,17 +42,33 @@ from linksync.pipeline.entry import apply, apply_async, plan, plan_async, prepar
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import Sources
 from linksync.pipeline.planning import Planned
+from linksync.pipeline.request import (
+    Connection,
+    Hooks,
+    Notify,
+    Outputs,
+    PlanOutputs,
+    Reading,
+    SyncPolicy,
+)
 from linksync.sync.results import CancelSignal, ProgressSink, Results
 
 __all__ = [
     "AllResults",
     "ApplyRun",
     "CancelSignal",
+    "Connection",
+    "Hooks",
+    "Notify",
+    "Outputs",
+    "PlanOutputs",
     "Planned",
     "ProgressSink",
+    "Reading",
     "Results",
     "RunEvents",
     "Sources",
+    "SyncPolicy",
     "TargetResult",
     "apply",
     "apply_all",

@@ -29,16 +29,16 @@ in flight finish, the reports are written.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
+from dataclasses import replace
 from os import PathLike
 from typing import Any
 
-from linksync.config import NetworkFlags, Settings
+from linksync.config import Settings
 from linksync.config.identity import (
     WorkspaceIdentity,
     local_identity,
@@ -51,87 +51,64 @@ from linksync.model.outcome import EXIT_OK, RemoteWrites, error_constant, exit_c
 from linksync.pipeline.all_results import AllResults, TargetResult, for_target
 from linksync.pipeline.applying import ApplyRun
 from linksync.pipeline.entry import plan_async, prepare_apply
-from linksync.pipeline.events import RunEvents
-from linksync.pipeline.keywords import documented, given
-from linksync.pipeline.preflight import Checks, PathArg, run_checks, run_paths
-from linksync.sync.options import Mode
-from linksync.sync.results import CancelSignal, ProgressSink
+from linksync.pipeline.fields import over
+from linksync.pipeline.preflight import Checks, run_checks, run_paths
+from linksync.pipeline.request import (
+    Connection,
+    Hooks,
+    Notify,
+    Outputs,
+    PlanOutputs,
+    Reading,
+    SyncPolicy,
+)
+from linksync.sync.results import CancelSignal
 
 Targets = Sequence[str | Workspace] | None
 
 
-#: What each target's run is told as it happens, by the target's name.
-EventsOf = Callable[[str], RunEvents]
-
-#: How a keyword of ``plan_all``/``apply_all`` reads: about every target.
-_EACH = {
-    "out": "--out: one saved plan per target, a path with {target} or one file per "
-    "target beside it (see for_target).",
-    "detailed_exitcode": "--detailed-exitcode: a target with changes exits 3.",
-    "reports": "--report: one report per target and path (out/{target}.csv; see for_target).",
-    "lock_wait": "--lock-wait: seconds each target waits for another run's lock.",
-    "cancel": "set it from any thread: every target stops sending, keeps its reports.",
-    "events": "the RunEvents of each target, by its name.",
-}
-
-#: The keywords of ``plan_all``/``apply_all`` passed on to every target's run as given.
-_SHARED = frozenset(inspect.signature(plan_async).parameters) - {
-    "sources", "settings", "options", "out", "detailed_exitcode", "events",
-}  # fmt: skip
+#: The hooks of a run over targets: one ``Hooks`` for every target, or a function of the
+#: target's name that gives its own (the command line's name each target in its lines).
+HooksOf = Hooks | Callable[[str], Hooks] | None
 
 
-@documented(**_EACH)
 def plan_all(
     targets: Targets = None,
-    *,
     config: str | PathLike[str] | None = None,
+    *,
     env: Mapping[str, str] | None = None,
     cwd: str | PathLike[str] | None = None,
-    insecure: bool = False,
-    concurrency: int | None = None,
-    network: NetworkFlags | None = None,
-    out: PathArg | None = None,
-    detailed_exitcode: bool = False,
-    sheets: Sequence[str] | None = None,
-    mapping: Mapping[str, str] | None = None,
-    encoding: str | None = None,
-    date_format: str | None = None,
-    timezone: str | None = None,
-    empty_values: Iterable[str] = (),
-    workbook_password_file: str | PathLike[str] | None = None,
-    include_hidden: bool | None = None,
-    strict: bool | None = None,
-    fix_invisible: bool = False,
-    fix_utm_case: bool = False,
-    check_destinations: bool | None = None,
-    ai_slug: bool = False,
-    ai_og: bool = False,
-    mode: Mode | str | None = None,
-    default_domain: str | None = None,
-    system_domain: str | None = None,
-    scope_domains: Sequence[str] | None = None,
-    owner_tag: str | None = None,
-    allow_replace: bool | None = None,
-    allow_takeover: bool | None = None,
-    reset_passwords: bool | None = None,
-    max_deletes: int | None = None,
-    max_change_ratio: float | None = None,
-    min_existing: int | None = None,
-    force: bool | None = None,
-    slugless: str | None = None,
-    notify: Sequence[str] | None = None,
-    notify_on: Sequence[str] | str | None = None,
-    logger: logging.Logger | None = None,
-    events: EventsOf | None = None,
+    connection: Connection | None = None,
+    reading: Reading | None = None,
+    sync: SyncPolicy | None = None,
+    notify: Notify | None = None,
+    outputs: PlanOutputs | None = None,
+    hooks: HooksOf = None,
 ) -> AllResults:
     """Plan every target of the config (or the ``targets`` named, or given as
-    ``Workspace`` objects), at once; nothing is written to any workspace. ``out`` saves
-    each target's plan (``plans/{target}.json``). The reading and sync keywords apply
-    to every target, over its own settings."""
-    shared = given(locals(), _SHARED)
-    workspaces, settings, failed = _resolve(
-        targets, config, env, cwd, insecure=insecure, concurrency=concurrency, network=network
-    )
+    ``Workspace`` objects), at once; nothing is written to any workspace.
+
+    Args:
+        targets: the targets' names, or Workspace objects (default: every target of the
+            config).
+        config: the config file with targets: (default: ./linksync.yaml).
+        env: the environment (default: os.environ).
+        cwd: where ./linksync.yaml and a sandbox's default state are (default: here).
+        connection: how every target is reached (``Connection``: --insecure,
+            --concurrency, the proxy and TLS trust), over each target's profile.
+        reading: how every target's sources are read and checked (``Reading``).
+        sync: what every target's plan may do, over the target's own mode and scope
+            (``SyncPolicy``).
+        notify: the alert at each target's end (``Notify``).
+        outputs: ``PlanOutputs``: ``out`` saves one plan per target, a path with
+            {target} or one file per target beside it (see ``for_target``); with
+            ``detailed_exitcode`` a target with changes exits 3.
+        hooks: the ``Hooks`` of every target, or a function of a target's name that
+            gives its own.
+    """
+    outputs = outputs or PlanOutputs()
+    workspaces, settings, failed = _resolve(targets, config, env, cwd, connection or Connection())
+    out = outputs.out
     checks = Checks()
     for ws in workspaces:
         if ws.name in settings and out is not None:
@@ -143,14 +120,16 @@ def plan_all(
     _one_workspace_each(settings, failed)
 
     def one(ws: Workspace) -> TargetResult:
+        own = replace(outputs, out=for_target(out, ws.name) if out is not None else None)
         planned = asyncio.run(
             plan_async(
                 list(ws.files),
-                settings=settings[ws.name],
-                out=for_target(out, ws.name) if out is not None else None,
-                detailed_exitcode=detailed_exitcode,
-                events=events(ws.name) if events is not None else RunEvents(),
-                **_shared(shared, ws),
+                settings[ws.name],
+                reading=reading,
+                sync=_policy(sync, ws),
+                notify=notify,
+                outputs=own,
+                hooks=_hooks(hooks, ws.name),
             )
         )
         label = settings[ws.name].target.label
@@ -161,79 +140,62 @@ def plan_all(
     return AllResults("plan", tuple(failed.get(ws.name) or done[ws.name] for ws in workspaces))
 
 
-@documented(**_EACH)
 def apply_all(
     targets: Targets = None,
-    *,
     config: str | PathLike[str] | None = None,
+    *,
     env: Mapping[str, str] | None = None,
     cwd: str | PathLike[str] | None = None,
-    insecure: bool = False,
-    concurrency: int | None = None,
-    network: NetworkFlags | None = None,
-    reports: Sequence[PathArg] = (),
-    lock_wait: float = 0.0,
-    sheets: Sequence[str] | None = None,
-    mapping: Mapping[str, str] | None = None,
-    encoding: str | None = None,
-    date_format: str | None = None,
-    timezone: str | None = None,
-    empty_values: Iterable[str] = (),
-    workbook_password_file: str | PathLike[str] | None = None,
-    include_hidden: bool | None = None,
-    strict: bool | None = None,
-    fix_invisible: bool = False,
-    fix_utm_case: bool = False,
-    check_destinations: bool | None = None,
-    ai_slug: bool = False,
-    ai_og: bool = False,
-    mode: Mode | str | None = None,
-    default_domain: str | None = None,
-    system_domain: str | None = None,
-    scope_domains: Sequence[str] | None = None,
-    owner_tag: str | None = None,
-    allow_replace: bool | None = None,
-    allow_takeover: bool | None = None,
-    reset_passwords: bool | None = None,
-    max_deletes: int | None = None,
-    max_change_ratio: float | None = None,
-    min_existing: int | None = None,
-    force: bool | None = None,
-    slugless: str | None = None,
-    notify: Sequence[str] | None = None,
-    notify_on: Sequence[str] | str | None = None,
-    logger: logging.Logger | None = None,
-    events: EventsOf | None = None,
-    progress: Callable[[str], ProgressSink | None] | None = None,
-    cancel: CancelSignal | None = None,
+    connection: Connection | None = None,
+    reading: Reading | None = None,
+    sync: SyncPolicy | None = None,
+    notify: Notify | None = None,
+    outputs: Outputs | None = None,
+    hooks: HooksOf = None,
 ) -> AllResults:
     """Plan and apply every target of the config (or the ``targets`` named, or given as
     ``Workspace`` objects), at once, each with its own client, rate limiter, lock and
-    journal; ``reports`` writes one report per target and path (``out/{target}.csv``).
-    The reading and sync keywords apply to every target, over its own settings.
-    Raises ``ConfigError`` (nothing done) for a wrong config or an output that cannot be
-    written; an error of one target is in its ``TargetResult``."""
-    shared = given(locals(), _SHARED)
-    workspaces, settings, failed = _resolve(
-        targets, config, env, cwd, insecure=insecure, concurrency=concurrency, network=network
-    )
+    journal. Raises ``ConfigError`` (nothing done) for a wrong config or an output that
+    cannot be written; an error of one target is in its ``TargetResult``.
+
+    Args:
+        targets: the targets' names, or Workspace objects (default: every target of the
+            config).
+        config: the config file with targets: (default: ./linksync.yaml).
+        env: the environment (default: os.environ).
+        cwd: where ./linksync.yaml and a sandbox's default state are (default: here).
+        connection: how every target is reached (``Connection``), over each target's
+            profile.
+        reading: how every target's sources are read and checked (``Reading``).
+        sync: what every target's run may do, over the target's own mode and scope
+            (``SyncPolicy``).
+        notify: the alert at each target's end (``Notify``).
+        outputs: ``Outputs``: ``reports`` writes one report per target and path
+            (out/{target}.csv; see ``for_target``), ``lock_wait`` is each target's;
+            the outputs of one run (annotate, qr, journal, lock, reads) are refused.
+        hooks: the ``Hooks`` of every target (its ``cancel`` stops them all), or a
+            function of a target's name that gives its own.
+    """
+    outputs = outputs or Outputs()
+    one_run = [name for name in _ONE_RUN if getattr(outputs, name) != getattr(Outputs(), name)]
+    if one_run:
+        raise ConfigError(
+            f"{', '.join(one_run)}: outputs of one run; a run over targets writes the "
+            "reports (one per target) and takes each target's lock and journal"
+        )
+    workspaces, settings, failed = _resolve(targets, config, env, cwd, connection or Connection())
     stop = threading.Event()
-    either = _Either(stop, cancel)
     runs: dict[str, ApplyRun] = {}
     for ws in workspaces:
         if ws.name not in settings:
             continue
+        own = _hooks(hooks, ws.name)
         try:
             runs[ws.name] = prepare_apply(
-                list(ws.files),
-                settings=settings[ws.name],
-                reports=[for_target(r, ws.name) for r in reports],
-                lock_wait=lock_wait,
-                cancel=either,
-                events=events(ws.name) if events is not None else RunEvents(),
-                on_progress=progress(ws.name) if progress is not None else None,
-                **_shared(shared, ws),
-            )
+                list(ws.files), settings[ws.name], reading=reading, sync=_policy(sync, ws),
+                notify=notify, hooks=replace(own, cancel=_Either(stop, own.cancel)),
+                outputs=replace(outputs, reports=[for_target(r, ws.name) for r in outputs.reports]),
+            )  # fmt: skip
         except ConfigError as exc:
             failed[ws.name] = _error(ws.name, settings[ws.name], exc)
     _preflight_together(runs)
@@ -258,15 +220,27 @@ def apply_all(
     return AllResults("apply", tuple(failed.get(ws.name) or done[ws.name] for ws in workspaces))
 
 
+#: ``Outputs`` fields that name one run's files (``apply_all`` refuses them).
+_ONE_RUN = ("annotate", "qr", "journal", "lock", "reads")
+
+
+def _policy(sync: SyncPolicy | None, ws: Workspace) -> SyncPolicy:
+    """One target's policy: the caller's, over the target's own mode and scope."""
+    return over(sync or SyncPolicy(), SyncPolicy(**ws.keywords()))
+
+
+def _hooks(hooks: HooksOf, name: str) -> Hooks:
+    if hooks is None:
+        return Hooks()
+    return hooks if isinstance(hooks, Hooks) else hooks(name)
+
+
 def _resolve(
     targets: Targets,
     config: str | PathLike[str] | None,
     env: Mapping[str, str] | None,
     cwd: str | PathLike[str] | None,
-    *,
-    insecure: bool,
-    concurrency: int | None,
-    network: NetworkFlags | None,
+    connection: Connection,
 ) -> tuple[tuple[Workspace, ...], dict[str, Settings], dict[str, TargetResult]]:
     """The workspaces, the settings of those that resolve, the failure of the others."""
     given = list(targets or ())
@@ -287,7 +261,11 @@ def _resolve(
     for ws in workspaces:
         try:
             settings[ws.name] = ws.settings(
-                env=env, insecure=insecure, concurrency=concurrency, cwd=cwd, network=network
+                env=env,
+                insecure=connection.insecure,
+                concurrency=connection.concurrency,
+                cwd=cwd,
+                network=connection.network,
             )
         except ConfigError as exc:
             failed[ws.name] = _error(ws.name, None, exc)
@@ -318,14 +296,6 @@ def _preflight_together(runs: Mapping[str, ApplyRun]) -> None:
     for name, run in runs.items():
         checks += run.checks().named(name)
     checks.check()
-
-
-def _shared(shared: Mapping[str, Any], ws: Workspace) -> dict[str, Any]:
-    """The keywords of one target's run: the target's own (mode, scope), then every
-    reading and sync keyword the caller gave (None: not given)."""
-    caller = {k: v for k, v in shared.items() if v is not None}
-    own = {k: v for k, v in ws.keywords().items() if v is not None}
-    return {**own, **caller}
 
 
 def _error(name: str, settings: Settings | None, exc: BaseException, **more: Any) -> TargetResult:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -60,7 +60,7 @@ from linksync.model.outcome import RemoteWrites
 from linksync.pipeline.collector import fewer_collections
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import (
-    Reading,
+    SourceReading,
     Sources,
     load_specs,
     refuse_file_errors,
@@ -79,6 +79,7 @@ from linksync.pipeline.preflight import (
     run_checks,
     run_paths,
 )
+from linksync.pipeline.request import Hooks, Outputs
 from linksync.pipeline.saved import SavedAsks, check_saved
 from linksync.report import ReportOptions, ReportSet
 from linksync.report.annotate import annotation_pairs, write_copies
@@ -90,29 +91,25 @@ from linksync.sync.history import LastRun, last_run, repeats
 from linksync.sync.journal import DEFAULT_RUNS_DIR, Journal, new_run_id
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Plan
-from linksync.sync.results import CancelSignal, ProgressSink, Results
+from linksync.sync.results import Results
 from linksync.sync.stale import read_saved_plan
 
 
 @dataclass(frozen=True)
 class ApplyRequest:
-    """Everything one apply is asked (see ``linksync.apply`` for each field)."""
+    """Everything one apply is asked, made ready for it (``linksync.pipeline.entry``):
+    the engine's options, how the sources are read, the AI tools asked for, the
+    outputs, the alerts, and what was given beside a saved plan."""
 
     settings: Settings
     options: SyncOptions
     sources: Sources = ()
     saved: Plan | None = None
     saved_path: PathArg | None = None
-    reading: Reading = field(default_factory=Reading)
+    reading: SourceReading = field(default_factory=SourceReading)
     ai_slug: bool = False
     ai_og: bool = False
-    reports: Sequence[PathArg] = ()
-    annotate: Sequence[PathArg] = ()
-    qr: PathArg | None = None
-    lock: PathArg | bool | None = None
-    lock_wait: float = 0.0
-    journal: PathArg | bool | None = None
-    reads: Sequence[PathArg] = ()
+    outputs: Outputs = field(default_factory=Outputs)
     alerts: Alerts = field(default_factory=Alerts)
     #: What was given to apply a saved plan (``linksync.pipeline.saved``).
     asks: SavedAsks = field(default_factory=SavedAsks)
@@ -122,20 +119,13 @@ class ApplyRun:
     """One apply (see module docstring): ``await ApplyRun(...).go()``. ``writes`` and
     ``journal`` are readable while it goes and after it fails."""
 
-    def __init__(
-        self,
-        request: ApplyRequest,
-        *,
-        events: RunEvents | None = None,
-        on_progress: ProgressSink | None = None,
-        cancel: CancelSignal | None = None,
-        logger: logging.Logger | None = None,
-    ) -> None:
+    def __init__(self, request: ApplyRequest, hooks: Hooks | None = None) -> None:
+        hooks = hooks or Hooks()
         self.request = request
-        self.events = events or RunEvents()
-        self.on_progress = on_progress
-        self.cancel = cancel
-        self.log = logger or logging.getLogger("linksync")
+        self.events = hooks.events or RunEvents()
+        self.on_progress = hooks.on_progress
+        self.cancel = hooks.cancel
+        self.log = hooks.logger or logging.getLogger("linksync")
         self.secrets = Secrets(
             [
                 *request.settings.target.secrets(),
@@ -201,9 +191,9 @@ class ApplyRun:
         )
         validation = None
         if req.sources:
-            reading = replace(req.reading, destination_progress=self.events.checking)
+            reading = replace(req.reading, progress=self.events.checking)
             if saved is not None:  # read for the passwords only: nothing to check
-                reading = replace(reading, check_destinations=False)
+                reading = reading.without_checks()
             domain = self.options.default_domain
             validation = load_specs(req.sources, reading, default_domain=domain)
             self.events.problems(validation.file_problems)
@@ -243,22 +233,22 @@ class ApplyRun:
 
     def paths(self) -> RunPaths:
         """Where this run writes (reports, copies, QR zip, journal, lock)."""
-        req = self.request
-        pairs = annotation_pairs(source_paths(req.sources), req.annotate)
+        req, out = self.request, self.request.outputs
+        pairs = annotation_pairs(source_paths(req.sources), out.annotate)
         return run_paths(
             req.settings,
-            reports=req.reports,
+            reports=out.reports,
             annotate=pairs,
-            journal=req.journal,
-            lock=req.lock,
+            journal=out.journal,
+            lock=out.lock,
             run_id=self.run_id,
-            qr=req.qr,
+            qr=out.qr,
         )
 
     def checks(self, paths: RunPaths | None = None) -> Checks:
         """What the preflight checks: this run's outputs, and the files it reads."""
         req = self.request
-        reads = [*source_paths(req.sources), *req.reads]
+        reads = [*source_paths(req.sources), *req.outputs.reads]
         return run_checks(req.settings, reads, paths or self.paths(), saved_plan=req.saved_path)
 
     def _preflight(self) -> RunPaths:
@@ -273,7 +263,7 @@ class ApplyRun:
     def _lock(self, paths: RunPaths) -> AbstractContextManager[LockHolder | None]:
         if paths.lock is None:
             return nullcontext()
-        wait = self.request.lock_wait
+        wait = self.request.outputs.lock_wait
 
         def waiting(holder: LockHolder | None) -> None:
             self.events.lock_wait(holder, wait)

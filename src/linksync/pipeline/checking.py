@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING
 
 from linksync.config import Settings
 from linksync.model import Problem
-from linksync.pipeline.inputs import Reading, load_specs, options_from
+from linksync.pipeline.inputs import SourceReading, load_specs, sync_options
+from linksync.pipeline.request import Reading, SyncPolicy
 
 if TYPE_CHECKING:
     from linksync.sources.frame import SpecFrame
@@ -88,9 +89,9 @@ def check(
     from linksync.sources.frame import column_lines
     from linksync.sources.preview import preview
 
-    domain = options_from(settings, None, default_domain=default_domain).default_domain
-    reading = (reading or Reading()).over(settings)
-    validation = load_specs(sources, reading, default_domain=domain)
+    domain = sync_options(SyncPolicy(default_domain=default_domain), settings).default_domain
+    read = SourceReading.for_target(reading, settings)
+    validation = load_specs(sources, read, default_domain=domain)
     cells = _Cells(validation.frames)
     invalid = len(validation.invalid)
     counts = {
@@ -101,7 +102,7 @@ def check(
         "warnings": len(validation.warnings),
     }
     problems = tuple(CellProblem(p, cells.value(p)) for p in validation.problems)
-    sheets = tuple(preview(sources, reading.mapping))
+    sheets = tuple(preview(sources, read.reading.mapping))
     mapping = set(column_lines(validation.frames))  # the page shows the columns itself
     notes = tuple(n for n in validation.notes if n not in mapping)
     return Checked(problems, counts, sheets, notes)

@@ -15,44 +15,29 @@ checked against it (``linksync.sync.stale``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from linksync.api import LinkClient
 from linksync.config import Settings
 from linksync.model import LinkSpec
+from linksync.pipeline.fields import flags_of, given
+from linksync.pipeline.request import Reading, SyncPolicy
 from linksync.sync.binding import WorkspaceId, check_sources, raise_unbound, workspace_id
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Plan
 from linksync.sync.saved_options import Rebound, options_for_saved
 
-#: Keywords a saved plan has no use for (it is applied as planned), with their flags.
-UNUSED: Mapping[str, str] = {
-    "ai_slug": "--ai-slug",
-    "ai_og": "--ai-og",
-    "check_destinations": "--check-destinations",
-    "fix_invisible": "--fix-invisible",
-    "fix_utm_case": "--fix-utm-case",
-}
-#: Reading keywords: with sources beside the plan they read them for their passwords;
-#: without, they have nothing to read.
-READING: Mapping[str, str] = {
-    "sheets": "--sheet",
-    "mapping": "--map",
-    "encoding": "--encoding",
-    "date_format": "--date-format",
-    "timezone": "--timezone",
-    "empty_values": "--empty-value",
-    "workbook_password_file": "--workbook-password-file",
-    "strict": "--strict",
-}
+#: Fields of the request a saved plan has no use for (it is applied as planned).
+UNUSED = ("ai_slug", "ai_og", "check_destinations", "fix_invisible", "fix_utm_case")
+_READING = frozenset(Reading.__dataclass_fields__)
 
 
 @dataclass(frozen=True, slots=True)
 class SavedAsks:
     """What an apply of a saved plan was given: ``options``, the ``SyncOptions``
-    fields given (keywords, or the fields of an ``options`` object that differ from the
-    defaults), and ``unused``, the flags a saved plan has no use for."""
+    fields its ``SyncPolicy`` gives, and ``unused``, the flags a saved plan has no use
+    for."""
 
     options: Mapping[str, Any] = field(default_factory=dict)
     unused: tuple[str, ...] = ()
@@ -67,23 +52,18 @@ class SavedAsks:
         )
 
 
-def saved_asks(
-    given: Mapping[str, Any], options: SyncOptions | None, *, sources: bool
-) -> SavedAsks:
-    """``SavedAsks`` from the keywords of ``linksync.apply`` (``given``: every keyword,
-    None or empty when not given), its ``options`` object, and whether sources were
-    given beside the plan."""
-    fields = SyncOptions.__dataclass_fields__
-    asked: dict[str, Any] = {}
-    if options is not None:
-        default = SyncOptions()
-        asked = {k: getattr(options, k) for k in fields}
-        asked = {k: v for k, v in asked.items() if v != getattr(default, k)}
-    asked.update({k: v for k, v in given.items() if k in fields and v is not None})
-    unused = [flag for k, flag in UNUSED.items() if given.get(k)]
+def saved_asks(reading: Reading, policy: SyncPolicy, *, sources: bool) -> SavedAsks:
+    """``SavedAsks`` of what an apply of a saved plan was given: the ``SyncOptions``
+    fields of ``policy`` given, and the flags of the fields a saved plan does not use
+    (``UNUSED``; without ``sources`` beside the plan, every reading field given too: there
+    is nothing to read)."""
+    options = {k: v for k, v in given(policy).items() if k in SyncOptions.__dataclass_fields__}
+    asked = {**given(reading), **given(policy)}
+    flags = {f.name: flags_of(f)[0] for f in (*fields(Reading), *fields(SyncPolicy))}
+    unused = [flags[k] for k in UNUSED if asked.get(k)]
     if not sources:
-        unused += [flag for k, flag in READING.items() if given.get(k)]
-    return SavedAsks(asked, tuple(unused))
+        unused += [flags[k] for k, v in asked.items() if k in _READING and k not in UNUSED and v]
+    return SavedAsks(options, tuple(unused))
 
 
 def check_saved(

@@ -1,11 +1,10 @@
 """What the user told the readers: encoding, date format, placeholders for "empty",
 and the documented limits every reader enforces before it reads.
 
-``ReadOptions`` travels from the CLI flags (``--encoding``, ``--date-format``,
-``--timezone``, ``--empty-value``, ``--map``, ``--sheet``, ``--workbook-password-file``,
-``--include-hidden``) or a profile (``encoding``, ``date_format``, ``timezone``,
-``empty_values``, ``columns``, ``workbook_password_env``, ``include_hidden``) to every
-reader, and from ``linksync.plan`` / ``linksync.apply`` the same way.
+``ReadOptions`` is what every reader is told. A run makes it of its request's
+``linksync.pipeline.request.Reading`` (the flags, the page's choices, ``linksync.plan``'s
+``reading=``, over the profile's keys): each parameter of ``ReadOptions.build`` is
+given the ``Reading`` field of its name.
 """
 
 from __future__ import annotations
@@ -172,10 +171,10 @@ class ReadOptions:
         mapping: Mapping[str, str] | None = None,
         encoding: str | None = None,
         date_format: str | DateFormat | None = None,
-        empty_values: Iterable[str] = (),
+        empty_values: Iterable[str] | None = (),
         timezone: str | tzinfo | None = None,
         workbook_password: str | None = None,
-        include_hidden: bool = False,
+        include_hidden: bool | None = False,
     ) -> ReadOptions:
         """Checked options; ConfigError for an unknown encoding, date format or time
         zone (an IANA name such as America/New_York; None or UTC for UTC).
@@ -187,7 +186,7 @@ class ReadOptions:
             except LookupError:
                 raise ConfigError(f"unknown encoding {encoding!r}") from None
         fmt = date_format if isinstance(date_format, DateFormat) else DateFormat.parse(date_format)
-        empties = frozenset(v.strip().casefold() for v in empty_values if v.strip())
+        empties = frozenset(v.strip().casefold() for v in empty_values or () if v.strip())
         return cls(
             tuple(sheets) if sheets else None,
             dict(mapping) if mapping else None,

@@ -28,6 +28,7 @@ from linksync.config import Settings
 from linksync.model import RowResult, Status
 from linksync.model.outcome import EXIT_MEANINGS
 from linksync.pipeline.events import RunEvents
+from linksync.pipeline.request import Hooks, Outputs, Reading, SyncPolicy
 from linksync.report.annotate import status_text
 from linksync.report.writers import WRITERS
 from linksync.sync.plan import Plan
@@ -112,21 +113,16 @@ class PageApply:
         reports, copies, qr = self.outputs(folder)
         events = PageEvents(feed)
         choices = self.shown.choices
+        journal = self.journals / f"{folder.name}.jsonl"
         results = linksync.apply(
             self.files.paths,
+            self.settings,
             plan=self.shown.planned.plan,
-            settings=self.settings,
-            reports=reports,
-            annotate=copies,
-            qr=qr,
-            journal=self.journals / f"{folder.name}.jsonl",
-            reads=self.files.paths,
-            on_progress=feed,
-            cancel=cancel,
-            events=events,
-            force=True if self.force else None,
             # the uploads are read for their passwords only: the plan holds the rest
-            mapping=choices.reading()["mapping"],
+            reading=Reading(mapping=choices.reading.mapping),
+            sync=SyncPolicy(force=True if self.force else None),
+            outputs=Outputs(reports, copies, qr, journal, reads=self.files.paths),
+            hooks=Hooks(events, feed, cancel),
         )
         feed.note(None)
         code = results.exit_code

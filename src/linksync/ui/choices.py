@@ -1,12 +1,13 @@
 """What the user chose on the page: the column mapping and the run's options.
 
 The page sends them as JSON with every step (check, plan, apply); they become the
-keywords of ``linksync.plan`` / ``linksync.apply``, the same ones the command line's
-flags become, and the page shows that command line too (``command_line``), so a run
-started on the page can be repeated in a terminal or a scheduled job.
+run's request (``linksync.pipeline.request``: a ``Reading`` and a ``SyncPolicy``), the
+same values the command line's flags become, and the page shows that command line too
+(``command_line``, written from the fields' flags), so a run started on the page can be
+repeated in a terminal or a scheduled job.
 
     choices = Choices.from_json({"mapping": {"Approved by": "ignore"}, "mode": "upsert"})
-    linksync.plan(paths, settings=settings, **choices.keywords())
+    linksync.plan(paths, settings, reading=choices.reading, sync=choices.sync)
 
 How the file is read (the date format, the encoding of CSV files, the cell texts that
 mean empty, the UTM case fix) are the reading options of ``--date-format``,
@@ -24,6 +25,8 @@ from typing import Any
 
 from linksync.config.profiles import Profile
 from linksync.errors import ConfigError
+from linksync.pipeline.fields import command_words
+from linksync.pipeline.request import Outputs, Reading, SyncPolicy
 from linksync.sources.columns import compile_mapping
 from linksync.sources.options import DateFormat, ReadOptions
 from linksync.sync.options import MODES
@@ -57,27 +60,14 @@ def _flag(data: Mapping[str, Any], key: str) -> bool:
     return value
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Choices:
-    """The page's choices (see module docstring). ``mapping``: header -> field (or
-    "ignore"), as ``--map HEADER=FIELD``."""
+    """The page's choices (see module docstring): how the uploads are read, what the
+    run may do, and whether the downloads hold QR codes."""
 
-    mapping: Mapping[str, str] = field(default_factory=dict)
-    mode: str = "upsert"
-    default_domain: str | None = None
-    scope: tuple[str, ...] = ()  # mirror mode deletes only on these domains (--domain)
-    fix_invisible: bool = False
-    ai_slug: bool = False
-    ai_og: bool = False
+    reading: Reading = field(default_factory=Reading)
+    sync: SyncPolicy = field(default_factory=SyncPolicy)
     qr: bool = True
-    #: Request each destination URL first (None: the profile's ``check_destinations:``).
-    check_destinations: bool | None = None
-    #: How the file is read (None or empty: the profile's): ``--date-format`` (dmy,
-    #: mdy, iso or a pattern), ``--encoding``, ``--empty-value``, ``--fix-utm-case``.
-    date_format: str | None = None
-    encoding: str | None = None
-    empty_values: tuple[str, ...] = ()
-    fix_utm_case: bool = False
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Choices:
@@ -97,15 +87,9 @@ class Choices:
         encoding = _text(data.get("encoding") or "", "encoding").strip() or None
         # Refused here, with the readers' own words, as the flags are.
         ReadOptions.build(date_format=date_format, encoding=encoding)
-        return cls(
+        reading = Reading(
             mapping=mapping,
-            mode=mode,
-            default_domain=domain or None,
-            scope=tuple(scope),
             fix_invisible=_flag(data, "fix_invisible"),
-            ai_slug=_flag(data, "ai_slug"),
-            ai_og=_flag(data, "ai_og"),
-            qr=_flag(data, "qr") if "qr" in data else True,
             check_destinations=(
                 _flag(data, "check_destinations") if "check_destinations" in data else None
             ),
@@ -114,82 +98,43 @@ class Choices:
             empty_values=_empty_values(data.get("empty_values")),
             fix_utm_case=_flag(data, "fix_utm_case"),
         )
+        sync = SyncPolicy(
+            mode=None if mode == "upsert" else mode,  # the default: no --mode
+            default_domain=domain or None,
+            scope_domains=scope,
+            ai_slug=_flag(data, "ai_slug"),
+            ai_og=_flag(data, "ai_og"),
+        )
+        return cls(reading, sync, qr=_flag(data, "qr") if "qr" in data else True)
 
     def beyond(self, profile: Profile) -> Choices:
         """These choices less what ``profile`` says already (it applies all the same):
         the command line shown then names only what the page changed."""
-        same_dates = DateFormat.parse(self.date_format) == DateFormat.parse(profile.date_format)
-        return replace(
-            self,
+        asked = self.reading
+        same_dates = DateFormat.parse(asked.date_format) == DateFormat.parse(profile.date_format)
+        same_empties = set(asked.empty_values or ()) == set(profile.empty_values)
+        reading = replace(
+            asked,
             check_destinations=(
                 None
-                if self.check_destinations is profile.check_destinations
-                else self.check_destinations
+                if asked.check_destinations is profile.check_destinations
+                else asked.check_destinations
             ),
-            date_format=None if same_dates else self.date_format,
-            encoding=None if self.encoding == profile.encoding else self.encoding,
-            empty_values=(
-                () if set(self.empty_values) == set(profile.empty_values) else self.empty_values
-            ),
+            date_format=None if same_dates else asked.date_format,
+            encoding=None if asked.encoding == profile.encoding else asked.encoding,
+            empty_values=None if same_empties else asked.empty_values,
         )
-
-    def reading(self) -> dict[str, Any]:
-        """The reading keywords (the column step and Check need only these)."""
-        return {
-            "mapping": dict(self.mapping) or None,
-            "fix_invisible": self.fix_invisible,
-            "check_destinations": self.check_destinations,
-            "date_format": self.date_format,
-            "encoding": self.encoding,
-            "empty_values": self.empty_values,
-            "fix_utm_case": self.fix_utm_case,
-        }
-
-    def keywords(self) -> dict[str, Any]:
-        """The keywords of ``linksync.plan`` (and ``apply``) for these choices."""
-        return {
-            **self.reading(),
-            "mode": self.mode,
-            "default_domain": self.default_domain,
-            "scope_domains": self.scope or None,
-            "ai_slug": self.ai_slug,
-            "ai_og": self.ai_og,
-        }
+        return replace(self, reading=reading)
 
     def command_line(self, names: Sequence[str], annotated: Sequence[str] = ()) -> str:
-        """The ``linksync apply`` command that does what the page does (a default
-        domain is a profile's ``default_domain:`` on the command line: said after it)."""
-        words = ["linksync", "apply", *names]
-        for header, target in self.mapping.items():
-            words += ["--map", f"{header}={target}"]
-        if self.mode != "upsert":
-            words += ["--mode", self.mode]
-        for domain in self.scope:
-            words += ["--domain", domain]
-        for name in annotated:
-            words += ["--annotate", name]
-        for flag, value in (("--date-format", self.date_format), ("--encoding", self.encoding)):
-            if value:
-                words += [flag, value]
-        for text in self.empty_values:
-            words += ["--empty-value", text]
-        words += [
-            flag
-            for flag, on in (
-                ("--fix-invisible", self.fix_invisible),
-                ("--fix-utm-case", self.fix_utm_case),
-                ("--ai-slug", self.ai_slug),
-                ("--ai-og", self.ai_og),
-                ("--check-destinations", self.check_destinations is True),
-                ("--no-check-destinations", self.check_destinations is False),
-            )
-            if on
-        ]
-        if self.qr:
-            words += ["--qr", "qr-codes.zip"]
+        """The ``linksync apply`` command that does what the page does: the flags of
+        the choices' fields (``linksync.pipeline.fields.command_words``); a default
+        domain is a profile's ``default_domain:`` on the command line, said after it."""
+        outputs = Outputs(annotate=annotated, qr="qr-codes.zip" if self.qr else None)
+        words = ["linksync", "apply", *names, *command_words([self.reading, self.sync, outputs])]
         line = shlex.join(words)
-        if self.default_domain:
-            line += f"  # with default_domain: {self.default_domain} in linksync.yaml"
+        if self.sync.default_domain:
+            line += f"  # with default_domain: {self.sync.default_domain} in linksync.yaml"
         return line
 
 

@@ -30,7 +30,6 @@ from linksync.model import Action, Severity
 from linksync.model.results import expiry_note
 from linksync.pipeline.checking import CellProblem
 from linksync.pipeline.checking import check as check_sources
-from linksync.pipeline.inputs import Reading
 from linksync.pipeline.planning import Planned
 from linksync.report.annotate import SPREADSHEET_SUFFIXES
 from linksync.report.cells import field_change_text, show_value
@@ -147,10 +146,7 @@ def check(files: PageFiles, choices: Choices, settings: Settings) -> CheckView:
     URL), as the page shows it."""
     try:
         checked = check_sources(
-            files.paths,
-            settings,
-            Reading(**choices.reading()),
-            default_domain=choices.default_domain,
+            files.paths, settings, choices.reading, default_domain=choices.sync.default_domain
         )
     except SourceError as exc:
         return CheckView(error=files.say(str(exc)))
@@ -273,7 +269,7 @@ def make_plan(files: PageFiles, choices: Choices, settings: Settings) -> ShownPl
     writes nothing). What the profile says already is left to the profile (the same
     run), so the command line shown names only what the page changed."""
     choices = choices.beyond(settings.profile)
-    planned = linksync.plan(files.paths, settings=settings, **choices.keywords())
+    planned = linksync.plan(files.paths, settings, reading=choices.reading, sync=choices.sync)
     return ShownPlan(secrets.token_hex(8), planned, choices, files.ids)
 
 

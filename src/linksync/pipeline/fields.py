@@ -1,0 +1,190 @@
+"""The fields of the run request (``linksync.pipeline.request``), and what is derived
+from them.
+
+Each field of a request value (``request_value``) is an ``option``: its one line of
+help, the command-line flag that sets it (as click declares it:
+``--strict/--no-strict``) and the profile key it falls back on (``limits.max_deletes``
+for a key of a profile's block). From them, and nothing else:
+
+- ``documented`` writes the class's ``Attributes:`` section, so ``help(Reading)`` and
+  editors show each field's line, its flag and its profile key;
+- ``from_flags`` builds a value from the flags a command was given (the command line);
+- ``from_profile`` builds a value from a profile's keys, and ``over`` lays the values
+  given over it (a field left None takes the profile's);
+- ``command_words`` is the command line that gives a value (the page shows it);
+- ``profile_fields`` is the table a test keeps in agreement with the profile's keys.
+
+A field left None, an empty text, an empty list or mapping, means "not given": the
+profile's setting where the field names a profile key, else the default.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterable, Mapping
+from dataclasses import MISSING, Field, dataclass, field, fields, replace
+from typing import Any, TypeVar, dataclass_transform
+
+T = TypeVar("T")
+
+HELP, FLAG, PROFILE = "help", "flag", "profile"
+
+
+def option(
+    help: str,
+    *,
+    default: Any,
+    flag: str | None = None,
+    profile: str | None = None,
+    repr: bool = True,
+) -> Any:
+    """A field of a request value: its ``default`` (None: not given), its line of help,
+    the flag that sets it and the profile key it falls back on (``repr=False``: a
+    secret, never shown)."""
+    return field(default=default, repr=repr, metadata={HELP: help, FLAG: flag, PROFILE: profile})
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(option,))
+def request_value(cls: type[T]) -> type[T]:
+    """``cls`` as a value of the run request: a frozen dataclass of ``option`` fields,
+    its docstring listing them (``documented``), read as ``normalize`` says."""
+    cls.__post_init__ = normalize  # type: ignore[attr-defined]
+    return documented(dataclass(frozen=True)(cls))
+
+
+def documented(cls: type[T]) -> type[T]:
+    """``cls`` with an ``Attributes:`` section in its docstring, a line per field from
+    its metadata (a field without help is a ``TypeError`` at import)."""
+    lines = []
+    for f in fields(cls):  # type: ignore[arg-type]
+        if not f.metadata.get(HELP):
+            raise TypeError(f"{cls.__name__}.{f.name}: no help")
+        where = [w for w in (f.metadata[FLAG], _profile_words(f)) if w]
+        more = f" [{'; '.join(where)}]" if where else ""
+        lines.append(f"    {f.name}: {f.metadata[HELP]}{more}")
+    doc = inspect.cleandoc(cls.__doc__ or "")
+    cls.__doc__ = f"{doc}\n\nAttributes:\n" + "\n".join(lines) + "\n"
+    return cls
+
+
+def _profile_words(f: Field[Any]) -> str | None:
+    key = f.metadata.get(PROFILE)
+    return f"profile {key}" if key else None
+
+
+def not_given(value: Any) -> bool:
+    """None, an empty (or blank) text, an empty list or mapping."""
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    return isinstance(value, tuple | list | set | frozenset | Mapping) and not value
+
+
+def normalize(obj: Any) -> None:
+    """A request value as it is made: lists as tuples, mappings as dicts of texts (a
+    profile's ``columns:`` may hold numbers), and a field whose default is None set to
+    None when not given."""
+    for f in fields(obj):
+        value = getattr(obj, f.name)
+        new = value
+        if isinstance(value, list | set | frozenset):
+            new = tuple(value)
+        elif isinstance(value, Mapping):
+            new = {str(k): str(v) for k, v in value.items()}
+        if f.default is None and not_given(new):
+            new = None
+        if new is not value:
+            object.__setattr__(obj, f.name, new)
+
+
+def flags_of(f: Field[Any]) -> tuple[str, str | None]:
+    """The flag of a field and its negative form (``--strict``, ``--no-strict``)."""
+    flag = str(f.metadata.get(FLAG) or "")
+    on, _, off = flag.partition("/")
+    return on, off or None
+
+
+def profile_fields(*classes: type[Any]) -> dict[str, tuple[type[Any], str]]:
+    """Profile key (``owner_tag``, ``limits.max_deletes``) -> the class and field it sets."""
+    return {
+        str(f.metadata[PROFILE]): (cls, f.name)
+        for cls in classes
+        for f in fields(cls)
+        if f.metadata.get(PROFILE)
+    }
+
+
+def from_flags(cls: type[T], flags: Mapping[str, Any]) -> T:
+    """A ``cls`` of the flags given (``{"--owner-tag": "x"}``, a flag not given left
+    out); a field whose flag is not among them keeps its default."""
+    values = {}
+    for f in fields(cls):  # type: ignore[arg-type]
+        on, _ = flags_of(f)
+        if on and on in flags:
+            values[f.name] = flags[on]
+    return cls(**values)
+
+
+def profile_value(profile: Any, key: str) -> Any:
+    """The value of ``key`` in ``profile`` (``limits.max_deletes``: a key of its
+    ``limits:`` block; None when absent)."""
+    name, _, inner = key.partition(".")
+    value = getattr(profile, name)
+    if inner:
+        return value.get(inner) if isinstance(value, Mapping) else None
+    return value
+
+
+def from_profile(cls: type[T], profile: Any) -> T:
+    """A ``cls`` of a profile's keys (fields without a profile key: their default)."""
+    values = {
+        f.name: profile_value(profile, str(f.metadata[PROFILE]))
+        for f in fields(cls)  # type: ignore[arg-type]
+        if f.metadata.get(PROFILE)
+    }
+    return cls(**values)
+
+
+def given(obj: Any) -> dict[str, Any]:
+    """The fields of ``obj`` that are given (not None)."""
+    return {f.name: getattr(obj, f.name) for f in fields(obj) if getattr(obj, f.name) is not None}
+
+
+def over(top: T, base: T) -> T:
+    """``base`` with the fields ``top`` gives over it; a mapping given in both is merged,
+    ``top``'s keys over ``base``'s (``--map`` over a profile's ``columns:``)."""
+    changes = given(top)
+    for name, value in changes.items():
+        under = getattr(base, name)
+        if isinstance(value, Mapping) and isinstance(under, Mapping):
+            changes[name] = {**under, **value}
+    return replace(base, **changes)  # type: ignore[type-var]
+
+
+def _default(f: Field[Any]) -> Any:
+    return None if f.default is MISSING else f.default
+
+
+def command_words(values: Iterable[Any]) -> list[str]:
+    """The command-line words that give ``values`` (request values), field by field:
+    a field at its default gives none; ``True`` its flag, ``False`` its ``--no-`` form;
+    a list its flag per item, a mapping ``--map KEY=VALUE`` per item."""
+    words: list[str] = []
+    for obj in values:
+        for f in fields(obj):
+            on, off = flags_of(f)
+            value = getattr(obj, f.name)
+            if not on or value is None or value == _default(f):
+                continue
+            if value is True or value is False:
+                words += [on] if value else [off] if off else []
+            elif isinstance(value, Mapping):
+                for key, item in value.items():
+                    words += [on, f"{key}={item}"]
+            elif isinstance(value, tuple):
+                for item in value:
+                    words += [on, str(item)]
+            else:
+                words += [on, str(value)]
+    return words
