@@ -82,6 +82,7 @@ class SandboxOptions:
     db: Path | None = None
     extra: tuple[str, ...] = ()
     cpus: tuple[int, ...] | None = None  # pin the server to these cores
+    profile: Path | None = None  # run the server under cProfile, its stats written here
 
     def argv(self, port: int) -> list[str]:
         out = [
@@ -166,8 +167,12 @@ class Sandbox:
     def start(self, timeout: float = 30.0) -> Sandbox:
         port = free_port()
         env = dict(os.environ, PYTHONUNBUFFERED="1", NO_COLOR="1")
+        prefix = linksync_argv()
+        if self.options.profile is not None:  # written when the server stops (SIGINT)
+            prefix = [sys.executable, "-m", "cProfile", "-o", str(self.options.profile)]
+            prefix += ["-m", "linksync"]
         self.proc = subprocess.Popen(
-            [*linksync_argv(), *self.options.argv(port)],
+            [*prefix, *self.options.argv(port)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,

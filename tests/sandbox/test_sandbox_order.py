@@ -7,7 +7,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from linksync.sandbox.rows import LinkRow
+import pytest
+
+from linksync.sandbox.rows import LinkRow, SlugTaken
 from linksync.sandbox.store import Store
 
 QUOTA = 1_000_000
@@ -92,3 +94,22 @@ def test_writes_of_another_connection_are_seen(tmp_path: Path) -> None:
     finally:
         ours.close()
         theirs.close()
+
+
+def test_import_links_seeds_a_workspace_in_one_transaction(tmp_path: Path) -> None:
+    path = str(tmp_path / "sandbox.db")
+    store = Store(path)
+    try:
+        assert store.import_links(link(i) for i in range(500)) == 500
+        assert store.count_links() == 500
+        assert paged(store, None, 100)[0] == sql_order(store, None)
+        found = store.get_link("lnk.test", "S42")  # slugs stay unique case-insensitively
+        assert found is not None and found.tags == ("t",)
+        with pytest.raises(SlugTaken):  # one taken slug: nothing of the batch is kept
+            store.import_links(link(i) for i in (500, 501, 7))
+        assert store.count_links() == 500 and store.get_link("lnk.test", "s500") is None
+    finally:
+        store.close()
+    again = Store(path)
+    assert again.count_links() == 500  # committed to the file
+    again.close()

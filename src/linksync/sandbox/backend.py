@@ -21,10 +21,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+
 from linksync import rules
 from linksync.rules.timestamps import format_ts
-from linksync.sandbox import ai
+from linksync.sandbox import ai, wire
 from linksync.sandbox.errors import ServiceError
+from linksync.sandbox.order import ALL
 from linksync.sandbox.rows import (
     AlreadyExists,
     DomainRow,
@@ -236,6 +239,10 @@ class Backend:
             "updatedAt": link.updated_at,
         }
 
+    def encode_link(self, link: LinkRow) -> bytes:
+        """A link's record as JSON bytes (what a list page is made of)."""
+        return orjson.dumps(self.link_record(link))
+
     def _generated_slug(self) -> str:
         while True:
             slug = "".join(
@@ -313,13 +320,26 @@ class Backend:
             tag=q.tag,
             domain=q.domain,
         )
-        pagination = {
+        return [self.link_record(r) for r in rows], self._pagination(q, total)
+
+    def list_links_json(self, q: ListQuery) -> bytes:
+        """The body of a list page, ``{"code": 0, "data": [...], "pagination": {...}}``:
+        without search or tag, from the records the store keeps encoded."""
+        if q.search or q.tag:
+            data, pagination = self.list_links(q)
+            return wire.ok_body(data, pagination=pagination)
+        offset = (q.page - 1) * q.limit
+        records, total = self.store.page_encoded(q.domain or ALL, offset, q.limit, self.encode_link)
+        return wire.list_body(records, self._pagination(q, total))
+
+    @staticmethod
+    def _pagination(q: ListQuery, total: int) -> dict[str, int]:
+        return {
             "page": q.page,
             "limit": q.limit,
             "total": total,
             "totalPages": math.ceil(total / q.limit),
         }
-        return [self.link_record(r) for r in rows], pagination
 
     # --- AI tools ---------------------------------------------------------------------
 
