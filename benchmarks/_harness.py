@@ -5,8 +5,9 @@
 - ``preload``: creates links through the API, concurrently, retrying.
 - ``list_all`` / ``link_count``: what the workspace holds afterwards.
 - ``sandbox_capacity``: requests per second a sandbox on this machine can serve.
-- ``run_cli``: runs one linksync command with a timeout, measuring wall time, the
-  child's CPU time and peak memory; the process is always reaped.
+- ``run_cli`` / ``run_process``: runs one linksync command (or any program) with a
+  timeout, measuring wall time, the child's CPU time and peak memory; the process is
+  always reaped.
 - ``pin``: keeps a process on given cores (the sandbox on one core, the client on the
   other), where the platform allows it. ``Sandbox.cpu_s`` is the server's CPU time,
   read when it stops.
@@ -501,7 +502,20 @@ def run_cli(
 ) -> CliRun:
     """Run ``linksync ARGS`` (pinned to ``cpus`` when given); measure wall time and the
     child's own CPU time and peak RSS."""
-    argv = (*linksync_argv(), *args)
+    return run_process((*linksync_argv(), *args), env=env, cwd=cwd, timeout=timeout, cpus=cpus)
+
+
+def run_process(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 300.0,
+    cpus: Sequence[int] | None = None,
+) -> CliRun:
+    """Run ``argv`` (pinned to ``cpus`` when given); measure wall time and the child's
+    own CPU time and peak RSS."""
+    argv = tuple(argv)
     started_at = time.time()
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as out_fh, tempfile.TemporaryFile() as err_fh:

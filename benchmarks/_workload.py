@@ -136,8 +136,11 @@ def seed_store(db: Path, links: Iterable[Mapping[str, Any]]) -> float:
         domain = settings.system_domain
 
         def rows() -> Iterator[LinkRow]:
+            ts, at = "", 0
             for link in links:
-                ts = format_ts(backend.now())
+                now = int(time.time() * 1000)
+                if now != at:  # one timestamp string per millisecond
+                    ts, at = format_ts(backend.now()), now
                 yield LinkRow(
                     id=backend.new_id("lnk"),
                     domain=domain,

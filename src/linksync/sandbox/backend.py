@@ -78,6 +78,7 @@ class Backend:
         self.clock = clock
         self._slug_rng = random.Random(f"{settings.seed}:{store.path}:{time.time_ns()}")
         self._id_lock = threading.Lock()
+        self._id_rng = random.Random()  # seeded from the OS: ids differ across processes
         self._last_id: tuple[int, int] = (0, 0)
         if not store.has_owner():
             # another process sharing the file may seed it first
@@ -98,7 +99,8 @@ class Backend:
             seq = seq + 1 if ms <= last_ms else 0
             ms = max(ms, last_ms)
             self._last_id = (ms, seq)
-        return f"{prefix}_{ms:012x}{seq:04x}{secrets.token_hex(3)}"
+            tail = self._id_rng.getrandbits(24)
+        return f"{prefix}_{ms:012x}{seq:04x}{tail:06x}"
 
     def _ts(self) -> str:
         return format_ts(self.now())

@@ -81,7 +81,7 @@ def link_values(link: LinkRow) -> tuple[Any, ...]:
         link.slug,
         link.url,
         link.description,
-        json.dumps(list(link.tags)),
+        json.dumps(list(link.tags)) if link.tags else "[]",
         link.apple,
         link.google,
         link.password_hash,

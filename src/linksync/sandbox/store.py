@@ -56,6 +56,9 @@ class Store:
         self._db.row_factory = sqlite3.Row
         self._db.create_function("casefold", 1, casefold_or_none, deterministic=True)
         self._db.execute("PRAGMA busy_timeout = 10000")
+        # up to 64 MB of pages kept (SQLite's default is 2 MB): the indexes of a big
+        # workspace stay in memory, for its first listing and its inserts
+        self._db.execute("PRAGMA cache_size = -65536")
         if path != ":memory:":
             self._db.execute("PRAGMA journal_mode = WAL")
             # WAL + NORMAL: a commit survives the process dying, not a power cut; an
