@@ -488,7 +488,6 @@ def scale_case(case: Case, *, peer: bool, timeout: float) -> dict[str, Any]:
         "linksync": ours,
         "aiohttp_peer": theirs,
         "ratios": ratios,
-        "plan": ours,
         "plan_s": round(run.wall_s, 2),
         "max_rss_mb": round(run.max_rss_mb, 1),
         "requests": requests,

@@ -113,3 +113,17 @@ def test_import_links_seeds_a_workspace_in_one_transaction(tmp_path: Path) -> No
     again = Store(path)
     assert again.count_links() == 500  # committed to the file
     again.close()
+
+
+def test_an_update_of_a_link_deleted_meanwhile_is_refused(tmp_path: Path) -> None:
+    path = str(tmp_path / "sandbox.db")
+    ours, theirs = Store(path), Store(path)
+    try:
+        ours.insert_link(link(1), link_quota=QUOTA)
+        found = ours.get_link("lnk.test", "s1")
+        assert found is not None and theirs.delete_link(found.id)
+        with pytest.raises(LookupError):
+            ours.update_link(found.id, {"url": "https://example.com/x"}, "2026-01-02T00:00:00.000Z")
+    finally:
+        ours.close()
+        theirs.close()

@@ -306,7 +306,12 @@ class Backend:
         if "password" in changes:
             pw = changes["password"]
             columns["password_hash"] = hash_password(pw) if pw is not None else None
-        return self.link_record(self.store.update_link(link.id, columns, self._ts()))
+        try:
+            return self.link_record(self.store.update_link(link.id, columns, self._ts()))
+        except LookupError:  # deleted by a concurrent request
+            raise ServiceError(
+                "LINK_NOT_FOUND", f"slug {slug!r} not found on {link.domain}"
+            ) from None
 
     def delete_link(self, slug: str, domain: str | None) -> dict[str, Any]:
         link = self._link(slug, domain)

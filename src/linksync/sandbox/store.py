@@ -123,14 +123,13 @@ class Store:
         return int(count)
 
     def get_link(self, domain: str, slug: str) -> LinkRow | None:
-        rows = self._read(
-            f"SELECT {LINK_COLUMNS} FROM links WHERE domain = ? AND slug = ? COLLATE NOCASE",
-            (domain, slug),
-        )
-        return record(LinkRow, rows[0]) if rows else None
+        where = "domain = ? AND slug = ? COLLATE NOCASE"
+        with self._lock:
+            return _one_link(self._db, where, (domain, slug))
 
     def update_link(self, link_id: str, changes: Mapping[str, Any], updated_at: str) -> LinkRow:
-        """Apply column changes (column names of ``LinkRow``; tags as a tuple)."""
+        """Apply column changes (column names of ``LinkRow``; tags as a tuple); a link
+        gone meanwhile raises LookupError."""
         allowed = {"url", "description", "tags", "apple", "google", "password_hash"}
         cols = [c for c in changes if c in allowed]
         values = [
@@ -143,8 +142,10 @@ class Store:
                 f"UPDATE links SET {assignments} WHERE id = ?", (*values, updated_at, link_id)
             )
             self._order.changed(link_id)
-            row = db.execute(f"SELECT {LINK_COLUMNS} FROM links WHERE id = ?", (link_id,))
-            return record(LinkRow, row.fetchone())
+            link = _one_link(db, "id = ?", (link_id,))
+            if link is None:  # deleted by another connection since the caller read it
+                raise LookupError(link_id)
+            return link
 
     def delete_link(self, link_id: str) -> bool:
         with self._lock:
@@ -311,6 +312,13 @@ class Store:
     def clicks(self, month: str) -> int:
         rows = self._read("SELECT count FROM clicks WHERE month = ?", (month,))
         return int(rows[0][0]) if rows else 0
+
+
+def _one_link(db: sqlite3.Connection, where: str, args: tuple[Any, ...]) -> LinkRow | None:
+    cursor = db.execute(f"SELECT {LINK_COLUMNS} FROM links WHERE {where}", args)
+    cursor.row_factory = link_row
+    found: LinkRow | None = cursor.fetchone()
+    return found
 
 
 def remove_state(path: str | Path) -> list[Path]:
