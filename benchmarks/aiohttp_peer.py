@@ -5,9 +5,9 @@ url; an optional domain column), lists every page of the workspace (100 links a 
 32 requests in flight), and compares URLs: how many rows are unchanged, to update (the
 link exists with another URL) and to create. It writes nothing.
 
-It keeps to the rate limit as a careful script does: when a response says fewer
-requests remain in the window (``x-ratelimit-remaining``) than it has in flight, new
-requests wait for the window's end (``x-ratelimit-reset``); a 429 waits its
+It keeps to the rate limit as a careful script does: when a response says no more
+requests remain in the window (``x-ratelimit-remaining``) than it still has in flight,
+new requests wait for the window's end (``x-ratelimit-reset``); a 429 waits its
 ``Retry-After`` (5 s when absent) and is sent again; a 5xx or a dropped connection is
 retried a few times after a short pause.
 
@@ -55,10 +55,10 @@ def read_desired(path: str) -> dict[tuple[str, str], str]:
 
 
 class Lister:
-    def __init__(self, http: aiohttp.ClientSession, in_flight: int) -> None:
+    def __init__(self, http: aiohttp.ClientSession) -> None:
         self.http = http
-        self.in_flight = in_flight
         self.resume_at = 0.0  # time.time() before which no request is sent
+        self.active = 0  # requests in flight
         self.requests = 0
         self.rate_limited = 0
 
@@ -69,6 +69,7 @@ class Lister:
             if wait > 0:
                 await asyncio.sleep(wait)
             self.requests += 1
+            self.active += 1
             try:
                 async with self.http.get(LINKS, params={"page": n, "limit": PAGE}) as resp:
                     body = await resp.read()
@@ -77,8 +78,10 @@ class Lister:
             except aiohttp.ClientError:
                 await asyncio.sleep(0.1 * 2**attempt)
                 continue
+            finally:
+                self.active -= 1
             remaining = headers.get("x-ratelimit-remaining")
-            if remaining is not None and int(remaining) <= self.in_flight:
+            if remaining is not None and int(remaining) <= self.active:
                 self.resume_at = max(self.resume_at, float(headers["x-ratelimit-reset"]))
             if status == 200:
                 page: dict[str, Any] = orjson.loads(body)
@@ -112,7 +115,7 @@ async def plan(base_url: str, key: str, path: str, in_flight: int) -> dict[str, 
     headers = {"Authorization": f"Bearer {key}"}
     connector = aiohttp.TCPConnector(limit=in_flight)
     async with aiohttp.ClientSession(base_url, headers=headers, connector=connector) as http:
-        lister = Lister(http, in_flight)
+        lister = Lister(http)
         first = await lister.page(1)
         compare(first)
         pages = iter(range(2, first["pagination"]["totalPages"] + 1))
