@@ -84,6 +84,9 @@ class SandboxOptions:
     extra: tuple[str, ...] = ()
     cpus: tuple[int, ...] | None = None  # pin the server to these cores
     profile: Path | None = None  # run the server under cProfile, its stats written here
+    # the organization id it reports; None: one of its own per server, so linksync's
+    # lock (per organization) never makes two benchmark runs on one machine wait
+    org_id: str | None = None
 
     def argv(self, port: int) -> list[str]:
         out = [
@@ -164,6 +167,7 @@ class Sandbox:
     banner: list[str] = field(default_factory=list)
     cpu_s: float | None = None  # the server's CPU time (user + system), once stopped
     _drains: list[_Drain] = field(default_factory=list)
+    _config: Any = None  # the temporary --config file naming the organization
 
     def start(self, timeout: float = 30.0) -> Sandbox:
         port = free_port()
@@ -172,8 +176,14 @@ class Sandbox:
         if self.options.profile is not None:  # written when the server stops (SIGINT)
             prefix = [sys.executable, "-m", "cProfile", "-o", str(self.options.profile)]
             prefix += ["-m", "linksync"]
+        self._config = tempfile.NamedTemporaryFile(  # noqa: SIM115 - removed in stop()
+            "w", suffix=".yaml", prefix="linksync-bench-sandbox-", delete=False
+        )
+        org = self.options.org_id or f"org_bench_{os.getpid()}_{port}"
+        self._config.write(f"organization:\n  id: {org}\n")
+        self._config.close()
         self.proc = subprocess.Popen(
-            [*prefix, *self.options.argv(port)],
+            [*prefix, *self.options.argv(port), "--config", self._config.name],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
@@ -232,6 +242,9 @@ class Sandbox:
         for d in self._drains:
             d.join(timeout=2)
         self.proc = None
+        if self._config is not None:
+            Path(self._config.name).unlink(missing_ok=True)
+            self._config = None
 
     def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """Environment that points the linksync CLI at this sandbox."""
