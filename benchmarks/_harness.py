@@ -5,8 +5,9 @@
 - ``preload``: creates links through the API, concurrently, retrying.
 - ``list_all`` / ``link_count``: what the workspace holds afterwards.
 - ``sandbox_capacity``: requests per second a sandbox on this machine can serve.
-- ``run_cli``: runs one linksync command with a timeout, measuring wall time, the
-  child's CPU time and peak memory; the process is always reaped.
+- ``run_cli`` / ``run_process``: runs one linksync command (or any program) with a
+  timeout, measuring wall time, the child's CPU time and peak memory; the process is
+  always reaped.
 - ``pin``: keeps a process on given cores (the sandbox on one core, the client on the
   other), where the platform allows it. ``Sandbox.cpu_s`` is the server's CPU time,
   read when it stops.
@@ -82,6 +83,10 @@ class SandboxOptions:
     db: Path | None = None
     extra: tuple[str, ...] = ()
     cpus: tuple[int, ...] | None = None  # pin the server to these cores
+    profile: Path | None = None  # run the server under cProfile, its stats written here
+    # the organization id it reports; None: one of its own per server, so linksync's
+    # lock (per organization) never makes two benchmark runs on one machine wait
+    org_id: str | None = None
 
     def argv(self, port: int) -> list[str]:
         out = [
@@ -162,12 +167,23 @@ class Sandbox:
     banner: list[str] = field(default_factory=list)
     cpu_s: float | None = None  # the server's CPU time (user + system), once stopped
     _drains: list[_Drain] = field(default_factory=list)
+    _config: Any = None  # the temporary --config file naming the organization
 
     def start(self, timeout: float = 30.0) -> Sandbox:
         port = free_port()
         env = dict(os.environ, PYTHONUNBUFFERED="1", NO_COLOR="1")
+        prefix = linksync_argv()
+        if self.options.profile is not None:  # written when the server stops (SIGINT)
+            prefix = [sys.executable, "-m", "cProfile", "-o", str(self.options.profile)]
+            prefix += ["-m", "linksync"]
+        self._config = tempfile.NamedTemporaryFile(  # noqa: SIM115 - removed in stop()
+            "w", suffix=".yaml", prefix="linksync-bench-sandbox-", delete=False
+        )
+        org = self.options.org_id or f"org_bench_{os.getpid()}_{port}"
+        self._config.write(f"organization:\n  id: {org}\n")
+        self._config.close()
         self.proc = subprocess.Popen(
-            [*linksync_argv(), *self.options.argv(port)],
+            [*prefix, *self.options.argv(port), "--config", self._config.name],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
@@ -226,6 +242,9 @@ class Sandbox:
         for d in self._drains:
             d.join(timeout=2)
         self.proc = None
+        if self._config is not None:
+            Path(self._config.name).unlink(missing_ok=True)
+            self._config = None
 
     def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """Environment that points the linksync CLI at this sandbox."""
@@ -496,7 +515,20 @@ def run_cli(
 ) -> CliRun:
     """Run ``linksync ARGS`` (pinned to ``cpus`` when given); measure wall time and the
     child's own CPU time and peak RSS."""
-    argv = (*linksync_argv(), *args)
+    return run_process((*linksync_argv(), *args), env=env, cwd=cwd, timeout=timeout, cpus=cpus)
+
+
+def run_process(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 300.0,
+    cpus: Sequence[int] | None = None,
+) -> CliRun:
+    """Run ``argv`` (pinned to ``cpus`` when given); measure wall time and the child's
+    own CPU time and peak RSS."""
+    argv = tuple(argv)
     started_at = time.time()
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as out_fh, tempfile.TemporaryFile() as err_fh:

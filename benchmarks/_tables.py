@@ -82,14 +82,22 @@ def _pacing_rows(r: dict[str, Any]) -> list[str]:
 def _scale_rows(rows: Sequence[dict[str, Any]]) -> list[str]:
     out = []
     for r in rows:
-        if r["case"] == "scale":
+        if r["case"].startswith("scale") and r["case"] != "scale-apply":
+            ours, peer = r["linksync"], r.get("aiohttp_peer") or {}
+            ratios = r.get("ratios") or {}
             out += [
-                "| case | E | N (unchanged) | plan s | peak RSS MB | requests (minimum) "
-                "| plan exit (0 = nothing to do) |",
-                "|" + " --- |" * 7,
-                f"| scale | {r['existing']} | {r['rows']} | {_fmt(r['plan_s'])} "
-                f"| {_fmt(r['max_rss_mb'], 0)} | {_fmt(r.get('requests'))} "
-                f"({r['minimum_requests']}) | {r['plan']['exit_code']} |",
+                "| case | E | N (unchanged) | floor s | requests (minimum) "
+                "| linksync s / CPU s / peak MB | aiohttp + orjson s / CPU s / peak MB "
+                "| ratio wall / CPU / memory | plan exit (0 = nothing to do) |",
+                "|" + " --- |" * 9,
+                f"| {r['case']} | {r['existing']} | {r['rows']} | {_fmt(r.get('floor_s'))} "
+                f"| {_fmt(r.get('requests'))} ({r['minimum_requests']}) "
+                f"| {_fmt(ours.get('wall_s'))} / {_fmt(ours.get('cpu_s'))} "
+                f"/ {_fmt(ours.get('max_rss_mb'), 0)} "
+                f"| {_fmt(peer.get('wall_s'))} / {_fmt(peer.get('cpu_s'))} "
+                f"/ {_fmt(peer.get('max_rss_mb'), 0)} "
+                f"| {_fmt(ratios.get('wall'))} / {_fmt(ratios.get('cpu'))} "
+                f"/ {_fmt(ratios.get('max_rss'))} | {ours.get('exit_code')} |",
                 "",
             ]
         else:
@@ -116,5 +124,5 @@ def markdown(results: Sequence[dict[str, Any]]) -> str:
     for r in results:
         if r["case"] == "pacing":
             out += [*_pacing_rows(r), ""]
-    out += _scale_rows([r for r in results if r["case"] in ("scale", "scale-apply")])
+    out += _scale_rows([r for r in results if r["case"].startswith("scale")])
     return "\n".join(out).rstrip() + "\n"

@@ -2,7 +2,10 @@
 
 - ``make_workload`` / ``write_csv``: E preloaded links and N source rows (50% new,
   30% changed, 20% unchanged by default), deterministic for a seed.
-- ``seed_store``: writes the preloaded links straight into a sandbox database file.
+- ``existing_link`` / ``unchanged_rows``: the preloaded link number i, and source rows
+  that match preloaded links (streamed, for workspaces of a million links).
+- ``seed_store``: writes the preloaded links straight into a sandbox database file
+  through the store's bulk import (a million links in seconds).
 - ``check_workspace`` / ``slug_counts``: the workspace against what the workload
   expects: duplicates per slug (and per URL for rows without slug), missing, wrong.
 """
@@ -10,12 +13,10 @@
 from __future__ import annotations
 
 import csv
-import dataclasses
-import json
 import random
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,12 +45,23 @@ class Workload:
         return len(self.expected) + len(self.slugless)
 
 
-def _existing_link(i: int) -> dict[str, Any]:
+def existing_link(i: int) -> dict[str, Any]:
+    """The preloaded link number ``i`` (slug, url, description)."""
     return {
         "slug": f"bench-{i:06d}",
         "url": f"https://example.com/landing/{i}",
         "description": f"Preloaded link {i}",
     }
+
+
+def unchanged_rows(existing: int, rows: int) -> Iterator[dict[str, str]]:
+    """``rows`` source rows equal to preloaded links (all of them when ``rows`` =
+    ``existing``; else every k-th), without building a workload in memory."""
+    if rows > existing:
+        raise ValueError("not enough preloaded links for the unchanged rows")
+    step = existing / rows if rows else 1.0
+    for n in range(rows):
+        yield existing_link(int(n * step))
 
 
 def make_workload(
@@ -70,7 +82,7 @@ def make_workload(
     unchanged = rows - new - changed
     if changed + unchanged > existing:
         raise ValueError("not enough preloaded links for the changed and unchanged rows")
-    links = tuple(_existing_link(i) for i in range(existing))
+    links = tuple(existing_link(i) for i in range(existing))
     rng = random.Random(seed)
     picked = rng.sample(range(existing), changed + unchanged)
     out: list[dict[str, str]] = []
@@ -97,7 +109,7 @@ def make_workload(
     return Workload(links, tuple(out), expected, new, changed, unchanged, free)
 
 
-def write_csv(rows: Sequence[Mapping[str, str]], path: Path) -> Path:
+def write_csv(rows: Iterable[Mapping[str, str]], path: Path) -> Path:
     with path.open("w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=["slug", "url", "description"])
         w.writeheader()
@@ -106,10 +118,10 @@ def write_csv(rows: Sequence[Mapping[str, str]], path: Path) -> Path:
     return path
 
 
-def seed_store(db: Path, links: Sequence[Mapping[str, Any]], *, batch: int = 5_000) -> float:
+def seed_store(db: Path, links: Iterable[Mapping[str, Any]]) -> float:
     """Write ``links`` straight into a sandbox database file (before ``serve``), through
-    the sandbox's own Store and id/timestamp makers, in a few large transactions.
-    Much faster than the API for big workspaces; returns the seconds it took."""
+    the sandbox's own Store (``Store.import_links``) and id/timestamp makers, in one
+    transaction. Much faster than the API for big workspaces; returns the seconds."""
     from linksync.rules.timestamps import format_ts
     from linksync.sandbox.backend import Backend
     from linksync.sandbox.rows import LinkRow
@@ -117,19 +129,21 @@ def seed_store(db: Path, links: Sequence[Mapping[str, Any]], *, batch: int = 5_0
     from linksync.sandbox.store import Store
 
     t0 = time.perf_counter()
-    settings = SandboxSettings(link_quota=max(len(links), 1))
+    settings = SandboxSettings()
     store = Store(str(db))
     try:
         backend = Backend(settings, store, time.time)
-        columns = [f.name for f in dataclasses.fields(LinkRow)]
-        sql = f"INSERT INTO links ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
-        for start in range(0, len(links), batch):
-            values = []
-            for link in links[start : start + batch]:
-                ts = format_ts(backend.now())
-                row = LinkRow(
+        domain = settings.system_domain
+
+        def rows() -> Iterator[LinkRow]:
+            ts, at = "", 0
+            for link in links:
+                now = int(time.time() * 1000)
+                if now != at:  # one timestamp string per millisecond
+                    ts, at = format_ts(backend.now()), now
+                yield LinkRow(
                     id=backend.new_id("lnk"),
-                    domain=settings.system_domain,
+                    domain=domain,
                     slug=str(link["slug"]),
                     url=str(link["url"]),
                     description=link.get("description"),
@@ -141,14 +155,8 @@ def seed_store(db: Path, links: Sequence[Mapping[str, Any]], *, batch: int = 5_0
                     created_at=ts,
                     updated_at=ts,
                 )
-                values.append(
-                    tuple(
-                        json.dumps(list(v)) if c == "tags" else v
-                        for c, v in zip(columns, dataclasses.astuple(row), strict=True)
-                    )
-                )
-            with store.transaction() as conn:
-                conn.executemany(sql, values)
+
+        store.import_links(rows())
     finally:
         store.close()
     return time.perf_counter() - t0

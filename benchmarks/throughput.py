@@ -12,14 +12,20 @@ time is its own. Cases:
   client and of the sandbox without start-up (the difference of the two runs).
 - ``pacing``: one client alone on its key, limits from 2 to 1,000 requests per window,
   windows from 1 to 60 s, 1 to 32 requests in flight: how many 429s it received.
-- ``scale``: ``linksync plan`` of 100,000 unchanged rows against 100,000 links, R=1,000.
+- ``scale`` / ``scale-200k``: ``linksync plan`` of 1,000,000 (200,000) unchanged rows
+  against as many links, R=1,000, and in the same run against the same sandbox the
+  hand-written plan of ``benchmarks/aiohttp_peer.py`` (aiohttp + orjson): wall, CPU and
+  peak RSS of each, side by side, and linksync's over the peer's. The workspace is
+  written straight into the sandbox's store, and listed once (with the read-only key)
+  before either run, so both meet a sandbox that keeps every link encoded.
 - ``scale-apply``: ``linksync apply`` of 100,000 creates at R=1,000, against the
   sandbox's measured capacity for creates.
 
 Usage (from the repository root, in the project's virtualenv)::
 
     python benchmarks/throughput.py                 # the default case
-    python benchmarks/throughput.py --case all      # every case (about 15 minutes)
+    python benchmarks/throughput.py --case all      # every case (about 25 minutes)
+    python benchmarks/throughput.py --case scale    # 1,000,000 links, linksync and the peer
     python benchmarks/throughput.py --case fast --no-peer
     python benchmarks/throughput.py --from-json run.json   # the tables of the docs
 
@@ -50,17 +56,27 @@ from _harness import (
     preload,
     process_cpu,
     run_cli,
+    run_process,
     running_sandbox,
     sandbox_capacity,
     split_cores,
 )
 from _records import read_journal, read_report
 from _tables import markdown
-from _workload import Workload, check_workspace, make_workload, seed_store, write_csv
+from _workload import (
+    Workload,
+    check_workspace,
+    existing_link,
+    make_workload,
+    seed_store,
+    unchanged_rows,
+    write_csv,
+)
 
 from linksync.api.defaults import DEFAULT_CONCURRENCY
 
 PEER = Path(__file__).resolve().parent / "sequential_peer.py"
+AIOHTTP_PEER = Path(__file__).resolve().parent / "aiohttp_peer.py"
 PRELOAD_RATE = 100_000
 CORES = split_cores()  # (sandbox cores, client cores), or None on one core
 
@@ -83,7 +99,8 @@ CASES: dict[str, Case] = {
     "small": Case("small", rate=20, existing=300, rows=100),
     "fast": Case("fast", rate=1_000, existing=5_000, rows=2_000, marginal=True),
     "pacing": Case("pacing", rate=0, existing=0, rows=0, peer=False, kind="pacing"),
-    "scale": Case("scale", rate=1_000, existing=100_000, rows=100_000, peer=False, kind="plan"),
+    "scale": Case("scale", rate=1_000, existing=1_000_000, rows=1_000_000, kind="plan"),
+    "scale-200k": Case("scale-200k", rate=1_000, existing=200_000, rows=200_000, kind="plan"),
     "scale-apply": Case(
         "scale-apply", rate=1_000, existing=0, rows=100_000, peer=False, kind="creates"
     ),
@@ -387,42 +404,115 @@ def _plan_requests(run: CliRun) -> int | None:
     return None
 
 
-def scale_case(case: Case, *, via_api: bool, timeout: float) -> dict[str, Any]:
+def run_plan_peer(env: dict[str, str], src: Path, tmp: Path, timeout: float) -> dict[str, Any]:
+    """``aiohttp_peer.py SRC`` with ``env``: the process's figures and the script's
+    (its own wall time as ``script_wall_s``)."""
+    argv = [sys.executable, str(AIOHTTP_PEER), str(src)]
+    run = run_process(argv, env=env, cwd=tmp, timeout=timeout, cpus=client_cores())
+    out = summarise_cli(run)
+    lines = run.stdout.strip().splitlines()
+    if run.returncode == 0 and lines:
+        said = json.loads(lines[-1])
+        said["script_wall_s"] = said.pop("wall_s", None)
+        out.update(said)
+    return out
+
+
+def measured(box: Sandbox, run: Any) -> tuple[Any, float | None]:
+    """Run ``run()`` and the sandbox's CPU seconds meanwhile."""
+    before = process_cpu(box.proc.pid) if box.proc else None
+    result = run()
+    after = process_cpu(box.proc.pid) if box.proc else None
+    return result, round(after - before, 2) if before is not None and after is not None else None
+
+
+def scale_case(case: Case, *, peer: bool, timeout: float) -> dict[str, Any]:
     """``linksync plan`` of N unchanged rows against E links (the table a pull request
-    shows): seconds, peak memory, requests against the minimum."""
-    work = make_workload(case.existing, case.rows, new_share=0.0, changed_share=0.0)
+    shows), and the hand-written aiohttp + orjson plan of the same file against the
+    same sandbox: seconds, CPU, peak memory, requests against the minimum."""
     with tempfile.TemporaryDirectory(prefix="linksync-bench-scale-") as d:
         tmp = Path(d)
-        src = write_csv(work.rows, tmp / "links.csv")
-        base_db = tmp / "base.db"
-        log(f"scale: preloading {case.existing} links")
-        preload_s = seed_database(base_db, work, via_api=via_api)
-        box = Sandbox(sandbox_options(case, base_db))
+        src = write_csv(unchanged_rows(case.existing, case.rows), tmp / "links.csv")
+        empty = write_csv((), tmp / "empty.csv")
+        db = tmp / "base.db"
+        log(f"{case.name}: writing {case.existing} links into the sandbox's store")
+        preload_s = seed_store(db, (existing_link(i) for i in range(case.existing)))
+        box = Sandbox(sandbox_options(case, db))
         try:
-            box.start()
-            log(f"scale: linksync plan of {case.rows} unchanged rows")
+            box.start(timeout=120)
+            log(f"{case.name}: listing every page once (read-only key), the sandbox warms")
+            warm, warm_cpu = measured(
+                box,
+                lambda: run_plan_peer(
+                    box.env({"LINKSYNC_API_KEY": box.read_key}), empty, tmp, timeout
+                ),
+            )
+            theirs = None
+            if peer:
+                log(f"{case.name}: aiohttp + orjson peer of {case.rows} unchanged rows")
+                theirs, cpu = measured(box, lambda: run_plan_peer(box.env(), src, tmp, timeout))
+                theirs["sandbox_cpu_s"] = cpu
+            log(f"{case.name}: linksync plan of {case.rows} unchanged rows")
             args = ["plan", str(src), "--detailed-exitcode"]
-            run = run_cli(args, env=box.env(), cwd=tmp, timeout=timeout, cpus=client_cores())
+            run, cpu = measured(
+                box,
+                lambda: run_cli(args, env=box.env(), cwd=tmp, timeout=timeout, cpus=client_cores()),
+            )
         finally:
             box.stop()
-    minimum = math.ceil(case.existing / PAGE) + 2
+    pages = math.ceil(case.existing / PAGE)
+    minimum = pages + 2
     requests = _plan_requests(run)
+    ours = summarise_cli(run)
+    ours.update(requests=requests, sandbox_cpu_s=cpu)
+    for side in (ours, theirs):
+        if side and side.get("sandbox_cpu_s") is not None and side.get("requests"):
+            side["sandbox_ms_per_request"] = round(
+                side["sandbox_cpu_s"] / side["requests"] * 1e3, 3
+            )
+    ratios = _ratios(ours, theirs)
     return {
         "case": case.name,
         "rate_limit_per_s": case.rate,
+        "latency_ms": list(case.latency_ms) if case.latency_ms else None,
+        "cores": {"sandbox": server_cores(), "client": client_cores()},
         "existing": case.existing,
         "rows": case.rows,
         "preload_s": round(preload_s, 1),
-        "plan": summarise_cli(run),
+        "warm_up": {
+            "wall_s": warm.get("wall_s"),
+            "requests": warm.get("requests"),
+            "sandbox_cpu_s": warm_cpu,
+        },
+        "floor_s": round(pages / case.rate, 2),
+        "linksync": ours,
+        "aiohttp_peer": theirs,
+        "ratios": ratios,
         "plan_s": round(run.wall_s, 2),
         "max_rss_mb": round(run.max_rss_mb, 1),
         "requests": requests,
         "minimum_requests": minimum,
         "plans_nothing": run.returncode == 0,
         "targets": {
-            "plan<20s": run.wall_s < 20 and run.returncode == 0,
+            "wall<=1.15x_peer": None if not ratios else ratios["wall"] <= 1.15,
+            "cpu<=1.5x_peer": None if not ratios else ratios["cpu"] <= 1.5,
+            "peak_rss<=1GB": run.max_rss_mb <= 1024 and run.returncode == 0,
             "minimum_requests": requests == minimum,
+            "peer_counts_all_unchanged": None
+            if theirs is None
+            else theirs.get("unchanged") == case.rows and theirs.get("rate_limited") == 0,
         },
+    }
+
+
+def _ratios(ours: dict[str, Any], theirs: dict[str, Any] | None) -> dict[str, float] | None:
+    """linksync's wall, CPU and peak RSS over the peer's."""
+    if not theirs or not theirs.get("wall_s") or not theirs.get("cpu_s"):
+        return None
+    return {
+        "wall": round(ours["wall_s"] / theirs["wall_s"], 2),
+        "cpu": round(ours["cpu_s"] / theirs["cpu_s"], 2),
+        "max_rss": round(ours["max_rss_mb"] / theirs["max_rss_mb"], 2),
     }
 
 
@@ -486,7 +576,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--existing", type=int, help="override E (preloaded links)")
     ap.add_argument("--rows", type=int, help="override N (source rows)")
     ap.add_argument("--concurrency", type=int, help="override apply's --concurrency")
-    ap.add_argument("--no-peer", action="store_true", help="skip the sequential script")
+    ap.add_argument(
+        "--no-peer",
+        action="store_true",
+        help="skip the sequential script (scale cases: the aiohttp + orjson script)",
+    )
     ap.add_argument(
         "--preload-api",
         action="store_true",
@@ -512,7 +606,7 @@ def main(argv: list[str] | None = None) -> int:
         if case.kind == "pacing":
             results.append(pacing_case(case, timeout=args.timeout))
         elif case.kind == "plan":
-            results.append(scale_case(case, via_api=args.preload_api, timeout=args.timeout))
+            results.append(scale_case(case, peer=not args.no_peer, timeout=args.timeout))
         elif case.kind == "creates":
             results.append(creates_case(case, timeout=args.timeout))
         else:

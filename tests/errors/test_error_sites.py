@@ -90,6 +90,7 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sandbox/backend.py", "delete_link"): {"LINK_NOT_FOUND"},
     ("sandbox/backend.py", "invite_member"): {"MEMBER_EXISTS"},
     ("sandbox/backend.py", "link_domain"): {"DOMAIN_NOT_FOUND"},
+    ("sandbox/backend.py", "update_link"): {"LINK_NOT_FOUND"},  # deleted meanwhile
     ("sandbox/gate.py", "__call__"): {
         "EDGE_UNAVAILABLE",
         "INTERNAL_ERROR",

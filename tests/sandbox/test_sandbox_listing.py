@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 import pytest
 
+from linksync.sandbox import SandboxSettings, create_app
 from support.sandbox_helpers import ManualClock
 
-from .conftest import assert_error
+from .conftest import assert_error, client_for
 
 
 async def seed(http: httpx.AsyncClient, clock: ManualClock, n: int) -> list[str]:
@@ -128,3 +131,67 @@ async def test_bad_query_is_invalid_request(
     http: httpx.AsyncClient, params: dict[str, str]
 ) -> None:
     assert_error(await http.get("/api/v1/links", params=params), 400, "INVALID_REQUEST")
+
+
+async def _every_page(http: httpx.AsyncClient, **params: str) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for page in range(1, 100):
+        body = (await http.get("/api/v1/links", params={**params, "page": page, "limit": 7})).json()
+        out += body["data"]
+        if page >= body["pagination"]["totalPages"]:
+            return out
+    raise AssertionError("more pages than expected")
+
+
+async def test_a_page_listed_again_shows_every_write_since(
+    http: httpx.AsyncClient, clock: ManualClock
+) -> None:
+    """The sandbox keeps each listed link encoded: every write shows on the next page."""
+    await seed(http, clock, 20)
+    assert await http.post("/api/v1/domains", json={"domain": "go.example.com"})
+    await http.post("/api/v1/links", json={"url": "https://b.example/", "domain": "go.example.com"})
+    before = await _every_page(http)
+    clock.advance(1)
+    patched = await http.patch(
+        "/api/v1/links/item-003",
+        json={"url": "https://shop.example.com/new", "tags": ["x", "ü"], "password": "pw"},
+    )
+    assert patched.status_code == 200
+    assert (await http.delete("/api/v1/links/item-007")).status_code == 200
+    clock.advance(1)
+    await http.post("/api/v1/links", json={"url": "https://shop.example.com/late", "slug": "late"})
+    after = await _every_page(http)
+    by_slug = {link["slug"]: link for link in after}
+    assert by_slug["item-003"] == patched.json()["data"]
+    assert by_slug["item-003"]["hasPassword"] is True and by_slug["item-003"]["tags"] == ["x", "ü"]
+    assert by_slug["item-003"]["updatedAt"] != by_slug["item-003"]["createdAt"]
+    assert "item-007" not in by_slug and after[-1]["slug"] == "late"
+    assert [x["slug"] for x in after] == [x["slug"] for x in before if x["slug"] != "item-007"] + [
+        "late"
+    ]
+    for link in after:  # a page's record is the record a GET of the link gives
+        one = await http.get(f"/api/v1/links/{link['slug']}", params={"domain": link["domain"]})
+        assert one.json()["data"] == link
+    domains = (await http.get("/api/v1/domains")).json()["data"]
+    assert (await http.delete(f"/api/v1/domains/{domains[0]['id']}")).status_code == 200
+    assert {x["domain"] for x in await _every_page(http)} == {"lnk.test"}
+
+
+async def test_a_page_shows_the_writes_of_another_app_on_the_same_file(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    """Two sandboxes on one state file: a page one of them listed shows the other's
+    writes (the kept records are dropped when the file changed under it)."""
+    path = str(tmp_path / "sandbox.db")
+    ours = create_app(SandboxSettings(rate_limit=1_000_000), path, clock=clock)
+    theirs = create_app(SandboxSettings(rate_limit=1_000_000), path, clock=clock)
+    async with client_for(ours) as a, client_for(theirs) as b:
+        await seed(a, clock, 10)
+        assert [x["url"] for x in await _every_page(a)][4] == "https://shop.example.com/item/4"
+        assert (
+            await b.patch("/api/v1/links/item-004", json={"url": "https://o.example/"})
+        ).is_success
+        assert (await b.delete("/api/v1/links/item-005")).is_success
+        listed = await _every_page(a)
+        assert listed[4]["url"] == "https://o.example/"
+        assert "item-005" not in {x["slug"] for x in listed}

@@ -7,7 +7,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from linksync.sandbox.rows import LinkRow
+import pytest
+
+from linksync.sandbox.rows import LinkRow, SlugTaken
 from linksync.sandbox.store import Store
 
 QUOTA = 1_000_000
@@ -89,6 +91,39 @@ def test_writes_of_another_connection_are_seen(tmp_path: Path) -> None:
         slugs, totals = paged(ours, "lnk.test", 10)
         assert slugs == sql_order(ours, "lnk.test") and totals == {54}
         assert ours.count_links() == 54
+    finally:
+        ours.close()
+        theirs.close()
+
+
+def test_import_links_seeds_a_workspace_in_one_transaction(tmp_path: Path) -> None:
+    path = str(tmp_path / "sandbox.db")
+    store = Store(path)
+    try:
+        assert store.import_links(link(i) for i in range(500)) == 500
+        assert store.count_links() == 500
+        assert paged(store, None, 100)[0] == sql_order(store, None)
+        found = store.get_link("lnk.test", "S42")  # slugs stay unique case-insensitively
+        assert found is not None and found.tags == ("t",)
+        with pytest.raises(SlugTaken):  # one taken slug: nothing of the batch is kept
+            store.import_links(link(i) for i in (500, 501, 7))
+        assert store.count_links() == 500 and store.get_link("lnk.test", "s500") is None
+    finally:
+        store.close()
+    again = Store(path)
+    assert again.count_links() == 500  # committed to the file
+    again.close()
+
+
+def test_an_update_of_a_link_deleted_meanwhile_is_refused(tmp_path: Path) -> None:
+    path = str(tmp_path / "sandbox.db")
+    ours, theirs = Store(path), Store(path)
+    try:
+        ours.insert_link(link(1), link_quota=QUOTA)
+        found = ours.get_link("lnk.test", "s1")
+        assert found is not None and theirs.delete_link(found.id)
+        with pytest.raises(LookupError):
+            ours.update_link(found.id, {"url": "https://example.com/x"}, "2026-01-02T00:00:00.000Z")
     finally:
         ours.close()
         theirs.close()

@@ -18,10 +18,10 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
-from linksync.sandbox import ai, redirects
+from linksync.sandbox import ai, redirects, wire
 from linksync.sandbox import rules as req
 from linksync.sandbox.backend import Backend, Clock
 from linksync.sandbox.errors import ServiceError, error_response
@@ -39,8 +39,8 @@ def backend_of(request: Request) -> Backend:
     return backend
 
 
-def ok(data: Any, status: int = 200, **extra: Any) -> JSONResponse:
-    return JSONResponse({"code": 0, "data": data, **extra}, status_code=status)
+def ok(data: Any, status: int = 200) -> Response:
+    return wire.JsonBytes(wire.ok_body(data), status_code=status)
 
 
 def require_write(request: Request) -> None:
@@ -104,8 +104,7 @@ async def domain_by_id(request: Request) -> Response:
 async def links(request: Request) -> Response:
     backend = backend_of(request)
     if request.method == "GET":
-        data, pagination = backend.list_links(req.parse_list_query(request.query_params))
-        return ok(data, pagination=pagination)
+        return wire.JsonBytes(backend.list_links_json(req.parse_list_query(request.query_params)))
     require_write(request)
     spec = req.parse_link_create(await json_body(request), backend.now())
     return ok(backend.create_link(spec), 201)
@@ -155,15 +154,15 @@ async def on_error(request: Request, exc: Exception) -> Response:
 
 
 API = "/api/v1"
-ROUTES = [
+ROUTES = [  # matched in order: the links first (nearly every request of a sync)
+    Route(f"{API}/links", links, methods=["GET", "POST"]),
+    Route(f"{API}/links/{{slug}}", link, methods=["GET", "PATCH", "DELETE"]),
     Route(f"{API}/organizations/current", organization, methods=["GET"]),
     Route(f"{API}/organizations/members", members, methods=["GET"]),
     Route(f"{API}/organizations/members/invite", invite, methods=["POST"]),
     Route(f"{API}/domains", domains, methods=["GET", "POST"]),
     Route(f"{API}/domains/{{id}}/verify", domain_by_id, methods=["POST"]),
     Route(f"{API}/domains/{{id}}", domain_by_id, methods=["DELETE"]),
-    Route(f"{API}/links", links, methods=["GET", "POST"]),
-    Route(f"{API}/links/{{slug}}", link, methods=["GET", "PATCH", "DELETE"]),
     Route(f"{API}/tools/ai-slug", ai_slug, methods=["POST"]),
     Route(f"{API}/tools/ai-og", ai_og, methods=["POST"]),
     *redirects.ROUTES,

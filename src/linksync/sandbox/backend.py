@@ -21,10 +21,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+
 from linksync import rules
 from linksync.rules.timestamps import format_ts
-from linksync.sandbox import ai
+from linksync.sandbox import ai, wire
 from linksync.sandbox.errors import ServiceError
+from linksync.sandbox.order import ALL
 from linksync.sandbox.rows import (
     AlreadyExists,
     DomainRow,
@@ -75,6 +78,7 @@ class Backend:
         self.clock = clock
         self._slug_rng = random.Random(f"{settings.seed}:{store.path}:{time.time_ns()}")
         self._id_lock = threading.Lock()
+        self._id_rng = random.Random()  # seeded from the OS: ids differ across processes
         self._last_id: tuple[int, int] = (0, 0)
         if not store.has_owner():
             # another process sharing the file may seed it first
@@ -95,7 +99,8 @@ class Backend:
             seq = seq + 1 if ms <= last_ms else 0
             ms = max(ms, last_ms)
             self._last_id = (ms, seq)
-        return f"{prefix}_{ms:012x}{seq:04x}{secrets.token_hex(3)}"
+            tail = self._id_rng.getrandbits(24)
+        return f"{prefix}_{ms:012x}{seq:04x}{tail:06x}"
 
     def _ts(self) -> str:
         return format_ts(self.now())
@@ -236,6 +241,10 @@ class Backend:
             "updatedAt": link.updated_at,
         }
 
+    def encode_link(self, link: LinkRow) -> bytes:
+        """A link's record as JSON bytes (what a list page is made of)."""
+        return orjson.dumps(self.link_record(link))
+
     def _generated_slug(self) -> str:
         while True:
             slug = "".join(
@@ -297,7 +306,12 @@ class Backend:
         if "password" in changes:
             pw = changes["password"]
             columns["password_hash"] = hash_password(pw) if pw is not None else None
-        return self.link_record(self.store.update_link(link.id, columns, self._ts()))
+        try:
+            return self.link_record(self.store.update_link(link.id, columns, self._ts()))
+        except LookupError:  # deleted by a concurrent request
+            raise ServiceError(
+                "LINK_NOT_FOUND", f"slug {slug!r} not found on {link.domain}"
+            ) from None
 
     def delete_link(self, slug: str, domain: str | None) -> dict[str, Any]:
         link = self._link(slug, domain)
@@ -313,13 +327,26 @@ class Backend:
             tag=q.tag,
             domain=q.domain,
         )
-        pagination = {
+        return [self.link_record(r) for r in rows], self._pagination(q, total)
+
+    def list_links_json(self, q: ListQuery) -> bytes:
+        """The body of a list page, ``{"code": 0, "data": [...], "pagination": {...}}``:
+        without search or tag, from the records the store keeps encoded."""
+        if q.search or q.tag:
+            data, pagination = self.list_links(q)
+            return wire.ok_body(data, pagination=pagination)
+        offset = (q.page - 1) * q.limit
+        records, total = self.store.page_encoded(q.domain or ALL, offset, q.limit, self.encode_link)
+        return wire.list_body(records, self._pagination(q, total))
+
+    @staticmethod
+    def _pagination(q: ListQuery, total: int) -> dict[str, int]:
+        return {
             "page": q.page,
             "limit": q.limit,
             "total": total,
             "totalPages": math.ceil(total / q.limit),
         }
-        return [self.link_record(r) for r in rows], pagination
 
     # --- AI tools ---------------------------------------------------------------------
 

@@ -4,12 +4,15 @@ The socket is bound before uvicorn starts, so port 0 picks a free port and the r
 URL is known at once. It listens with the settings' ``backlog``: the connections the
 kernel queues before the server accepts them (5 acts like Python's ``http.server``: a
 burst of new connections then has SYNs dropped, resent by TCP after 1, 3, 7 s). The
-HTTP protocol is uvicorn's h11 one, extended so the ``drop`` fault can abort a
-connection without any response (``gate.DROP_EXTENSION``).
+HTTP protocol is uvicorn's httptools one (a C parser: about a third of a millisecond
+less CPU a request than its pure-Python h11 one, still used where httptools is not
+installed), extended so the ``drop`` fault can abort a connection without any response
+(``gate.DROP_EXTENSION``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from collections.abc import Callable
 from typing import Any
@@ -23,26 +26,55 @@ from linksync.sandbox.gate import DROP_EXTENSION
 from linksync.sandbox.settings import DEFAULT_BACKLOG, SandboxSettings
 
 
+def _offer_drop(protocol: Any) -> None:
+    """Wrap a uvicorn protocol's app so every request's scope offers ``protocol.drop``."""
+    inner: ASGIApp = protocol.app
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        extensions = dict(scope.get("extensions") or {})
+        extensions[DROP_EXTENSION] = protocol.drop
+        scope["extensions"] = extensions
+        await inner(scope, receive, send)
+
+    protocol.app = app
+
+
+def _abort(protocol: Any) -> None:
+    """Abort the connection at once, the request's response never sent."""
+    if protocol.cycle is not None:
+        protocol.cycle.disconnected = True
+    protocol.transport.abort()
+
+
 class DroppingH11Protocol(H11Protocol):
     """uvicorn's h11 protocol, offering the app a way to abort the connection."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        inner: ASGIApp = self.app
-        protocol = self
-
-        async def app(scope: Scope, receive: Receive, send: Send) -> None:
-            extensions = dict(scope.get("extensions") or {})
-            extensions[DROP_EXTENSION] = protocol.drop
-            scope["extensions"] = extensions
-            await inner(scope, receive, send)
-
-        self.app = app
+        _offer_drop(self)
 
     def drop(self) -> None:
-        if self.cycle is not None:
-            self.cycle.disconnected = True
-        self.transport.abort()
+        _abort(self)
+
+
+PROTOCOL: type[asyncio.Protocol] = DroppingH11Protocol
+try:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+except ImportError:  # pragma: no cover - httptools is a dependency; h11 is the fallback
+    pass
+else:
+
+    class DroppingHttpToolsProtocol(HttpToolsProtocol):
+        """uvicorn's httptools protocol, offering the app a way to abort the connection."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            _offer_drop(self)
+
+        def drop(self) -> None:
+            _abort(self)
+
+    PROTOCOL = DroppingHttpToolsProtocol
 
 
 def bind(host: str, port: int, backlog: int = DEFAULT_BACKLOG) -> socket.socket:
@@ -79,7 +111,7 @@ def make_server(
         host=host,
         port=port,
         backlog=backlog,  # the socket is bound by ``bind`` with it; kept here in step
-        http=DroppingH11Protocol,
+        http=PROTOCOL,
         lifespan="off",
         log_level=log_level,
         access_log=False,

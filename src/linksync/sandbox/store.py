@@ -11,14 +11,13 @@ links use the in-memory order of ``order.LinkOrder`` (any page in O(page) time).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from linksync.safe.state_folder import make_folder
 from linksync.sandbox.order import ALL, LinkOrder
@@ -30,76 +29,18 @@ from linksync.sandbox.rows import (
     QuotaReached,
     SlugTaken,
 )
-
-SCHEMA_VERSION = 1
-R = TypeVar("R")
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS links (
-    id TEXT PRIMARY KEY,
-    domain TEXT NOT NULL,
-    slug TEXT NOT NULL,
-    url TEXT NOT NULL,
-    description TEXT,
-    tags TEXT NOT NULL DEFAULT '[]',
-    apple TEXT,
-    google TEXT,
-    password_hash TEXT,
-    expires_at TEXT,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL
-);
-CREATE UNIQUE INDEX IF NOT EXISTS links_domain_slug ON links (domain, slug COLLATE NOCASE);
-CREATE INDEX IF NOT EXISTS links_order ON links (created_at, id);
-CREATE INDEX IF NOT EXISTS links_domain_order ON links (domain, created_at, id);
-CREATE TABLE IF NOT EXISTS domains (
-    id TEXT PRIMARY KEY,
-    domain TEXT NOT NULL UNIQUE,
-    status TEXT NOT NULL,
-    ssl_status TEXT NOT NULL,
-    root_redirect_url TEXT,
-    not_found_redirect_url TEXT,
-    created_at TEXT NOT NULL,
-    verified_at TEXT
-);
-CREATE TABLE IF NOT EXISTS members (
-    id TEXT PRIMARY KEY,
-    email TEXT NOT NULL UNIQUE,
-    role TEXT NOT NULL,
-    status TEXT NOT NULL,
-    created_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS clicks (
-    month TEXT PRIMARY KEY,
-    count INTEGER NOT NULL
-);
-"""
-
-_LINK_COLUMNS = (
-    "id, domain, slug, url, description, tags, apple, google, password_hash, "
-    "expires_at, created_at, updated_at"
+from linksync.sandbox.schema import (
+    INSERT_LINK,
+    LINK_COLUMNS,
+    SCHEMA,
+    casefold_or_none,
+    insert_row,
+    link_row,
+    link_values,
+    record,
 )
 
-
-def _insert(db: sqlite3.Connection, table: str, row: Any) -> None:
-    """INSERT a row dataclass (its field names are the columns; tuples as JSON text)."""
-    names = [f.name for f in dataclasses.fields(row)]
-    values = [getattr(row, n) for n in names]
-    values = [json.dumps(list(v)) if isinstance(v, tuple) else v for v in values]
-    marks = ",".join("?" * len(names))
-    db.execute(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({marks})", values)
-
-
-def _record(make: Callable[..., R], row: sqlite3.Row) -> R:
-    """A record of a table whose columns are its fields (tags: JSON text, as a tuple)."""
-    values = {k: row[k] for k in row.keys()}  # noqa: SIM118
-    if "tags" in values:
-        values["tags"] = tuple(json.loads(values["tags"]))
-    return make(**values)
-
-
-def _casefold(value: str | None) -> str | None:
-    return value.casefold() if value is not None else None
+SCHEMA_VERSION = 1
 
 
 class Store:
@@ -113,15 +54,18 @@ class Store:
         self._order = LinkOrder()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.row_factory = sqlite3.Row
-        self._db.create_function("casefold", 1, _casefold, deterministic=True)
+        self._db.create_function("casefold", 1, casefold_or_none, deterministic=True)
         self._db.execute("PRAGMA busy_timeout = 10000")
+        # up to 64 MB of pages kept (SQLite's default is 2 MB): the indexes of a big
+        # workspace stay in memory, for its first listing and its inserts
+        self._db.execute("PRAGMA cache_size = -65536")
         if path != ":memory:":
             self._db.execute("PRAGMA journal_mode = WAL")
             # WAL + NORMAL: a commit survives the process dying, not a power cut; an
             # fsync per write would cap a file-backed sandbox near 100 writes/s
             self._db.execute("PRAGMA synchronous = NORMAL")
         with self._lock:
-            self._db.executescript(_SCHEMA)
+            self._db.executescript(SCHEMA)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
@@ -151,30 +95,41 @@ class Store:
         with self._lock:
             with self.transaction() as db:
                 self._order.sync(db)
-                taken = db.execute(
-                    "SELECT 1 FROM links WHERE domain = ? AND slug = ? COLLATE NOCASE",
-                    (link.domain, link.slug),
-                ).fetchone()
-                if taken:
-                    raise SlugTaken(link.slug)
                 if self._order.count(db) >= link_quota:
-                    raise QuotaReached(str(link_quota))
-                try:
-                    _insert(db, "links", link)
+                    taken = db.execute(
+                        "SELECT 1 FROM links WHERE domain = ? AND slug = ? COLLATE NOCASE",
+                        (link.domain, link.slug),
+                    ).fetchone()
+                    raise SlugTaken(link.slug) if taken else QuotaReached(str(link_quota))
+                try:  # the unique index on (domain, slug) refuses a slug taken
+                    db.execute(INSERT_LINK, link_values(link))
                 except sqlite3.IntegrityError:
                     raise SlugTaken(link.slug) from None
             self._order.added(link.domain, (link.created_at, link.id))
         return link
 
+    def import_links(self, links: Iterable[LinkRow]) -> int:
+        """Insert many links in one transaction, without the quota check (seeding a big
+        workspace); a slug taken raises SlugTaken and nothing is imported. The count."""
+        values = (link_values(link) for link in links)
+        with self._lock:
+            try:
+                with self.transaction() as db:
+                    count = db.executemany(INSERT_LINK, values).rowcount
+            except sqlite3.IntegrityError as exc:
+                raise SlugTaken(str(exc)) from None
+            finally:
+                self._order.forget()
+        return int(count)
+
     def get_link(self, domain: str, slug: str) -> LinkRow | None:
-        rows = self._read(
-            f"SELECT {_LINK_COLUMNS} FROM links WHERE domain = ? AND slug = ? COLLATE NOCASE",
-            (domain, slug),
-        )
-        return _record(LinkRow, rows[0]) if rows else None
+        where = "domain = ? AND slug = ? COLLATE NOCASE"
+        with self._lock:
+            return _one_link(self._db, where, (domain, slug))
 
     def update_link(self, link_id: str, changes: Mapping[str, Any], updated_at: str) -> LinkRow:
-        """Apply column changes (column names of ``LinkRow``; tags as a tuple)."""
+        """Apply column changes (column names of ``LinkRow``; tags as a tuple); a link
+        gone meanwhile raises LookupError."""
         allowed = {"url", "description", "tags", "apple", "google", "password_hash"}
         cols = [c for c in changes if c in allowed]
         values = [
@@ -186,8 +141,11 @@ class Store:
             db.execute(
                 f"UPDATE links SET {assignments} WHERE id = ?", (*values, updated_at, link_id)
             )
-            row = db.execute(f"SELECT {_LINK_COLUMNS} FROM links WHERE id = ?", (link_id,))
-            return _record(LinkRow, row.fetchone())
+            self._order.changed(link_id)
+            link = _one_link(db, "id = ?", (link_id,))
+            if link is None:  # deleted by another connection since the caller read it
+                raise LookupError(link_id)
+            return link
 
     def delete_link(self, link_id: str) -> bool:
         with self._lock:
@@ -237,11 +195,11 @@ class Store:
         with self._lock:
             (total,) = self._db.execute(f"SELECT count(*) FROM links {clause}", args).fetchone()
             rows = self._db.execute(
-                f"SELECT {_LINK_COLUMNS} FROM links {clause} "
+                f"SELECT {LINK_COLUMNS} FROM links {clause} "
                 "ORDER BY created_at, id LIMIT ? OFFSET ?",
                 (*args, limit, offset),
             ).fetchall()
-        return [_record(LinkRow, r) for r in rows], int(total)
+        return [record(LinkRow, r) for r in rows], int(total)
 
     def _page(self, domain: str | None, offset: int, limit: int) -> tuple[list[LinkRow], int]:
         """A page of one domain (or of every link) from the in-memory list order."""
@@ -249,13 +207,33 @@ class Store:
             self._order.sync(self._db)
             keys = self._order.keys(self._db, domain)
             ids = [key[1] for key in keys[offset : offset + limit]]
-            marks = ",".join("?" * len(ids))
-            rows = self._db.execute(
-                f"SELECT {_LINK_COLUMNS} FROM links WHERE id IN ({marks})", ids
-            ).fetchall()
-            total = len(keys)
-        by_id = {r["id"]: r for r in rows}
-        return [_record(LinkRow, by_id[i]) for i in ids if i in by_id], total
+            by_id = {link.id: link for link in self._links_by_id(ids)}
+            return [by_id[i] for i in ids if i in by_id], len(keys)
+
+    def page_encoded(
+        self, domain: str | None, offset: int, limit: int, encode: Callable[[LinkRow], bytes]
+    ) -> tuple[list[bytes], int]:
+        """The page ``list_links`` gives without search or tag, each link as
+        ``encode(link)``: kept from earlier pages until the link changes (its update or
+        deletion, its domain's deletion, a commit of another connection)."""
+        with self._lock:
+            self._order.sync(self._db)
+            keys = self._order.keys(self._db, domain)
+            ids = [key[1] for key in keys[offset : offset + limit]]
+            encoded = self._order.encoded_by(encode)
+            missing = [i for i in ids if i not in encoded]
+            for link in self._links_by_id(missing):
+                encoded[link.id] = encode(link)
+            return [encoded[i] for i in ids if i in encoded], len(keys)
+
+    def _links_by_id(self, ids: list[str]) -> list[LinkRow]:
+        """The links of these ids that exist, in no particular order (lock held)."""
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        cursor = self._db.execute(f"SELECT {LINK_COLUMNS} FROM links WHERE id IN ({marks})", ids)
+        cursor.row_factory = link_row
+        return list(cursor)
 
     # --- domains --------------------------------------------------------------------
 
@@ -267,20 +245,20 @@ class Store:
             (count,) = db.execute("SELECT count(*) FROM domains").fetchone()
             if count >= quota:
                 raise QuotaReached(str(quota))
-            _insert(db, "domains", row)
+            insert_row(db, "domains", row)
         return row
 
     def get_domain(self, domain_id: str) -> DomainRow | None:
         rows = self._read("SELECT * FROM domains WHERE id = ?", (domain_id,))
-        return _record(DomainRow, rows[0]) if rows else None
+        return record(DomainRow, rows[0]) if rows else None
 
     def find_domain(self, host: str) -> DomainRow | None:
         rows = self._read("SELECT * FROM domains WHERE domain = ?", (host.lower(),))
-        return _record(DomainRow, rows[0]) if rows else None
+        return record(DomainRow, rows[0]) if rows else None
 
     def list_domains(self) -> list[DomainRow]:
         rows = self._read("SELECT * FROM domains ORDER BY created_at, id")
-        return [_record(DomainRow, r) for r in rows]
+        return [record(DomainRow, r) for r in rows]
 
     def count_domains(self) -> int:
         return int(self._read("SELECT count(*) FROM domains")[0][0])
@@ -292,7 +270,7 @@ class Store:
                 (status, ssl, at, domain_id),
             )
             row = db.execute("SELECT * FROM domains WHERE id = ?", (domain_id,)).fetchone()
-            return _record(DomainRow, row)
+            return record(DomainRow, row)
 
     def delete_domain(self, domain_id: str) -> int | None:
         """Delete a domain and its links; the number of links removed, None if unknown."""
@@ -311,12 +289,12 @@ class Store:
         with self.transaction() as db:
             if db.execute("SELECT 1 FROM members WHERE email = ?", (row.email,)).fetchone():
                 raise AlreadyExists(row.email)
-            _insert(db, "members", row)
+            insert_row(db, "members", row)
         return row
 
     def list_members(self) -> list[MemberRow]:
         rows = self._read("SELECT * FROM members ORDER BY created_at, id")
-        return [_record(MemberRow, r) for r in rows]
+        return [record(MemberRow, r) for r in rows]
 
     def has_owner(self) -> bool:
         return bool(self._read("SELECT 1 FROM members WHERE role = 'owner' LIMIT 1"))
@@ -334,6 +312,13 @@ class Store:
     def clicks(self, month: str) -> int:
         rows = self._read("SELECT count FROM clicks WHERE month = ?", (month,))
         return int(rows[0][0]) if rows else 0
+
+
+def _one_link(db: sqlite3.Connection, where: str, args: tuple[Any, ...]) -> LinkRow | None:
+    cursor = db.execute(f"SELECT {LINK_COLUMNS} FROM links WHERE {where}", args)
+    cursor.row_factory = link_row
+    found: LinkRow | None = cursor.fetchone()
+    return found
 
 
 def remove_state(path: str | Path) -> list[Path]:

@@ -1,0 +1,127 @@
+"""The sandbox's SQLite tables and the conversion of their rows: records (``rows``) to
+column values and back (tags are JSON text in their column, a tuple in a record)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import orjson
+
+from linksync.sandbox.rows import LinkRow
+
+R = TypeVar("R")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS links (
+    id TEXT PRIMARY KEY,
+    domain TEXT NOT NULL,
+    slug TEXT NOT NULL,
+    url TEXT NOT NULL,
+    description TEXT,
+    tags TEXT NOT NULL DEFAULT '[]',
+    apple TEXT,
+    google TEXT,
+    password_hash TEXT,
+    expires_at TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS links_domain_slug ON links (domain, slug COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS links_order ON links (created_at, id);
+CREATE INDEX IF NOT EXISTS links_domain_order ON links (domain, created_at, id);
+CREATE TABLE IF NOT EXISTS domains (
+    id TEXT PRIMARY KEY,
+    domain TEXT NOT NULL UNIQUE,
+    status TEXT NOT NULL,
+    ssl_status TEXT NOT NULL,
+    root_redirect_url TEXT,
+    not_found_redirect_url TEXT,
+    created_at TEXT NOT NULL,
+    verified_at TEXT
+);
+CREATE TABLE IF NOT EXISTS members (
+    id TEXT PRIMARY KEY,
+    email TEXT NOT NULL UNIQUE,
+    role TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS clicks (
+    month TEXT PRIMARY KEY,
+    count INTEGER NOT NULL
+);
+"""
+
+LINK_COLUMNS = (
+    "id, domain, slug, url, description, tags, apple, google, password_hash, "
+    "expires_at, created_at, updated_at"
+)
+
+INSERT_LINK = f"INSERT INTO links ({LINK_COLUMNS}) VALUES ({','.join('?' * 12)})"
+
+
+def insert_row(db: sqlite3.Connection, table: str, row: Any) -> None:
+    """INSERT a row dataclass (its field names are the columns; tuples as JSON text)."""
+    names = [f.name for f in dataclasses.fields(row)]
+    values = [getattr(row, n) for n in names]
+    values = [json.dumps(list(v)) if isinstance(v, tuple) else v for v in values]
+    marks = ",".join("?" * len(names))
+    db.execute(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({marks})", values)
+
+
+def link_values(link: LinkRow) -> tuple[Any, ...]:
+    """A link's values in the order of ``LINK_COLUMNS`` (tags as JSON text)."""
+    return (
+        link.id,
+        link.domain,
+        link.slug,
+        link.url,
+        link.description,
+        json.dumps(list(link.tags)) if link.tags else "[]",
+        link.apple,
+        link.google,
+        link.password_hash,
+        link.expires_at,
+        link.created_at,
+        link.updated_at,
+    )
+
+
+def link_row(_: sqlite3.Cursor, row: tuple[Any, ...]) -> LinkRow:
+    """A cursor's row of ``LINK_COLUMNS`` as a ``LinkRow`` (a row factory)."""
+    i, domain, slug, url, description, tags, apple, google, pw, expires, created, updated = row
+    return LinkRow(
+        i,
+        domain,
+        slug,
+        url,
+        description,
+        tags_of(tags),
+        apple,
+        google,
+        pw,
+        expires,
+        created,
+        updated,
+    )
+
+
+def tags_of(text: str) -> tuple[str, ...]:
+    """The tags column (JSON text) as a tuple."""
+    return () if text == "[]" else tuple(orjson.loads(text))
+
+
+def record(make: Callable[..., R], row: sqlite3.Row) -> R:
+    """A record of a table whose columns are its fields (tags: JSON text, as a tuple)."""
+    values = {k: row[k] for k in row.keys()}  # noqa: SIM118
+    if "tags" in values:
+        values["tags"] = tags_of(values["tags"])
+    return make(**values)
+
+
+def casefold_or_none(value: str | None) -> str | None:
+    return value.casefold() if value is not None else None

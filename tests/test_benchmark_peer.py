@@ -1,0 +1,133 @@
+"""``benchmarks/aiohttp_peer.py``, the hand-written plan that ``throughput.py --case
+scale`` measures linksync against: on a small workspace it counts what ``linksync plan``
+counts (unchanged, to update, to create), and it waits out a rate limit it meets."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from linksync.sandbox import SandboxSettings
+from linksync.sandbox.rows import LinkRow
+from linksync.sandbox.store import Store
+from support.sandbox_helpers import serve_in_thread
+
+PEER = Path(__file__).resolve().parents[1] / "benchmarks" / "aiohttp_peer.py"
+KEY = "sandbox-full-access-key"
+CUSTOM = "go.example.com"
+
+
+def seeded(path: Path, n: int) -> None:
+    """A workspace of ``n`` links on the system domain, written through the store."""
+    store = Store(str(path))
+    try:
+        store.import_links(
+            LinkRow(
+                id=f"lnk_{i:016x}",
+                domain="lnk.test",
+                slug=f"bench-{i:05d}",
+                url=f"https://example.com/landing/{i}",
+                description=None,
+                tags=(),
+                apple=None,
+                google=None,
+                password_hash=None,
+                expires_at=None,
+                created_at=f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
+                updated_at=f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
+            )
+            for i in range(n)
+        )
+    finally:
+        store.close()
+
+
+def source(path: Path) -> Path:
+    """100 unchanged rows (one slug in upper case), 40 with another URL, 30 new, and on
+    a custom domain one unchanged and one new."""
+    rows = [(f"bench-{i:05d}", f"https://example.com/landing/{i}", "") for i in range(100)]
+    rows[7] = ("BENCH-00007", rows[7][1], "")
+    rows += [(f"bench-{i:05d}", f"https://example.com/moved/{i}", "") for i in range(100, 140)]
+    rows += [(f"fresh-{j}", f"https://example.com/fresh/{j}", "") for j in range(30)]
+    rows += [("promo", "https://example.com/promo", CUSTOM)]
+    rows += [("promo-2", "https://example.com/promo-2", CUSTOM)]
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        out = csv.writer(fh)
+        out.writerow(["slug", "url", "domain"])
+        out.writerows(rows)
+    return path
+
+
+def env_for(base_url: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LINKSYNC_")}
+    return {**env, "LINKSYNC_BASE_URL": base_url, "LINKSYNC_API_KEY": KEY, "NO_COLOR": "1"}
+
+
+def run_peer(base_url: str, src: Path) -> dict[str, int]:
+    done = subprocess.run(
+        [sys.executable, str(PEER), str(src)],
+        env=env_for(base_url),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    result: dict[str, int] = json.loads(done.stdout)
+    return result
+
+
+def test_the_peer_counts_what_linksync_plan_counts(tmp_path: Path) -> None:
+    db = tmp_path / "sandbox.db"
+    seeded(db, 250)
+    src = source(tmp_path / "links.csv")
+    with serve_in_thread(SandboxSettings(rate_limit=1000), str(db)) as server:
+        with httpx.Client(
+            base_url=server.base_url, headers={"Authorization": f"Bearer {KEY}"}
+        ) as c:
+            domain = c.post("/api/v1/domains", json={"domain": CUSTOM}).json()["data"]
+            assert c.post(f"/api/v1/domains/{domain['id']}/verify").is_success
+            made = c.post(
+                "/api/v1/links",
+                json={"url": "https://example.com/promo", "slug": "promo", "domain": CUSTOM},
+            )
+            assert made.status_code == 201
+        plan = subprocess.run(
+            [str(Path(sys.executable).parent / "linksync"), "plan", str(src), "--format", "json"],
+            env=env_for(server.base_url),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        counts = json.loads(plan.stdout)["counts"]
+        peer = run_peer(server.base_url, src)
+    assert (counts["unchanged"], counts["update"], counts["create"]) == (101, 40, 31)
+    assert (peer["unchanged"], peer["update"], peer["create"]) == (101, 40, 31)
+    assert (peer["links"], peer["pages"], peer["requests"], peer["rate_limited"]) == (251, 3, 3, 0)
+
+
+def test_the_peer_waits_out_a_window_spent_by_another_client(tmp_path: Path) -> None:
+    """3 requests per 4 s window, spent before the peer starts: its first request gets a
+    429, it waits for Retry-After and the window's end, and still counts right."""
+    db = tmp_path / "sandbox.db"
+    seeded(db, 250)
+    src = source(tmp_path / "links.csv")
+    with serve_in_thread(SandboxSettings(rate_limit=3, rate_window_s=4.0), str(db)) as server:
+        while time.time() % 4.0 > 0.5:  # at the start of a window, so the peer meets it
+            time.sleep(0.05)
+        with httpx.Client(
+            base_url=server.base_url, headers={"Authorization": f"Bearer {KEY}"}
+        ) as c:
+            spent = [c.get("/api/v1/organizations/current").status_code for _ in range(3)]
+        assert spent == [200, 200, 200]
+        peer = run_peer(server.base_url, src)
+    assert (peer["unchanged"], peer["update"], peer["create"]) == (100, 40, 32)
+    assert peer["rate_limited"] >= 1 and peer["requests"] == peer["pages"] + peer["rate_limited"]
