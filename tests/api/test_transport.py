@@ -273,3 +273,26 @@ async def test_a_gzipped_answer_is_decoded() -> None:
 
     async with serve(server, keep_alive(server, reply)) as base, client(base) as c:
         assert await c.ai_slug("https://e.com/1") == "s"
+
+
+async def test_requests_on_the_network_are_still_in_flight_together() -> None:
+    """Requests go out together, each on a connection of its own: with 50 ms answers,
+    several are open at the server at once."""
+    server = Server()
+    answering = 0
+    most_answering = 0
+
+    async def slow(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal answering, most_answering
+        while await server.read_request(reader) is not None:
+            answering += 1
+            most_answering = max(most_answering, answering)
+            await asyncio.sleep(0.05)
+            answering -= 1
+            writer.write(answer(OK))
+            await writer.drain()
+
+    async with serve(server, slow) as base, client(base, concurrency=8) as c:
+        got = await asyncio.gather(*(c.ai_slug(f"https://e.com/{i}") for i in range(24)))
+    assert got == ["s"] * 24 and len(server.requests) == 24
+    assert most_answering >= 4

@@ -1,10 +1,15 @@
 """The request machinery under :class:`~linksync.api.client.LinkServiceClient`: one httpx
-client, the shared rate limiter, the tenacity retry loop, error conversion, redaction,
+transport, the shared rate limiter, the tenacity retry loop, error conversion, redaction,
 and the call events subscribers receive (``linksync.api.events``).
 
-The network goes through httpx's own transport (pool sized to the concurrency, env
-proxies, ``SSL_CERT_FILE``: ``linksync.api.network``); a given transport (in-process
-sandbox, test fakes) replaces it. Only this module, client.py, network.py import httpx.
+Requests are ``httpx.Request`` objects handed straight to an httpx transport
+(``handle_async_request``, httpx's transport API): the network's is
+``linksync.api.aio.NetworkTransport`` (aiohttp's pool, the proxy and trust of
+``linksync.api.network``); a given transport (the in-process sandbox, test fakes)
+replaces it. Every request goes to the one base URL with the same headers, so httpx's
+client layer (URL merging, cookies, auth and redirect passes, event hooks) has nothing
+to add: measured, it cost more client CPU than the transport (docs/network.md). Only
+this module, client.py, network.py and aio.py import httpx.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Self, TypeVar
 
 import httpx
+import orjson
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
 from linksync._version import __version__
@@ -45,13 +51,44 @@ log = logging.getLogger("linksync.api")
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
 class Answer:
-    """A successful answer: status, parsed JSON body (None when empty), requestId."""
+    """A successful answer: its status, requestId, the body's bytes as they came
+    (``content``, gzip decoded: decode them straight into records, no copy made) and
+    the body's JSON (``body``: decoded on first use, None when empty).
 
-    status: int
-    body: Any
-    request_id: str | None
+    A 2xx body that names an error object is never an Answer (``_send`` raises its
+    ApiError). Whether the body is JSON at all is known only once it is decoded:
+    ``body`` raises the ApiError of "HTTP 200 with a non-JSON body" when it is not, so a
+    decoder of ``content`` that meets something else reads ``body`` to learn which."""
+
+    __slots__ = ("_body", "_fail", "content", "request_id", "status")
+
+    def __init__(
+        self,
+        status: int,
+        body: Any,
+        request_id: str | None,
+        content: bytes = b"",
+        fail: Callable[[str], ApiError] | None = None,
+    ) -> None:
+        self.status, self.request_id, self.content = status, request_id, content
+        self._body, self._fail = body, fail
+
+    @property
+    def body(self) -> Any:
+        fail = self._fail
+        if fail is not None:  # not decoded yet
+            self._fail = None
+            text, self._body = read_body(self.content)
+            if self._body is None:
+                raise fail(text)
+        return self._body
+
+
+#: Where an answer's bytes hold neither of these, its JSON cannot be an error object
+#: (``{"error": ...}``; a JSON escape could spell the key ``"\u0065rror"``).
+_MAY_NAME_ERROR = (b'"error"', b"\\u")
+_TIMEOUT_KEYS = ("connect", "read", "write", "pool")
 
 
 @dataclass(slots=True)
@@ -101,31 +138,31 @@ class BaseClient:
         self.limiter = RateLimiter(concurrency, sleep=self.retry.sleep, clock=self.retry.clock)
         self._secrets: tuple[str, ...] = (api_key,)
         self._hooks = CallHooks()
-        headers = {
+        self._headers = {
             "Authorization": f"Bearer {api_key}",
             "Accept": "application/json",
             "Accept-Encoding": "gzip",
             "User-Agent": f"linksync/{__version__}",
         }
+        self._json_headers = {**self._headers, "Content-Type": "application/json"}
+        self._extensions = {"timeout": dict.fromkeys(_TIMEOUT_KEYS, timeout)}
         network = network or Network()
         #: The proxy the network requests go through (None: straight, or in-process).
         self.proxy = proxy_for(self.base_url, network.proxy) if transport is None else None
         if self.proxy:
             self._secrets = (api_key, *proxy_secrets(self.proxy))
-        self.limiter.entry.gate = transport is None  # httpx's own pool: api/poolentry.py
-        # No transport given: httpx's own, with its environment rules (proxies, NO_PROXY,
-        # SSL_CERT_FILE / SSL_CERT_DIR) and the pool sized to the concurrency.
-        self._http = httpx.AsyncClient(
-            base_url=self.base_url,
-            transport=transport,
-            headers=headers,
-            timeout=httpx.Timeout(timeout),
-            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
-            follow_redirects=False,
-            trust_env=True,
-            proxy=network.proxy if transport is None else None,
-            verify=ssl_context(network) if transport is None else True,
-        )
+        if transport is None:
+            # The network: aiohttp's pool sized to the concurrency, the proxy httpx's
+            # environment rules name (or the given one), SSL_CERT_FILE / SSL_CERT_DIR.
+            from linksync.api.aio import NetworkTransport  # aiohttp only when used
+
+            transport = NetworkTransport(
+                verify=ssl_context(network),
+                concurrency=concurrency,
+                timeout=timeout,
+                proxy=self.proxy,
+            )
+        self._transport: httpx.AsyncBaseTransport = transport
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self.base_url!r}, concurrency={self.concurrency})"
@@ -137,7 +174,7 @@ class BaseClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        await self._transport.aclose()
 
     @property
     def stats(self) -> ClientStats:
@@ -178,13 +215,17 @@ class BaseClient:
             if state.first_sent_at is None:
                 state.first_sent_at = self.retry.clock()
             self._stats.requests_by_kind[kind] += 1
-            trace, entry = ConnectionTrace(), self.limiter.entry
+            trace = ConnectionTrace()
             try:
-                async with asyncio.timeout(self.timeout), entry.enter(trace) as extensions:
-                    resp = await self._http.request(
-                        method, path, params=clean_params(params), json=body, extensions=extensions
+                async with asyncio.timeout(self.timeout):
+                    resp = await self._transport.handle_async_request(
+                        self._request(method, path, params, body, trace)
                     )
-                status, headers, content = resp.status_code, resp.headers, resp.content
+                    try:
+                        content = await resp.aread()
+                    finally:
+                        await resp.aclose()
+                status, headers = resp.status_code, resp.headers
             except TimeoutError:
                 what = f"no answer within {self.timeout:g} s"
                 raise self._transport_error(kind, Failure(what, True), state) from None
@@ -204,23 +245,56 @@ class BaseClient:
         if status == 407:  # a proxy's answer (http:// services): the service saw nothing
             reason = self.redact(resp.reason_phrase or "Proxy Authentication Required")
             raise proxy_auth_error(self.proxy, status, reason, state.attempts)
+        if 200 <= status < 300 and not any(m in content for m in _MAY_NAME_ERROR):
+            # Not an error object: its JSON is decoded when read (``Answer.body``).
+            attempts = state.attempts
+
+            def not_json(text: str) -> ApiError:
+                return self._error(status, headers, None, text, attempts)
+
+            fail = not_json if content else None  # an empty body is None
+            return Answer(status, None, request_id_of(headers), content, fail)
         text, parsed = read_body(content)
         if is_success(status, text, parsed):
-            return Answer(status, parsed, request_id_of(headers))
-        error = error_from_answer(
-            status,
-            headers,
-            parsed,
-            text,
-            secrets=self._secrets,
-            attempts=state.attempts,
-        )
-        if 200 <= status < 300:
-            error.retryable = False
+            return Answer(status, parsed, request_id_of(headers), content)
+        error = self._error(status, headers, parsed, text, state.attempts)
         if status == 429:
             self._stats.rate_limited += 1
             self.limiter.pause(self.retry.retry_after(error))
         raise error
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        params: Mapping[str, Any] | None,
+        body: Any,
+        trace: ConnectionTrace,
+    ) -> httpx.Request:
+        """The request as httpx's client would build it: the base URL's path joined
+        with ``path``, the parameters without empty values, the body as compact JSON."""
+        extensions = {**self._extensions, "trace": trace}
+        url = self.base_url + path
+        if body is None:
+            return httpx.Request(
+                method, url, params=clean_params(params), headers=self._headers,
+                extensions=extensions,
+            )  # fmt: skip
+        return httpx.Request(
+            method, url, params=clean_params(params), headers=self._json_headers,
+            content=orjson.dumps(body), extensions=extensions,
+        )  # fmt: skip
+
+    def _error(
+        self, status: int, headers: Mapping[str, str], parsed: Any, text: str, attempts: int
+    ) -> ApiError:
+        """The ApiError of an answer that is not a success (a 2xx one is not retried)."""
+        error = error_from_answer(
+            status, headers, parsed, text, secrets=self._secrets, attempts=attempts
+        )
+        if 200 <= status < 300:
+            error.retryable = False
+        return error
 
     def _transport_error(self, kind: str, failure: Failure, state: CallState) -> TransportError:
         self._stats.transport_errors += 1

@@ -55,7 +55,6 @@ from dataclasses import dataclass
 
 from linksync.api.failures import header
 from linksync.api.inflight import InFlightCap
-from linksync.api.poolentry import PoolEntry
 from linksync.rules.defaults import DEFAULT_CONCURRENCY
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -130,8 +129,6 @@ class RateLimiter:
         self._head_taken = False  # a task is running the admission rules
         self._cap = InFlightCap(concurrency)  # rule 3
         self._turns: deque[asyncio.Future[None]] = deque()  # the others, in order
-        #: The way into httpx's pool, one request at a time (on when the client's own).
-        self.entry = PoolEntry(gate=False)
         #: Requests a caller still holds back for later (a pool's queue): a hint for
         #: pacing, never a reason to exceed the window's budget.
         self.queued = 0

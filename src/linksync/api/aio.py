@@ -1,0 +1,226 @@
+"""The network transport: httpx's transport interface over aiohttp's connection pool and
+HTTP parser (``httpx_aiohttp.AiohttpTransport``, made for the client's needs).
+
+Why aiohttp: measured with ``benchmarks/transport.py`` (figures in docs/network.md),
+httpx's own transport (httpcore) costs several times the client CPU per request of
+aiohttp's, most of it in its connection pool's assignment passes; aiohttp's pool hands a
+request an idle connection in one step.
+
+What this class adds to ``httpx_aiohttp.AiohttpTransport``:
+
+- **One session, set up once**: the pool sized to the concurrency, idle connections
+  kept 5 s (as httpx's ``keepalive_expiry``; ``api/inflight.py`` counts on it), the TLS
+  context (``api/network.ssl_context``), the proxy (resolved by httpx's rules in
+  ``api/network.proxy_for``; its credentials go as the ``Proxy-Authorization`` header
+  httpx makes of them) and the timeouts, not rebuilt per request.
+- **No retry of its own**: aiohttp sends a GET, PUT or DELETE again once when a
+  kept-alive connection was closed under it; the client's retry policy does that, counts
+  the attempts and confirms unknown outcomes, so the session's retry is off.
+- **Errors as httpx names them**, so ``api/network.network_failure`` tells "not sent"
+  from "sent, outcome unknown" the same way for every transport: a failed connect
+  (refused, DNS, certificate, unreachable proxy) is ``httpx.ConnectError`` (its cause
+  chain holds the ``ssl.SSLCertVerificationError``), a proxy refusing the ``CONNECT`` is
+  ``httpx.ProxyError("407 Proxy Authentication Required")`` as httpcore words it, a
+  connection closed without an answer ``httpx.RemoteProtocolError``, a reset
+  ``httpx.ReadError``, a socket timeout ``httpx.ReadTimeout``.
+- **httpx's ``trace`` extension**: when a request carries one, it is told
+  ``connection.connect_tcp.started`` when aiohttp opens a connection for it,
+  ``http11.send_request_headers.started`` when it reuses a kept-alive one, and
+  ``http11.receive_response_headers.complete`` when the head of the answer came, the
+  names httpcore uses (``api/network.ConnectionTrace`` reads them).
+- **A closed idle connection is not reused**: before a request, two turns of the event
+  loop let it read the end of the connections the server closed meanwhile (a server's
+  keep-alive timeout of a few ms), as httpcore polls an idle connection before reusing
+  it; what still races is the kept-alive race the client's retry policy handles.
+- **The body read in one piece** (``await response.read()``), not in 16 KB chunks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import ssl
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import httpx
+import yarl
+from httpx_aiohttp import AiohttpTransport
+
+#: Idle connections are closed after this long (s), like httpx's ``keepalive_expiry``.
+KEEPALIVE_EXPIRY = 5.0
+
+_OPENED = "connection.connect_tcp.started"
+_REUSED = "http11.send_request_headers.started"
+_ANSWERED = "http11.receive_response_headers.complete"
+
+
+async def _opened(_: Any, ctx: Any, __: Any) -> None:
+    if (trace := ctx.trace_request_ctx) is not None:
+        await trace(_OPENED, {})
+
+
+async def _reused(_: Any, ctx: Any, __: Any) -> None:
+    if (trace := ctx.trace_request_ctx) is not None:
+        await trace(_REUSED, {})
+
+
+async def _answered(_: Any, ctx: Any, __: Any) -> None:
+    if (trace := ctx.trace_request_ctx) is not None:
+        await trace(_ANSWERED, {})
+
+
+def _trace_config() -> aiohttp.TraceConfig:
+    config = aiohttp.TraceConfig()
+    config.on_connection_create_start.append(_opened)
+    config.on_connection_reuseconn.append(_reused)
+    config.on_request_end.append(_answered)
+    return config
+
+
+def httpx_error(exc: BaseException) -> httpx.TransportError:
+    """The httpx error for an aiohttp one (raised ``from`` it by the caller)."""
+    text = str(exc)
+    if isinstance(exc, aiohttp.ClientHttpProxyError):  # the proxy refused the CONNECT
+        return httpx.ProxyError(f"{exc.status} {exc.message}".strip())
+    if isinstance(exc, aiohttp.ConnectionTimeoutError):
+        return httpx.ConnectTimeout(text)
+    if isinstance(exc, aiohttp.ClientConnectorError):  # refused, DNS, TLS, proxy down
+        return httpx.ConnectError(_connect_failure(exc))
+    if isinstance(exc, aiohttp.ServerTimeoutError | TimeoutError):
+        return httpx.ReadTimeout(text or "timed out")
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return httpx.RemoteProtocolError("Server disconnected without sending a response.")
+    if isinstance(exc, aiohttp.ClientOSError | OSError):
+        return httpx.ReadError(text or type(exc).__name__)
+    return httpx.RemoteProtocolError(text or type(exc).__name__)  # a malformed answer
+
+
+def _connect_failure(exc: aiohttp.ClientConnectorError) -> str:
+    """Why a connection could not be opened, in a few words: "cannot connect to
+    host:port: Connection refused" (the proxy's when it is the proxy)."""
+    error = exc.os_error
+    if error.errno is not None and error.errno > 0:
+        reason = os.strerror(error.errno)
+    else:
+        reason = error.strerror or str(error) or type(error).__name__
+    if isinstance(exc, aiohttp.ClientProxyConnectionError):
+        return f"cannot connect to the proxy: {reason}"
+    return f"cannot connect to {exc.host}:{exc.port}: {reason}"
+
+
+def _proxy_authorization(proxy: httpx.Proxy | None) -> dict[str, str] | None:
+    """``Proxy-Authorization: Basic ...`` of the proxy URL's user and password (percent
+    decoded, UTF-8), as httpcore makes it; None without credentials."""
+    if proxy is None or proxy.raw_auth is None:
+        return None
+    user, password = proxy.raw_auth
+    return {"Proxy-Authorization": "Basic " + base64.b64encode(user + b":" + password).decode()}
+
+
+class _Body(httpx.AsyncByteStream):
+    """An answer's body, read whole on the first iteration."""
+
+    __slots__ = ("_response",)
+
+    def __init__(self, response: aiohttp.ClientResponse) -> None:
+        self._response = response
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            body = await self._response.read()
+        except (aiohttp.ClientError, OSError) as exc:
+            raise httpx_error(exc) from exc
+        if body:
+            yield body
+
+    async def aclose(self) -> None:
+        self._response.release()
+
+
+class NetworkTransport(AiohttpTransport):
+    """``httpx_aiohttp.AiohttpTransport`` with one session set up once (see module)."""
+
+    def __init__(
+        self,
+        *,
+        verify: ssl.SSLContext | bool,
+        concurrency: int,
+        timeout: float,
+        proxy: str | None = None,
+    ) -> None:
+        limits = httpx.Limits(
+            max_connections=concurrency,
+            max_keepalive_connections=concurrency,
+            keepalive_expiry=KEEPALIVE_EXPIRY,
+        )
+        # ``verify=True`` reads SSL_CERT_FILE / SSL_CERT_DIR, as httpx's own transport.
+        super().__init__(verify=verify, limits=limits, trust_env=True)
+        self._proxy = httpx.Proxy(proxy) if proxy else None
+        #: The proxy's credentials, as httpx's transport sends them.
+        self._proxy_headers = _proxy_authorization(self._proxy)
+        self._timeout = timeout
+        self.client = self._session
+
+    def _session(self) -> aiohttp.ClientSession:
+        connector = aiohttp.TCPConnector(
+            limit=self.limits.max_connections or 0,
+            limit_per_host=0,
+            keepalive_timeout=KEEPALIVE_EXPIRY,
+            ssl=self.ssl_context,
+        )
+        proxy = self._proxy
+        session = aiohttp.ClientSession(
+            connector=connector,
+            timeout=aiohttp.ClientTimeout(
+                total=None, sock_connect=self._timeout, sock_read=self._timeout
+            ),
+            trace_configs=[_trace_config()],
+            proxy=str(proxy.url) if proxy is not None else None,
+            auto_decompress=False,  # httpx decodes gzip (Content-Encoding stays as sent)
+            skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding"),
+            cookie_jar=aiohttp.CookieJar(unsafe=True),  # as httpx's client: IP hosts too
+        )
+        session._retry_connection = False  # the client's retry policy retries (see module)
+        return session
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if not isinstance(self.client, aiohttp.ClientSession):
+            self.client = self.get_client()
+        # Let the event loop read what came in on the idle connections (two turns: the
+        # first polls the sockets and queues their reads after this task), so one the
+        # server closed meanwhile is known closed and not reused (httpcore polls it).
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        content = request.content  # the client's requests are built from bytes
+        headers, connect_headers = request.headers.multi_items(), None
+        if self._proxy_headers:  # credentials: on the CONNECT (https), else each request
+            if request.url.scheme == "https":
+                connect_headers = self._proxy_headers
+            else:
+                headers += self._proxy_headers.items()
+        try:
+            response = await self.client.request(
+                request.method,
+                yarl.URL(str(request.url), encoded=True),  # as httpx encoded it
+                headers=headers,
+                data=content or None,
+                allow_redirects=False,
+                compress=False,
+                proxy_headers=connect_headers,
+                trace_request_ctx=request.extensions.get("trace"),
+            ).__aenter__()
+        except (aiohttp.ClientError, OSError) as exc:
+            raise httpx_error(exc) from exc
+        extensions: dict[str, Any] = {"http_version": b"HTTP/1.1"}
+        if response.reason:
+            extensions["reason_phrase"] = response.reason.encode()
+        return httpx.Response(
+            response.status,
+            headers=response.raw_headers,
+            stream=_Body(response),
+            request=request,
+            extensions=extensions,
+        )
