@@ -41,7 +41,7 @@ import asyncio
 import base64
 import os
 import ssl
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import aiohttp
@@ -120,6 +120,14 @@ def _proxy_authorization(proxy: httpx.Proxy | None) -> dict[str, str] | None:
     return {"Proxy-Authorization": "Basic " + base64.b64encode(user + b":" + password).decode()}
 
 
+async def _settle() -> None:
+    """Let the event loop read what came in on the idle connections (two turns: the
+    first polls the sockets and queues their reads after this task), so one the server
+    closed meanwhile is known closed and not reused (httpcore polls it)."""
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+
+
 class _Body(httpx.AsyncByteStream):
     """An answer's body, read whole on the first iteration."""
 
@@ -179,38 +187,78 @@ class NetworkTransport(AiohttpTransport):
             ),
             trace_configs=[_trace_config()],
             proxy=str(proxy.url) if proxy is not None else None,
-            auto_decompress=False,  # httpx decodes gzip (Content-Encoding stays as sent)
             skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding"),
             cookie_jar=aiohttp.CookieJar(unsafe=True),  # as httpx's client: IP hosts too
         )
         session._retry_connection = False  # the client's retry policy retries (see module)
         return session
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    def _ready(self) -> aiohttp.ClientSession:
         if not isinstance(self.client, aiohttp.ClientSession):
             self.client = self.get_client()
-        # Let the event loop read what came in on the idle connections (two turns: the
-        # first polls the sockets and queues their reads after this task), so one the
-        # server closed meanwhile is known closed and not reused (httpcore polls it).
-        await asyncio.sleep(0)
-        await asyncio.sleep(0)
-        content = request.content  # the client's requests are built from bytes
-        headers, connect_headers = request.headers.multi_items(), None
+        return self.client
+
+    def _request(
+        self,
+        method: str,
+        url: str,
+        headers: Any,
+        content: bytes | None,
+        trace: Any,
+        *,
+        decompress: bool,
+    ) -> Any:
+        """aiohttp's request context (not yet entered) for one request."""
+        connect_headers = None
         if self._proxy_headers:  # credentials: on the CONNECT (https), else each request
-            if request.url.scheme == "https":
+            if url.startswith("https:"):
                 connect_headers = self._proxy_headers
             else:
-                headers += self._proxy_headers.items()
+                pairs = headers.items() if isinstance(headers, Mapping) else headers
+                headers = [*pairs, *self._proxy_headers.items()]
+        return self._ready().request(
+            method,
+            yarl.URL(url, encoded=True),  # as the client encoded it
+            headers=headers,
+            data=content or None,
+            allow_redirects=False,
+            compress=False,
+            auto_decompress=decompress,
+            proxy_headers=connect_headers,
+            trace_request_ctx=trace,
+        )
+
+    async def exchange(
+        self,
+        method: str,
+        url: str,
+        headers: Mapping[str, str],
+        content: bytes | None,
+        trace: Any,
+    ) -> tuple[int, str, Mapping[str, str], bytes]:
+        """One request, its answer read whole: status, reason, headers, body (gzip
+        decoded by aiohttp). ``linksync.api.wire`` calls this; no httpx object made."""
+        await _settle()
         try:
-            response = await self.client.request(
+            async with self._request(
+                method, url, headers, content, trace, decompress=True
+            ) as response:
+                body = await response.read()
+        except (aiohttp.ClientError, OSError) as exc:
+            raise httpx_error(exc) from exc
+        return response.status, response.reason or "", response.headers, body
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """httpx's transport API, for callers that hold an ``httpx.Request``."""
+        await _settle()
+        try:
+            response = await self._request(
                 request.method,
-                yarl.URL(str(request.url), encoded=True),  # as httpx encoded it
-                headers=headers,
-                data=content or None,
-                allow_redirects=False,
-                compress=False,
-                proxy_headers=connect_headers,
-                trace_request_ctx=request.extensions.get("trace"),
+                str(request.url),
+                request.headers.multi_items(),
+                request.content,  # the client's requests are built from bytes
+                request.extensions.get("trace"),
+                decompress=False,  # httpx decodes gzip (Content-Encoding stays as sent)
             ).__aenter__()
         except (aiohttp.ClientError, OSError) as exc:
             raise httpx_error(exc) from exc

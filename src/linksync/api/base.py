@@ -41,7 +41,8 @@ from linksync.api.network import (
 )
 from linksync.api.retry import RetryClass, RetryPolicy, classify
 from linksync.api.types import ClientStats
-from linksync.api.urls import check_base_url, clean_params
+from linksync.api.urls import check_base_url
+from linksync.api.wire import HttpxWire, Wire, request_url, url_root
 from linksync.errors import ApiError, ConfigError, TransportError
 from linksync.rules.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
 from linksync.safe.secrets import redact
@@ -88,7 +89,6 @@ class Answer:
 #: Where an answer's bytes hold neither of these, its JSON cannot be an error object
 #: (``{"error": ...}``; a JSON escape could spell the key ``"\u0065rror"``).
 _MAY_NAME_ERROR = (b'"error"', b"\\u")
-_TIMEOUT_KEYS = ("connect", "read", "write", "pool")
 
 
 @dataclass(slots=True)
@@ -145,24 +145,26 @@ class BaseClient:
             "User-Agent": f"linksync/{__version__}",
         }
         self._json_headers = {**self._headers, "Content-Type": "application/json"}
-        self._extensions = {"timeout": dict.fromkeys(_TIMEOUT_KEYS, timeout)}
+        self._root = url_root(self.base_url)
         network = network or Network()
         #: The proxy the network requests go through (None: straight, or in-process).
         self.proxy = proxy_for(self.base_url, network.proxy) if transport is None else None
         if self.proxy:
             self._secrets = (api_key, *proxy_secrets(self.proxy))
+        self._wire: Wire
         if transport is None:
             # The network: aiohttp's pool sized to the concurrency, the proxy httpx's
             # environment rules name (or the given one), SSL_CERT_FILE / SSL_CERT_DIR.
             from linksync.api.aio import NetworkTransport  # aiohttp only when used
 
-            transport = NetworkTransport(
+            self._wire = NetworkTransport(
                 verify=ssl_context(network),
                 concurrency=concurrency,
                 timeout=timeout,
                 proxy=self.proxy,
             )
-        self._transport: httpx.AsyncBaseTransport = transport
+        else:
+            self._wire = HttpxWire(transport, timeout)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self.base_url!r}, concurrency={self.concurrency})"
@@ -174,7 +176,7 @@ class BaseClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        await self._transport.aclose()
+        await self._wire.aclose()
 
     @property
     def stats(self) -> ClientStats:
@@ -216,16 +218,16 @@ class BaseClient:
                 state.first_sent_at = self.retry.clock()
             self._stats.requests_by_kind[kind] += 1
             trace = ConnectionTrace()
+            url = request_url(self._root, path, params)
+            if body is None:
+                sent, data = self._headers, None
+            else:
+                sent, data = self._json_headers, orjson.dumps(body)
             try:
                 async with asyncio.timeout(self.timeout):
-                    resp = await self._transport.handle_async_request(
-                        self._request(method, path, params, body, trace)
+                    status, reason, headers, content = await self._wire.exchange(
+                        method, url, sent, data, trace
                     )
-                    try:
-                        content = await resp.aread()
-                    finally:
-                        await resp.aclose()
-                status, headers = resp.status_code, resp.headers
             except TimeoutError:
                 what = f"no answer within {self.timeout:g} s"
                 raise self._transport_error(kind, Failure(what, True), state) from None
@@ -243,7 +245,7 @@ class BaseClient:
             log.debug("%s %s -> HTTP %s", method, path, status)  # the path holds no secret
         self._stats.responses_by_status[status] += 1
         if status == 407:  # a proxy's answer (http:// services): the service saw nothing
-            reason = self.redact(resp.reason_phrase or "Proxy Authentication Required")
+            reason = self.redact(reason or "Proxy Authentication Required")
             raise proxy_auth_error(self.proxy, status, reason, state.attempts)
         if 200 <= status < 300 and not any(m in content for m in _MAY_NAME_ERROR):
             # Not an error object: its JSON is decoded when read (``Answer.body``).
@@ -262,28 +264,6 @@ class BaseClient:
             self._stats.rate_limited += 1
             self.limiter.pause(self.retry.retry_after(error))
         raise error
-
-    def _request(
-        self,
-        method: str,
-        path: str,
-        params: Mapping[str, Any] | None,
-        body: Any,
-        trace: ConnectionTrace,
-    ) -> httpx.Request:
-        """The request as httpx's client would build it: the base URL's path joined
-        with ``path``, the parameters without empty values, the body as compact JSON."""
-        extensions = {**self._extensions, "trace": trace}
-        url = self.base_url + path
-        if body is None:
-            return httpx.Request(
-                method, url, params=clean_params(params), headers=self._headers,
-                extensions=extensions,
-            )  # fmt: skip
-        return httpx.Request(
-            method, url, params=clean_params(params), headers=self._json_headers,
-            content=orjson.dumps(body), extensions=extensions,
-        )  # fmt: skip
 
     def _error(
         self, status: int, headers: Mapping[str, str], parsed: Any, text: str, attempts: int

@@ -166,9 +166,7 @@ def verification_failure(exc: BaseException) -> ssl.SSLCertVerificationError | N
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if isinstance(current, ssl.SSLCertVerificationError) and hasattr(
-            current, "verify_message"
-        ):
+        if isinstance(current, ssl.SSLCertVerificationError) and hasattr(current, "verify_message"):
             return current
         current = current.__cause__ or current.__context__
     return None
