@@ -1,15 +1,17 @@
-"""The request machinery under :class:`~linksync.api.client.LinkServiceClient`: one httpx
-transport, the shared rate limiter, the tenacity retry loop, error conversion, redaction,
+"""The request machinery under :class:`~linksync.api.client.LinkServiceClient`: one
+transport, the shared rate limiter, the retry loop, error conversion, redaction,
 and the call events subscribers receive (``linksync.api.events``).
 
-Requests are ``httpx.Request`` objects handed straight to an httpx transport
-(``handle_async_request``, httpx's transport API): the network's is
-``linksync.api.aio.NetworkTransport`` (aiohttp's pool, the proxy and trust of
-``linksync.api.network``); a given transport (the in-process sandbox, test fakes)
-replaces it. Every request goes to the one base URL with the same headers, so httpx's
-client layer (URL merging, cookies, auth and redirect passes, event hooks) has nothing
-to add: measured, it cost more client CPU than the transport (docs/network.md). Only
-this module, client.py, network.py and aio.py import httpx.
+A request is built here as plain values (``linksync.api.wire``: the URL, the headers,
+the body as orjson bytes) and handed to the wire: on the network
+``linksync.api.aio.NetworkTransport`` (aiohttp's pool; the proxy and the trust of
+``linksync.api.network``), else the given httpx transport (the in-process sandbox, test
+fakes) as an ``httpx.Request``. Every request goes to the one base URL with the same
+headers, so httpx's client layer (URL merging, cookies, auth and redirect passes,
+event hooks) had nothing to add; measured, it cost more client CPU than aiohttp
+itself (docs/network.md). The retry loop runs the rules of ``RetryPolicy`` as tenacity
+would, in a plain loop (tenacity's per-call set-up was a seventh of the client's CPU).
+Only this module and client.py, network.py, wire.py and aio.py import httpx.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from typing import Any, Self, TypeVar
 
 import httpx
 import orjson
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
 from linksync._version import __version__
 from linksync.api.events import CallEvent, CallHook, CallHooks
@@ -337,35 +338,25 @@ class BaseClient:
                     raise failed from None
                 raise
 
-        def stop(rs: RetryCallState) -> bool:
-            exc = rs.outcome.exception() if rs.outcome else None
-            kind_ = classify(exc) if exc else None
-            return kind_ is None or state.failures[kind_] > policy.budget(kind_)
+        async def retrying() -> T:
+            # The policy's rules, as tenacity would run them: a failure the policy
+            # classifies is retried while its class's budget lasts, after its delay.
+            while True:
+                try:
+                    return await counted()
+                except ApiError as exc:
+                    kind_ = classify(exc)
+                    if kind_ is None or state.failures[kind_] > policy.budget(kind_):
+                        raise
+                    delay = policy.delay(kind_, exc, state.failures[kind_])
+                    self._stats.retries += 1
+                    self._stats.wait_seconds += delay
+                    log.info("retrying %s in %.2f s after %s", kind, delay, exc)
+                await policy.sleep(delay)
 
-        def wait(rs: RetryCallState) -> float:
-            exc = rs.outcome.exception() if rs.outcome else None
-            kind_ = classify(exc) if exc else None
-            if exc is None or kind_ is None:
-                return 0.0
-            return policy.delay(kind_, exc, state.failures[kind_])
-
-        def before_sleep(rs: RetryCallState) -> None:
-            self._stats.retries += 1
-            self._stats.wait_seconds += rs.upcoming_sleep
-            exc = rs.outcome.exception() if rs.outcome else None
-            log.info("retrying %s in %.2f s after %s", kind, rs.upcoming_sleep, exc)
-
-        retrying = AsyncRetrying(
-            sleep=policy.sleep,
-            stop=stop,
-            wait=wait,
-            retry=retry_if_exception(lambda e: classify(e) is not None),
-            before_sleep=before_sleep,
-            reraise=True,
-        )
         with self._hooks.call() as outermost:
             try:
-                value: T = await retrying(counted)
+                value: T = await retrying()
             except ApiError as exc:
                 if outermost:
                     self._hooks.emit(
