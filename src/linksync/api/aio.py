@@ -154,7 +154,7 @@ class NetworkTransport(AiohttpTransport):
     def __init__(
         self,
         *,
-        verify: ssl.SSLContext | bool,
+        verify: ssl.SSLContext | bool | None,
         concurrency: int,
         timeout: float,
         proxy: str | None = None,
@@ -165,7 +165,10 @@ class NetworkTransport(AiohttpTransport):
             keepalive_expiry=KEEPALIVE_EXPIRY,
         )
         # ``verify=True`` reads SSL_CERT_FILE / SSL_CERT_DIR, as httpx's own transport.
-        super().__init__(verify=verify, limits=limits, trust_env=True)
+        # None: nothing is spoken over TLS (an http:// service, no https:// proxy), so no
+        # CA is loaded (a tenth of a second); aiohttp's verifying default stands anyway.
+        self._tls = verify is not None
+        super().__init__(verify=verify if verify is not None else False, limits=limits)
         self._proxy = httpx.Proxy(proxy) if proxy else None
         #: The proxy's credentials, as httpx's transport sends them.
         self._proxy_headers = _proxy_authorization(self._proxy)
@@ -177,7 +180,7 @@ class NetworkTransport(AiohttpTransport):
             limit=self.limits.max_connections or 0,
             limit_per_host=0,
             keepalive_timeout=KEEPALIVE_EXPIRY,
-            ssl=self.ssl_context,
+            ssl=self.ssl_context if self._tls else True,
         )
         proxy = self._proxy
         session = aiohttp.ClientSession(

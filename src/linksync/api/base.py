@@ -158,8 +158,9 @@ class BaseClient:
             # environment rules name (or the given one), SSL_CERT_FILE / SSL_CERT_DIR.
             from linksync.api.aio import NetworkTransport  # aiohttp only when used
 
+            tls = self.base_url.startswith("https:") or (self.proxy or "").startswith("https:")
             self._wire = NetworkTransport(
-                verify=ssl_context(network),
+                verify=ssl_context(network) if tls else None,  # plain http: no CA loaded
                 concurrency=concurrency,
                 timeout=timeout,
                 proxy=self.proxy,
@@ -307,68 +308,75 @@ class BaseClient:
         When the call ends, its ``CallEvent`` goes to the caller's ``call_scope`` and to
         every subscribed hook (not for the calls a call makes for itself)."""
         state, policy = CallState(), self.retry
-
-        async def attempt() -> T:
-            if state.unknown_outcome and confirm is not None:
-                found = await confirm(state)
-                if found is not None:
-                    self._stats.confirmations += 1
-                    state.confirmed = True
-                    return found
-            try:
-                answer = await self._send(method, path, kind, state, params, body)
-            except ApiError as exc:
-                if state.unknown_outcome and gone_ok is not None and exc.status == 404:
-                    self._stats.confirmations += 1
-                    state.status, state.request_id = exc.status, exc.request_id
-                    state.confirmed = True
-                    return await gone_ok(exc)
-                # sent but unanswered, or a 500/502/504: it may still have taken effect
-                state.unknown_outcome = exc.outcome_unknown
-                raise
-            state.status, state.request_id = answer.status, answer.request_id
-            return await parse(answer)
-
-        async def counted() -> T:
-            try:
-                return await attempt()
-            except ApiError as exc:
-                failed = self._failed(exc, state)
-                if failed is not exc:
-                    raise failed from None
-                raise
-
-        async def retrying() -> T:
-            # The policy's rules, as tenacity would run them: a failure the policy
-            # classifies is retried while its class's budget lasts, after its delay.
-            while True:
+        outermost, token = self._hooks.enter()
+        try:
+            while True:  # the policy's rules, as tenacity would run them (module doc)
                 try:
-                    return await counted()
+                    value: T = await self._attempt(
+                        method, path, kind, state, params, body, parse, confirm, gone_ok
+                    )
+                    break
                 except ApiError as exc:
-                    kind_ = classify(exc)
+                    failed = self._failed(exc, state)
+                    kind_ = classify(failed)
                     if kind_ is None or state.failures[kind_] > policy.budget(kind_):
+                        if outermost:
+                            self._hooks.emit(
+                                CallEvent(
+                                    kind, failed.status, failed.request_id, failed.attempts,
+                                    error=failed,
+                                )
+                            )  # fmt: skip
+                        if failed is not exc:
+                            raise failed from None
                         raise
-                    delay = policy.delay(kind_, exc, state.failures[kind_])
+                    delay = policy.delay(kind_, failed, state.failures[kind_])
                     self._stats.retries += 1
                     self._stats.wait_seconds += delay
-                    log.info("retrying %s in %.2f s after %s", kind, delay, exc)
+                    log.info("retrying %s in %.2f s after %s", kind, delay, failed)
                 await policy.sleep(delay)
-
-        with self._hooks.call() as outermost:
-            try:
-                value: T = await retrying()
-            except ApiError as exc:
-                if outermost:
-                    self._hooks.emit(
-                        CallEvent(kind, exc.status, exc.request_id, exc.attempts, error=exc)
-                    )
-                raise
+        finally:
+            self._hooks.leave(token)
         if outermost:
             event = CallEvent(
                 kind, state.status, state.request_id, state.attempts, state.confirmed, result=value
             )
             self._hooks.emit(event)
         return value
+
+    async def _attempt(
+        self,
+        method: str,
+        path: str,
+        kind: str,
+        state: CallState,
+        params: Mapping[str, Any] | None,
+        body: Any,
+        parse: Callable[[Answer], Awaitable[T]],
+        confirm: Callable[[CallState], Awaitable[T | None]] | None,
+        gone_ok: Callable[[ApiError], Awaitable[T]] | None,
+    ) -> T:
+        """One attempt of a call: the read that settles an unknown outcome first, then
+        the request, its answer parsed."""
+        if state.unknown_outcome and confirm is not None:
+            found = await confirm(state)
+            if found is not None:
+                self._stats.confirmations += 1
+                state.confirmed = True
+                return found
+        try:
+            answer = await self._send(method, path, kind, state, params, body)
+        except ApiError as exc:
+            if state.unknown_outcome and gone_ok is not None and exc.status == 404:
+                self._stats.confirmations += 1
+                state.status, state.request_id = exc.status, exc.request_id
+                state.confirmed = True
+                return await gone_ok(exc)
+            # sent but unanswered, or a 500/502/504: it may still have taken effect
+            state.unknown_outcome = exc.outcome_unknown
+            raise
+        state.status, state.request_id = answer.status, answer.request_id
+        return await parse(answer)
 
     def _failed(self, exc: ApiError, state: CallState) -> ApiError:
         """Count a failed attempt against its retry budget; the error to raise (a copy

@@ -49,8 +49,7 @@ import asyncio
 import math
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
 from linksync.api.failures import header
@@ -332,28 +331,41 @@ class RateLimiter:
         if last is None or reset > last + same:
             self._last_reset = reset
 
-    @asynccontextmanager
-    async def slot(self) -> AsyncIterator[Slot]:
-        async with self._semaphore:
-            self._waiting += 1
-            try:
-                sent_at = await self._admit()
-            finally:
-                self._waiting -= 1
-            slot = Slot()
-            try:
-                yield slot
-            finally:
-                self._done(slot.headers, sent_at)
+    def slot(self) -> Slot:
+        """``async with limiter.slot() as slot:`` around one request (rules 1-7)."""
+        return Slot(self)
 
 
 class Slot:
-    """One admitted request; record its answer's headers with :meth:`observe`."""
+    """One admitted request; record its answer's headers with :meth:`observe`. An
+    async context manager of its own (not a generator): one is entered per request."""
 
-    __slots__ = ("headers",)
+    __slots__ = ("_limiter", "_sent_at", "headers")
 
-    def __init__(self) -> None:
+    def __init__(self, limiter: RateLimiter) -> None:
+        self._limiter = limiter
+        self._sent_at = 0.0
         self.headers: Mapping[str, str] | None = None
 
     def observe(self, headers: Mapping[str, str]) -> None:
         self.headers = headers
+
+    async def __aenter__(self) -> Slot:
+        limiter = self._limiter
+        await limiter._semaphore.acquire()
+        limiter._waiting += 1
+        try:
+            self._sent_at = await limiter._admit()
+        except BaseException:
+            limiter._semaphore.release()
+            raise
+        finally:
+            limiter._waiting -= 1
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        limiter = self._limiter
+        try:
+            limiter._done(self.headers, self._sent_at)
+        finally:
+            limiter._semaphore.release()
