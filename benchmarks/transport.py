@@ -17,17 +17,22 @@ Variants of the client's transport:
 
 - ``default``: what ``LinkServiceClient`` uses for the network when given no transport.
   Up to commit ``bench: lean transport measured`` (the commit that added this script)
-  that was the hand-written lean transport (``api/transport.py``, httptools, its
-  "Direct" path); since then it is httpx's own ``AsyncHTTPTransport``, and requests
-  enter its pool one at a time until each holds a connection (``api/poolentry.py``).
+  that was the hand-written lean transport (``api/transport.py``, httptools); then
+  httpx's own ``AsyncHTTPTransport`` through ``httpx.AsyncClient``, requests entering
+  its pool one at a time (``api/poolentry.py``); since the transport was chosen by
+  this script's figures again, aiohttp's pool (``api/aio.py``: the ``httpx-aiohttp``
+  transport made for the client), requests handed to it as plain values
+  (``api/wire.py``), no ``httpx.AsyncClient`` in between.
 - ``httpx``: httpx's own ``AsyncHTTPTransport`` given explicitly, its pool sized
-  ``max_connections = max_keepalive_connections = concurrency``; a given transport
-  goes without the pool entry, so this is the network path as it was before it.
+  ``max_connections = max_keepalive_connections = concurrency``. A given transport
+  gets an ``httpx.Request``; before the switch it went through ``httpx.AsyncClient``
+  without the pool entry (the network path as it was before that entry).
 - ``httpx-pool-8`` / ``httpx-pool-32``: the same with a pool of 8 or 32 connections
   (about rate x latency with headroom at R = 100 and R = 1,000; the client's limiter
   still lets ``concurrency`` requests wait for a connection).
-- ``httpx-aiohttp``: httpx's API over the ``httpx-aiohttp`` transport (aiohttp's
-  connection pool and HTTP parser), given explicitly, its pool sized to the concurrency.
+- ``httpx-aiohttp``: the ``httpx-aiohttp`` package's ``AiohttpTransport`` as it ships,
+  given explicitly, its pool sized to the concurrency (before the switch: through
+  ``httpx.AsyncClient``, as its ``HttpxAiohttpClient`` runs it).
 
 Usage (from the repository root, in the project's virtualenv)::
 
@@ -73,11 +78,13 @@ def log(msg: str) -> None:
 
 def default_transport_name() -> str:
     """Which transport ``LinkServiceClient`` uses for the network in this checkout."""
-    try:
-        import linksync.api.transport  # noqa: F401
-    except ImportError:
-        return "httpx AsyncHTTPTransport"
-    return "lean (httptools)"
+    import importlib.util
+
+    if importlib.util.find_spec("linksync.api.aio") is not None:
+        return "aiohttp (linksync.api.aio, httpx-aiohttp)"
+    if importlib.util.find_spec("linksync.api.transport") is not None:
+        return "lean (httptools)"
+    return "httpx AsyncHTTPTransport"
 
 
 # --------------------------------------------------------------------------- child
@@ -217,7 +224,8 @@ def main() -> None:
         return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rates", default="10,100,1000", help="comma-separated R values")
-    ap.add_argument("--variants", default=",".join(VARIANTS[:3]), help=", ".join(VARIANTS))
+    default_variants = ",".join(("default", "httpx", "httpx-aiohttp"))
+    ap.add_argument("--variants", default=default_variants, help=", ".join(VARIANTS))
     ap.add_argument("--workloads", default=",".join(WORKLOADS), help=", ".join(WORKLOADS))
     ap.add_argument("--repeat", type=int, default=2, help="runs of each (rate, variant)")
     ap.add_argument("--concurrency", type=int, default=64)
