@@ -81,9 +81,12 @@ class Answer:
         fail = self._fail
         if fail is not None:  # not decoded yet
             self._fail = None
-            text, self._body = read_body(self.content)
-            if self._body is None:
-                raise fail(text)
+            try:
+                self._body = orjson.loads(self.content)
+            except orjson.JSONDecodeError:
+                self._body = read_body(self.content)[1]  # as the standard library reads
+            if self._body is None:  # not JSON, or JSON's null
+                raise fail(self.content.decode("utf-8", "replace"))
         return self._body
 
 
