@@ -29,18 +29,19 @@ What this class adds to ``httpx_aiohttp.AiohttpTransport``:
   tells its httpx ``trace`` extension the same in httpcore's event names
   (``connection.connect_tcp.started``, ``http11.send_request_headers.started``,
   ``http11.receive_response_headers.complete``).
-- **A closed idle connection is not reused**: before a request, two turns of the event
-  loop let it read the end of the connections the server closed meanwhile (a server's
-  keep-alive timeout of a few ms), as httpcore polls an idle connection before reusing
-  it; what still races is the kept-alive race the client's retry policy handles.
+- **A closed idle connection is not reused**: before a kept-alive connection takes a
+  request, its socket is polled (as httpcore does): when the server closed it
+  meanwhile (a keep-alive timeout of a few ms) and the event loop has not read that
+  yet, it is dropped and another taken; what still races is the kept-alive race the
+  client's retry policy handles.
 - **The body read in one piece** (``await response.read()``), not in 16 KB chunks.
 """
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import os
+import select
 import ssl
 import weakref
 from collections.abc import AsyncIterator, Mapping
@@ -76,14 +77,35 @@ class _Connector(aiohttp.TCPConnector):
         self._known: weakref.WeakSet[Any] = weakref.WeakSet()
 
     async def connect(self, req: Any, traces: Any, timeout: Any) -> aiohttp.connector.Connection:
-        conn = await super().connect(req, traces, timeout)
-        attempt = _ATTEMPT.get()
-        protocol = conn.protocol
-        if protocol is not None and protocol not in self._known:
+        while True:
+            conn = await super().connect(req, traces, timeout)
+            protocol = conn.protocol
+            if protocol is None:
+                return conn
+            if protocol in self._known:
+                if _closed_meanwhile(protocol.transport):
+                    conn.close()  # dropped from the pool: take another, or a new one
+                    continue
+                return conn
             self._known.add(protocol)
+            attempt = _ATTEMPT.get()
             if attempt is not None:
                 attempt.opened = True
-        return conn
+            return conn
+
+
+def _closed_meanwhile(transport: Any) -> bool:
+    """Whether an idle kept-alive connection has something to read: the server closed
+    it (or sent what nobody asked for) since its last answer, and the event loop has
+    not read it yet. httpcore polls an idle connection the same way before reusing it."""
+    sock = transport.get_extra_info("socket") if transport is not None else None
+    if sock is None:
+        return False
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):  # closed under us
+        return True
+    return bool(readable)
 
 
 def httpx_error(exc: BaseException) -> httpx.TransportError:
@@ -124,14 +146,6 @@ def _proxy_authorization(proxy: httpx.Proxy | None) -> dict[str, str] | None:
         return None
     user, password = proxy.raw_auth
     return {"Proxy-Authorization": "Basic " + base64.b64encode(user + b":" + password).decode()}
-
-
-async def _settle() -> None:
-    """Let the event loop read what came in on the idle connections (two turns: the
-    first polls the sockets and queues their reads after this task), so one the server
-    closed meanwhile is known closed and not reused (httpcore polls it)."""
-    await asyncio.sleep(0)
-    await asyncio.sleep(0)
 
 
 class _Body(httpx.AsyncByteStream):
@@ -244,7 +258,6 @@ class NetworkTransport(AiohttpTransport):
     ) -> tuple[int, str, Mapping[str, str], bytes]:
         """One request, its answer read whole: status, reason, headers, body (gzip
         decoded by aiohttp). ``linksync.api.wire`` calls this; no httpx object made."""
-        await _settle()
         trace.seen = True
         token = _ATTEMPT.set(trace)
         try:
@@ -261,7 +274,6 @@ class NetworkTransport(AiohttpTransport):
         """httpx's transport API, for callers that hold an ``httpx.Request`` (its
         ``trace`` extension is told whether a connection was opened or reused, and
         whether the head of an answer came, in httpcore's words)."""
-        await _settle()
         attempt = ConnectionTrace()
         token = _ATTEMPT.set(attempt)
         try:
