@@ -102,7 +102,11 @@ def _closed_meanwhile(transport: Any) -> bool:
     if sock is None:
         return False
     try:
-        readable, _, _ = select.select([sock], [], [], 0)
+        if hasattr(select, "poll"):  # no limit on the descriptor's number (select's 1024)
+            poller = select.poll()
+            poller.register(sock, select.POLLIN)
+            return bool(poller.poll(0))
+        readable, _, _ = select.select([sock], [], [], 0)  # Windows
     except (OSError, ValueError):  # closed under us
         return True
     return bool(readable)
