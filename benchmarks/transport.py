@@ -1,31 +1,45 @@
 """Client CPU per request and wall time of the network transport.
 
-The same workload (N creates through ``LinkServiceClient.create_link``, ``--concurrency``
-workers, the default 64) against ``linksync sandbox serve`` on a free 127.0.0.1 port with
-a rate limit of R requests per 1 s window and 20-40 ms of latency, at R = 10, 100 and
-1,000. The client runs in a child process of its own (pinned to other cores than the
-sandbox where the machine has two), which measures ``time.process_time`` (its CPU, user
-+ system) and wall time around the creates only (no start-up, no imports).
+Two workloads, each against ``linksync sandbox serve`` on a free 127.0.0.1 port with a
+rate limit of R requests per 1 s window and 20-40 ms of latency, at R = 10, 100 and
+1,000, with ``--concurrency`` workers (the default 64):
+
+- ``creates``: N creates through ``LinkServiceClient.create_link``;
+- ``pages``: P list pages of 100 links through ``LinkServiceClient.list_links_page``
+  (what a plan reads), from a workspace of P x 100 links written into the sandbox's
+  database before it starts.
+
+The client runs in a child process of its own (pinned to other cores than the sandbox
+where the machine has two), which measures ``time.process_time`` (its CPU, user +
+system) and wall time around the requests only (no start-up, no imports).
 
 Variants of the client's transport:
 
 - ``default``: what ``LinkServiceClient`` uses for the network when given no transport.
   Up to commit ``bench: lean transport measured`` (the commit that added this script)
-  that was the hand-written lean transport (``api/transport.py``, httptools, its
-  "Direct" path); since then it is httpx's own ``AsyncHTTPTransport``, and requests
-  enter its pool one at a time until each holds a connection (``api/poolentry.py``).
+  that was the hand-written lean transport (``api/transport.py``, httptools); then
+  httpx's own ``AsyncHTTPTransport`` through ``httpx.AsyncClient``, requests entering
+  its pool one at a time (a pool-entry gate, gone since); since the transport was chosen by
+  this script's figures again, aiohttp's pool (``api/aio.py``: the ``httpx-aiohttp``
+  transport made for the client), requests handed to it as plain values
+  (``api/wire.py``), no ``httpx.AsyncClient`` in between.
 - ``httpx``: httpx's own ``AsyncHTTPTransport`` given explicitly, its pool sized
-  ``max_connections = max_keepalive_connections = concurrency``; a given transport
-  goes without the pool entry, so this is the network path as it was before it.
+  ``max_connections = max_keepalive_connections = concurrency``. A given transport
+  gets an ``httpx.Request``; before the switch it went through ``httpx.AsyncClient``
+  without the pool entry (the network path as it was before that entry).
 - ``httpx-pool-8`` / ``httpx-pool-32``: the same with a pool of 8 or 32 connections
   (about rate x latency with headroom at R = 100 and R = 1,000; the client's limiter
   still lets ``concurrency`` requests wait for a connection).
+- ``httpx-aiohttp``: the ``httpx-aiohttp`` package's ``AiohttpTransport`` as it ships,
+  given explicitly, its pool sized to the concurrency (before the switch: through
+  ``httpx.AsyncClient``, as its ``HttpxAiohttpClient`` runs it).
 
 Usage (from the repository root, in the project's virtualenv)::
 
     python benchmarks/transport.py                       # every rate; default, httpx, pool 8
     python benchmarks/transport.py --rates 100 --repeat 1
     python benchmarks/transport.py --variants default,httpx
+    python benchmarks/transport.py --workloads pages --rates 1000
 
 Prints one JSON document on stdout; progress goes to stderr. The figures are in
 ``docs/network.md``.
@@ -35,20 +49,27 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
-from _harness import SandboxOptions, pin, running_sandbox, split_cores
+from _harness import SandboxOptions, copy_db, pin, running_sandbox, split_cores
+from _workload import make_workload, seed_store
 
 CORES = split_cores()  # (sandbox cores, client cores), or None on one core
-#: Rate (requests per 1 s window) -> creates of one run.
+#: Rate (requests per 1 s window) -> creates of one run, and list pages of one run.
 SIZES: dict[int, int] = {10: 100, 100: 1_000, 1_000: 5_000}
-VARIANTS = ("default", "httpx", "httpx-pool-8", "httpx-pool-32")
+PAGES: dict[int, int] = {10: 50, 100: 500, 1_000: 2_000}
+PAGE = 100
+VARIANTS = ("default", "httpx", "httpx-pool-8", "httpx-pool-32", "httpx-aiohttp")
+WORKLOADS = ("creates", "pages")
 
 
 def log(msg: str) -> None:
@@ -57,37 +78,62 @@ def log(msg: str) -> None:
 
 def default_transport_name() -> str:
     """Which transport ``LinkServiceClient`` uses for the network in this checkout."""
-    try:
-        import linksync.api.transport  # noqa: F401
-    except ImportError:
-        return "httpx AsyncHTTPTransport"
-    return "lean (httptools)"
+    import importlib.util
+
+    if importlib.util.find_spec("linksync.api.aio") is not None:
+        return "aiohttp (linksync.api.aio, httpx-aiohttp)"
+    if importlib.util.find_spec("linksync.api.transport") is not None:
+        return "lean (httptools)"
+    return "httpx AsyncHTTPTransport"
 
 
 # --------------------------------------------------------------------------- child
 
 
-async def _creates(base_url: str, key: str, variant: str, n: int, concurrency: int) -> dict:
+def _transport(variant: str, concurrency: int) -> Any:
     import httpx
 
+    if variant == "default":
+        return None
+    pool = int(variant.rsplit("-", 1)[1]) if "-pool-" in variant else concurrency
+    limits = httpx.Limits(max_connections=pool, max_keepalive_connections=pool)
+    if variant == "httpx-aiohttp":
+        from httpx_aiohttp import AiohttpTransport
+
+        return AiohttpTransport(limits=limits)
+    return httpx.AsyncHTTPTransport(limits=limits)
+
+
+async def _requests(
+    base_url: str, key: str, variant: str, workload: str, n: int, concurrency: int
+) -> dict:
     from linksync.api import LinkServiceClient
 
-    transport: httpx.AsyncBaseTransport | None = None
-    if variant != "default":
-        pool = int(variant.rsplit("-", 1)[1]) if "-pool-" in variant else concurrency
-        limits = httpx.Limits(max_connections=pool, max_keepalive_connections=pool)
-        transport = httpx.AsyncHTTPTransport(limits=limits)
     client = LinkServiceClient(
-        base_url, key, transport=transport, concurrency=concurrency, allow_insecure=True
+        base_url,
+        key,
+        transport=_transport(variant, concurrency),
+        concurrency=concurrency,
+        allow_insecure=True,
     )
     todo = iter(range(n))
     failed = 0
+    links = 0
+
+    async def one(i: int) -> None:
+        nonlocal links
+        if workload == "pages":
+            page = await client.list_links_page(i + 1, PAGE)
+            links += len(page.links)
+        else:
+            await client.create_link({"url": f"https://example.com/t/{i}", "slug": f"t-{i}"})
 
     async def worker() -> None:
         nonlocal failed
         for i in todo:
+            client.set_queued(n - i)
             try:
-                await client.create_link({"url": f"https://example.com/t/{i}", "slug": f"t-{i}"})
+                await one(i)
             except Exception:  # counted: the figures say how many failed
                 failed += 1
 
@@ -104,27 +150,42 @@ async def _creates(base_url: str, key: str, variant: str, n: int, concurrency: i
         "cpu_s": cpu,
         "wall_s": wall,
         "failed": failed,
+        "links_read": links,
         "requests": sum(stats.requests_by_kind.values()),
         "rate_limited": stats.rate_limited,
     }
 
 
 def child(argv: list[str]) -> None:
-    base_url, key, variant, n, concurrency = argv
-    result = asyncio.run(_creates(base_url, key, variant, int(n), int(concurrency)))
+    base_url, key, variant, workload, n, concurrency = argv
+    result = asyncio.run(_requests(base_url, key, variant, workload, int(n), int(concurrency)))
     print(json.dumps(result))
 
 
 # --------------------------------------------------------------------------- parent
 
 
-def one_run(rate: int, n: int, variant: str, concurrency: int) -> dict[str, Any]:
-    opts = SandboxOptions(rate_limit=rate, latency_ms=(20, 40), cpus=CORES[0] if CORES else None)
+def seeded_db(folder: Path, pages: int) -> Path:
+    """A sandbox database holding ``pages`` x 100 links (written once per size)."""
+    db = folder / f"pages-{pages}.db"
+    if not db.exists():
+        log(f"writing {pages * PAGE} links into the sandbox's database")
+        seed_store(db, make_workload(pages * PAGE, 0).existing)
+    return db
+
+
+def one_run(
+    rate: int, workload: str, n: int, variant: str, concurrency: int, folder: Path
+) -> dict[str, Any]:
+    db = copy_db(seeded_db(folder, n), folder / "run.db") if workload == "pages" else None
+    opts = SandboxOptions(
+        rate_limit=rate, latency_ms=(20, 40), cpus=CORES[0] if CORES else None, db=db
+    )
     with running_sandbox(opts, timeout=60) as box:
         env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
         proc = subprocess.Popen(
-            [sys.executable, __file__, "--child", box.base_url, box.key, variant, str(n),
-             str(concurrency)],
+            [sys.executable, __file__, "--child", box.base_url, box.key, variant, workload,
+             str(n), str(concurrency)],
             stdout=subprocess.PIPE,
             text=True,
             env=env,
@@ -132,7 +193,7 @@ def one_run(rate: int, n: int, variant: str, concurrency: int) -> dict[str, Any]
         pin(proc.pid, CORES[1] if CORES else None)
         out, _ = proc.communicate(timeout=600)
     if proc.returncode != 0:
-        raise RuntimeError(f"client of {variant} at R={rate} exited {proc.returncode}")
+        raise RuntimeError(f"{variant} ({workload}) at R={rate} exited {proc.returncode}")
     got: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     got["cpu_ms_per_request"] = 1000 * got["cpu_s"] / max(1, got["requests"])
     return got
@@ -149,6 +210,7 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "wall_s_median": med("wall_s"),
         "wall_s_all": [round(r["wall_s"], 3) for r in runs],
         "requests": runs[0]["requests"],
+        "links_read": runs[0]["links_read"],
         "max_in_flight_all": [r["max_in_flight"] for r in runs],
         "latency_ms_all": [r["latency_ms"] for r in runs],
         "failed": sum(r["failed"] for r in runs),
@@ -162,7 +224,9 @@ def main() -> None:
         return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rates", default="10,100,1000", help="comma-separated R values")
-    ap.add_argument("--variants", default=",".join(VARIANTS[:3]), help=", ".join(VARIANTS))
+    default_variants = ",".join(("default", "httpx", "httpx-aiohttp"))
+    ap.add_argument("--variants", default=default_variants, help=", ".join(VARIANTS))
+    ap.add_argument("--workloads", default=",".join(WORKLOADS), help=", ".join(WORKLOADS))
     ap.add_argument("--repeat", type=int, default=2, help="runs of each (rate, variant)")
     ap.add_argument("--concurrency", type=int, default=64)
     args = ap.parse_args()
@@ -171,18 +235,23 @@ def main() -> None:
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
         ap.error(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(VARIANTS)}")
+    workloads = [w for w in args.workloads.split(",") if w]
+    if any(w not in WORKLOADS for w in workloads):
+        ap.error(f"workloads are {', '.join(WORKLOADS)}")
     results: list[dict[str, Any]] = []
-    for rate in rates:
-        n = SIZES.get(rate, rate * 5)
-        runs: dict[str, list[dict[str, Any]]] = {v: [] for v in variants}
-        for rep in range(args.repeat):
-            order = variants if rep % 2 == 0 else list(reversed(variants))
-            for variant in order:
-                log(f"R={rate} n={n} {variant} run {rep + 1}/{args.repeat}")
-                runs[variant].append(one_run(rate, n, variant, args.concurrency))
-        for variant in variants:
-            results.append({"rate": rate, "creates": n, "variant": variant,
-                            **summarise(runs[variant])})  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="linksync-bench-transport-") as d:
+        for rate, workload in itertools.product(rates, workloads):
+            n = (PAGES if workload == "pages" else SIZES).get(rate, rate * 5)
+            runs: dict[str, list[dict[str, Any]]] = {v: [] for v in variants}
+            for rep in range(args.repeat):
+                order = variants if rep % 2 == 0 else list(reversed(variants))
+                for variant in order:
+                    log(f"R={rate} {workload} n={n} {variant} run {rep + 1}/{args.repeat}")
+                    got = one_run(rate, workload, n, variant, args.concurrency, Path(d))
+                    runs[variant].append(got)
+            for variant in variants:
+                results.append({"rate": rate, "workload": workload, "requests_asked": n,
+                                "variant": variant, **summarise(runs[variant])})  # fmt: skip
     doc = {
         "default_transport": default_transport_name(),
         "concurrency": args.concurrency,

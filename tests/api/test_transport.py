@@ -15,7 +15,8 @@ import pytest
 
 from linksync import __version__
 from linksync.api import LinkServiceClient, RetryPolicy
-from linksync.errors import TransportError
+from linksync.api.base import Answer
+from linksync.errors import ApiError, TransportError
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -273,3 +274,88 @@ async def test_a_gzipped_answer_is_decoded() -> None:
 
     async with serve(server, keep_alive(server, reply)) as base, client(base) as c:
         assert await c.ai_slug("https://e.com/1") == "s"
+
+
+async def test_requests_on_the_network_are_still_in_flight_together() -> None:
+    """Requests go out together, each on a connection of its own: with 50 ms answers,
+    several are open at the server at once."""
+    server = Server()
+    answering = 0
+    most_answering = 0
+
+    async def slow(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal answering, most_answering
+        while await server.read_request(reader) is not None:
+            answering += 1
+            most_answering = max(most_answering, answering)
+            await asyncio.sleep(0.05)
+            answering -= 1
+            writer.write(answer(OK))
+            await writer.drain()
+
+    async with serve(server, slow) as base, client(base, concurrency=8) as c:
+        got = await asyncio.gather(*(c.ai_slug(f"https://e.com/{i}") for i in range(24)))
+    assert got == ["s"] * 24 and len(server.requests) == 24
+    assert most_answering >= 4
+
+
+async def test_a_server_closing_each_connection_at_once_costs_no_retry() -> None:
+    """A server that closes every connection as soon as it has answered (a keep-alive
+    timeout of a few ms): the next request, sent at once, must not go out on the closed
+    connection (no retry, no error), but on a new one."""
+    server = Server()
+
+    async def one_each(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await server.read_request(reader)
+        writer.write(answer(OK))  # keep-alive announced, then closed at once
+        await writer.drain()
+
+    async with serve(server, one_each) as base, client(base, concurrency=1) as c:
+        for i in range(20):
+            assert await c.ai_slug(f"https://e.com/{i}") == "s"
+        assert c.stats.retries == 0 and c.stats.transport_errors == 0
+    assert server.connections == 20 and len(server.requests) == 20
+
+
+async def test_an_answer_cut_short_is_an_unknown_outcome() -> None:
+    server = Server()
+
+    async def cut(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await server.read_request(reader)
+        head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n"
+        writer.write(head + OK[:10])  # the head, a tenth of the body, then the end
+
+    async with serve(server, cut) as base, client(base, transport_retries=0) as c:
+        with pytest.raises(TransportError) as info:
+            await c.ai_slug("https://e.com/1")
+    assert info.value.sent and "after sending, outcome unknown" in info.value.message
+
+
+async def test_answers_hand_their_parse_step_the_body_bytes_decoded() -> None:
+    """What a parse step of the client receives: the body's bytes as the service wrote
+    them (gzip taken off), and its JSON decoded from them when asked for."""
+    server = Server()
+    body = json.dumps({"code": 0, "data": {"slug": "s", "title": "é"}}).encode()
+    reply = answer(gzip.compress(body), b"content-encoding: gzip")
+    got: list[tuple[bytes, object]] = []
+
+    async def parse(a: Answer) -> None:
+        got.append((a.content, a.body))
+
+    async with serve(server, keep_alive(server, reply)) as base, client(base) as c:
+        await c._call("GET", "/api/v1/organizations/current", kind="GET /x", parse=parse)
+    assert got == [(body, {"code": 0, "data": {"slug": "s", "title": "é"}})]
+
+
+async def test_a_2xx_answer_that_is_not_json_is_refused_when_read() -> None:
+    server = Server()
+    page = b"<html><body>Welcome to the hotel network</body></html>"
+    reply = answer(page).replace(b"application/json", b"text/html")
+    async with serve(server, keep_alive(server, reply)) as base, client(base) as c:
+        with pytest.raises(ApiError) as info:
+            await c.get_organization()
+    assert info.value.status == 200 and not info.value.retryable
+    assert "HTTP 200 with a non-JSON body (text/html): Welcome to the hotel network" in str(
+        info.value
+    )
+    assert len(server.requests) == 1

@@ -1,10 +1,17 @@
-"""The request machinery under :class:`~linksync.api.client.LinkServiceClient`: one httpx
-client, the shared rate limiter, the tenacity retry loop, error conversion, redaction,
+"""The request machinery under :class:`~linksync.api.client.LinkServiceClient`: one
+transport, the shared rate limiter, the retry loop, error conversion, redaction,
 and the call events subscribers receive (``linksync.api.events``).
 
-The network goes through httpx's own transport (pool sized to the concurrency, env
-proxies, ``SSL_CERT_FILE``: ``linksync.api.network``); a given transport (in-process
-sandbox, test fakes) replaces it. Only this module, client.py, network.py import httpx.
+A request is built here as plain values (``linksync.api.wire``: the URL, the headers,
+the body as orjson bytes) and handed to the wire: on the network
+``linksync.api.aio.NetworkTransport`` (aiohttp's pool; the proxy and the trust of
+``linksync.api.network``), else the given httpx transport (the in-process sandbox, test
+fakes) as an ``httpx.Request``. Every request goes to the one base URL with the same
+headers, so httpx's client layer (URL merging, cookies, auth and redirect passes,
+event hooks) had nothing to add; measured, it cost more client CPU than aiohttp
+itself (docs/network.md). The retry loop runs the rules of ``RetryPolicy`` as tenacity
+would, in a plain loop (tenacity's per-call set-up was a seventh of the client's CPU).
+Only this module and client.py, network.py, wire.py and aio.py import httpx.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Self, TypeVar
 
 import httpx
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
+import orjson
 
 from linksync._version import __version__
 from linksync.api.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
@@ -36,7 +43,8 @@ from linksync.api.network import (
 )
 from linksync.api.retry import RetryClass, RetryPolicy, classify
 from linksync.api.types import ClientStats
-from linksync.api.urls import check_base_url, clean_params
+from linksync.api.urls import check_base_url
+from linksync.api.wire import HttpxWire, Wire, request_url, url_root
 from linksync.errors import ApiError, ConfigError, TransportError
 from linksync.safe.secrets import redact
 
@@ -45,13 +53,46 @@ log = logging.getLogger("linksync.api")
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
 class Answer:
-    """A successful answer: status, parsed JSON body (None when empty), requestId."""
+    """A successful answer: its status, requestId, the body's bytes as they came
+    (``content``, gzip decoded: decode them straight into records, no copy made) and
+    the body's JSON (``body``: decoded on first use, None when empty).
 
-    status: int
-    body: Any
-    request_id: str | None
+    A 2xx body that names an error object is never an Answer (``_send`` raises its
+    ApiError). Whether the body is JSON at all is known only once it is decoded:
+    ``body`` raises the ApiError of "HTTP 200 with a non-JSON body" when it is not, so a
+    decoder of ``content`` that meets something else reads ``body`` to learn which."""
+
+    __slots__ = ("_body", "_fail", "content", "request_id", "status")
+
+    def __init__(
+        self,
+        status: int,
+        body: Any,
+        request_id: str | None,
+        content: bytes = b"",
+        fail: Callable[[str], ApiError] | None = None,
+    ) -> None:
+        self.status, self.request_id, self.content = status, request_id, content
+        self._body, self._fail = body, fail
+
+    @property
+    def body(self) -> Any:
+        fail = self._fail
+        if fail is not None:  # not decoded yet
+            self._fail = None
+            try:
+                self._body = orjson.loads(self.content)
+            except orjson.JSONDecodeError:
+                self._body = read_body(self.content)[1]  # as the standard library reads
+            if self._body is None:  # not JSON, or JSON's null
+                raise fail(self.content.decode("utf-8", "replace"))
+        return self._body
+
+
+#: Where an answer's bytes hold neither of these, its JSON cannot be an error object
+#: (``{"error": ...}``; a JSON escape could spell the key ``"\u0065rror"``).
+_MAY_NAME_ERROR = (b'"error"', b"\\u")
 
 
 @dataclass(slots=True)
@@ -101,31 +142,34 @@ class BaseClient:
         self.limiter = RateLimiter(concurrency, sleep=self.retry.sleep, clock=self.retry.clock)
         self._secrets: tuple[str, ...] = (api_key,)
         self._hooks = CallHooks()
-        headers = {
+        self._headers = {
             "Authorization": f"Bearer {api_key}",
             "Accept": "application/json",
             "Accept-Encoding": "gzip",
             "User-Agent": f"linksync/{__version__}",
         }
+        self._json_headers = {**self._headers, "Content-Type": "application/json"}
+        self._root = url_root(self.base_url)
         network = network or Network()
         #: The proxy the network requests go through (None: straight, or in-process).
         self.proxy = proxy_for(self.base_url, network.proxy) if transport is None else None
         if self.proxy:
             self._secrets = (api_key, *proxy_secrets(self.proxy))
-        self.limiter.entry.gate = transport is None  # httpx's own pool: api/poolentry.py
-        # No transport given: httpx's own, with its environment rules (proxies, NO_PROXY,
-        # SSL_CERT_FILE / SSL_CERT_DIR) and the pool sized to the concurrency.
-        self._http = httpx.AsyncClient(
-            base_url=self.base_url,
-            transport=transport,
-            headers=headers,
-            timeout=httpx.Timeout(timeout),
-            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
-            follow_redirects=False,
-            trust_env=True,
-            proxy=network.proxy if transport is None else None,
-            verify=ssl_context(network) if transport is None else True,
-        )
+        self._wire: Wire
+        if transport is None:
+            # The network: aiohttp's pool sized to the concurrency, the proxy httpx's
+            # environment rules name (or the given one), SSL_CERT_FILE / SSL_CERT_DIR.
+            from linksync.api.aio import NetworkTransport  # aiohttp only when used
+
+            tls = self.base_url.startswith("https:") or (self.proxy or "").startswith("https:")
+            self._wire = NetworkTransport(
+                verify=ssl_context(network) if tls else None,  # plain http: no CA loaded
+                concurrency=concurrency,
+                timeout=timeout,
+                proxy=self.proxy,
+            )
+        else:
+            self._wire = HttpxWire(transport, timeout)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self.base_url!r}, concurrency={self.concurrency})"
@@ -137,7 +181,7 @@ class BaseClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        await self._wire.aclose()
 
     @property
     def stats(self) -> ClientStats:
@@ -178,13 +222,17 @@ class BaseClient:
             if state.first_sent_at is None:
                 state.first_sent_at = self.retry.clock()
             self._stats.requests_by_kind[kind] += 1
-            trace, entry = ConnectionTrace(), self.limiter.entry
+            trace = ConnectionTrace()
+            url = request_url(self._root, path, params)
+            if body is None:
+                sent, data = self._headers, None
+            else:
+                sent, data = self._json_headers, orjson.dumps(body)
             try:
-                async with asyncio.timeout(self.timeout), entry.enter(trace) as extensions:
-                    resp = await self._http.request(
-                        method, path, params=clean_params(params), json=body, extensions=extensions
+                async with asyncio.timeout(self.timeout):
+                    status, reason, headers, content = await self._wire.exchange(
+                        method, url, sent, data, trace
                     )
-                status, headers, content = resp.status_code, resp.headers, resp.content
             except TimeoutError:
                 what = f"no answer within {self.timeout:g} s"
                 raise self._transport_error(kind, Failure(what, True), state) from None
@@ -202,25 +250,36 @@ class BaseClient:
             log.debug("%s %s -> HTTP %s", method, path, status)  # the path holds no secret
         self._stats.responses_by_status[status] += 1
         if status == 407:  # a proxy's answer (http:// services): the service saw nothing
-            reason = self.redact(resp.reason_phrase or "Proxy Authentication Required")
+            reason = self.redact(reason or "Proxy Authentication Required")
             raise proxy_auth_error(self.proxy, status, reason, state.attempts)
+        if 200 <= status < 300 and not any(m in content for m in _MAY_NAME_ERROR):
+            # Not an error object: its JSON is decoded when read (``Answer.body``).
+            attempts = state.attempts
+
+            def not_json(text: str) -> ApiError:
+                return self._error(status, headers, None, text, attempts)
+
+            fail = not_json if content else None  # an empty body is None
+            return Answer(status, None, request_id_of(headers), content, fail)
         text, parsed = read_body(content)
         if is_success(status, text, parsed):
-            return Answer(status, parsed, request_id_of(headers))
-        error = error_from_answer(
-            status,
-            headers,
-            parsed,
-            text,
-            secrets=self._secrets,
-            attempts=state.attempts,
-        )
-        if 200 <= status < 300:
-            error.retryable = False
+            return Answer(status, parsed, request_id_of(headers), content)
+        error = self._error(status, headers, parsed, text, state.attempts)
         if status == 429:
             self._stats.rate_limited += 1
             self.limiter.pause(self.retry.retry_after(error))
         raise error
+
+    def _error(
+        self, status: int, headers: Mapping[str, str], parsed: Any, text: str, attempts: int
+    ) -> ApiError:
+        """The ApiError of an answer that is not a success (a 2xx one is not retried)."""
+        error = error_from_answer(
+            status, headers, parsed, text, secrets=self._secrets, attempts=attempts
+        )
+        if 200 <= status < 300:
+            error.retryable = False
+        return error
 
     def _transport_error(self, kind: str, failure: Failure, state: CallState) -> TransportError:
         self._stats.transport_errors += 1
@@ -252,78 +311,75 @@ class BaseClient:
         When the call ends, its ``CallEvent`` goes to the caller's ``call_scope`` and to
         every subscribed hook (not for the calls a call makes for itself)."""
         state, policy = CallState(), self.retry
-
-        async def attempt() -> T:
-            if state.unknown_outcome and confirm is not None:
-                found = await confirm(state)
-                if found is not None:
-                    self._stats.confirmations += 1
-                    state.confirmed = True
-                    return found
-            try:
-                answer = await self._send(method, path, kind, state, params, body)
-            except ApiError as exc:
-                if state.unknown_outcome and gone_ok is not None and exc.status == 404:
-                    self._stats.confirmations += 1
-                    state.status, state.request_id = exc.status, exc.request_id
-                    state.confirmed = True
-                    return await gone_ok(exc)
-                # sent but unanswered, or a 500/502/504: it may still have taken effect
-                state.unknown_outcome = exc.outcome_unknown
-                raise
-            state.status, state.request_id = answer.status, answer.request_id
-            return await parse(answer)
-
-        async def counted() -> T:
-            try:
-                return await attempt()
-            except ApiError as exc:
-                failed = self._failed(exc, state)
-                if failed is not exc:
-                    raise failed from None
-                raise
-
-        def stop(rs: RetryCallState) -> bool:
-            exc = rs.outcome.exception() if rs.outcome else None
-            kind_ = classify(exc) if exc else None
-            return kind_ is None or state.failures[kind_] > policy.budget(kind_)
-
-        def wait(rs: RetryCallState) -> float:
-            exc = rs.outcome.exception() if rs.outcome else None
-            kind_ = classify(exc) if exc else None
-            if exc is None or kind_ is None:
-                return 0.0
-            return policy.delay(kind_, exc, state.failures[kind_])
-
-        def before_sleep(rs: RetryCallState) -> None:
-            self._stats.retries += 1
-            self._stats.wait_seconds += rs.upcoming_sleep
-            exc = rs.outcome.exception() if rs.outcome else None
-            log.info("retrying %s in %.2f s after %s", kind, rs.upcoming_sleep, exc)
-
-        retrying = AsyncRetrying(
-            sleep=policy.sleep,
-            stop=stop,
-            wait=wait,
-            retry=retry_if_exception(lambda e: classify(e) is not None),
-            before_sleep=before_sleep,
-            reraise=True,
-        )
-        with self._hooks.call() as outermost:
-            try:
-                value: T = await retrying(counted)
-            except ApiError as exc:
-                if outermost:
-                    self._hooks.emit(
-                        CallEvent(kind, exc.status, exc.request_id, exc.attempts, error=exc)
+        outermost, token = self._hooks.enter()
+        try:
+            while True:  # the policy's rules, as tenacity would run them (module doc)
+                try:
+                    value: T = await self._attempt(
+                        method, path, kind, state, params, body, parse, confirm, gone_ok
                     )
-                raise
+                    break
+                except ApiError as exc:
+                    failed = self._failed(exc, state)
+                    kind_ = classify(failed)
+                    if kind_ is None or state.failures[kind_] > policy.budget(kind_):
+                        if outermost:
+                            self._hooks.emit(
+                                CallEvent(
+                                    kind, failed.status, failed.request_id, failed.attempts,
+                                    error=failed,
+                                )
+                            )  # fmt: skip
+                        if failed is not exc:
+                            raise failed from None
+                        raise
+                    delay = policy.delay(kind_, failed, state.failures[kind_])
+                    self._stats.retries += 1
+                    self._stats.wait_seconds += delay
+                    log.info("retrying %s in %.2f s after %s", kind, delay, failed)
+                await policy.sleep(delay)
+        finally:
+            self._hooks.leave(token)
         if outermost:
             event = CallEvent(
                 kind, state.status, state.request_id, state.attempts, state.confirmed, result=value
             )
             self._hooks.emit(event)
         return value
+
+    async def _attempt(
+        self,
+        method: str,
+        path: str,
+        kind: str,
+        state: CallState,
+        params: Mapping[str, Any] | None,
+        body: Any,
+        parse: Callable[[Answer], Awaitable[T]],
+        confirm: Callable[[CallState], Awaitable[T | None]] | None,
+        gone_ok: Callable[[ApiError], Awaitable[T]] | None,
+    ) -> T:
+        """One attempt of a call: the read that settles an unknown outcome first, then
+        the request, its answer parsed."""
+        if state.unknown_outcome and confirm is not None:
+            found = await confirm(state)
+            if found is not None:
+                self._stats.confirmations += 1
+                state.confirmed = True
+                return found
+        try:
+            answer = await self._send(method, path, kind, state, params, body)
+        except ApiError as exc:
+            if state.unknown_outcome and gone_ok is not None and exc.status == 404:
+                self._stats.confirmations += 1
+                state.status, state.request_id = exc.status, exc.request_id
+                state.confirmed = True
+                return await gone_ok(exc)
+            # sent but unanswered, or a 500/502/504: it may still have taken effect
+            state.unknown_outcome = exc.outcome_unknown
+            raise
+        state.status, state.request_id = answer.status, answer.request_id
+        return await parse(answer)
 
     def _failed(self, exc: ApiError, state: CallState) -> ApiError:
         """Count a failed attempt against its retry budget; the error to raise (a copy

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,12 +125,21 @@ class CallHooks:
     @contextmanager
     def call(self) -> Iterator[bool]:
         """Around one call: yields whether it is an outermost call (one to emit)."""
-        depth = _DEPTH.get()
-        token = _DEPTH.set(depth + 1)
+        outermost, token = self.enter()
         try:
-            yield depth == 0
+            yield outermost
         finally:
-            _DEPTH.reset(token)
+            self.leave(token)
+
+    def enter(self) -> tuple[bool, Token[int]]:
+        """A call begins: whether it is an outermost one, and the token for ``leave``
+        (``call`` without a generator: one is entered per request)."""
+        depth = _DEPTH.get()
+        return depth == 0, _DEPTH.set(depth + 1)
+
+    def leave(self, token: Token[int]) -> None:
+        """The call that ``enter`` gave ``token`` ended."""
+        _DEPTH.reset(token)
 
     def emit(self, event: CallEvent) -> None:
         scope = _SCOPE.get()

@@ -21,6 +21,8 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import orjson
+
 from linksync.errors import BY_CODE, ERRORS, ApiError, Origin, is_retryable_status
 from linksync.safe.secrets import redact
 
@@ -138,10 +140,16 @@ def error_from_answer(
 
 
 def read_body(content: bytes) -> tuple[str, Any]:
-    """An answer's body as text, and its JSON (None when empty or not JSON)."""
+    """An answer's body as text, and its JSON (None when empty or not JSON). orjson
+    reads it; what orjson refuses and the standard library reads (bytes that are not
+    UTF-8, NaN, integers past 64 bits) is read as the standard library reads it."""
     text = content.decode("utf-8", "replace")
     if not text.strip():
         return text, None
+    try:
+        return text, orjson.loads(content)
+    except orjson.JSONDecodeError:
+        pass
     try:
         return text, json.loads(text)
     except ValueError:

@@ -14,8 +14,8 @@ for it only hurts a server with a small listen backlog (Python's ``http.server``
 - **Growth**: the cap is 4 after the first answer and grows by at most 1 per answer
   (TCP's slow start: at most doubling per round trip); it falls to the target at once.
 - **New connections a few at a time**: the transport reuses idle connections first,
-  and keeps them about 5 s (httpx's ``keepalive_expiry``, the lean transport's, and
-  uvicorn's keep-alive timeout): so a send that takes the requests in flight to a level
+  and keeps them about 5 s (``api/aio.KEEPALIVE_EXPIRY``, httpx's ``keepalive_expiry``,
+  and uvicorn's keep-alive timeout): so a send that takes the requests in flight to a level
   they have not been at in the last 5 s needs a new connection. At most 4 of those go
   in any 10 ms, since answers read together (a busy machine), or a rise after a quiet
   spell whose connections were closed, would otherwise let in a batch.

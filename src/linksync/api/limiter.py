@@ -49,14 +49,12 @@ import asyncio
 import math
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
 from linksync.api.defaults import DEFAULT_CONCURRENCY
 from linksync.api.failures import header
 from linksync.api.inflight import InFlightCap
-from linksync.api.poolentry import PoolEntry
 
 Sleep = Callable[[float], Awaitable[None]]
 Clock = Callable[[], float]
@@ -130,8 +128,6 @@ class RateLimiter:
         self._head_taken = False  # a task is running the admission rules
         self._cap = InFlightCap(concurrency)  # rule 3
         self._turns: deque[asyncio.Future[None]] = deque()  # the others, in order
-        #: The way into httpx's pool, one request at a time (on when the client's own).
-        self.entry = PoolEntry(gate=False)
         #: Requests a caller still holds back for later (a pool's queue): a hint for
         #: pacing, never a reason to exceed the window's budget.
         self.queued = 0
@@ -335,28 +331,41 @@ class RateLimiter:
         if last is None or reset > last + same:
             self._last_reset = reset
 
-    @asynccontextmanager
-    async def slot(self) -> AsyncIterator[Slot]:
-        async with self._semaphore:
-            self._waiting += 1
-            try:
-                sent_at = await self._admit()
-            finally:
-                self._waiting -= 1
-            slot = Slot()
-            try:
-                yield slot
-            finally:
-                self._done(slot.headers, sent_at)
+    def slot(self) -> Slot:
+        """``async with limiter.slot() as slot:`` around one request (rules 1-7)."""
+        return Slot(self)
 
 
 class Slot:
-    """One admitted request; record its answer's headers with :meth:`observe`."""
+    """One admitted request; record its answer's headers with :meth:`observe`. An
+    async context manager of its own (not a generator): one is entered per request."""
 
-    __slots__ = ("headers",)
+    __slots__ = ("_limiter", "_sent_at", "headers")
 
-    def __init__(self) -> None:
+    def __init__(self, limiter: RateLimiter) -> None:
+        self._limiter = limiter
+        self._sent_at = 0.0
         self.headers: Mapping[str, str] | None = None
 
     def observe(self, headers: Mapping[str, str]) -> None:
         self.headers = headers
+
+    async def __aenter__(self) -> Slot:
+        limiter = self._limiter
+        await limiter._semaphore.acquire()
+        limiter._waiting += 1
+        try:
+            self._sent_at = await limiter._admit()
+        except BaseException:
+            limiter._semaphore.release()
+            raise
+        finally:
+            limiter._waiting -= 1
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        limiter = self._limiter
+        try:
+            limiter._done(self.headers, self._sent_at)
+        finally:
+            limiter._semaphore.release()

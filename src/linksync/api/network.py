@@ -4,8 +4,9 @@
   ``HTTPS_PROXY`` / ``HTTP_PROXY`` / ``ALL_PROXY`` (either case) apply, with ``NO_PROXY``
   host, suffix and address rules (``httpx._utils.get_environment_proxies``); a proxy
   given explicitly carries every request (httpx ignores the environment then).
-  ``proxy_for`` answers which proxy a base URL goes through, by the same rules, so the
-  run's banner can say it; ``shown_proxy`` is a proxy URL without its credentials.
+  ``proxy_for`` answers which proxy a base URL goes through, by those rules: the
+  transport sends every request through it (all go to the one base URL), and the
+  run's banner names it; ``shown_proxy`` is a proxy URL without its credentials.
 - Trust: ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` (httpx's default context reads them), a CA
   file (``--ca-bundle`` / ``ca_bundle:``), or the operating system's trust store
   through ``truststore`` (``--system-trust`` / ``trust: system``).
@@ -19,9 +20,14 @@
   sent: a transport error "before sending", retried like a refused connection.
 - A kept-alive connection the server closes just as a request goes out on it (nginx's
   ``keepalive_timeout``, ``keepalive_requests``): ``ConnectionTrace`` (httpx's
-  ``trace`` extension) tells that the failed attempt reused a connection and got no
-  byte of answer; ``network_failure`` marks such a transport error ``reused``, which
-  the retry policy retries at once, on a budget of its own (``RetryPolicy``).
+  ``trace`` request extension, which ``linksync.api.aio`` feeds from aiohttp's
+  ``TraceConfig``: a connection opened or reused, the head of an answer received)
+  tells that the failed attempt reused a connection and got no byte of answer;
+  ``network_failure`` marks such a transport error ``reused``, which the retry policy
+  retries at once, on a budget of its own (``RetryPolicy``).
+
+The network's transport (``linksync.api.aio``) raises httpx's errors, so these rules
+read the same for it as for any httpx transport.
 """
 
 from __future__ import annotations
@@ -154,12 +160,13 @@ FIXES = (
 
 
 def verification_failure(exc: BaseException) -> ssl.SSLCertVerificationError | None:
-    """The certificate verification error behind an httpx error (its cause chain)."""
+    """The certificate verification error behind an httpx error (its cause chain; the
+    error OpenSSL raised, not aiohttp's subclass wrapping it)."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if isinstance(current, ssl.SSLCertVerificationError):
+        if isinstance(current, ssl.SSLCertVerificationError) and hasattr(current, "verify_message"):
             return current
         current = current.__cause__ or current.__context__
     return None
@@ -221,9 +228,10 @@ def _user_of(url: str) -> str | None:
 
 
 class ConnectionTrace:
-    """httpx's ``trace`` request extension for one attempt: whether httpx spoke to the
-    network at all (``seen``; not through an in-process transport), opened a connection
-    for it (``opened``), and received the head of an answer (``answered``)."""
+    """httpx's ``trace`` request extension for one attempt: whether the transport spoke
+    to the network at all (``seen``; not through an in-process transport), opened a
+    connection for it (``opened``), and received the head of an answer (``answered``).
+    The event names are httpcore's; ``linksync.api.aio`` sends the same ones."""
 
     __slots__ = ("answered", "opened", "seen")
 

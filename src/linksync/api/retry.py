@@ -1,4 +1,4 @@
-"""The retry policy of the interface, as a small value the client hands to tenacity.
+"""The retry policy of the interface, as a small value the client's retry loop reads.
 
 - 429 RATE_LIMITED: wait Retry-After (5 s when absent) plus up to 1 s of random jitter;
   at most 3 retries. The client also parks every other task for the same time.

@@ -5,8 +5,6 @@ credentials in it), and the small helpers that shape a request (proxies and trus
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
-from typing import Any
 from urllib.parse import urlsplit
 
 from linksync.errors import ConfigError
@@ -42,12 +40,6 @@ def check_base_url(base_url: str, *, allow_insecure: bool) -> str:
     if path.endswith(API_PREFIX):
         path = path[: -len(API_PREFIX)]
     return f"{parts.scheme}://{parts.netloc}{path}"
-
-
-def clean_params(params: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    if not params:
-        return None
-    return {k: v for k, v in params.items() if v is not None and v != ""}
 
 
 def describe_exception(exc: Exception) -> str:
