@@ -180,6 +180,7 @@ SITES: dict[tuple[str, str], set[str]] = {
         "DEST_TLS_ERROR",
         "DEST_UNREACHABLE",
     },
+    ("validate/dest_findings.py", "findings"): {"DEST_UTM_DROPPED"},
     ("validate/destinations.py", "_failure"): {
         "DEST_TIMEOUT",
         "DEST_TLS_ERROR",

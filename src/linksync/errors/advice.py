@@ -219,6 +219,11 @@ ADVICE: dict[str, str] = {
     "DEST_HTTPS_AVAILABLE": (
         "Use the https:// URL the message names: one redirect less, and no plain http."
     ),
+    "DEST_UTM_DROPPED": (
+        "The visits arrive without the campaign's utm_* parameters, so analytics cannot count "
+        "them: point the link at the final address with its utm_* parameters, or have the "
+        "site's redirect keep the query string."
+    ),
 }
 
 

@@ -348,6 +348,10 @@ _TABLE: tuple[ErrorDef, ...] = (
         ("DEST_REDIRECT_LOOP", "The destination redirects in a loop, or past the hop limit"),
         ("DEST_OTHER_HOST", "The destination redirects to another host (the final URL shown)"),
         ("DEST_HTTPS_AVAILABLE", "An http:// destination redirects to https://: use that"),
+        (
+            "DEST_UTM_DROPPED",
+            "The destination redirects to a URL without utm_* parameters the row's URL carries",
+        ),
     ),
 )
 

@@ -4,8 +4,10 @@
 ``apple``, ``google``; http and https only), checks each distinct one once
 (``linksync.validate.destinations``) and returns the validation with a problem on every
 row whose destination has a finding: a warning, or an error under ``strict`` (the row
-is then invalid and not sent). Rows already invalid are not checked: they are not sent
-either way, and their own errors come first.
+is then invalid and not sent). A destination may make two findings: its verdict's
+(``DEST_OTHER_HOST``...) and ``DEST_UTM_DROPPED`` when the final URL lacks ``utm_*``
+parameters the row's URL carries (``utm_message``). Rows already invalid are not
+checked: they are not sent either way, and their own errors come first.
 """
 
 from __future__ import annotations
@@ -51,6 +53,34 @@ def message(verdict: Verdict) -> str:
     return text
 
 
+def utm_message(verdict: Verdict) -> str:
+    """The row's message of a destination whose final URL lacks ``utm_*`` parameters the
+    row's URL carries: the final URL, the redirects' statuses, the parameters lost (and
+    those kept with another value)."""
+    statuses = ", ".join(str(s) for s in verdict.redirects)
+    text = (
+        f"the destination redirects to {verdict.final} ({statuses}), which drops "
+        f"{', '.join(verdict.utm_dropped)}"
+    )
+    if verdict.utm_changed:
+        kept = "; ".join(
+            f"{n} arrives as '{new}', not '{old}'" for n, old, new in verdict.utm_changed
+        )
+        text += f" ({kept})"
+    return (
+        f"{text}: the campaign's numbers are lost; point the link at the final address, or "
+        "fix the redirect to keep the query string"
+    )
+
+
+def findings(verdict: Verdict) -> list[tuple[str, str]]:
+    """(constant, message) of each finding a verdict makes on its rows."""
+    found = [(verdict.constant, message(verdict))] if verdict.constant is not None else []
+    if verdict.utm_dropped:
+        found.append(("DEST_UTM_DROPPED", utm_message(verdict)))
+    return found
+
+
 def _checked(value: object) -> str | None:
     if isinstance(value, str) and value.lower().startswith(("http://", "https://")):
         return value
@@ -78,14 +108,12 @@ def check_destinations(
     done = check_urls((url for *_, url in wanted), network=network, progress=progress)
     found: dict[int, list[Problem]] = {}
     specs = validation.specs
+    severity = Severity.ERROR if strict else Severity.WARNING
     for i, name, url in wanted:
-        verdict = done.verdicts[url]
-        if verdict.constant is None:
-            continue
-        severity = Severity.ERROR if strict else Severity.WARNING
-        text = message(verdict) + (STRICT_NOTE if strict else "")
-        problem = Problem(verdict.constant, text, specs[i].provenance, name, severity)
-        found.setdefault(i, []).append(problem)
+        for constant, said in findings(done.verdicts[url]):
+            text = said + (STRICT_NOTE if strict else "")
+            problem = Problem(constant, text, specs[i].provenance, name, severity)
+            found.setdefault(i, []).append(problem)
     return _merged(validation, found), done
 
 

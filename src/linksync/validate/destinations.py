@@ -9,7 +9,8 @@
   connection fails on HEAD alone.
 - Redirects followed here, up to ``Politeness.max_redirects``, so each hop is seen: a
   loop, too many hops, a last hop to another host, an ``http://`` URL that lands on
-  ``https://``.
+  ``https://``, a final URL without the ``utm_*`` parameters the URL asked carries
+  (``utm_changes``: the campaign's numbers are lost on the way).
 - Politely: at most ``per_host`` requests at a time to one host (host and port), at
   most ``rate`` requests a second in all, a ``Retry-After`` of a 429 or 503 honoured
   once (up to ``retry_after_max`` seconds), ``User-Agent: linksync/<version>
@@ -23,7 +24,8 @@
 Constants: DEST_NOT_FOUND (404, 410), DEST_CLIENT_ERROR (other 4xx), DEST_SERVER_ERROR
 (5xx), DEST_TIMEOUT, DEST_UNREACHABLE (DNS, refused connection), DEST_TLS_ERROR,
 DEST_REDIRECT_LOOP (a loop, or more hops than the limit), DEST_OTHER_HOST,
-DEST_HTTPS_AVAILABLE.
+DEST_HTTPS_AVAILABLE; and beside any of them, ``Verdict.utm_dropped`` (DEST_UTM_DROPPED
+on the rows).
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ import socket
 import ssl
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from urllib.parse import urljoin, urlsplit
+from dataclasses import dataclass, replace
+from urllib.parse import parse_qsl, urljoin, urlsplit
 
 import httpx
 
@@ -65,13 +67,24 @@ class Politeness:
 class Verdict:
     """What one URL answered: ``status`` (None: no answer), ``final`` (the URL of the
     last answer), ``constant`` (None: nothing wrong) and ``detail`` (the cause, in
-    words)."""
+    words). After redirects to a page that answers: ``redirects``, the status of each
+    redirect followed; ``utm_dropped``, the ``utm_*`` parameters of ``url`` the final
+    URL lacks; ``utm_changed``, (name, value asked, value landed) of those it carries
+    with another value (kept, but changed on the way)."""
 
     url: str
     status: int | None
     final: str
     constant: str | None = None
     detail: str = ""
+    redirects: tuple[int, ...] = ()
+    utm_dropped: tuple[str, ...] = ()
+    utm_changed: tuple[tuple[str, str, str], ...] = ()
+
+    @property
+    def findings(self) -> int:
+        """How many findings it makes on a row (its constant, the UTM parameters lost)."""
+        return (self.constant is not None) + bool(self.utm_dropped)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +99,7 @@ class DestinationCheck:
         return len(self.verdicts)
 
     def summary(self) -> str:
-        bad = sum(1 for v in self.verdicts.values() if v.constant)
+        bad = sum(1 for v in self.verdicts.values() if v.findings)
         return (
             f"Checked {self.checked} destination URL(s) in {self.seconds:.1f} s: "
             f"{bad} with a finding."
@@ -147,6 +160,30 @@ def _failure(url: str, exc: httpx.HTTPError) -> Verdict:
     return Verdict(url, None, url, "DEST_UNREACHABLE", f"{type(exc).__name__}: {text}")
 
 
+def _utm(url: str) -> dict[str, str]:
+    """The ``utm_*`` parameters of ``url``'s query, by name (the first of a repeated one),
+    decoded (``spring%20sale`` and ``spring+sale`` are one value)."""
+    found: dict[str, str] = {}
+    for name, value in parse_qsl(urlsplit(url).query, keep_blank_values=True):
+        if name.lower().startswith("utm_"):
+            found.setdefault(name, value)
+    return found
+
+
+def utm_changes(url: str, final: str) -> tuple[tuple[str, ...], tuple[tuple[str, str, str], ...]]:
+    """The ``utm_*`` parameters of ``url`` that ``final`` lacks, in ``url``'s order, and
+    (name, value in ``url``, value in ``final``) of those it carries with another value.
+    Parameters ``url`` does not carry are not named."""
+    asked, landed = _utm(url), _utm(final)
+    dropped = tuple(name for name in asked if name not in landed)
+    changed = tuple(
+        (name, value, landed[name])
+        for name, value in asked.items()
+        if name in landed and landed[name] != value
+    )
+    return dropped, changed
+
+
 def classify(url: str, status: int, final: str, hops: int) -> Verdict:
     """The verdict of a last answer ``status`` from ``final`` after ``hops`` redirects."""
     if status in (404, 410):
@@ -202,12 +239,14 @@ class _Checker:
     async def check(self, url: str) -> Verdict:
         seen = [url]
         current = url
+        redirects: list[int] = []
         try:
             for hops in range(self.politeness.max_redirects + 1):
                 response = await self.hop(current)
                 location = response.headers.get("location")
                 if response.status_code not in _REDIRECTS or not location:
-                    return classify(url, response.status_code, current, hops)
+                    return landed(classify(url, response.status_code, current, hops), redirects)
+                redirects.append(response.status_code)
                 current = urljoin(current, location)
                 if current in seen:
                     return Verdict(
@@ -223,6 +262,16 @@ class _Checker:
             return Verdict(url, None, current, failed.constant, failed.detail)
         limit = self.politeness.max_redirects
         return Verdict(url, None, current, "DEST_REDIRECT_LOOP", f"more than {limit} redirects")
+
+
+def landed(verdict: Verdict, redirects: list[int]) -> Verdict:
+    """``verdict`` of a page reached after ``redirects`` (their statuses), with the
+    ``utm_*`` parameters lost or changed on the way; a page that fails (4xx, 5xx) has
+    its own finding and none of these."""
+    if not redirects or verdict.status is None or verdict.status >= 400:
+        return verdict
+    dropped, changed = utm_changes(verdict.url, verdict.final)
+    return replace(verdict, redirects=tuple(redirects), utm_dropped=dropped, utm_changed=changed)
 
 
 async def _check_all(
