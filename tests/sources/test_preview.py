@@ -3,10 +3,14 @@ how it was matched and example values, as the readers read the file."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import openpyxl
+import pytest
+from msoffcrypto.format.ooxml import OOXMLFile  # type: ignore[import-untyped]
 
+from linksync.errors import SourceError
 from linksync.sources.preview import How, preview
 
 
@@ -92,6 +96,35 @@ def test_workbook_sheets_in_order_hidden_ones_left_out_and_yaml_has_no_columns(
     ]
     assert sheets[0].columns[1].examples == ("s",)
     assert "no columns to map" in str(sheets[2].note)
+
+
+def test_an_encrypted_workbook_is_previewed_with_its_password_decrypted_in_memory(
+    tmp_path: Path,
+) -> None:
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.title = "Autumn"
+    sheet.append(["Destination URL", "Back-half"])
+    sheet.append(["https://example.com/a", "leaves"])
+    plain = io.BytesIO()
+    book.save(plain)
+    locked = io.BytesIO()
+    OOXMLFile(io.BytesIO(plain.getvalue())).encrypt("s3cr3t", locked)
+    workbook = tmp_path / "campaign.xlsx"
+    workbook.write_bytes(locked.getvalue())
+
+    (view,) = preview([workbook], None, workbook_password="s3cr3t")
+    assert view.title == f"{workbook}, sheet Autumn"
+    assert [(c.header, c.examples) for c in view.columns] == [
+        ("Destination URL", ("https://example.com/a",)),
+        ("Back-half", ("leaves",)),
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["campaign.xlsx"], "nothing written"
+    with pytest.raises(SourceError, match="the password given does not open it"):
+        preview([workbook], None, workbook_password="wrong")
+    with pytest.raises(SourceError, match="this workbook is encrypted"):
+        preview([workbook], None)
 
 
 def test_column_letters_go_past_z(tmp_path: Path) -> None:

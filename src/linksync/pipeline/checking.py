@@ -102,7 +102,7 @@ def check(
         "warnings": len(validation.warnings),
     }
     problems = tuple(CellProblem(p, cells.value(p)) for p in validation.problems)
-    sheets = tuple(preview(sources, read.reading.mapping))
+    sheets = tuple(preview(sources, read.reading.mapping, workbook_password=read.workbook_password))
     mapping = set(column_lines(validation.frames))  # the page shows the columns itself
     notes = tuple(n for n in validation.notes if n not in mapping)
     return Checked(problems, counts, sheets, notes)

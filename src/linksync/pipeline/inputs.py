@@ -48,9 +48,9 @@ _SYNC_FIELDS = frozenset(SyncOptions.__dataclass_fields__)
 class SourceReading:
     """How a run reads its sources: the ``Reading`` asked, over the profile's
     (``SourceReading.of``), and what the run adds to it: the team's UTM rules (the
-    profile's ``utm_rules:``), the password of encrypted workbooks (from
-    ``--workbook-password-file``, or the variable the profile's
-    ``workbook_password_env`` names), the proxy and TLS trust a destination check goes
+    profile's ``utm_rules:``), the password of encrypted workbooks (``Reading``'s
+    ``workbook_password``, else from ``--workbook-password-file``, else the variable
+    the profile's ``workbook_password_env`` names), the proxy and TLS trust a destination check goes
     through, and ``progress(done, total)`` while it goes (``RunEvents.checking``)."""
 
     reading: Reading = field(default_factory=Reading)
@@ -72,7 +72,7 @@ class SourceReading:
         from linksync.sources.encrypted import workbook_password
 
         read = over(reading or Reading(), from_profile(Reading, profile))
-        password = workbook_password(
+        password = read.workbook_password or workbook_password(
             password_file=read.workbook_password_file, env_name=profile.workbook_password_env
         )
         return cls(read, profile.utm_rules, password, network, progress)
@@ -130,6 +130,7 @@ def read_and_validate(
         raise ConfigError("give either source paths or LinkSpec objects, not both")
     else:
         names = inspect.signature(ReadOptions.build).parameters.keys() & _READING_FIELDS
+        names -= {"workbook_password"}  # as SourceReading resolved it: given below
         options = ReadOptions.build(
             **{name: getattr(asked, name) for name in names},
             workbook_password=setup.workbook_password,

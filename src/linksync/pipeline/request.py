@@ -92,6 +92,12 @@ class Reading:
         default=None,
         flag="--workbook-password-file",
     )
+    workbook_password: str | None = option(
+        "the password of encrypted workbooks itself, held in memory only (a front end's, as "
+        "the page asks for it; over workbook_password_file); never shown, logged or saved.",
+        default=None,
+        repr=False,
+    )
     include_hidden: bool | None = option(
         "read the rows a workbook hides (else they are skipped, and named).",
         default=None,

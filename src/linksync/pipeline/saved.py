@@ -62,7 +62,9 @@ def saved_asks(reading: Reading, policy: SyncPolicy, *, sources: bool) -> SavedA
     flags = {f.name: flags_of(f)[0] for f in (*fields(Reading), *fields(SyncPolicy))}
     unused = [flags[k] for k in UNUSED if asked.get(k)]
     if not sources:
-        unused += [flags[k] for k, v in asked.items() if k in _READING and k not in UNUSED and v]
+        unused += [
+            flags[k] or k for k, v in asked.items() if k in _READING and k not in UNUSED and v
+        ]
     return SavedAsks(options, tuple(unused))
 
 

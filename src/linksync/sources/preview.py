@@ -15,6 +15,7 @@ workbook bomb or a file they cannot read was refused before this module opens it
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -31,6 +32,7 @@ from linksync.sources.columns import (
 )
 from linksync.sources.csv_reader import decode_sample, sniff_header
 from linksync.sources.encoding import detect_encoding
+from linksync.sources.encrypted import decrypt_workbook, is_encrypted_workbook
 from linksync.sources.excel_cells import cell_text
 from linksync.sources.header import find_header
 from linksync.sources.options import CSV_SAMPLE_BYTES
@@ -175,10 +177,16 @@ def _table(
     return SheetPreview(source, sheet, "table", (first, last), tuple(columns), note)
 
 
-def _workbook(path: Path, name: str, mapping: Mapping[str, str] | None) -> list[SheetPreview]:
+def _workbook(
+    path: Path, name: str, mapping: Mapping[str, str] | None, workbook_password: str | None
+) -> list[SheetPreview]:
     from python_calamine import CalamineWorkbook, SheetTypeEnum, SheetVisibleEnum
 
-    book = CalamineWorkbook.from_path(str(path))
+    if is_encrypted_workbook(path):  # decrypted in memory, as the reader does
+        data = decrypt_workbook(path, name, workbook_password)
+        book = CalamineWorkbook.from_filelike(io.BytesIO(data))
+    else:
+        book = CalamineWorkbook.from_path(str(path))
     views = []
     for meta in book.sheets_metadata:
         if meta.visible != SheetVisibleEnum.Visible or meta.typ != SheetTypeEnum.WorkSheet:
@@ -199,10 +207,14 @@ def _csv(path: Path, name: str, mapping: Mapping[str, str] | None) -> SheetPrevi
 
 
 def preview(
-    paths: Sequence[str | PathLike[str]], mapping: Mapping[str, str] | None
+    paths: Sequence[str | PathLike[str]],
+    mapping: Mapping[str, str] | None,
+    *,
+    workbook_password: str | None = None,
 ) -> list[SheetPreview]:
     """Every sheet of the source files ``paths``, in the readers' order, with the
-    ``--map`` mapping (over the profile's ``columns:``) the run reads them with."""
+    ``--map`` mapping (over the profile's ``columns:``) the run reads them with; an
+    encrypted workbook opened with ``workbook_password``."""
     views: list[SheetPreview] = []
     for given in paths:
         path, name = Path(given), str(given)  # named as the readers name it
@@ -213,5 +225,5 @@ def preview(
         elif suffix == ".csv":
             views.append(_csv(path, name, mapping))
         else:
-            views.extend(_workbook(path, name, mapping))
+            views.extend(_workbook(path, name, mapping, workbook_password))
     return views

@@ -10,6 +10,8 @@ and what they share for one server (``UiState``).
     POST   /api/check    {choices}          columns of each sheet, every problem (token)
     POST   /api/plan     {choices}          linksync.plan of the uploads (token)
     POST   /api/apply    {plan_id, force}   linksync.apply of that plan, as a run (token)
+    (each of the three: "password", the password of encrypted workbooks, for that
+    request only: ``linksync.ui.unlock``)
     GET    /api/runs/latest                 the last run's record (404: none yet)
     GET    /api/runs/{id}/events            its progress as server-sent events
     POST   /api/runs/{id}/cancel            ask it to stop (token)
@@ -53,13 +55,14 @@ from starlette.staticfiles import StaticFiles
 
 from linksync._version import __version__
 from linksync.config import Settings, Target
-from linksync.errors import LinksyncError
+from linksync.errors import LinksyncError, SourceError
 from linksync.sync.options import MODES
 from linksync.ui.apply_run import PageApply
 from linksync.ui.choices import Choices, reading_view
 from linksync.ui.runs import Run, RunBusy, RunRegistry
 from linksync.ui.security import PageGuard
 from linksync.ui.steps import CheckView, PageFiles, ShownPlan, check, make_plan, plan_view
+from linksync.ui.unlock import locked, password_of
 from linksync.ui.uploads import KINDS, VISIT_ID, UploadRefused, UploadStore, size_text
 from linksync.ui.words import FIELD_LABELS, page_words
 
@@ -282,7 +285,7 @@ def _render(ui: UiState, template: str, **values: Any) -> str:
 
 def _files(ui: UiState, request: Request) -> PageFiles:
     """The files of the request's visit (``ValueError`` for a bad visit id)."""
-    return PageFiles(tuple(ui.uploads.chosen(visit_of(request))))
+    return PageFiles.of(ui.uploads.chosen(visit_of(request)))
 
 
 def check_fragments(ui: UiState, view: CheckView) -> dict[str, str]:
@@ -292,16 +295,18 @@ def check_fragments(ui: UiState, view: CheckView) -> dict[str, str]:
     }
 
 
-async def _asked(request: Request) -> tuple[Choices, PageFiles] | JSONResponse:
-    """The choices sent and the files on the page, or the answer refusing them."""
+async def _asked(request: Request) -> tuple[Choices, PageFiles, str | None] | JSONResponse:
+    """The choices sent, the files on the page and the password of encrypted workbooks
+    sent with them, or the answer refusing them."""
     try:
-        choices = Choices.from_json(await _body(request))
+        body = await _body(request)
+        choices, password = Choices.from_json(body), password_of(body)
         files = _files(ui_state(request), request)
     except (ValueError, LinksyncError) as exc:
         return error_answer(400, page_words(str(exc)))
     if not files.uploads:
         return error_answer(409, "drop or choose a file first")
-    return choices, files
+    return choices, files, password
 
 
 async def check_step(request: Request) -> JSONResponse:
@@ -309,9 +314,9 @@ async def check_step(request: Request) -> JSONResponse:
     asked = await _asked(request)
     if isinstance(asked, JSONResponse):
         return asked
-    choices, files = asked
+    choices, files, password = asked
     try:
-        view = await asyncio.to_thread(check, files, choices, ui.settings)
+        view = await asyncio.to_thread(check, files, choices, ui.settings, password)
     except LinksyncError as exc:
         return error_answer(400, files.say(str(exc)))
     return JSONResponse({"data": view.to_dict(), "html": check_fragments(ui, view)})
@@ -322,10 +327,12 @@ async def plan_step(request: Request) -> JSONResponse:
     asked = await _asked(request)
     if isinstance(asked, JSONResponse):
         return asked
-    choices, files = asked
+    choices, files, password = asked
     ui.shown = None
     try:
-        shown = await asyncio.to_thread(make_plan, files, choices, ui.settings)
+        shown = await asyncio.to_thread(make_plan, files, choices, ui.settings, password)
+    except SourceError as exc:
+        return error_answer(400, files.source_error(exc, password))
     except LinksyncError as exc:
         return error_answer(400, files.say(str(exc)))
     ui.shown = shown
@@ -338,7 +345,7 @@ async def apply_step(request: Request) -> JSONResponse:
     ui = ui_state(request)
     try:
         body = await _body(request)
-        files = _files(ui, request)
+        files, password = _files(ui, request), password_of(body)
     except ValueError as exc:
         return error_answer(400, str(exc))
     shown = ui.shown
@@ -350,7 +357,11 @@ async def apply_step(request: Request) -> JSONResponse:
     if shown.planned.plan.refused and not force:
         reason = shown.planned.plan.safety.reason
         return error_answer(409, f"the plan crosses a safety limit ({reason}): confirm to apply it")
-    source = PageApply(ui.settings, files, shown, ui.journals, force=force)
+    env = ui.settings.profile.workbook_password_env
+    refused = await asyncio.to_thread(locked, files.uploads, password, profile_env=env)
+    if refused is not None:
+        return error_answer(400, f"{refused}, then apply")
+    source = PageApply(ui.settings, files, shown, ui.journals, force=force, password=password)
     try:
         run = ui.runs.start(source)
     except RunBusy as exc:

@@ -8,7 +8,10 @@ default, named by the page's run id), reports streamed in source order. The run'
 folder gets the downloads: the results report in each format, an annotated copy of
 each uploaded spreadsheet (short link, status, error and, with QR codes, a QR image
 per row) and the zip of QR codes. The uploads are files the run reads: nothing is ever
-written to them.
+written to them. An encrypted workbook is read with the password the apply's request
+brought, held by the run while it reads and dropped when it ends; it gets no annotated
+copy (the copy would hold it decrypted, as ``--annotate`` refuses on the command line),
+and the summary says so: the results reports hold its rows.
 
 Cancel (from the page, or the server stopping) sets the run's cancel event: no new
 requests, those in flight finish, and every row the run did not send is in the reports
@@ -20,7 +23,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import linksync
@@ -100,6 +103,8 @@ class PageApply:
     journals: Path
     force: bool = False
     kind: str = "apply"
+    #: The password of encrypted workbooks, from the apply's request: never shown.
+    password: str | None = field(default=None, repr=False)
 
     def outputs(self, folder: Path) -> tuple[list[Path], list[Path], Path | None]:
         """(reports, annotated copies, QR zip) in ``folder``."""
@@ -114,16 +119,20 @@ class PageApply:
         events = PageEvents(feed)
         choices = self.shown.choices
         journal = self.journals / f"{folder.name}.jsonl"
-        results = linksync.apply(
-            self.files.paths,
-            self.settings,
-            plan=self.shown.planned.plan,
-            # the uploads are read for their passwords only: the plan holds the rest
-            reading=Reading(mapping=choices.reading.mapping),
-            sync=SyncPolicy(force=True if self.force else None),
-            outputs=Outputs(reports, copies, qr, journal, reads=self.files.paths),
-            hooks=Hooks(events, feed, cancel),
-        )
+        # the uploads are read for their passwords only: the plan holds the rest
+        reading = Reading(mapping=choices.reading.mapping, workbook_password=self.password)
+        try:
+            results = linksync.apply(
+                self.files.paths,
+                self.settings,
+                plan=self.shown.planned.plan,
+                reading=reading,
+                sync=SyncPolicy(force=True if self.force else None),
+                outputs=Outputs(reports, copies, qr, journal, reads=self.files.paths),
+                hooks=Hooks(events, feed, cancel),
+            )
+        finally:
+            self.password = None  # read: the run keeps it no longer
         feed.note(None)
         code = results.exit_code
         summary = f"{outcome_words(results.rows)}. Exit code {code}: {EXIT_MEANINGS.get(code, '')}."
@@ -131,6 +140,11 @@ class PageApply:
             summary += f" {results.stop_sentence}"
         for text in events.warnings[:3]:
             summary += f" Warning: {text}."
+        for upload in self.files.encrypted:
+            summary += (
+                f" No annotated copy of {upload.name}: it is encrypted, and linksync does not "
+                "write a decrypted copy of it; the results reports hold its rows."
+            )
         # The downloads a marketer wants first: the annotated copies, the QR codes.
         written = [p.name for p in results.files if p.parent == folder]
         written.sort(

@@ -9,11 +9,16 @@ repeated in a terminal or a scheduled job.
     choices = Choices.from_json({"mapping": {"Approved by": "ignore"}, "mode": "upsert"})
     linksync.plan(paths, settings, reading=choices.reading, sync=choices.sync)
 
-How the file is read (the date format, the encoding of CSV files, the cell texts that
-mean empty, the UTM case fix) are the reading options of ``--date-format``,
-``--encoding``, ``--empty-value`` and ``--fix-utm-case``; the page shows the profile's
-values at first, and ``beyond(profile)`` leaves out what the profile already says, so
-the command line shown names only what the page changed.
+How the file is read (the date format, the time zone of dates written without one, the
+encoding of CSV files, the cell texts that mean empty, the UTM case fix) are the
+reading options of ``--date-format``, ``--timezone``, ``--encoding``, ``--empty-value``
+and ``--fix-utm-case``; the page shows the profile's values at first, and
+``beyond(profile)`` leaves out what the profile already says, so the command line shown
+names only what the page changed.
+
+The password of an encrypted workbook is no choice: it travels beside the choices, is
+never kept with them (``linksync.ui.unlock``), and the command line names
+``--workbook-password-file FILE`` in its place.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from linksync.config.profiles import Profile
 from linksync.errors import ConfigError
 from linksync.pipeline.fields import command_words
 from linksync.pipeline.request import Outputs, Reading, SyncPolicy
+from linksync.rules.timestamps import time_zone, zone_name
 from linksync.sources.columns import compile_mapping
 from linksync.sources.options import DateFormat, ReadOptions
 from linksync.sync.options import MODES
@@ -85,8 +91,9 @@ class Choices:
         scope = _text(data.get("scope") or "", "mirror domains").replace(",", " ").split()
         date_format = _text(data.get("date_format") or "", "date format").strip() or None
         encoding = _text(data.get("encoding") or "", "encoding").strip() or None
+        zone = _text(data.get("timezone") or "", "time zone").strip() or None
         # Refused here, with the readers' own words, as the flags are.
-        ReadOptions.build(date_format=date_format, encoding=encoding)
+        ReadOptions.build(date_format=date_format, encoding=encoding, timezone=zone)
         reading = Reading(
             mapping=mapping,
             fix_invisible=_flag(data, "fix_invisible"),
@@ -94,6 +101,7 @@ class Choices:
                 _flag(data, "check_destinations") if "check_destinations" in data else None
             ),
             date_format=date_format,
+            timezone=zone,
             encoding=encoding,
             empty_values=_empty_values(data.get("empty_values")),
             fix_utm_case=_flag(data, "fix_utm_case"),
@@ -113,6 +121,7 @@ class Choices:
         asked = self.reading
         same_dates = DateFormat.parse(asked.date_format) == DateFormat.parse(profile.date_format)
         same_empties = set(asked.empty_values or ()) == set(profile.empty_values)
+        same_zone = zone_name(time_zone(asked.timezone)) == zone_name(time_zone(profile.timezone))
         reading = replace(
             asked,
             check_destinations=(
@@ -121,17 +130,23 @@ class Choices:
                 else asked.check_destinations
             ),
             date_format=None if same_dates else asked.date_format,
+            timezone=None if same_zone else asked.timezone,
             encoding=None if asked.encoding == profile.encoding else asked.encoding,
             empty_values=None if same_empties else asked.empty_values,
         )
         return replace(self, reading=reading)
 
-    def command_line(self, names: Sequence[str], annotated: Sequence[str] = ()) -> str:
+    def command_line(
+        self, names: Sequence[str], annotated: Sequence[str] = (), *, password_file: bool = False
+    ) -> str:
         """The ``linksync apply`` command that does what the page does: the flags of
         the choices' fields (``linksync.pipeline.fields.command_words``); a default
-        domain is a profile's ``default_domain:`` on the command line, said after it."""
+        domain is a profile's ``default_domain:`` on the command line, said after it;
+        with ``password_file`` (an encrypted workbook), ``--workbook-password-file
+        FILE``, never the password."""
         outputs = Outputs(annotate=annotated, qr="qr-codes.zip" if self.qr else None)
-        words = ["linksync", "apply", *names, *command_words([self.reading, self.sync, outputs])]
+        reading = replace(self.reading, workbook_password_file="FILE" if password_file else None)
+        words = ["linksync", "apply", *names, *command_words([reading, self.sync, outputs])]
         line = shlex.join(words)
         if self.sync.default_domain:
             line += f"  # with default_domain: {self.sync.default_domain} in linksync.yaml"
@@ -147,6 +162,51 @@ DATE_FORMATS = {
 }
 
 
+#: The zones the page's time-zone box suggests (any IANA name is taken).
+TIME_ZONES = (
+    "UTC",
+    "Europe/London",
+    "Europe/Dublin",
+    "Europe/Lisbon",
+    "Europe/Paris",
+    "Europe/Berlin",
+    "Europe/Madrid",
+    "Europe/Rome",
+    "Europe/Amsterdam",
+    "Europe/Stockholm",
+    "Europe/Warsaw",
+    "Europe/Athens",
+    "Europe/Istanbul",
+    "Europe/Moscow",
+    "Africa/Lagos",
+    "Africa/Johannesburg",
+    "Africa/Cairo",
+    "Asia/Dubai",
+    "Asia/Kolkata",
+    "Asia/Singapore",
+    "Asia/Shanghai",
+    "Asia/Hong_Kong",
+    "Asia/Tokyo",
+    "Asia/Seoul",
+    "Australia/Perth",
+    "Australia/Sydney",
+    "Pacific/Auckland",
+    "America/St_Johns",
+    "America/Halifax",
+    "America/New_York",
+    "America/Chicago",
+    "America/Denver",
+    "America/Phoenix",
+    "America/Los_Angeles",
+    "America/Anchorage",
+    "Pacific/Honolulu",
+    "America/Mexico_City",
+    "America/Bogota",
+    "America/Sao_Paulo",
+    "America/Argentina/Buenos_Aires",
+)
+
+
 def reading_view(prof: Profile) -> dict[str, Any]:
     """The reading options as the page shows them first: the profile's."""
     fmt = (prof.date_format or "iso").strip()
@@ -155,6 +215,8 @@ def reading_view(prof: Profile) -> dict[str, Any]:
         "date_formats": DATE_FORMATS,
         "date_format": fmt.lower() if known else "pattern",
         "date_pattern": "" if known else fmt,
+        "timezone": zone_name(time_zone(prof.timezone)),
+        "timezones": TIME_ZONES,
         "encoding": prof.encoding or "",
         "empty_values": ", ".join(prof.empty_values),
         "utm_rules": prof.utm_rules is not None,

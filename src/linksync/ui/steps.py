@@ -13,7 +13,8 @@ workspace since is refused with STALE_PLAN, never overwritten).
 
 The uploads live under temporary paths; every text shown names a file by the name it
 was uploaded with, and a command-line flag by the page's control that does the same
-(``PageFiles.say``).
+(``PageFiles.say``). An encrypted workbook is read with the password the request
+carries, for that request only (``linksync.ui.unlock``).
 """
 
 from __future__ import annotations
@@ -31,12 +32,14 @@ from linksync.model.results import expiry_note
 from linksync.pipeline.checking import CellProblem
 from linksync.pipeline.checking import check as check_sources
 from linksync.pipeline.planning import Planned
+from linksync.pipeline.request import Reading
 from linksync.report.annotate import SPREADSHEET_SUFFIXES
 from linksync.report.cells import field_change_text, show_value
 from linksync.report.plans import slugless_note
 from linksync.sync.plan import Change
 from linksync.ui.choices import Choices
 from linksync.ui.fixes import fix_for, visible
+from linksync.ui.unlock import locked_words
 from linksync.ui.uploads import Upload
 from linksync.ui.words import page_words
 
@@ -49,9 +52,22 @@ MAX_ROWS = 500
 
 @dataclass(frozen=True, slots=True)
 class PageFiles:
-    """The uploads, as the sources of a run (in the order received)."""
+    """The uploads, as the sources of a run (in the order received; ``of``: the
+    encrypted workbooks last)."""
 
     uploads: tuple[Upload, ...]
+
+    @classmethod
+    def of(cls, uploads: list[Upload]) -> PageFiles:
+        """The uploads in the order received, the encrypted workbooks after the others:
+        they get no annotated copy, and the copies go with the spreadsheet sources in
+        order (``--annotate``), so every step reads them in that order."""
+        return cls(tuple(sorted(uploads, key=lambda u: u.encrypted)))
+
+    @property
+    def encrypted(self) -> tuple[Upload, ...]:
+        """The encrypted workbooks (read with the password the page asks for)."""
+        return tuple(u for u in self.uploads if u.encrypted)
 
     @property
     def paths(self) -> list[Path]:
@@ -67,8 +83,18 @@ class PageFiles:
 
     @property
     def spreadsheets(self) -> list[str]:
-        """The names of the uploads an annotated copy is made of, in order."""
-        return [u.name for u in self.uploads if u.path.suffix.lower() in SPREADSHEET_SUFFIXES]
+        """The names of the uploads an annotated copy is made of, in order (not an
+        encrypted workbook's: the copy would hold it decrypted)."""
+        return [
+            u.name
+            for u in self.uploads
+            if u.path.suffix.lower() in SPREADSHEET_SUFFIXES and not u.encrypted
+        ]
+
+    def source_error(self, error: SourceError, password: str | None) -> str:
+        """A source that cannot be read, as the page says it: an encrypted upload that
+        needs its password, or the one typed does not open (``locked_words``)."""
+        return locked_words(self.uploads, error, password) or self.say(str(error))
 
     def shorten(self, text: str | None) -> str:
         """``text`` with every upload's temporary path replaced by its name."""
@@ -111,6 +137,8 @@ class CheckView:
     utm_rules: tuple[str, ...] = ()
     #: The notes of the checks made (the destination check: how many URLs, how long).
     notes: tuple[str, ...] = ()
+    #: The names of the encrypted workbooks (the page asks for their password).
+    encrypted: tuple[str, ...] = ()
 
     @property
     def constants(self) -> list[str]:
@@ -140,16 +168,22 @@ def _problem_row(found: CellProblem, files: PageFiles) -> ProblemRow:
     )
 
 
-def check(files: PageFiles, choices: Choices, settings: Settings) -> CheckView:
+def check(
+    files: PageFiles, choices: Choices, settings: Settings, password: str | None = None
+) -> CheckView:
     """``linksync.pipeline.checking.check`` of the uploads with the page's choices (no
     request to the target; with the destination check ticked, one to each destination
-    URL), as the page shows it."""
+    URL), encrypted workbooks opened with ``password``, as the page shows it."""
+    encrypted = tuple(u.name for u in files.encrypted)
     try:
         checked = check_sources(
-            files.paths, settings, choices.reading, default_domain=choices.sync.default_domain
+            files.paths,
+            settings,
+            with_password(choices.reading, password),
+            default_domain=choices.sync.default_domain,
         )
     except SourceError as exc:
-        return CheckView(error=files.say(str(exc)))
+        return CheckView(error=files.source_error(exc, password), encrypted=encrypted)
     sheets = tuple(
         replace(s, source=files.shorten(s.source), note=s.note and files.say(s.note))
         for s in checked.sheets
@@ -158,7 +192,19 @@ def check(files: PageFiles, choices: Choices, settings: Settings) -> CheckView:
     rules = settings.profile.utm_rules
     in_force = tuple(rules.describe()) if rules is not None else ()
     notes = tuple(files.say(n) for n in checked.notes)
-    return CheckView(sheets, problems, dict(checked.counts), utm_rules=in_force, notes=notes)
+    return CheckView(
+        sheets,
+        problems,
+        dict(checked.counts),
+        utm_rules=in_force,
+        notes=notes,
+        encrypted=encrypted,
+    )
+
+
+def with_password(reading: Reading, password: str | None) -> Reading:
+    """``reading`` with the password of encrypted workbooks, for one library call."""
+    return replace(reading, workbook_password=password) if password else reading
 
 
 # --- the plan ----------------------------------------------------------------------
@@ -167,7 +213,7 @@ def check(files: PageFiles, choices: Choices, settings: Settings) -> CheckView:
 @dataclass(frozen=True)
 class ShownPlan:
     """A plan the page showed: what Apply runs, for the files and choices it was made
-    from."""
+    from (never the password that read them: the apply's request brings it again)."""
 
     plan_id: str
     planned: Planned
@@ -264,12 +310,16 @@ def annotated_name(name: str) -> str:
     return f"{stem}-annotated.{ext}" if dot else f"{name}-annotated"
 
 
-def make_plan(files: PageFiles, choices: Choices, settings: Settings) -> ShownPlan:
+def make_plan(
+    files: PageFiles, choices: Choices, settings: Settings, password: str | None = None
+) -> ShownPlan:
     """``linksync.plan`` of the uploads with the page's choices (reads the workspace,
-    writes nothing). What the profile says already is left to the profile (the same
-    run), so the command line shown names only what the page changed."""
+    writes nothing), encrypted workbooks opened with ``password``. What the profile says
+    already is left to the profile (the same run), so the command line shown names only
+    what the page changed."""
     choices = choices.beyond(settings.profile)
-    planned = linksync.plan(files.paths, settings, reading=choices.reading, sync=choices.sync)
+    reading = with_password(choices.reading, password)
+    planned = linksync.plan(files.paths, settings, reading=reading, sync=choices.sync)
     return ShownPlan(secrets.token_hex(8), planned, choices, files.ids)
 
 
@@ -295,6 +345,8 @@ def plan_view(shown: ShownPlan, files: PageFiles) -> PlanView:
             for p in shown.planned.file_problems
         ),
         command_line=shown.choices.command_line(
-            files.names, [annotated_name(n) for n in files.spreadsheets]
+            files.names,
+            [annotated_name(n) for n in files.spreadsheets],
+            password_file=bool(files.encrypted),
         ),
     )

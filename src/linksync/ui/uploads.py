@@ -8,8 +8,10 @@ Limits (each refused with a message that names the file and says what to do):
   --max-upload-mb`` says otherwise; checked from the declared length before reading,
   and again while reading (a sender that lies is cut off at the limit);
 - at most ``MAX_FILES`` files at once (remove one to add another);
-- the content: a workbook must be a zip holding ``xl/workbook.xml``; a CSV or YAML
-  file must be text (no NUL byte, unless it starts with a UTF-16 byte order mark).
+- the content: a workbook must be a zip holding ``xl/workbook.xml``, or an encrypted
+  workbook (a password-protected .xlsx: an OLE file ``msoffcrypto`` knows as
+  encrypted; ``Upload.encrypted``, read with the password the page asks for); a CSV or
+  YAML file must be text (no NUL byte, unless it starts with a UTF-16 byte order mark).
   Reading the rows and columns is the readers' work, as for the command line.
 
 The name shown is the file's own name (its last part, control characters removed),
@@ -43,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from linksync.rules.timestamps import utc_now
+from linksync.sources.encrypted import is_encrypted_workbook
 
 #: Per-file size limit (bytes) unless configured.
 DEFAULT_MAX_BYTES = 25_000_000
@@ -84,11 +87,14 @@ class Upload:
     received_at: str
     #: It replaced an earlier upload of the same name (that one is gone).
     replaced: bool = False
+    #: A password-protected workbook: read with the password the page asks for.
+    encrypted: bool = False
 
     @property
     def said(self) -> str:
         """What the page says once it is received."""
-        what = f"({self.kind}, {size_text(self.size)})"
+        locked = ", encrypted" if self.encrypted else ""
+        what = f"({self.kind}{locked}, {size_text(self.size)})"
         if self.replaced:
             return f"{self.name} replaced the earlier upload of the same name {what}."
         return f"{self.name} received {what}."
@@ -103,6 +109,7 @@ class Upload:
             "received_at": self.received_at,
             "received_text": self.received_at[:16].replace("T", " ") + " UTC",
             "replaced": self.replaced,
+            "encrypted": self.encrypted,
             "said": self.said,
         }
 
@@ -136,22 +143,26 @@ def display_name(raw: str) -> str:
     return clean
 
 
-def _check_content(path: Path, name: str, suffix: str) -> None:
+def _check_content(path: Path, name: str, suffix: str) -> bool:
+    """Refuse what is not the file its extension says; True for an encrypted workbook."""
     if suffix in (".xlsx", ".xlsm"):
         try:
             with zipfile.ZipFile(path) as archive:
                 ok = "xl/workbook.xml" in archive.namelist()
         except (zipfile.BadZipFile, OSError):
             ok = False
+        if not ok and is_encrypted_workbook(path):
+            return True
         if not ok:
             raise UploadRefused(
                 415, f"{name} is not an Excel workbook (.xlsx): save it from Excel as .xlsx"
             )
-        return
+        return False
     with open(path, "rb") as fh:
         head = fh.read(_SNIFF)
     if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise UploadRefused(415, f"{name} is not a text file; a {KINDS[suffix]} is text")
+    return False
 
 
 #: (``UploadStore.list`` hides the builtin inside the class.)
@@ -263,14 +274,21 @@ class UploadStore:
                     fh.write(chunk)
             if size == 0:
                 raise UploadRefused(400, f"{name} is empty")
-            _check_content(path, name, suffix)
+            encrypted = _check_content(path, name, suffix)
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
         with self._lock:
             old = self._named(name)
             upload = Upload(
-                upload_id, name, path, size, KINDS[suffix], utc_now(), replaced=old is not None
+                upload_id,
+                name,
+                path,
+                size,
+                KINDS[suffix],
+                utc_now(),
+                replaced=old is not None,
+                encrypted=encrypted,
             )
             self._uploads[upload_id] = upload
             ids = self._visit(visit)

@@ -49,6 +49,8 @@ Words = str | Callable[[re.Match[str]], str]
 
 #: Where the page's reading and run options are: the form above the plan.
 OPTIONS = "in the Options"
+#: The box the page asks the password of an encrypted workbook in (``linksync.ui.unlock``).
+PASSWORD_BOX = "“Workbook password” in the Check step"
 _CONFIRM = "“I checked every change above: apply it anyway”"
 _TERMINAL = "ask whoever runs linksync"
 
@@ -182,7 +184,16 @@ CONTROLS: dict[str, Control] = {
         "the profile's strict: true",
         phrases=((r"under --strict", "when the profile says strict: true"),),
     ),
-    "--timezone": Control("the profile's timezone:", argument=r"(?:ZONE|[A-Z][\w/+-]+)"),
+    "--timezone": Control(
+        f"“Time zone of your dates” {OPTIONS}",
+        argument=r"(?:ZONE|[A-Z][\w/+-]+)",
+        phrases=(
+            (
+                r"(?:pass |use |with )--timezone(?: ZONE)?",
+                f"choose the zone at “Time zone of your dates” {OPTIONS}",
+            ),
+        ),
+    ),
     "--sheet": Control(
         "a sheet name (a terminal run's option)",
         argument=r"NAME",
@@ -194,14 +205,21 @@ CONTROLS: dict[str, Control] = {
         ),
     ),
     "--workbook-password-file": Control(
-        "a password file (a terminal run's option)",
+        PASSWORD_BOX,
         argument=r"(?:FILE|\S+(?=:))",
         phrases=(
             (
-                r"give the password with --workbook-password-file FILE \(a file holding it\), or ",
-                "save a copy without the password and drop that, or ",
+                r"give the password with --workbook-password-file FILE \(a file holding it\)",
+                f"type its password at {PASSWORD_BOX}",
             ),
-            (r"the file given with --workbook-password-file, or ", ""),
+            (
+                r"give its password with --workbook-password-file FILE",
+                f"type its password at {PASSWORD_BOX}",
+            ),
+            (
+                r"the file given with --workbook-password-file",
+                f"the password typed at {PASSWORD_BOX}",
+            ),
         ),
     ),
     "--allow-replace": Control(

@@ -10,6 +10,14 @@
   let mapping = {};  // header -> field, as --map HEADER=FIELD
   let checking = 0;  // the answer of the latest check request wins
 
+  // The password of encrypted workbooks: in the box of this tab only (never stored by
+  // the browser), sent with each request that reads the files, kept by no server.
+  function withPassword(body) {
+    const box = $("workbook-password");
+    if (!$("unlock").hidden && box.value) body.password = box.value;
+    return body;
+  }
+
   function choices() {
     const dates = $("opt-date").value;
     const utmCase = $("opt-utm-case");
@@ -20,6 +28,7 @@
       scope: $("opt-scope").value,
       fix_invisible: $("opt-fix").checked,
       date_format: dates === "pattern" ? $("opt-date-pattern").value : dates,
+      timezone: $("opt-timezone").value,
       encoding: $("opt-encoding").value,
       empty_values: $("opt-empty").value,
       fix_utm_case: Boolean(utmCase && utmCase.checked),
@@ -31,7 +40,7 @@
   }
   // What is read changes with these: check again. The other options change the plan.
   const READING = ["opt-fix", "opt-domain", "opt-dest", "opt-date", "opt-date-pattern",
-    "opt-encoding", "opt-empty", "opt-utm-case"];
+    "opt-timezone", "opt-encoding", "opt-empty", "opt-utm-case"];
 
   async function post(url, body) {
     return page.send("POST", url, JSON.stringify(body), "application/json");
@@ -55,18 +64,33 @@
     clearPlan("");
     $("check-body").textContent = "Checking…";
     show(["columns", "check", "plan"], true);
-    const answer = await post("/api/check", choices());
+    const answer = await post("/api/check", withPassword(choices()));
     if (mine !== checking) return;  // a newer check is on its way
     if (!answer.ok) {
       $("columns-body").replaceChildren();
       fail("check-body", answer);
       return;
     }
+    showUnlock(answer.data.data);
     $("columns-body").innerHTML = answer.data.html.columns;
     $("check-body").innerHTML = answer.data.html.check;
     $("mapping-reset").hidden = Object.keys(mapping).length === 0;
     filter();
   }
+
+  // The password box: shown while a file of the page is an encrypted workbook.
+  function showUnlock(view) {
+    const names = view.encrypted || [];
+    const form = $("unlock");
+    const wasHidden = form.hidden;
+    form.hidden = names.length === 0;
+    if (form.hidden) return;
+    $("unlock-names").textContent = names.join(", ");
+    const open = !view.error;
+    $("unlock-status").textContent = open ? "Opened: " + names.join(", ") + "." : "";
+    if (!open && wasHidden) $("workbook-password").focus();
+  }
+  $("unlock").addEventListener("submit", (e) => { e.preventDefault(); check(); });
 
   $("columns-body").addEventListener("change", (e) => {
     const select = e.target.closest("select.mapping");
@@ -117,7 +141,7 @@
     button.disabled = true;
     clearPlan("Reading the workspace…");
     try {
-      const answer = await post("/api/plan", choices());
+      const answer = await post("/api/plan", withPassword(choices()));
       if (!answer.ok) {
         $("plan-status").textContent = "";
         fail("plan-body", answer);
@@ -135,10 +159,10 @@
     if (!button) return;
     button.disabled = true;
     const force = $("force");
-    const answer = await post("/api/apply", {
+    const answer = await post("/api/apply", withPassword({
       plan_id: button.dataset.planId,
       force: Boolean(force && force.checked),
-    });
+    }));
     if (!answer.ok) {
       button.disabled = false;
       $("plan-status").textContent = (answer.data && answer.data.error) || "refused";
