@@ -47,11 +47,13 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """A successful answer: status, parsed JSON body (None when empty), requestId."""
+    """A successful answer: status, parsed JSON body (None when empty), requestId, and
+    the body's bytes (``content``: what a list page is decoded from)."""
 
     status: int
     body: Any
     request_id: str | None
+    content: bytes = b""
 
 
 @dataclass(slots=True)
@@ -206,7 +208,7 @@ class BaseClient:
             raise proxy_auth_error(self.proxy, status, reason, state.attempts)
         text, parsed = read_body(content)
         if is_success(status, text, parsed):
-            return Answer(status, parsed, request_id_of(headers))
+            return Answer(status, parsed, request_id_of(headers), content)
         error = error_from_answer(
             status,
             headers,
