@@ -17,6 +17,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any
 
 from linksync.model import (
@@ -82,6 +83,10 @@ def tags_added_removed(old: Any, new: Any) -> tuple[tuple[str, ...], tuple[str, 
     )
 
 
+#: The payload of a change that sends nothing: one shared, read-only mapping.
+NO_PAYLOAD: Mapping[str, Any] = MappingProxyType({})
+
+
 @dataclass(frozen=True, slots=True)
 class Change:
     """What the plan does with one row (or one remote link, for a delete).
@@ -102,7 +107,7 @@ class Change:
     spec: LinkSpec | None = None
     remote: RemoteLink | None = None
     fields: tuple[FieldChange, ...] = ()
-    payload: Mapping[str, Any] = field(default_factory=dict)
+    payload: Mapping[str, Any] = field(default_factory=lambda: NO_PAYLOAD)
     problems: tuple[Problem, ...] = ()
     reason: str | None = None
     blocked_by: str | None = None
@@ -227,6 +232,8 @@ class Plan:
     sources: tuple[SourceDigest, ...] = ()
     #: Warnings of the plan as a whole, of no row (an owner tag nobody carries).
     problems: tuple[Problem, ...] = ()
+    #: ``counts``, made on first use (a plan of a million rows is counted once)
+    _counts: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __repr__(self) -> str:
         # Short, as ``Results``'s: a plan is the result of ``asyncio.run`` too.
@@ -235,8 +242,10 @@ class Plan:
     @property
     def counts(self) -> dict[str, int]:
         """Changes by action (every action present, zero when absent)."""
-        c = Counter(ch.action.value for ch in self.changes)
-        return {a.value: c.get(a.value, 0) for a in Action}
+        if self._counts is None:
+            c = Counter(ch.action for ch in self.changes)
+            object.__setattr__(self, "_counts", {a.value: c.get(a, 0) for a in Action})
+        return dict(self._counts or {})
 
     @property
     def writes(self) -> tuple[Change, ...]:
@@ -326,15 +335,18 @@ def restore_passwords(plan: Plan, specs: Iterable[LinkSpec]) -> Plan:
 
 def sort_changes(changes: Sequence[Change]) -> tuple[Change, ...]:
     """Source rows in source order, then deletes (changes of no row: deletes, and
-    deletes refused) by (domain, slug)."""
-    return tuple(
-        sorted(
-            changes,
-            key=lambda c: (
-                c.spec is None,
-                c.index if c.spec is not None else 0,
-                c.domain,
-                (c.slug or "").lower(),
-            ),
-        )
-    )
+    deletes refused) by (domain, slug). Rows already in order (as the diff makes them)
+    are kept as they are: only what follows them is sorted."""
+    rows, last = 0, -1
+    for ch in changes:
+        if ch.spec is None or ch.index <= last:
+            break
+        rows, last = rows + 1, ch.index
+    rest = changes[rows:]
+    if all(ch.spec is None for ch in rest):
+        return (*changes[:rows], *sorted(rest, key=_order))
+    return tuple(sorted(changes, key=_order))
+
+
+def _order(c: Change) -> tuple[bool, int, str, str]:
+    return (c.spec is None, c.index if c.spec is not None else 0, c.domain, (c.slug or "").lower())

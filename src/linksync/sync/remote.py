@@ -35,11 +35,12 @@ from dataclasses import dataclass, field
 from linksync.api import LinkClient, LinkPage
 from linksync.errors import ApiError, ConfigError
 from linksync.model import LinkKey, LinkSpec, RemoteLink
+from linksync.model.links import fold_slug
 from linksync.sync.compare import row_domain
 from linksync.sync.options import SyncOptions
 from linksync.sync.ownership import check_scope
 from linksync.sync.pool import run_pool
-from linksync.sync.state import DomainFetch, DomainInfo, OrgInfo, RemoteState
+from linksync.sync.state import DomainFetch, DomainInfo, LinkIndex, OrgInfo, RemoteState
 
 PAGE = 100
 
@@ -54,7 +55,7 @@ class _Need:
 
 @dataclass(slots=True)
 class _Acc:
-    links: dict[LinkKey, RemoteLink] = field(default_factory=dict)
+    links: LinkIndex = field(default_factory=LinkIndex)
     listed: set[str] = field(default_factory=set)
     read_keys: set[LinkKey] = field(default_factory=set)
     fetches: list[DomainFetch] = field(default_factory=list)
@@ -73,7 +74,7 @@ def needs(
         domain = row_domain(spec, options, system_domain)
         need = out.setdefault(domain, _Need())
         if spec.slug:
-            need.slugs.add(spec.slug.lower())
+            need.slugs.add(fold_slug(spec.slug))
         elif spec.url:  # a row with neither (a hidden row, not read) needs nothing
             need.must_list = True
     if options.deletes:
@@ -187,7 +188,7 @@ async def _fetch_domain(
 
 def _keep(acc: _Acc, links: Iterable[RemoteLink]) -> None:
     for link in links:
-        acc.links[link.key] = link
+        acc.links.add(link)
 
 
 async def _all_pages(
@@ -217,9 +218,11 @@ async def _all_pages(
 
         await run_pool(range(2, last + 1), fetch, client.concurrency, queued=client.set_queued)
         sent += last - 1
-    seen = {link.key for page in pages.values() for link in page.links}
+    seen: set[LinkKey] | None = None  # made only when the listing goes on page by page
     n = max(pages)
     while not pages[n].is_last and len(pages[n].links) >= PAGE:
+        if seen is None:
+            seen = {link.key for page in pages.values() for link in page.links}
         page = await client.list_links_page(page=n + 1, limit=PAGE, tag=tag, domain=domain)
         sent += 1
         fresh = {link.key for link in page.links} - seen
@@ -248,10 +251,11 @@ async def _list_rest(
     unfiltered = first is not None and first is acc.first_of_all
     pages, sent = await _all_pages(client, first, domain=None if unfiltered else domain)
     count = 0
+    add = acc.links.add
     for page in pages:
         for link in page.links:
-            acc.links[link.key] = link
-            count += 1
+            add(link)
+        count += len(page.links)
         if total is None and page.total is not None:
             total = int(page.total)
     acc.requests += sent
@@ -293,8 +297,8 @@ async def _fetch_owned(client: LinkClient, owner_tag: str, acc: _Acc) -> None:
     count = 0
     for page in pages:
         for link in page.links:
-            acc.links.setdefault(link.key, link)
-            count += 1
+            acc.links.keep_first(link)
+        count += len(page.links)
     acc.requests += spent
     acc.fetches.append(DomainFetch(f"tag:{owner_tag}", "list", spent, None, count))
 
@@ -305,7 +309,7 @@ async def _owner_tagged(client: LinkClient, options: SyncOptions, acc: _Acc) -> 
     tag = options.owner_tag
     if not options.deletes or tag is None:
         return None
-    if any(tag in link.tags for link in acc.links.values()):
+    if any(tag in link.tags for link in acc.links.all_values()):
         return True
     if not options.scope_domains:
         return False  # _fetch_owned listed every link carrying it: none
