@@ -5,13 +5,9 @@ pagination) the reader accepts any reasonable shape: camelCase or snake_case key
 array directly in ``data`` or nested in an object, no pagination block at all. Fields it
 does not know are kept in ``extra``; a ``password`` value is never kept.
 
-A list page in the service's own shape (``{"code", "data": [records], "pagination"}``,
-camelCase records of the known fields and types) is decoded from its bytes straight
-into ``RemoteLink`` records (msgspec), with no dict per link in between; any other
-shape, an unknown field, a value of another type, falls back to the tolerant reader,
-so both give the same links. Records of one listing share their domain's text (and a
-``updatedAt`` equal to ``createdAt`` shares its text): a million links hold one string
-per domain.
+A list page given as the answer's bytes in the service's own shape is decoded straight
+into records (``linksync.api.pages``); any other shape, an unknown field, a value of
+another type, is read by the tolerant reader here, and both give the same links.
 """
 
 from __future__ import annotations
@@ -19,13 +15,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 import msgspec
 
+from linksync.api.pages import compact_links, fast_link_page
 from linksync.api.types import Domain, Invitation, LinkPage, Member, OgSuggestion, Organization
 from linksync.errors import ApiError
 from linksync.model import RemoteLink
@@ -213,7 +209,7 @@ def parse_link_page(body: Any, *, page: int, limit: int) -> LinkPage:
     """One page of the link list: from the answer's bytes (the fast path first, see
     the module docstring) or from its decoded JSON."""
     if isinstance(body, bytes | bytearray | memoryview):
-        fast = _fast_link_page(body, page=page, limit=limit)
+        fast = fast_link_page(body, page=page, limit=limit)
         if fast is not None:
             return fast
         body = decode_json(body)
@@ -238,69 +234,6 @@ def decode_json(raw: bytes | bytearray | memoryview) -> Any:
         return msgspec.json.decode(raw)
     except msgspec.DecodeError as exc:
         raise unexpected(f"the answer is not JSON ({exc})") from None
-
-
-class _Pagination(msgspec.Struct, forbid_unknown_fields=True, rename="camel"):
-    """The pagination block of the service's own list answer."""
-
-    page: int | None = None
-    limit: int | None = None
-    total: int | None = None
-    total_pages: int | None = None
-    has_more: bool | None = None
-
-
-class _LinkList(msgspec.Struct, forbid_unknown_fields=True):
-    """The service's own list answer: the fast path's only shape."""
-
-    data: tuple[RemoteLink, ...]
-    code: int | None = None
-    pagination: _Pagination | None = None
-
-
-_LINK_LIST = msgspec.json.Decoder(_LinkList)
-
-
-def _fast_link_page(
-    raw: bytes | bytearray | memoryview, *, page: int, limit: int
-) -> LinkPage | None:
-    """The page decoded straight into records, or None when the answer is of another
-    shape (the tolerant reader then reads it)."""
-    try:
-        answer = _LINK_LIST.decode(raw)
-    except msgspec.DecodeError:
-        return None
-    links = answer.data
-    for link in links:
-        if not link.slug or not link.domain:
-            return None  # the tolerant reader takes them from the short URL
-    p = answer.pagination or _NO_PAGINATION
-    return LinkPage(
-        links=compact_links(links),
-        page=p.page or page,
-        limit=p.limit or limit,
-        total=p.total,
-        total_pages=p.total_pages,
-        has_more=p.has_more,
-    )
-
-
-_NO_PAGINATION = _Pagination()
-_force = msgspec.structs.force_setattr
-
-
-def compact_links(links: tuple[RemoteLink, ...]) -> tuple[RemoteLink, ...]:
-    """The records with their domain's text shared (``sys.intern``), and an
-    ``updated_at`` equal to ``created_at`` sharing its text: the same values, held
-    once."""
-    for link in links:
-        domain = sys.intern(link.domain)
-        if domain is not link.domain:
-            _force(link, "domain", domain)
-        created, updated = link.created_at, link.updated_at
-        if updated is not None and updated is not created and updated == created:
-            _force(link, "updated_at", created)
-    return links
 
 
 def parse_organization(value: Any) -> Organization:

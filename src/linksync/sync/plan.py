@@ -20,6 +20,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
+import msgspec
+
 from linksync.model import (
     Action,
     LinkKey,
@@ -31,6 +33,7 @@ from linksync.model import (
     Severity,
     plain,
 )
+from linksync.model.records import dataclass_compatible
 from linksync.safe.secrets import REDACTED
 from linksync.sync.binding import SourceDigest, WorkspaceId
 from linksync.sync.jsontext import readable
@@ -87,8 +90,8 @@ def tags_added_removed(old: Any, new: Any) -> tuple[tuple[str, ...], tuple[str, 
 NO_PAYLOAD: Mapping[str, Any] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+@dataclass_compatible
+class Change(msgspec.Struct, frozen=True, gc=False):
     """What the plan does with one row (or one remote link, for a delete).
 
     ``domain`` and ``slug`` are the link's identity (``slug`` is None for a create the
@@ -98,6 +101,10 @@ class Change:
     that stops a planned write (STALE_PLAN); ``reason`` explains a skip. ``notes``: what
     the row should say beside its changes (a password changed since the last run from
     this machine; fields its empty cells leave as on the service).
+
+    A compact record (a ``msgspec.Struct`` that ``dataclasses.replace`` still copies):
+    a plan holds one per row, made fast and not tracked by the garbage collector (what
+    it holds never holds it).
     """
 
     action: Action
@@ -107,7 +114,7 @@ class Change:
     spec: LinkSpec | None = None
     remote: RemoteLink | None = None
     fields: tuple[FieldChange, ...] = ()
-    payload: Mapping[str, Any] = field(default_factory=lambda: NO_PAYLOAD)
+    payload: Mapping[str, Any] = NO_PAYLOAD
     problems: tuple[Problem, ...] = ()
     reason: str | None = None
     blocked_by: str | None = None
@@ -327,8 +334,9 @@ def restore_passwords(plan: Plan, specs: Iterable[LinkSpec]) -> Plan:
             if secret is not None:
                 payload = dict(ch.payload)
                 payload["password"] = secret
-                restored = replace(ch.spec, password=secret) if ch.spec is not None else None
-                ch = replace(ch, payload=payload, spec=restored)
+                spec = ch.spec
+                restored = msgspec.structs.replace(spec, password=secret) if spec else None
+                ch = msgspec.structs.replace(ch, payload=payload, spec=restored)
         changes.append(ch)
     return replace(plan, changes=tuple(changes))
 
