@@ -206,9 +206,15 @@ def _share_text(rows: Mapping[str, Mapping[str, LinkSpec]], links: Iterable[Remo
     """Let each link hold the text of the row naming it where the two are equal (its
     URL, slug, description): a million unchanged links and their rows then hold one
     string for each, not two. The values stay as they are."""
+    host: str | None = None
+    named: Mapping[str, LinkSpec] | None = None
     for link in links:
-        named = rows.get(fold_domain(link.domain))
-        spec = named.get(fold_slug(link.slug)) if named else None
+        if link.domain is not host:  # the links of a page share their domain's text
+            host = link.domain
+            named = rows.get(fold_domain(host))
+        if not named:
+            continue
+        spec = named.get(link.slug) or named.get(fold_slug(link.slug))
         if spec is None:
             continue
         url, slug, description = spec.url, spec.slug, spec.description
@@ -294,10 +300,8 @@ async def _list_rest(
         client, first, domain=None if unfiltered else domain, rows=acc.rows
     )
     count = 0
-    add = acc.links.add
     for page in pages:
-        for link in page.links:
-            add(link)
+        acc.links.add_all(page.links)
         count += len(page.links)
         if total is None and page.total is not None:
             total = int(page.total)

@@ -127,6 +127,16 @@ class LinkIndex(KeyMap[RemoteLink]):
         """Hold ``link`` under its key (in place of a link of the same key)."""
         self._slugs(fold_domain(link.domain))[fold_slug(link.slug)] = link
 
+    def add_all(self, links: Iterable[RemoteLink]) -> None:
+        """``add`` of each link (a page's links share their domain: looked up once)."""
+        host: str | None = None
+        slugs: dict[str, RemoteLink] = {}
+        for link in links:
+            if link.domain is not host:
+                host = link.domain
+                slugs = self._slugs(fold_domain(host))
+            slugs[fold_slug(link.slug)] = link
+
     def keep_first(self, link: RemoteLink) -> None:
         """Hold ``link`` unless a link of its key is held already."""
         self._slugs(fold_domain(link.domain)).setdefault(fold_slug(link.slug), link)
