@@ -81,9 +81,10 @@ def compare(
     notes: list[str] = []
     unsent = False
     managed = spec.managed
-    if spec.url is not None and spec.url.strip() != remote.url.strip():
-        fields.append(FieldChange("url", remote.url, spec.url.strip()))
-        patch["url"] = spec.url.strip()
+    url = spec.url  # often the link's own text (``linksync.sync.remote``): no strip then
+    if url is not None and url is not remote.url and url.strip() != remote.url.strip():
+        fields.append(FieldChange("url", remote.url, url.strip()))
+        patch["url"] = url.strip()
     for name in ("description", "apple", "google"):
         if name in managed:
             new, old = getattr(spec, name) or None, getattr(remote, name) or None
