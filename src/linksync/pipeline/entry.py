@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -27,18 +26,18 @@ from linksync.config import Settings, resolve
 from linksync.config.identity import workspace_identity
 from linksync.errors import ConfigError, LinksyncError, describe
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
-from linksync.model import Action, RowResult, RunInfo
+from linksync.model import RunInfo
 from linksync.pipeline.applying import ApplyRequest, ApplyRun, run_apply
 from linksync.pipeline.collector import fewer_collections
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import SourceReading, Sources, load_specs, source_paths, sync_options
-from linksync.pipeline.notify import RunEnd, alert_run, alerts_for, plan_counts
+from linksync.pipeline.notify import RunEnd, alert_run, alerts_for
 from linksync.pipeline.passwords import load_passwords, password_store
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
 from linksync.pipeline.preflight import PathArg, clear_leftovers, run_checks, run_paths
 from linksync.pipeline.request import Hooks, Notify, Outputs, PlanOutputs, Reading, SyncPolicy
 from linksync.pipeline.saved import saved_asks, workspace_here
-from linksync.report.plans import plan_row
+from linksync.report.plans import failed_rows, plan_counts
 from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
 from linksync.safe.outputs import write_text_atomic
@@ -141,8 +140,8 @@ async def _planning(
     outputs: PlanOutputs,
     told: tuple[RunEvents, logging.Logger],
 ) -> tuple[Planned, Counts]:
-    """The plan, and the counts its alert tells (``plan_counts``: a report row is made
-    only for a change with an error)."""
+    """The plan, and the counts its alert tells (``report.plans.plan_counts``: a report
+    row is made only as the example of an error constant)."""
     events, log = told
     opts = sync_options(policy, settings)
     out = outputs.out
@@ -182,23 +181,12 @@ async def _planning(
         saved_json = made.to_json()
         write_text_atomic(out, saved_json + "\n")
     code = plan_exit_code(made, validation.file_problems, detailed=outputs.detailed_exitcode)
-    erring = _erring(made)
-    for row in erring:
-        if row.failed:
-            log_row_failed(log, row)
+    for row in failed_rows(made):
+        log_row_failed(log, row)
     log_run_end(log, counts=made.counts, duration_s=time.monotonic() - started, exit_code=code)
     saved_to = Path(out) if out is not None else None
     planned = Planned(made, validation.file_problems, code, saved_to, saved_json)
-    return planned, plan_counts(made, erring)
-
-
-def _erring(made: Plan) -> Sequence[RowResult]:
-    """The report rows of the changes with an error (or invalid), in plan order: the
-    only rows a plan makes (its failed rows are logged, its alert names their
-    constants)."""
-    return [
-        plan_row(ch) for ch in made.changes if ch.error is not None or ch.action is Action.INVALID
-    ]
+    return planned, plan_counts(made)
 
 
 def prepare_apply(

@@ -4,7 +4,8 @@ markdown for a pull-request comment."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from linksync.model.results import expiry_note
 from linksync.report.base import Closing, ReportOptions
 from linksync.report.cells import field_change_text, show_value
 from linksync.report.markdown import MarkdownWriter
+from linksync.report.summary import Counts, Tally
 from linksync.safe.secrets import REDACTED
 from linksync.sync.plan import Change, Plan
 from linksync.sync.slugs import Slugless
@@ -60,8 +62,33 @@ def plan_row(ch: Change) -> RowResult:
     )
 
 
-def plan_rows(plan: Plan) -> list[RowResult]:
-    return [plan_row(ch) for ch in plan.changes]
+def plan_rows(plan: Plan) -> Iterator[RowResult]:
+    """The report row of every change, built one at a time as an output lists them
+    (a saved plan's JSON, markdown, a report file). What only counts rows reads
+    ``plan_counts``; what only lists the failed ones, ``failed_rows``."""
+    return (plan_row(ch) for ch in plan.changes)
+
+
+#: A plan row's status by its change's action (``plan_row``).
+_STATUS = {Action.INVALID: Status.INVALID, Action.SKIP: Status.SKIPPED}
+
+
+def plan_counts(plan: Plan) -> Counts:
+    """``count_results(plan_rows(plan))`` without a report row per change: the changes
+    are counted, and a row is built only as the example of each error constant."""
+    tally = Tally()
+    for ch in plan.changes:
+        err = ch.error if ch.problems else None
+        constant = err.constant if err is not None else None
+        status = _STATUS.get(ch.action, Status.PLANNED)
+        tally.count(ch.action, status, constant, partial(plan_row, ch) if constant else None)
+    return tally.counts()
+
+
+def failed_rows(plan: Plan) -> Iterator[RowResult]:
+    """The report rows of the plan that failed (its invalid rows), in plan order:
+    those of ``plan_rows`` whose ``failed`` is true, with no row built for the others."""
+    return (plan_row(ch) for ch in plan.changes if ch.action is Action.INVALID)
 
 
 def slugless_note(plan: Plan) -> str | None:

@@ -11,7 +11,7 @@ the exit code means.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -127,6 +127,21 @@ class Tally:
         if constant:
             self._errors[constant] += 1
             self._examples.setdefault(constant, result)
+
+    def count(
+        self,
+        action: Action,
+        status: Status,
+        constant: str | None = None,
+        row: Callable[[], RowResult] | None = None,
+    ) -> None:
+        """``add`` of a row not built: ``row()`` builds it only when it is the first
+        of its error constant (the example the summary shows)."""
+        self._pairs[(action, status)] += 1
+        if constant:
+            self._errors[constant] += 1
+            if constant not in self._examples and row is not None:
+                self._examples[constant] = row()
 
     def counts(self) -> Counts:
         # The pairs in the order of Action, then Status.

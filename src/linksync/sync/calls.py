@@ -18,6 +18,8 @@ from collections.abc import Awaitable, Callable, Collection
 from dataclasses import replace
 from typing import Any, TypeVar
 
+import msgspec
+
 from linksync.api import CallEvent, LinkClient, call_scope
 from linksync.errors import SlugExists
 from linksync.model import Action, LinkKey, RemoteLink, RowResult, Status
@@ -137,7 +139,7 @@ class RowCalls:
                     attempts=spent,
                 )
             slug, moved = nxt[1], True
-            ch = replace(ch, slug=slug, payload={**ch.payload, "slug": slug})
+            ch = msgspec.structs.replace(ch, slug=slug, payload={**ch.payload, "slug": slug})
             try:
                 _, event = await self.call(ch, self.client.create_link, dict(ch.payload))
             except SlugExists as exc:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from linksync.model import API_NAMES, LinkSpec, Problem, RemoteLink, Severity
+from linksync.model.links import fold_domain
 from linksync.rules.timestamps import same_instant
 from linksync.sync.fingerprints import PasswordMemory
 from linksync.sync.options import SyncOptions
@@ -47,8 +48,8 @@ class Comparison:
 
 
 def row_domain(spec: LinkSpec, options: SyncOptions, system_domain: str) -> str:
-    """The domain a row's link lives on (lower case)."""
-    return (spec.domain or options.default_domain or system_domain).strip().lower()
+    """The domain a row's link lives on (lower case; one shared string per domain)."""
+    return fold_domain(spec.domain or options.default_domain or system_domain)
 
 
 def desired_tags(spec: LinkSpec, options: SyncOptions) -> tuple[str, ...]:
@@ -80,9 +81,10 @@ def compare(
     notes: list[str] = []
     unsent = False
     managed = spec.managed
-    if spec.url is not None and spec.url.strip() != remote.url.strip():
-        fields.append(FieldChange("url", remote.url, spec.url.strip()))
-        patch["url"] = spec.url.strip()
+    url = spec.url  # often the link's own text (``linksync.sync.remote``): no strip then
+    if url is not None and url is not remote.url and url.strip() != remote.url.strip():
+        fields.append(FieldChange("url", remote.url, url.strip()))
+        patch["url"] = url.strip()
     for name in ("description", "apple", "google"):
         if name in managed:
             new, old = getattr(spec, name) or None, getattr(remote, name) or None
@@ -131,9 +133,7 @@ def left_alone(spec: LinkSpec, remote: RemoteLink, options: SyncOptions) -> tupl
     if prov is None or not prov.columns:
         return ()
     out: list[str] = []
-    for name in _LEFT_FIELDS:
-        if name in spec.managed or name not in prov.columns:
-            continue
+    for name in _unmanaged_columns(spec.managed, prov.columns):
         if name == "url":
             held: object = spec.url is None and remote.url
         elif name == "password":
@@ -145,6 +145,22 @@ def left_alone(spec: LinkSpec, remote: RemoteLink, options: SyncOptions) -> tupl
         if held:
             out.append(API_NAMES.get(name, name))
     return tuple(out)
+
+
+#: (managed fields, the columns' map) -> (that map, the fields of ``_LEFT_FIELDS`` it has
+#: a column for and the row does not manage): rows of a sheet share both.
+_UNMANAGED: dict[tuple[frozenset[str], int], tuple[Mapping[str, str], tuple[str, ...]]] = {}
+
+
+def _unmanaged_columns(managed: frozenset[str], columns: Mapping[str, str]) -> tuple[str, ...]:
+    known = _UNMANAGED.get((managed, id(columns)))
+    if known is not None and known[0] is columns:
+        return known[1]
+    names = tuple(n for n in _LEFT_FIELDS if n not in managed and n in columns)
+    if len(_UNMANAGED) > 256:
+        _UNMANAGED.clear()
+    _UNMANAGED[(managed, id(columns))] = (columns, names)
+    return names
 
 
 def left_alone_note(names: tuple[str, ...]) -> str | None:

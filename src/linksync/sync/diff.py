@@ -36,6 +36,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 
 from linksync.model import Action, LinkKey, LinkSpec, Place, Problem, RemoteLink, Severity
+from linksync.model.links import fold_slug
 from linksync.sync.compare import compare, create_payload, row_domain, said_of, unsent_password
 from linksync.sync.fingerprints import PasswordMemory
 from linksync.sync.options import Mode, SyncOptions
@@ -50,7 +51,7 @@ from linksync.sync.ownership import (
 from linksync.sync.plan import Change, FieldChange, Plan, Unmanaged, sort_changes
 from linksync.sync.safety import judge_safety, mark_quota
 from linksync.sync.slugs import MAX_CANDIDATES, Slugless, first_free, identity_domain
-from linksync.sync.state import RemoteState
+from linksync.sync.state import KeyMap, RemoteState, unclaimed
 from linksync.sync.verdicts import QuotaNote
 
 
@@ -80,23 +81,22 @@ class _Differ:
         for p in problems:
             if p.provenance is not None and p.provenance.row is not None:
                 self.by_place.setdefault(p.provenance.place, []).append(p)
-        self.claimed: dict[LinkKey, int] = {}
+        self.claimed: KeyMap[int] = KeyMap()  # key -> the row that claims it
         self.claimed_urls: dict[tuple[str, str], int] = {}
         self.protected_urls: set[tuple[str, str]] = set()
         #: slug (folded) or URL (edges stripped) -> the first invalid row naming it
         self.kept_by: dict[str, LinkSpec] = {}
-        self.rows: dict[int, LinkSpec] = {}
         self.hidden: list[Problem] = []  # rows a workbook hides, skipped unread
 
     def row_change(self, index: int, spec: LinkSpec) -> Change:
-        self.rows[index] = spec
+        """The change of row ``index`` of ``desired`` (``spec``)."""
         domain = row_domain(spec, self.options, self.remote.system_domain)
         prov = spec.provenance
         found = list(self.by_place.get(prov.place, ())) if prov and self.by_place else []
-        hidden = next((p for p in found if p.constant == "HIDDEN_ROW"), None)
+        hidden = next((p for p in found if p.constant == "HIDDEN_ROW"), None) if found else None
         if hidden is not None:
             self.hidden.append(hidden)
-        if index in self.invalid or any(p.severity is Severity.ERROR for p in found):
+        if index in self.invalid or (found and any(p.severity is Severity.ERROR for p in found)):
             self._protect(spec, domain, index)
             return Change(Action.INVALID, domain, spec.slug, index, spec, problems=tuple(found))
         if hidden is not None:  # a row the workbook hides, not read: no link, no domain
@@ -163,7 +163,7 @@ class _Differ:
     ) -> tuple[RemoteLink | None, Problem | None]:
         """The remote link a row refers to, or a problem (duplicate, ambiguous)."""
         if spec.slug:
-            key = LinkKey.of(domain, spec.slug)
+            key = LinkKey(domain, fold_slug(spec.slug))  # the domain is folded already
             link = self.remote.links.get(key)
         else:
             url = (spec.url or "").strip()
@@ -186,14 +186,11 @@ class _Differ:
                 return None, None
             link = matches[0]
             key = link.key
-        first = self.claimed.get(key)
-        if first is not None:
-            return link, self._duplicate(spec, first)
-        self.claimed[key] = index
-        return link, None
+        first = self.claimed.setdefault(key, index)
+        return link, (self._duplicate(spec, first) if first != index else None)
 
     def _duplicate(self, spec: LinkSpec, first: int) -> Problem:
-        other = self.rows.get(first)
+        other = self.desired[first] if first < len(self.desired) else None
         where = other.provenance.where() if other and other.provenance else f"row #{first + 1}"
         return _problem(
             "DUPLICATE_IN_SOURCE", f"same link as an earlier row ({where})", spec, "slug"
@@ -328,11 +325,13 @@ class _Differ:
 
     def deletes(self, start: int) -> list[Change]:
         out: list[Change] = []
-        for key, link in sorted(self.remote.links.items()):
-            if not self.in_scope(link) or key in self.claimed:
-                continue
-            if (key.domain, link.url.strip()) in self.protected_urls:
-                continue
+        protected, in_scope = self.protected_urls, self.in_scope
+        left = [
+            (key, link)
+            for key, link in unclaimed(self.remote.links, self.claimed)
+            if in_scope(link) and (key.domain, link.url.strip()) not in protected
+        ]
+        for key, link in sorted(left):
             kept = kept_by_invalid(link, self.kept_by, start) if self.kept_by else None
             if kept is not None:
                 out.append(kept)

@@ -17,7 +17,10 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any
+
+import msgspec
 
 from linksync.model import (
     Action,
@@ -30,6 +33,7 @@ from linksync.model import (
     Severity,
     plain,
 )
+from linksync.model.records import dataclass_compatible
 from linksync.safe.secrets import REDACTED
 from linksync.sync.binding import SourceDigest, WorkspaceId
 from linksync.sync.jsontext import readable
@@ -82,8 +86,12 @@ def tags_added_removed(old: Any, new: Any) -> tuple[tuple[str, ...], tuple[str, 
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+#: The payload of a change that sends nothing: one shared, read-only mapping.
+NO_PAYLOAD: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass_compatible
+class Change(msgspec.Struct, frozen=True, gc=False):
     """What the plan does with one row (or one remote link, for a delete).
 
     ``domain`` and ``slug`` are the link's identity (``slug`` is None for a create the
@@ -93,6 +101,10 @@ class Change:
     that stops a planned write (STALE_PLAN); ``reason`` explains a skip. ``notes``: what
     the row should say beside its changes (a password changed since the last run from
     this machine; fields its empty cells leave as on the service).
+
+    A compact record (a ``msgspec.Struct`` that ``dataclasses.replace`` still copies):
+    a plan holds one per row, made fast and not tracked by the garbage collector (what
+    it holds never holds it).
     """
 
     action: Action
@@ -102,7 +114,7 @@ class Change:
     spec: LinkSpec | None = None
     remote: RemoteLink | None = None
     fields: tuple[FieldChange, ...] = ()
-    payload: Mapping[str, Any] = field(default_factory=dict)
+    payload: Mapping[str, Any] = NO_PAYLOAD
     problems: tuple[Problem, ...] = ()
     reason: str | None = None
     blocked_by: str | None = None
@@ -227,6 +239,8 @@ class Plan:
     sources: tuple[SourceDigest, ...] = ()
     #: Warnings of the plan as a whole, of no row (an owner tag nobody carries).
     problems: tuple[Problem, ...] = ()
+    #: ``counts``, made on first use (a plan of a million rows is counted once)
+    _counts: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __repr__(self) -> str:
         # Short, as ``Results``'s: a plan is the result of ``asyncio.run`` too.
@@ -235,8 +249,10 @@ class Plan:
     @property
     def counts(self) -> dict[str, int]:
         """Changes by action (every action present, zero when absent)."""
-        c = Counter(ch.action.value for ch in self.changes)
-        return {a.value: c.get(a.value, 0) for a in Action}
+        if self._counts is None:
+            c = Counter(ch.action for ch in self.changes)
+            object.__setattr__(self, "_counts", {a.value: c.get(a, 0) for a in Action})
+        return dict(self._counts or {})
 
     @property
     def writes(self) -> tuple[Change, ...]:
@@ -318,23 +334,27 @@ def restore_passwords(plan: Plan, specs: Iterable[LinkSpec]) -> Plan:
             if secret is not None:
                 payload = dict(ch.payload)
                 payload["password"] = secret
-                restored = replace(ch.spec, password=secret) if ch.spec is not None else None
-                ch = replace(ch, payload=payload, spec=restored)
+                spec = ch.spec
+                restored = msgspec.structs.replace(spec, password=secret) if spec else None
+                ch = msgspec.structs.replace(ch, payload=payload, spec=restored)
         changes.append(ch)
     return replace(plan, changes=tuple(changes))
 
 
 def sort_changes(changes: Sequence[Change]) -> tuple[Change, ...]:
     """Source rows in source order, then deletes (changes of no row: deletes, and
-    deletes refused) by (domain, slug)."""
-    return tuple(
-        sorted(
-            changes,
-            key=lambda c: (
-                c.spec is None,
-                c.index if c.spec is not None else 0,
-                c.domain,
-                (c.slug or "").lower(),
-            ),
-        )
-    )
+    deletes refused) by (domain, slug). Rows already in order (as the diff makes them)
+    are kept as they are: only what follows them is sorted."""
+    rows, last = 0, -1
+    for ch in changes:
+        if ch.spec is None or ch.index <= last:
+            break
+        rows, last = rows + 1, ch.index
+    rest = changes[rows:]
+    if all(ch.spec is None for ch in rest):
+        return (*changes[:rows], *sorted(rest, key=_order))
+    return tuple(sorted(changes, key=_order))
+
+
+def _order(c: Change) -> tuple[bool, int, str, str]:
+    return (c.spec is None, c.index if c.spec is not None else 0, c.domain, (c.slug or "").lower())

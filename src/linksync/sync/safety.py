@@ -5,7 +5,8 @@ a mirror's sources declared what it would delete (``mirror_refusal``). Pure: no 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+
+import msgspec
 
 from linksync.model import Action, Problem, RemoteLink, Severity
 from linksync.sync.options import SyncOptions
@@ -33,7 +34,7 @@ def mark_quota(changes: list[Change], remote: RemoteState) -> list[Change]:
                     None,
                     Severity.WARNING,
                 )
-                ch = replace(ch, problems=(*ch.problems, warning))
+                ch = msgspec.structs.replace(ch, problems=(*ch.problems, warning))
         out.append(ch)
     return out
 

@@ -17,6 +17,8 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+import msgspec
+
 from linksync.errors import ConfigError
 from linksync.model import Action, LinkSpec, Problem, RemoteLink
 from linksync.rules.timestamps import same_instant
@@ -54,9 +56,10 @@ def plan_specs(plan: Plan) -> list[LinkSpec]:
         if not _checked(ch):
             continue
         if ch.spec is not None and not ch.spec.slug and ch.action is Action.CREATE:
-            out.append(replace(ch.spec, domain=ch.domain))
+            out.append(msgspec.structs.replace(ch.spec, domain=ch.domain))
         elif ch.spec is not None:
-            out.append(replace(ch.spec, slug=ch.slug or ch.spec.slug, domain=ch.domain))
+            spec = ch.spec
+            out.append(msgspec.structs.replace(spec, slug=ch.slug or spec.slug, domain=ch.domain))
         elif ch.slug:
             out.append(LinkSpec(url=None, slug=ch.slug, domain=ch.domain))
     return out
@@ -103,7 +106,9 @@ def mark_stale(plan: Plan, fresh: RemoteState) -> Plan:
             why = _why_stale(ch, now, fresh, plan.options)
             if why is not None:
                 problem = Problem("STALE_PLAN", why, ch.provenance, None)
-                ch = replace(ch, problems=(*ch.problems, problem), blocked_by="STALE_PLAN")
+                ch = msgspec.structs.replace(
+                    ch, problems=(*ch.problems, problem), blocked_by="STALE_PLAN"
+                )
         changes.append(ch)
     return replace(plan, changes=tuple(changes))
 
