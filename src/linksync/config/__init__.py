@@ -57,7 +57,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from linksync.api.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, MAX_CONCURRENCY
 from linksync.config.choice import DEFAULT_SANDBOX_DB as DEFAULT_SANDBOX_DB
@@ -152,13 +152,13 @@ def resolve(
     env: Mapping[str, str] | None = None,
     cwd: str | Path | None = None,
     network: NetworkFlags | None = None,
-    sandbox: bool = False,
-    fallback: bool = False,
+    sandbox: bool | Literal["if-unset"] = False,
 ) -> Settings:
-    """Flags (the keyword arguments) > environment > config file. ``sandbox``: the
-    built-in sandbox (``--sandbox``); ``fallback``: the sandbox when nothing names a
-    target (a person at a terminal). With neither, nothing configured and no
-    ``LINKSYNC_SANDBOX=1``: ``ConfigError`` naming the ways to set a target."""
+    """Flags (the keyword arguments) > environment > config file. ``sandbox``: True,
+    the built-in sandbox (``--sandbox``); ``"if-unset"``, the sandbox when nothing
+    names a target (a person at a terminal, the local page). With neither, nothing
+    configured and no ``LINKSYNC_SANDBOX=1``: ``ConfigError`` naming the ways to set a
+    target."""
     env = os.environ if env is None else env
     here = Path(cwd) if cwd is not None else Path.cwd()
     config_path = find_config(config, here)
@@ -169,7 +169,8 @@ def resolve(
         raise ConfigError(f"profile {profile_name!r} asked for, but there is no {DEFAULT_CONFIG}")
     else:
         prof = Profile()
-    flags = TargetFlags(base_url, api_key_file, insecure, network, sandbox, fallback)
+    asked, fallback = sandbox is True, sandbox == "if-unset"
+    flags = TargetFlags(base_url, api_key_file, insecure, network, asked, fallback)
     return settings_for(prof, config_path, flags, concurrency=concurrency, here=here, env=env)
 
 

@@ -86,7 +86,7 @@ from linksync.report.annotate import annotation_pairs, write_copies
 from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
 from linksync.safe.secrets import Secrets
-from linksync.sync.execute import execute
+from linksync.sync.execute import Sinks, execute
 from linksync.sync.history import LastRun, last_run, repeats
 from linksync.sync.journal import DEFAULT_RUNS_DIR, Journal, new_run_id
 from linksync.sync.options import SyncOptions
@@ -337,18 +337,15 @@ class ApplyRun:
                 return Results(rows=(), plan=plan, info=info, confirmed=False)
             journal = Journal(paths.journal, self.run_id) if paths.journal is not None else None
             try:
+                progress = self.on_progress if plan.has_changes else None
                 results = await execute(
                     plan,
                     client,
-                    journal=journal,
-                    progress=self.on_progress if plan.has_changes else None,
+                    sinks=Sinks(journal, progress, on_result, self.writes, passwords),
                     run_id=self.run_id,
-                    on_result=on_result,
                     last=last,
-                    writes=self.writes,
                     recheck_urls=saved is not None or not paths.lock_is_default,
                     cancel=self.cancel,
-                    passwords=passwords,
                 )
             finally:
                 save_passwords(passwords, self.warn)

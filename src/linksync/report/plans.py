@@ -52,10 +52,8 @@ def plan_row(ch: Change) -> RowResult:
     return RowResult.from_change(
         ch,
         status,
-        constant=err.constant if err else None,
-        message=err.message if err else ch.reason,
-        field_name=err.field if err else None,
-        column=err.column if err else None,
+        problem=err,
+        message=None if err else ch.reason,
         field_changes=sent_fields(ch)
         if ch.action is Action.CREATE
         else tuple((f.field, f.old, f.new) for f in ch.fields),

@@ -35,11 +35,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from linksync.api import CallEvent, LinkClient
 from linksync.errors import ERRORS, ApiError, LinkNotFound, SlugExists, Stop, UnsafePlanError
 from linksync.model import Action, LinkKey, RowResult, RunInfo, Status
 from linksync.model.outcome import RemoteWrites
+from linksync.model.results import CallFacts
 from linksync.rules.timestamps import utc_now
 from linksync.sync.calls import RowCalls
 from linksync.sync.fingerprints import PasswordStore
@@ -161,7 +163,7 @@ class _Run:
             return await self.replace(ch)
         except ApiError as exc:
             self.react(exc, ch)
-            return RowResult.from_change(ch, Status.FAILED, error=exc, attempts=exc.attempts)
+            return RowResult.from_change(ch, Status.FAILED, error=exc)
 
     def react(self, exc: ApiError, ch: Change) -> None:
         """What a failure stops for the rest of the run (the error table says)."""
@@ -197,10 +199,8 @@ class _Run:
         try:
             _, event = await self.calls.call(ch, self.client.delete_link, ch.slug, domain=ch.domain)
         except LinkNotFound as exc:
-            done = RowResult.from_change(
-                ch, Status.OK, http_status=exc.status, request_id=exc.request_id,
-                attempts=exc.attempts,
-            )  # fmt: skip
+            facts = CallFacts(exc.status, exc.request_id, exc.attempts)
+            done = RowResult.from_change(ch, Status.OK, call=facts)
             return done.saying("already deleted")
         return ok_result(ch, event, link=ch.remote)
 
@@ -216,7 +216,7 @@ class _Run:
                 Status.FAILED,
                 error=exc,
                 message=f"deleted, but re-creating failed: {exc.message}",
-                attempts=deleted.attempts + exc.attempts,
+                call=CallFacts(attempts=deleted.attempts + exc.attempts),
             )
         return ok_result(ch, event, attempts=deleted.attempts + event.attempts)
 
@@ -241,19 +241,28 @@ def remember_password(store: PasswordStore, ch: Change, result: RowResult) -> No
             store.forget(key)
 
 
+@dataclass(frozen=True, slots=True)
+class Sinks:
+    """Where an apply's results and facts go as they happen (``execute``): the
+    ``journal``, the ``progress`` sink, ``on_result`` (once per row, in plan order), the
+    run's count of ``writes`` (owned by the caller), the ``passwords`` store."""
+
+    journal: Journal | None = None
+    progress: ProgressSink | None = None
+    on_result: Callable[[RowResult], None] | None = None
+    writes: RemoteWrites | None = None
+    passwords: PasswordStore | None = None
+
+
 async def execute(
     plan: Plan,
     client: LinkClient,
     *,
-    journal: Journal | None = None,
-    progress: ProgressSink | None = None,
+    sinks: Sinks | None = None,
     run_id: str | None = None,
-    on_result: Callable[[RowResult], None] | None = None,
     last: LastRun | None = None,
-    writes: RemoteWrites | None = None,
     recheck_urls: bool = False,
     cancel: CancelSignal | None = None,
-    passwords: PasswordStore | None = None,
 ) -> Results:
     """Apply ``plan``; one result per change, in plan order.
 
@@ -278,6 +287,9 @@ async def execute(
     """
     if plan.refused:
         raise UnsafePlanError(f"plan refused: {plan.safety.reason}; use --force to apply it")
+    sinks = sinks or Sinks()
+    journal, progress, on_result = sinks.journal, sinks.progress, sinks.on_result
+    writes, passwords = sinks.writes, sinks.passwords
     run_id = run_id or (journal.run_id if journal is not None else new_run_id())
     writes = writes if writes is not None else RemoteWrites()
     started_at, t0 = utc_now(), time.monotonic()
