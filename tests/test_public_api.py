@@ -2,8 +2,9 @@
 what a run is asked beyond that is grouped in typed values
 (``linksync.pipeline.request``), as httpx groups its options in ``Timeout`` and
 ``Limits``. Public: the facade's names, and every public name of every module of
-the package (a module whose name starts with ``_`` is private); for a class, its public methods and its own ``__init__`` (a
-dataclass's generated ``__init__`` is a value's fields, not a function's parameters)."""
+the package (a module whose name starts with ``_`` is private); for a class, its
+public methods and its own ``__init__`` (a dataclass's generated ``__init__`` is a
+value's fields, not a function's parameters)."""
 
 from __future__ import annotations
 
