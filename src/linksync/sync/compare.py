@@ -122,7 +122,7 @@ def compare(
 
 
 #: Fields an empty cell leaves alone, in the order a note names them.
-_LEFT_FIELDS = ("url", "description", "tags", "expires_at", "apple", "google", "password")
+LEFT_FIELDS = ("url", "description", "tags", "expires_at", "apple", "google", "password")
 
 
 def left_alone(spec: LinkSpec, remote: RemoteLink, options: SyncOptions) -> tuple[str, ...]:
@@ -147,7 +147,7 @@ def left_alone(spec: LinkSpec, remote: RemoteLink, options: SyncOptions) -> tupl
     return tuple(out)
 
 
-#: (managed fields, the columns' map) -> (that map, the fields of ``_LEFT_FIELDS`` it has
+#: (managed fields, the columns' map) -> (that map, the fields of ``LEFT_FIELDS`` it has
 #: a column for and the row does not manage): rows of a sheet share both.
 _UNMANAGED: dict[tuple[frozenset[str], int], tuple[Mapping[str, str], tuple[str, ...]]] = {}
 
@@ -156,7 +156,7 @@ def _unmanaged_columns(managed: frozenset[str], columns: Mapping[str, str]) -> t
     known = _UNMANAGED.get((managed, id(columns)))
     if known is not None and known[0] is columns:
         return known[1]
-    names = tuple(n for n in _LEFT_FIELDS if n not in managed and n in columns)
+    names = tuple(n for n in LEFT_FIELDS if n not in managed and n in columns)
     if len(_UNMANAGED) > 256:
         _UNMANAGED.clear()
     _UNMANAGED[(managed, id(columns))] = (columns, names)

@@ -52,6 +52,7 @@ from linksync.sync.plan import Change, FieldChange, Plan, Unmanaged, sort_change
 from linksync.sync.safety import judge_safety, mark_quota
 from linksync.sync.slugs import MAX_CANDIDATES, Slugless, first_free, identity_domain
 from linksync.sync.state import KeyMap, RemoteState, unclaimed
+from linksync.sync.unchanged import QuickDiff
 from linksync.sync.verdicts import QuotaNote
 
 
@@ -87,6 +88,7 @@ class _Differ:
         #: slug (folded) or URL (edges stripped) -> the first invalid row naming it
         self.kept_by: dict[str, LinkSpec] = {}
         self.hidden: list[Problem] = []  # rows a workbook hides, skipped unread
+        self.quick = QuickDiff(remote, options, self.invalid, self.by_place, self.claimed)
 
     def row_change(self, index: int, spec: LinkSpec) -> Change:
         """The change of row ``index`` of ``desired`` (``spec``)."""
@@ -372,7 +374,8 @@ def diff(
     if options.system_domain is None:
         options = replace(options, system_domain=remote.system_domain)
     differ = _Differ(remote, options, problems, invalid, desired, passwords)
-    changes = [differ.row_change(i, spec) for i, spec in enumerate(desired)]
+    quick, full = differ.quick.unchanged, differ.row_change  # the short way first
+    changes = [quick(i, spec) or full(i, spec) for i, spec in enumerate(desired)]
     if options.deletes:
         changes.extend(differ.deletes(len(desired)))
     changes = mark_quota(changes, remote)

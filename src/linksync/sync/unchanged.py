@@ -1,0 +1,136 @@
+"""The diff's short way for the commonest row: a row with a slug, no finding of its
+own, on a usable domain, naming a link it matches in every field it manages. Such a
+row plans ``unchanged``; a plan of a million of them walks this path a million times.
+
+``QuickDiff.unchanged`` gives the very ``Change`` the full path of ``linksync.sync.diff``
+gives such a row, or None for every other row (that path then decides it, from the
+start). It only ever records what the full path records for the row (the row's claim
+on its link), so a row it leaves to the full path is decided as if it had never been
+looked at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+
+from linksync.model import Action, LinkKey, LinkSpec, Place, RemoteLink
+from linksync.model.links import fold_domain
+from linksync.rules.timestamps import same_instant
+from linksync.sync.compare import LEFT_FIELDS, desired_tags, left_alone, left_alone_note
+from linksync.sync.options import SyncOptions
+from linksync.sync.plan import Change
+from linksync.sync.state import KeyMap, RemoteState
+
+#: The fields a row may manage and still take the short way, compared as the full
+#: comparison (``linksync.sync.compare.compare``) compares them.
+_PLAIN = ("description", "apple", "google")
+
+
+class QuickDiff:
+    """The short way of one diff run (its caches: the domains of rows, as given)."""
+
+    __slots__ = (
+        "_claimed",
+        "_domains",
+        "_index",
+        "_invalid",
+        "_left",
+        "_off",
+        "_options",
+        "_places",
+        "_remote",
+    )
+
+    def __init__(
+        self,
+        remote: RemoteState,
+        options: SyncOptions,
+        invalid: Collection[int],
+        places: Mapping[Place, object],
+        claimed: KeyMap[int],
+    ) -> None:
+        self._remote = remote
+        self._options = options
+        self._invalid = invalid
+        self._places = places
+        self._claimed = claimed
+        #: Taking a link over changes its tags: such runs take the full path.
+        self._off = options.allow_takeover
+        #: the links are a ``KeyMap`` (a plain mapping by key in some callers' states)
+        links = remote.links
+        self._index = links.on_domain if isinstance(links, KeyMap) else None
+        #: a row's domain as given -> the folded domain, or None when it has a problem
+        self._domains: dict[str | None, str | None] = {}
+        #: a row's managed fields -> (its columns, the fields they could leave alone)
+        self._left: dict[frozenset[str], tuple[Mapping[str, str], tuple[str, ...]]] = {}
+
+    def _domain(self, given: str | None) -> str | None:
+        remote = self._remote  # as ``linksync.sync.compare.row_domain`` folds it
+        folded = fold_domain(given or self._options.default_domain or remote.system_domain)
+        if folded == remote.system_domain:
+            return folded
+        info = remote.custom_domains.get(folded)
+        return folded if info is not None and info.active else None
+
+    def unchanged(self, index: int, spec: LinkSpec) -> Change | None:
+        """The ``unchanged`` change of row ``index``, or None: the full path decides."""
+        slug = spec.slug
+        if not slug or self._off or index in self._invalid:
+            return None
+        prov = spec.provenance
+        if self._places and prov is not None and prov.place in self._places:
+            return None
+        given = spec.domain
+        domains = self._domains
+        if given in domains:
+            domain = domains[given]
+        else:
+            domain = domains[given] = self._domain(given)
+        if domain is None:
+            return None
+        folded = slug.lower()  # as ``fold_slug`` folds it: the slug itself when equal
+        if folded == slug:
+            folded = slug
+        key = LinkKey(domain, folded)
+        links = self._remote.links
+        link = self._index(domain).get(folded) if self._index else links.get(key)
+        if link is None or not self._same(spec, link):
+            return None
+        if self._claimed.setdefault(key, index) != index:
+            return None  # a duplicate: the full path says so
+        return Change(
+            Action.UNCHANGED, domain, link.slug, index, spec, link, notes=self._notes(spec, link)
+        )
+
+    def _notes(self, spec: LinkSpec, link: RemoteLink) -> tuple[str, ...]:
+        """``linksync.sync.compare.said_of`` of a row with nothing to change."""
+        prov = spec.provenance
+        if prov is None or not prov.columns:
+            return ()
+        columns = prov.columns
+        known = self._left.get(spec.managed)
+        if known is None or known[0] is not columns:  # rows of a sheet share both
+            names = tuple(n for n in LEFT_FIELDS if n not in spec.managed and n in columns)
+            known = self._left[spec.managed] = (columns, names)
+        if not known[1]:
+            return ()  # the row has a cell for each field it could leave alone
+        note = left_alone_note(left_alone(spec, link, self._options))
+        return (note,) if note is not None else ()
+
+    def _same(self, spec: LinkSpec, link: RemoteLink) -> bool:
+        """True when the full comparison finds no field to change, no note and no
+        password it cannot compare; False also where it might (the full path then
+        compares)."""
+        url = spec.url
+        remote_url = link.url
+        if url is not None and url is not remote_url and url.strip() != remote_url.strip():
+            return False
+        managed = spec.managed
+        for name in _PLAIN:
+            if name in managed and (getattr(spec, name) or None) != (getattr(link, name) or None):
+                return False
+        if "password" in managed and (spec.password or link.has_password):
+            return False
+        if "tags" in managed and set(desired_tags(spec, self._options)) != set(link.tags):
+            return False
+        return "expires_at" not in managed or same_instant(spec.expires_at, link.expires_at)
