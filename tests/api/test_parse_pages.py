@@ -92,6 +92,22 @@ def test_own_shape_fields() -> None:
     assert page.links[0].domain is page.links[2].domain
 
 
+def test_links_made_together_hold_their_time_once() -> None:
+    later = "2026-11-02T08:00:00.000Z"
+    records = [_record(0), _record(1), _record(2, createdAt=later, updatedAt=later)]
+    first, second, third = parse_link_page(
+        json.dumps(_own(records)).encode(), page=1, limit=100
+    ).links
+    assert first.created_at == second.created_at == "2026-11-01T10:00:00.000Z"
+    assert second.created_at is first.created_at  # equal times of neighbours: one text
+    assert (
+        third.created_at == third.updated_at == later and third.created_at is not first.created_at
+    )
+    assert [link.to_dict()["createdAt"] for link in (first, second, third)] == [
+        "2026-11-01T10:00:00.000Z", "2026-11-01T10:00:00.000Z", later,
+    ]  # fmt: skip
+
+
 def test_unknown_fields_and_short_url_fallbacks() -> None:
     raw = json.dumps(
         _own([_record(1, clicks=7), _record(2, domain=..., slug=..., title="T", description=...)])

@@ -5,8 +5,8 @@ camelCase records of the known fields and types, no other field) is decoded by m
 into ``RemoteLink`` records, with no dict per link in between (``fast_link_page``);
 an answer of any other shape gives None, and ``linksync.api.parse`` reads it with its
 tolerant reader, which gives the same links. Records of a page share their domain's
-text (and an ``updatedAt`` equal to ``createdAt`` shares its text): a million links hold
-one string per domain (``compact_links``).
+text (as do equal ``createdAt`` of links next to each other, and an ``updatedAt`` equal
+to ``createdAt``): a million links hold one string per domain (``compact_links``).
 """
 
 from __future__ import annotations
@@ -69,14 +69,26 @@ _force = msgspec.structs.force_setattr
 
 
 def compact_links(links: tuple[RemoteLink, ...]) -> tuple[RemoteLink, ...]:
-    """The records with their domain's text shared (``sys.intern``), and an
-    ``updated_at`` equal to ``created_at`` sharing its text: the same values, held
-    once."""
+    """The records with their domain's text shared (``sys.intern``), a ``created_at``
+    equal to the one of the link before sharing its text (links made together, by an
+    import or a bulk create, were made in the same millisecond), and an ``updated_at``
+    equal to ``created_at`` sharing its text: the same values, held once."""
+    host: str | None = None
+    shared = ""
+    made: str | None = None
     for link in links:
-        domain = sys.intern(link.domain)
-        if domain is not link.domain:
-            _force(link, "domain", domain)
+        domain = link.domain
+        if domain != host:
+            host, shared = domain, sys.intern(domain)
+        if domain is not shared:
+            _force(link, "domain", shared)
         created, updated = link.created_at, link.updated_at
+        if created is not None and created is not made:
+            if created == made:
+                _force(link, "created_at", made)
+                created = made
+            else:
+                made = created
         if updated is not None and updated is not created and updated == created:
             _force(link, "updated_at", created)
     return links

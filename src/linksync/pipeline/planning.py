@@ -11,7 +11,7 @@ again under the limits of the apply), or a fresh plan. ``Planned`` is what
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -96,8 +96,9 @@ async def make_plan(
     scope domain the workspace does not have (``ConfigError``); an owner tag no link
     and no row carries is a warning of the plan (``Plan.problems``)."""
     refuse_undeclared(validation, options)
-    specs = list(validation.specs)
-    valid = [s for i, s in enumerate(specs) if i not in validation.invalid]
+    specs: Sequence[LinkSpec] = validation.specs  # held once: no copy of a million rows
+    invalid = validation.invalid
+    valid = [s for i, s in enumerate(specs) if i not in invalid] if invalid else specs
     remote = await fetch_remote(client, valid, options)
     if ai_slug or ai_og:
         specs = await enrich(

@@ -76,11 +76,16 @@ def needs(
 ) -> dict[str, _Need]:
     """Per domain: which slugs the rows name, and whether the domain must be listed."""
     out: dict[str, _Need] = {}
+    given: dict[str | None, _Need] = {}  # a row's domain as given -> its domain's need
     for spec in desired:
-        domain = row_domain(spec, options, system_domain)
-        need = out.setdefault(domain, _Need())
-        if spec.slug:
-            need.slugs.setdefault(fold_slug(spec.slug), spec)
+        need = given.get(spec.domain)
+        if need is None:
+            domain = row_domain(spec, options, system_domain)
+            need = given[spec.domain] = out.setdefault(domain, _Need())
+        slug = spec.slug
+        if slug:
+            folded = slug.lower()  # ``fold_slug``: the slug itself when already folded
+            need.slugs.setdefault(slug if folded == slug else folded, spec)
         elif spec.url:  # a row with neither (a hidden row, not read) needs nothing
             need.must_list = True
     if options.deletes:
