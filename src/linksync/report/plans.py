@@ -4,8 +4,10 @@ markdown for a pull-request comment."""
 from __future__ import annotations
 
 import tempfile
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import partial
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -75,11 +77,17 @@ def plan_counts(plan: Plan) -> Counts:
     """``count_results(plan_rows(plan))`` without a report row per change: the changes
     are counted, and a row is built only as the example of each error constant."""
     tally = Tally()
+    plain = Counter(map(attrgetter("action"), plan.changes))  # one pass, in C
     for ch in plan.changes:
-        err = ch.error if ch.problems else None
+        if not ch.problems:
+            continue  # counted above
+        plain[ch.action] -= 1
+        err = ch.error
         constant = err.constant if err is not None else None
         status = _STATUS.get(ch.action, Status.PLANNED)
         tally.count(ch.action, status, constant, partial(plan_row, ch) if constant else None)
+    for action, n in plain.items():
+        tally.count(action, _STATUS.get(action, Status.PLANNED), times=n)
     return tally.counts()
 
 

@@ -134,12 +134,16 @@ class Tally:
         status: Status,
         constant: str | None = None,
         row: Callable[[], RowResult] | None = None,
+        *,
+        times: int = 1,
     ) -> None:
-        """``add`` of a row not built: ``row()`` builds it only when it is the first
-        of its error constant (the example the summary shows)."""
-        self._pairs[(action, status)] += 1
+        """``add`` of a row not built (``times`` rows alike): ``row()`` builds it only
+        when it is the first of its error constant (the example the summary shows)."""
+        if times <= 0:
+            return
+        self._pairs[(action, status)] += times
         if constant:
-            self._errors[constant] += 1
+            self._errors[constant] += times
             if constant not in self._examples and row is not None:
                 self._examples[constant] = row()
 

@@ -17,6 +17,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -250,7 +251,7 @@ class Plan:
     def counts(self) -> dict[str, int]:
         """Changes by action (every action present, zero when absent)."""
         if self._counts is None:
-            c = Counter(ch.action for ch in self.changes)
+            c = Counter(map(attrgetter("action"), self.changes))  # one pass, in C
             object.__setattr__(self, "_counts", {a.value: c.get(a, 0) for a in Action})
         return dict(self._counts or {})
 

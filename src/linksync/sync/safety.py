@@ -4,7 +4,9 @@ a mirror's sources declared what it would delete (``mirror_refusal``). Pure: no 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from operator import attrgetter
 
 import msgspec
 
@@ -14,12 +16,16 @@ from linksync.sync.plan import Change
 from linksync.sync.state import RemoteState
 from linksync.sync.verdicts import Safety
 
+_ACTION = attrgetter("action")
+
 
 def mark_quota(changes: list[Change], remote: RemoteState) -> list[Change]:
     """Warn on each create past the room left under the link quota (in plan order)."""
     if remote.org is None:
         return changes
     room = max(0, remote.org.link_quota - remote.org.link_count)
+    if list(map(_ACTION, changes)).count(Action.CREATE) <= room:
+        return changes  # every create fits: nothing to mark
     out: list[Change] = []
     seen = 0
     for ch in changes:
@@ -50,12 +56,14 @@ def judge_safety(
     Existing links: in mirror mode those in the delete scope; otherwise the links of the
     domains the plan writes to (each domain's total when the fetch learned it).
     """
-    updates = sum(1 for c in changes if c.action in (Action.UPDATE, Action.REPLACE))
-    deletes = sum(1 for c in changes if c.action is Action.DELETE)
+    actions = Counter(map(_ACTION, changes))  # one pass, in C
+    updates = actions[Action.UPDATE] + actions[Action.REPLACE]
+    deletes = actions[Action.DELETE]
     if options.deletes:
         existing = sum(1 for link in remote.links.values() if in_scope(link))
     else:
-        touched = {c.domain for c in changes if c.action in (Action.UPDATE, Action.REPLACE)}
+        updating = (Action.UPDATE, Action.REPLACE)
+        touched = {c.domain for c in changes if c.action in updating} if updates else set()
         existing = 0
         for d in sorted(touched):
             total = remote.domain_total(d)
