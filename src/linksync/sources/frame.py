@@ -171,14 +171,17 @@ class SpecFrame:
         for start in range(0, n, _BLOCK):
             end = min(n, start + _BLOCK)
             lists = [col[start:end].tolist() for col in cols]
-            block = zip(code[start:end].tolist(), *lists, strict=True)
-            for i, (c, url, slug, domain, desc, tags, pw, exp, apple, google) in enumerate(
-                block, start
-            ):
+            if self.provenances is not None:
+                provs: Iterable[Provenance] = self.provenances[start:end]
+            else:  # as ``provenance(i)`` makes them, the rows' numbers read a block at once
+                src, sheet, columns, tz = self.source, self.sheet, self.columns, self.timezone
+                rows = self.rows[start:end].tolist()
+                provs = (Provenance(src, sheet, r, columns, tz) for r in rows)
+            block = zip(code[start:end].tolist(), *lists, provs, strict=True)
+            for c, url, slug, domain, desc, tags, pw, exp, apple, google, prov in block:
                 ms = cache.get(c)
                 if ms is None:
                     ms = cache[c] = frozenset(f for b, f in enumerate(LINK_FIELDS) if c >> b & 1)
-                prov = self.provenance(i)
                 yield LinkSpec(url, slug, domain, desc, tags, pw, exp, apple, google, ms, prov)
 
     def with_values(self, field_name: str, values: np.ndarray) -> SpecFrame:
