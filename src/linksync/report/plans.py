@@ -99,6 +99,8 @@ def failed_rows(plan: Plan) -> Iterator[RowResult]:
 
 def slugless_note(plan: Plan) -> str | None:
     """How the plan's creates without a slug get one (None when it has none)."""
+    if not plan.counts[Action.CREATE.value]:
+        return None
     n = sum(
         1
         for ch in plan.changes

@@ -255,14 +255,21 @@ class Plan:
             object.__setattr__(self, "_counts", {a.value: c.get(a, 0) for a in Action})
         return dict(self._counts or {})
 
+    def _may_write(self) -> bool:
+        """Some change has a write action (its counts, made once, tell without a walk)."""
+        counts = self.counts
+        return any(counts[a.value] for a in WRITE_ACTIONS)
+
     @property
     def writes(self) -> tuple[Change, ...]:
+        if not self._may_write():
+            return ()
         return tuple(ch for ch in self.changes if ch.is_write)
 
     @property
     def has_changes(self) -> bool:
         """True when applying would send at least one write."""
-        return any(ch.is_write for ch in self.changes)
+        return self._may_write() and any(ch.is_write for ch in self.changes)
 
     @property
     def invalid(self) -> tuple[Change, ...]:

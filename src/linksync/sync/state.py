@@ -44,6 +44,11 @@ class KeyMap(Mapping[LinkKey, V]):
     def setdefault(self, key: LinkKey, value: V) -> V:
         return self._slugs(key[0]).setdefault(key[1], value)
 
+    def slugs_on(self, domain: str) -> dict[str, V]:
+        """The values of ``domain`` (folded) by folded slug, to read and add to in place
+        (a key's slug folded as ``LinkKey.of`` folds it)."""
+        return self._slugs(domain)
+
     def on_domain(self, domain: str) -> Mapping[str, V]:
         """The values of ``domain`` (folded) by folded slug, in the order put."""
         return self._domains.get(domain, {})

@@ -25,6 +25,9 @@ from linksync.sync.state import KeyMap, RemoteState
 #: comparison (``linksync.sync.compare.compare``) compares them.
 _PLAIN = ("description", "apple", "google")
 
+#: (a folded domain, its links by folded slug or None, the rows claiming them)
+_Domain = tuple[str, Mapping[str, RemoteLink] | None, dict[str, int]]
+
 
 class QuickDiff:
     """The short way of one diff run (its caches: the domains of rows, as given)."""
@@ -32,7 +35,6 @@ class QuickDiff:
     __slots__ = (
         "_claimed",
         "_domains",
-        "_index",
         "_invalid",
         "_left",
         "_off",
@@ -57,20 +59,22 @@ class QuickDiff:
         #: Taking a link over changes its tags: such runs take the full path.
         self._off = options.allow_takeover
         #: the links are a ``KeyMap`` (a plain mapping by key in some callers' states)
-        links = remote.links
-        self._index = links.on_domain if isinstance(links, KeyMap) else None
-        #: a row's domain as given -> the folded domain, or None when it has a problem
-        self._domains: dict[str | None, str | None] = {}
+        #: a row's domain as given -> (the folded domain, its links by folded slug, the
+        #: rows claiming them), or None when the domain has a problem
+        self._domains: dict[str | None, _Domain | None] = {}
         #: a row's managed fields -> (its columns, the fields they could leave alone)
         self._left: dict[frozenset[str], tuple[Mapping[str, str], tuple[str, ...]]] = {}
 
-    def _domain(self, given: str | None) -> str | None:
+    def _domain(self, given: str | None) -> _Domain | None:
         remote = self._remote  # as ``linksync.sync.compare.row_domain`` folds it
         folded = fold_domain(given or self._options.default_domain or remote.system_domain)
-        if folded == remote.system_domain:
-            return folded
-        info = remote.custom_domains.get(folded)
-        return folded if info is not None and info.active else None
+        if folded != remote.system_domain:
+            info = remote.custom_domains.get(folded)
+            if info is None or not info.active:
+                return None
+        links = remote.links
+        on_domain = links.on_domain(folded) if isinstance(links, KeyMap) else None
+        return folded, on_domain, self._claimed.slugs_on(folded)
 
     def unchanged(self, index: int, spec: LinkSpec) -> Change | None:
         """The ``unchanged`` change of row ``index``, or None: the full path decides."""
@@ -83,20 +87,22 @@ class QuickDiff:
         given = spec.domain
         domains = self._domains
         if given in domains:
-            domain = domains[given]
+            known = domains[given]
         else:
-            domain = domains[given] = self._domain(given)
-        if domain is None:
+            known = domains[given] = self._domain(given)
+        if known is None:
             return None
+        domain, on_domain, claims = known
         folded = slug.lower()  # as ``fold_slug`` folds it: the slug itself when equal
         if folded == slug:
             folded = slug
-        key = LinkKey(domain, folded)
-        links = self._remote.links
-        link = self._index(domain).get(folded) if self._index else links.get(key)
+        if on_domain is not None:
+            link = on_domain.get(folded)
+        else:
+            link = self._remote.links.get(LinkKey(domain, folded))
         if link is None or not self._same(spec, link):
             return None
-        if self._claimed.setdefault(key, index) != index:
+        if claims.setdefault(folded, index) != index:
             return None  # a duplicate: the full path says so
         return Change(
             Action.UNCHANGED, domain, link.slug, index, spec, link, notes=self._notes(spec, link)
