@@ -358,6 +358,8 @@ def sort_changes(changes: Sequence[Change]) -> tuple[Change, ...]:
         if ch.spec is None or ch.index <= last:
             break
         rows, last = rows + 1, ch.index
+    if rows == len(changes):
+        return tuple(changes)  # every change a row, in order: no slice of a million
     rest = changes[rows:]
     if all(ch.spec is None for ch in rest):
         return (*changes[:rows], *sorted(rest, key=_order))
