@@ -146,6 +146,11 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sources/yaml_reader.py", "_file_problem"): {"INVALID_FIELD"},
     ("sources/yaml_reader.py", "_read_file"): {"EMPTY_SOURCE"},
     ("sources/yaml_reader.py", "_unknown"): {"UNKNOWN_KEY"},
+    # a password in clear in defaults:; a link's ignore_changes naming an unknown field
+    ("sources/yaml_reader.py", "_default_password"): {"SECRET_IN_SOURCE"},
+    ("sources/yaml_reader.py", "_own_ignore"): {"INVALID_FIELD"},
+    # a password a link refers to that cannot be read; one written in clear
+    ("sources/yaml_secrets.py", "_password"): {"MISSING_SECRET", "SECRET_IN_SOURCE"},
     ("sources/yaml_reader.py", "read"): {"EMPTY_SOURCE"},
     ("sync/calls.py", "adopt_stable"): {"SLUG_EXISTS"},
     ("sync/calls.py", "converge"): {"REPLACE_REQUIRED"},

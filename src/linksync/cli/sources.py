@@ -157,7 +157,8 @@ def validate_command(
     shown = DestinationProgress()
     network = Network(prof.proxy, prof.ca_bundle, prof.trust == "system")
     asked = from_flags(Reading, given_flags())
-    reading = SourceReading.of(asked, prof, network=network, progress=shown)
+    # validate may run where secrets are not: a password not found is a warning
+    reading = SourceReading.of(asked, prof, network=network, progress=shown, secrets_needed=False)
     try:
         batch, result = read_and_validate(
             sources, reading, default_domain=default_domain or prof.default_domain

@@ -18,6 +18,7 @@ import yaml
 
 from linksync.api.defaults import MAX_CONCURRENCY
 from linksync.errors import ConfigError
+from linksync.model.ignore_rules import entry_texts, parse_ignore, parse_ignore_changes
 from linksync.model.utm_rules import UtmRules, parse_utm_rules
 from linksync.rules.timestamps import time_zone
 
@@ -90,6 +91,10 @@ class Profile:
     check_destinations: bool = False
     #: Read the rows a workbook hides (--include-hidden).
     include_hidden: bool = False
+    #: Fields left to people (sent on create, never updated) and links left alone
+    #: (slug patterns, ``tag:NAME``): ``linksync.model.ignore_rules``.
+    ignore_changes: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
 
 
 #: The keys a profile may have: the fields of ``Profile`` but its name.
@@ -212,7 +217,20 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         utm_rules=_utm_rules(data, where),
         check_destinations=data.get("check_destinations", False),
         include_hidden=data.get("include_hidden", False),
+        **_left_to_people(data, where),
     )
+
+
+def _left_to_people(data: Mapping[str, Any], where: str) -> dict[str, tuple[str, ...]]:
+    """``ignore_changes:`` and ``ignore:``, checked now (an unknown field, an entry that
+    can never match: a config error naming it, before anything is read or sent)."""
+    try:
+        return {
+            "ignore_changes": parse_ignore_changes(data.get("ignore_changes")),
+            "ignore": entry_texts(parse_ignore(data.get("ignore"))),
+        }
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
 
 
 #: ``notify_on:`` / ``--notify-on`` choices, and the default (linksync.pipeline.notify).

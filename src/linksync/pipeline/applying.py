@@ -62,10 +62,12 @@ from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import (
     SourceReading,
     Sources,
+    keep_secrets,
     load_specs,
     refuse_file_errors,
     refuse_undeclared,
     source_paths,
+    source_secrets,
 )
 from linksync.pipeline.lock import LockHolder, acquire_lock
 from linksync.pipeline.notify import Alerts, RunEnd, alert_run
@@ -196,6 +198,7 @@ class ApplyRun:
                 reading = reading.without_checks()
             domain = self.options.default_domain
             validation = load_specs(req.sources, reading, default_domain=domain)
+            keep_secrets(source_secrets(validation), self.secrets, self.log)
             self.events.problems(validation.file_problems)
             for note in validation.notes:
                 self.events.note(note)

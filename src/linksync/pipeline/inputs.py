@@ -13,6 +13,7 @@ only when a spreadsheet is read (a plan of YAML files loads numpy, not pandas).
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from os import PathLike
@@ -26,6 +27,7 @@ from linksync.model.utm_rules import UtmRules
 from linksync.pipeline.collector import fewer_collections
 from linksync.pipeline.fields import from_profile, given, over
 from linksync.pipeline.request import Reading, SyncPolicy
+from linksync.safe.secrets import Secrets
 from linksync.sync.options import SyncOptions
 from linksync.sync.safety import mirror_refusal, undeclared
 
@@ -58,6 +60,9 @@ class SourceReading:
     workbook_password: str | None = field(default=None, repr=False, compare=False)
     network: Network | None = field(default=None, repr=False, compare=False)
     progress: Callable[[int, int], None] | None = field(default=None, repr=False, compare=False)
+    #: A password a YAML file refers to and that cannot be read is an error on its
+    #: link; False: a warning (``validate``, which may run where secrets are not).
+    secrets_needed: bool = True
 
     @classmethod
     def of(
@@ -67,15 +72,17 @@ class SourceReading:
         *,
         network: Network | None = None,
         progress: Callable[[int, int], None] | None = None,
+        secrets_needed: bool = True,
     ) -> SourceReading:
-        """``reading`` over ``profile``'s (a field left None: the profile's key)."""
+        """``reading`` over ``profile``'s (a field left None: the profile's key);
+        ``secrets_needed``: False for ``validate`` (``SourceReading.secrets_needed``)."""
         from linksync.sources.encrypted import workbook_password
 
         read = over(reading or Reading(), from_profile(Reading, profile))
         password = workbook_password(
             password_file=read.workbook_password_file, env_name=profile.workbook_password_env
         )
-        return cls(read, profile.utm_rules, password, network, progress)
+        return cls(read, profile.utm_rules, password, network, progress, secrets_needed)
 
     @classmethod
     def for_target(
@@ -133,6 +140,7 @@ def read_and_validate(
         options = ReadOptions.build(
             **{name: getattr(asked, name) for name in names},
             workbook_password=setup.workbook_password,
+            secrets_needed=setup.secrets_needed,
         )
         batch = read = read_sources(source_paths(items), options=options)
     validation = validate(
@@ -178,6 +186,37 @@ def _destinations(validation: Validation, setup: SourceReading) -> Validation:
         progress=setup.progress,
     )
     return replace(checked, notes=(*checked.notes, done.summary()))
+
+
+#: Characters a password a file refers to has at least to be looked for in what a run
+#: writes (``source_secrets``): a shorter one would cut words out of every line.
+MIN_SECRET_CHARS = 8
+
+
+def source_secrets(validation: Validation) -> tuple[str, ...]:
+    """The passwords the YAML files referred to (``{env: NAME}``, ``{file: PATH}``), as
+    resolved: secrets of the run, redacted wherever they could appear (those of at
+    least ``MIN_SECRET_CHARS``; none is ever written)."""
+    found: set[str] = set()
+    for frame in validation.frames:
+        if frame.provenances is None:
+            continue
+        values = frame.values["password"]
+        for i, prov in enumerate(frame.provenances):
+            if prov.declared is not None and prov.declared.password_from:
+                value = values[i]
+                if isinstance(value, str) and len(value) >= MIN_SECRET_CHARS:
+                    found.add(value)
+    return tuple(found)
+
+
+def keep_secrets(values: Sequence[str], secrets: Secrets, logger: logging.Logger) -> None:
+    """Add ``values`` to the run's ``secrets`` and to those of the log's handlers."""
+    for value in values:
+        secrets.add(value)
+        for handler in logger.handlers:
+            if isinstance(getattr(handler, "secrets", None), Secrets):
+                handler.secrets.add(value)  # type: ignore[attr-defined]
 
 
 def refuse_file_errors(validation: Validation) -> None:

@@ -96,6 +96,9 @@ async def make_plan(
     scope domain the workspace does not have (``ConfigError``); an owner tag no link
     and no row carries is a warning of the plan (``Plan.problems``)."""
     refuse_undeclared(validation, options)
+    ignores = [entry for frame in validation.frames for entry in frame.ignore]
+    if ignores:  # a file's ``defaults: ignore:`` is the run's (``linksync.sync.ignoring``)
+        options = replace(options, ignore=(*options.ignore, *ignores))
     specs = list(validation.specs)
     valid = [s for i, s in enumerate(specs) if i not in validation.invalid]
     remote = await fetch_remote(client, valid, options)

@@ -185,6 +185,20 @@ class SyncPolicy:
         flag="--slugless",
         profile="slugless",
     )
+    ignore_changes: Sequence[str] | None = option(
+        "fields left to people (url, description, tags, apple, google, password): sent when a "
+        "link is created, never updated nor reported as drift; over each file's own.",
+        default=None,
+        flag="--ignore-changes",
+        profile="ignore_changes",
+    )
+    ignore: Sequence[str | Mapping[str, str]] | None = option(
+        "links left alone, never created, updated nor deleted: slug patterns (promo-*) and "
+        "tags (tag:NAME, or {'tag': NAME}); with every file's defaults: ignore:.",
+        default=None,
+        flag="--ignore",
+        profile="ignore",
+    )
     ai_slug: bool = option("fill empty slugs from the AI tool.", default=False, flag="--ai-slug")
     ai_og: bool = option("fill empty descriptions from the AI tool.", default=False, flag="--ai-og")
 

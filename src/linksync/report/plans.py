@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from linksync.model import Action, Problem, RowResult, RunInfo, Status, in_column
+from linksync.model.declared import password_mark, shown_password
 from linksync.model.results import expiry_note
 from linksync.report.base import Closing, ReportOptions
 from linksync.report.cells import field_change_text, show_value
 from linksync.report.markdown import MarkdownWriter
 from linksync.report.summary import Counts, Tally
-from linksync.safe.secrets import REDACTED
 from linksync.sync.plan import Change, Plan
 from linksync.sync.slugs import Slugless
 
@@ -31,12 +31,13 @@ _SENT = ("description", "tags", "apple", "google")
 
 def sent_fields(ch: Change) -> tuple[tuple[str, Any, Any], ...]:
     """(field, None, value) of what a create sends: its URL, then the other fields of
-    its body (the password as ``***``; the expiry is in the row's message)."""
+    its body (the password as ``***``, or where it is read from: ``set from env NAME``;
+    the expiry is in the row's message)."""
     body = ch.payload
     out: list[tuple[str, Any, Any]] = [("url", None, body.get("url"))]
     out += [(name, None, body[name]) for name in _SENT if body.get(name)]
     if body.get("password") is not None:
-        out.append(("password", None, REDACTED))
+        out.append(("password", None, _mark(ch)))
     return tuple(out)
 
 
@@ -120,8 +121,13 @@ def _sent(ch: Change) -> str | None:
     body = ch.payload
     parts = [f"{name}: {show_value(body[name], VALUE_WIDTH)}" for name in _SENT if body.get(name)]
     if body.get("password") is not None:
-        parts.append("password: (set)")
+        parts.append(f"password: {shown_password(_mark(ch))}")
     return "with " + "; ".join(parts) if parts else None
+
+
+def _mark(ch: Change) -> str:
+    """What stands for a row's password: ``***``, or ``set from env NAME``."""
+    return password_mark(ch.spec.declared.password_from if ch.spec is not None else None)
 
 
 def _destination(ch: Change) -> str:
@@ -224,6 +230,8 @@ def render_plan_text(plan: Plan) -> str:
     if plan.quota is not None:
         out.append(f"  quota: {plan.quota.describe()}")
     out.append(f"  unmanaged: {plan.unmanaged.describe()}")
+    if plan.ignored.count:
+        out.append(f"  ignored: {plan.ignored.describe()}")
     out.extend(f"  {p.severity.value}: {p.constant}: {p.message}" for p in plan.problems)
     slugless = slugless_note(plan)
     if slugless is not None:
@@ -250,6 +258,8 @@ def plan_notes(plan: Plan) -> tuple[str, ...]:
     if plan.quota is not None and plan.quota.excess:
         notes.append(f"Quota: {plan.quota.describe()}.")
     notes.append(f"Unmanaged: {plan.unmanaged.describe()}.")
+    if plan.ignored.count:
+        notes.append(f"Ignored: {plan.ignored.describe()}.")
     notes.extend(f"{p.severity.value.title()}: {p.constant}: {p.message}." for p in plan.problems)
     slugless = slugless_note(plan)
     if slugless is not None:

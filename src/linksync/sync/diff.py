@@ -24,10 +24,10 @@ Rules (docs/service.md, "Sync semantics"):
   link of its URL); the plan names each such link ``skip``, kept by that row. While
   rows a workbook hides are skipped unread, no link is deleted: each delete is refused
   with HIDDEN_ROW. Quota and safety are judged on the finished list of changes.
-- An update, replace or delete of a link another owner tag marks is refused
-  (OWNED_BY_OTHER) unless ``allow_takeover`` (``linksync.sync.ownership``).
-- Links of fully listed domains that no row claims and that are outside the scope
-  (every link, when no scope is given) are the plan's ``unmanaged`` links.
+- A write to a link another owner tag marks is refused (OWNED_BY_OTHER) unless
+  ``allow_takeover`` (``linksync.sync.ownership``); a link ``ignore:`` names is skipped
+  (``linksync.sync.ignoring``). Links of fully listed domains that no row claims and
+  that are outside the scope (every link, when no scope is given) are ``unmanaged``.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from linksync.model import Action, LinkKey, LinkSpec, Place, Problem, RemoteLink
 from linksync.model.links import fold_slug
 from linksync.sync.compare import compare, create_payload, row_domain, said_of, unsent_password
 from linksync.sync.fingerprints import PasswordMemory
+from linksync.sync.ignoring import Ignoring
 from linksync.sync.options import Mode, SyncOptions
 from linksync.sync.ownership import (
     hidden_refusal,
@@ -87,6 +88,7 @@ class _Differ:
         #: slug (folded) or URL (edges stripped) -> the first invalid row naming it
         self.kept_by: dict[str, LinkSpec] = {}
         self.hidden: list[Problem] = []  # rows a workbook hides, skipped unread
+        self.ignoring = Ignoring(options)  # links left alone (ignore:)
 
     def row_change(self, index: int, spec: LinkSpec) -> Change:
         """The change of row ``index`` of ``desired`` (``spec``)."""
@@ -109,7 +111,7 @@ class _Differ:
         link, match_problem = self._match(index, spec, domain)
         if match_problem is not None:
             return self._invalid(index, spec, domain, spec.slug, link, (*found, match_problem))
-        return self._decide(index, spec, domain, link, tuple(found))
+        return self.ignoring.skip_or(self._decide, index, spec, domain, link, tuple(found))
 
     def _invalid(
         self,
@@ -331,7 +333,7 @@ class _Differ:
             for key, link in unclaimed(self.remote.links, self.claimed)
             if in_scope(link) and (key.domain, link.url.strip()) not in protected
         ]
-        for key, link in sorted(left):
+        for key, link in sorted(self.ignoring.spare(left)):
             kept = kept_by_invalid(link, self.kept_by, start) if self.kept_by else None
             if kept is not None:
                 out.append(kept)
@@ -394,4 +396,5 @@ def diff(
             ),
             tuple(sorted(remote.listed_domains - {""})),
         ),
+        ignored=differ.ignoring.ignored(),
     )

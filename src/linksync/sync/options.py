@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Any
 
 from linksync.errors import ConfigError
+from linksync.model.ignore_rules import entry_texts, parse_ignore, parse_ignore_changes
 from linksync.sync.slugs import SLUGLESS_MODES, Slugless
 
 
@@ -47,6 +48,10 @@ class SyncOptions:
     - ``slugless``: how a row without a slug is created (``linksync.sync.slugs``):
       ``stable`` (default) sends a slug derived from the domain and URL, so racing runs
       on any number of machines make one link; ``random`` lets the service pick one.
+    - ``ignore_changes``: fields left to people (``linksync.model.ignore_rules``): sent
+      on create, never updated nor reported as drift (over each row's file's own).
+    - ``ignore``: links left alone, never created, updated nor deleted: slug patterns
+      (``promo-*``) and tags (``tag:NAME``), as ``IgnoreEntry.text`` writes them.
     """
 
     mode: Mode = Mode.UPSERT
@@ -62,8 +67,15 @@ class SyncOptions:
     min_existing: int = 10
     force: bool = False
     slugless: Slugless = Slugless.STABLE
+    ignore_changes: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "ignore_changes", parse_ignore_changes(self.ignore_changes))
+            object.__setattr__(self, "ignore", entry_texts(parse_ignore(self.ignore)))
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         if not isinstance(self.slugless, Slugless):
             try:
                 object.__setattr__(self, "slugless", Slugless(str(self.slugless).strip().lower()))
@@ -107,6 +119,8 @@ class SyncOptions:
         out["mode"] = self.mode.value
         out["scope_domains"] = list(self.scope_domains)
         out["slugless"] = self.slugless.value
+        out["ignore_changes"] = list(self.ignore_changes)
+        out["ignore"] = list(self.ignore)
         return out
 
     @classmethod
@@ -126,4 +140,6 @@ class SyncOptions:
             force=bool(data.get("force", False)),
             # A plan saved before stable slugs existed created slugless rows at random.
             slugless=Slugless(data.get("slugless", Slugless.RANDOM.value)),
+            ignore_changes=tuple(data.get("ignore_changes") or ()),
+            ignore=tuple(data.get("ignore") or ()),
         )

@@ -14,7 +14,8 @@ conflict at once:
   (``--mode create-only`` on a plan with updates or deletes); a stricter mode that
   the plan's writes fit is applied;
 - an option that shapes the plan (scope, owner tag, default domain, replace, takeover,
-  passwords, slugless) must be the plan's own: another value is refused;
+  passwords, slugless, what is left to people) must be the plan's own: another value
+  is refused;
 - ``--force`` at apply time passes the thresholds; the plan's own ``force`` holds only
   while no limit was tightened at apply time.
 """
@@ -44,6 +45,8 @@ SHAPING: tuple[str, ...] = (
     "allow_takeover",
     "reset_passwords",
     "slugless",
+    "ignore_changes",
+    "ignore",
 )
 #: The flag of an option (the library's keyword for those without one).
 FLAGS: Mapping[str, str] = {
@@ -56,6 +59,8 @@ FLAGS: Mapping[str, str] = {
     "max_deletes": "--max-deletes",
     "slugless": "--slugless",
     "force": "--force",
+    "ignore_changes": "--ignore-changes",
+    "ignore": "--ignore",
 }
 _UPSERT = frozenset({Action.CREATE, Action.UPDATE, Action.REPLACE})
 #: The writes each mode does.

@@ -6,8 +6,9 @@ row's snapshot: a create (or a row skipped because its link did not exist) whose
 now exists; an update, replace, delete, unchanged or skipped row whose link is gone,
 whose ``updatedAt`` moved, or whose compared fields now differ from what the plan saw.
 Such a row is blocked: not written, a failed row of the run (exit 1). Every other change
-is done exactly as saved. ``read_saved_plan`` reads the file, refusing anything that is
-not a saved plan with a usage error.
+is done exactly as saved. A row skipped because ``ignore:`` names its link is not
+checked: people may change that link at any time. ``read_saved_plan`` reads the file,
+refusing anything that is not a saved plan with a usage error.
 """
 
 from __future__ import annotations
@@ -100,8 +101,9 @@ def mark_stale(plan: Plan, fresh: RemoteState) -> Plan:
     """The plan with each stale row blocked by STALE_PLAN (a per-row failure): writes,
     and the unchanged and skipped rows the plan decided on what it saw."""
     changes: list[Change] = []
+    left_alone = plan.ignored.keys()  # ignore: people may edit those links at any time
     for ch in plan.changes:
-        if _checked(ch):
+        if _checked(ch) and (ch.domain, (ch.slug or "").lower()) not in left_alone:
             now = fresh.get(ch.domain, ch.slug) if ch.slug else None
             why = _why_stale(ch, now, fresh, plan.options)
             if why is not None:

@@ -231,6 +231,8 @@ CONTROLS: dict[str, Control] = {
     "--ai-og": Control(f"descriptions from the AI tool ({_TERMINAL})"),
     "--slugless": Control("the profile's slugless:", argument=r"(?:stable|random|MODE)"),
     "--owner-tag": Control("the profile's owner_tag:", argument=r"(?:T|TAG)"),
+    "--ignore": Control("the profile's ignore:", argument=r"(?:PATTERN|\S+)"),
+    "--ignore-changes": Control("the profile's ignore_changes:", argument=r"(?:FIELD|\S+)"),
     "--max-deletes": Control("the profile's limits: max_deletes", argument=r"N"),
     "--proxy": Control(
         "the proxy linksync ui is started with",
