@@ -201,3 +201,27 @@ def test_a_file_that_only_leaves_links_alone_is_read(workdir: Path, entry: str) 
     assert applied.exit_code == 0, applied.output
     kept = "promo-spring" if entry == "promo-*" else "hand-made"
     assert set(held(workdir)) == {"keep", kept}
+
+
+def test_a_saved_plan_still_applies_after_someone_edits_a_field_left_to_people(
+    workdir: Path,
+) -> None:
+    (workdir / "links.yaml").write_text(LINKS, encoding="utf-8")
+    assert run("apply", "links.yaml", "--yes").exit_code == 0
+    text = LINKS.replace("https://example.com/spring", "https://example.com/spring-2")
+    (workdir / "links.yaml").write_text(text, encoding="utf-8")
+    assert run("plan", "links.yaml", "--out", "plan.json").exit_code == 0
+    by_hand(workdir, "spring", tags=["by-hand"])  # between the review and the merge
+    by_hand(workdir, "summer", url="https://example.com/summer?ref=ana")
+    applied = run("apply", "--plan", "plan.json", "links.yaml", "--yes")
+    assert applied.exit_code == 0, applied.output
+    assert "STALE_PLAN" not in applied.output
+    spring = held(workdir)["spring"]
+    assert (spring.url, spring.tags) == ("https://example.com/spring-2", ("by-hand",))
+
+    # a field the file owns, edited meanwhile, still makes the saved plan stale
+    (workdir / "links.yaml").write_text(LINKS, encoding="utf-8")
+    assert run("plan", "links.yaml", "--out", "plan.json").exit_code == 0
+    by_hand(workdir, "spring", url="https://example.com/elsewhere")
+    stale = run("apply", "--plan", "plan.json", "links.yaml", "--yes")
+    assert stale.exit_code == 1 and "STALE_PLAN" in stale.output

@@ -163,7 +163,7 @@ def test_a_password_file_out_of_the_repository_is_refused_by_validate_too(
     (repo / "links" / "go.yaml").write_text(text, encoding="utf-8")
     checked = run("validate", "links/")
     assert checked.exit_code == 1, checked.output
-    assert "INVALID_FIELD: links/go.yaml, line 8, key \"password\"" in checked.stdout
+    assert 'INVALID_FIELD: links/go.yaml, line 8, key "password"' in checked.stdout
     assert "leads out of the repository's tree (the git work tree" in checked.stdout
     assert "elsewhere-Pa55" not in checked.output
 

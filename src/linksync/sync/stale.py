@@ -7,8 +7,11 @@ now exists; an update, replace, delete, unchanged or skipped row whose link is g
 whose ``updatedAt`` moved, or whose compared fields now differ from what the plan saw.
 Such a row is blocked: not written, a failed row of the run (exit 1). Every other change
 is done exactly as saved. A row skipped because ``ignore:`` names its link is not
-checked: people may change that link at any time. ``read_saved_plan`` reads the file,
-refusing anything that is not a saved plan with a usage error.
+checked: people may change that link at any time; nor is the ``updatedAt`` of an update
+or unchanged row with fields left to people (``ignore_changes``), whose compared fields
+alone decide (a replace carries the link's values of them, so its ``updatedAt`` counts).
+``read_saved_plan`` reads the file, refusing anything that is not a saved plan with a
+usage error.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from linksync.errors import ConfigError
 from linksync.model import Action, LinkSpec, Problem, RemoteLink
 from linksync.rules.timestamps import same_instant
 from linksync.sync.compare import compare
+from linksync.sync.ignoring import ignored_fields
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Change, Plan
 from linksync.sync.state import RemoteState
@@ -83,7 +87,7 @@ def _why_stale(
     if now is None:
         return f"{ch.label()} was deleted since the plan was made"
     before = ch.remote.updated_at if ch.remote is not None else None
-    if not same_instant(before, now.updated_at):
+    if not same_instant(before, now.updated_at) and not _left_to_people(ch, options):
         return (
             f"{ch.label()} changed since the plan was made (updatedAt {before} -> {now.updated_at})"
         )
@@ -95,6 +99,16 @@ def _why_stale(
         if moved:
             return f"{ch.label()} changed since the plan was made ({', '.join(moved)})"
     return None
+
+
+def _left_to_people(ch: Change, options: SyncOptions) -> bool:
+    """An update or unchanged row with fields left to people (``ignore_changes``): a
+    moved ``updatedAt`` alone is someone's edit of them; the compared fields decide."""
+    return (
+        ch.action in (Action.UPDATE, Action.UNCHANGED)
+        and ch.spec is not None
+        and bool(ignored_fields(ch.spec, options))
+    )
 
 
 def mark_stale(plan: Plan, fresh: RemoteState) -> Plan:
