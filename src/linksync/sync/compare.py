@@ -201,7 +201,8 @@ def create_payload(
         ignored = ignored_fields(spec, options) - {"password"}
         if ignored:
             url = None if "url" in ignored else spec.url
-            spec = msgspec.structs.replace(spec, url=url, managed=spec.managed - ignored)
+            tags = None if "tags" in ignored else spec.tags  # the link's, and the owner tag
+            spec = msgspec.structs.replace(spec, url=url, tags=tags, managed=spec.managed - ignored)
     body: dict[str, Any] = {"url": (spec.url or (carry.url if carry else "")).strip()}
     if slug:
         body["slug"] = slug
