@@ -143,7 +143,7 @@ def _left_to_people() -> dict[str, Any]:
             "description": "Where the password is read at run time: a variable "
             "({env: VIP_PASSWORD}) or a file relative to this one, inside the repository "
             "({file: secrets/vip.txt}). Plans and reports say 'set from env VIP_PASSWORD'.",
-            "oneOf": [
+            "anyOf": [
                 {
                     "type": "object",
                     "properties": {"env": {"type": "string", "pattern": ENV_NAME_PATTERN}},
