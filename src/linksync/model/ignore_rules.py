@@ -44,8 +44,9 @@ _TAG_PREFIX = "tag:"
 
 
 def parse_ignore_changes(value: Any) -> tuple[str, ...]:
-    """The fields of an ``ignore_changes:`` value (a list, or one text with commas), in
-    ``CHANGEABLE``'s order. ``ValueError`` for an unknown name (with the nearest)."""
+    """The fields of an ``ignore_changes:`` value (a list, or texts with commas:
+    ``--ignore-changes tags,description``), in ``CHANGEABLE``'s order. ``ValueError``
+    for an unknown name (with the nearest)."""
     if value is None:
         return ()
     if isinstance(value, str):
@@ -56,7 +57,7 @@ def parse_ignore_changes(value: Any) -> tuple[str, ...]:
         raise ValueError(
             "ignore_changes must be a list of field names, such as [tags, description]"
         )
-    names = {v.strip() for v in value}
+    names = {part.strip() for v in value for part in v.split(",") if part.strip()}
     for name in sorted(names):
         if name not in CHANGEABLE:
             raise ValueError(_unknown_field(name))
