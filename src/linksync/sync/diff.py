@@ -23,7 +23,8 @@ Rules (docs/service.md, "Sync semantics"):
   link of its slug in the scope, whatever domain it named (a row without slug: every
   link of its URL); the plan names each such link ``skip``, kept by that row. While
   rows a workbook hides are skipped unread, no link is deleted: each delete is refused
-  with HIDDEN_ROW. Quota and safety are judged on the finished list of changes.
+  with HIDDEN_ROW; with ``retire_to`` each delete is a ``retire`` (``sync.retire``).
+  Quota and safety are judged on the finished list of changes.
 - An update, replace or delete of a link another owner tag marks is refused
   (OWNED_BY_OTHER) unless ``allow_takeover`` (``linksync.sync.ownership``).
 - Links of fully listed domains that no row claims and that are outside the scope
@@ -49,6 +50,7 @@ from linksync.sync.ownership import (
     unmanaged_links,
 )
 from linksync.sync.plan import Change, FieldChange, Plan, Unmanaged, sort_changes
+from linksync.sync.retire import retire_deletes
 from linksync.sync.safety import judge_safety, mark_quota
 from linksync.sync.slugs import MAX_CANDIDATES, Slugless, first_free, identity_domain
 from linksync.sync.state import KeyMap, RemoteState, unclaimed
@@ -374,7 +376,7 @@ def diff(
     differ = _Differ(remote, options, problems, invalid, desired, passwords)
     changes = [differ.row_change(i, spec) for i, spec in enumerate(desired)]
     if options.deletes:
-        changes.extend(differ.deletes(len(desired)))
+        changes.extend(retire_deletes(differ.deletes(len(desired)), options))
     changes = mark_quota(changes, remote)
     quota = None
     if remote.org is not None:

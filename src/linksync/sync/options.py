@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Any
 
 from linksync.errors import ConfigError
+from linksync.rules import check_url
 from linksync.sync.slugs import SLUGLESS_MODES, Slugless
 
 
@@ -47,6 +48,8 @@ class SyncOptions:
     - ``slugless``: how a row without a slug is created (``linksync.sync.slugs``):
       ``stable`` (default) sends a slug derived from the domain and URL, so racing runs
       on any number of machines make one link; ``random`` lets the service pick one.
+    - ``retire_to``: a mirror retires instead of deleting (``linksync.sync.retire``):
+      each link it would delete is updated to point at this URL and tagged ``retired``.
     """
 
     mode: Mode = Mode.UPSERT
@@ -62,6 +65,7 @@ class SyncOptions:
     min_existing: int = 10
     force: bool = False
     slugless: Slugless = Slugless.STABLE
+    retire_to: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.slugless, Slugless):
@@ -92,6 +96,14 @@ class SyncOptions:
             raise ConfigError("--max-deletes must be 0 or more")
         if not 0.0 <= self.max_change_ratio <= 1.0:
             raise ConfigError("the maximum change ratio must be between 0 and 1")
+        if self.retire_to is not None:
+            url = self.retire_to.strip()
+            if check_url(url) is not None:
+                raise ConfigError(
+                    f"--retire-to {self.retire_to!r}: not a URL the service takes (INVALID_URL): "
+                    "give an http:// or https:// address, e.g. https://example.com/ended"
+                )
+            object.__setattr__(self, "retire_to", url)
         if self.mode is Mode.MIRROR and not self.scope_domains and self.owner_tag is None:
             raise ConfigError(
                 "mirror mode deletes only inside an explicit scope: name the domains "
@@ -126,4 +138,5 @@ class SyncOptions:
             force=bool(data.get("force", False)),
             # A plan saved before stable slugs existed created slugless rows at random.
             slugless=Slugless(data.get("slugless", Slugless.RANDOM.value)),
+            retire_to=data.get("retire_to"),
         )

@@ -44,6 +44,7 @@ SHAPING: tuple[str, ...] = (
     "allow_takeover",
     "reset_passwords",
     "slugless",
+    "retire_to",
 )
 #: The flag of an option (the library's keyword for those without one).
 FLAGS: Mapping[str, str] = {
@@ -55,6 +56,7 @@ FLAGS: Mapping[str, str] = {
     "reset_passwords": "--reset-passwords",
     "max_deletes": "--max-deletes",
     "slugless": "--slugless",
+    "retire_to": "--retire-to",
     "force": "--force",
 }
 _UPSERT = frozenset({Action.CREATE, Action.UPDATE, Action.REPLACE})
@@ -63,7 +65,7 @@ WRITES_OF: Mapping[Mode, frozenset[Action]] = {
     Mode.CREATE_ONLY: frozenset({Action.CREATE}),
     Mode.UPDATE_ONLY: frozenset({Action.UPDATE, Action.REPLACE}),
     Mode.UPSERT: _UPSERT,
-    Mode.MIRROR: _UPSERT | {Action.DELETE},
+    Mode.MIRROR: _UPSERT | {Action.DELETE, Action.RETIRE},
 }
 
 

@@ -231,6 +231,7 @@ CONTROLS: dict[str, Control] = {
     "--ai-og": Control(f"descriptions from the AI tool ({_TERMINAL})"),
     "--slugless": Control("the profile's slugless:", argument=r"(?:stable|random|MODE)"),
     "--owner-tag": Control("the profile's owner_tag:", argument=r"(?:T|TAG)"),
+    "--retire-to": Control("the profile's retire_to:", argument=r"(?:URL|'[^']*')"),
     "--max-deletes": Control("the profile's limits: max_deletes", argument=r"N"),
     "--proxy": Control(
         "the proxy linksync ui is started with",
