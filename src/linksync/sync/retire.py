@@ -51,8 +51,8 @@ def retire_change(ch: Change, url: str, options: SyncOptions) -> Change:
     assert ch.remote is not None
     fields = retire_fields(ch.remote, url, options)
     if not fields:
-        note = f"retired already: points at {url} and is tagged {RETIRED_TAG}"
-        return msgspec.structs.replace(ch, action=Action.UNCHANGED, notes=(*ch.notes, note))
+        why = f"retired already: points at {url} and is tagged {RETIRED_TAG}"
+        return msgspec.structs.replace(ch, action=Action.UNCHANGED, reason=why)
     payload = {f.field: list(f.new) if f.field == "tags" else f.new for f in fields}
     return msgspec.structs.replace(ch, action=Action.RETIRE, fields=fields, payload=payload)
 
