@@ -50,6 +50,9 @@ class Told(RunEvents):
     def notice(self, text: str) -> None:
         self.said.append(text)
 
+    def warning(self, text: str) -> None:
+        self.said.append(f"warning: {text}")
+
 
 def state(workdir: Path) -> dict[str, tuple[str, str | None, str | None]]:
     return {ln.slug: (ln.url, ln.description, ln.expires_at) for ln in remote_links(workdir)}
@@ -139,3 +142,27 @@ def test_a_run_found_by_its_id_in_a_journal_named_otherwise(workdir: Path) -> No
     )
     assert not (workdir / ".linksync" / "runs" / f"{applied.run_id}.jsonl").exists()
     assert linksync.undo(applied.run_id).exit_code == 0 and state(workdir) == {}
+
+
+def test_writes_a_killed_run_did_not_record_are_named_not_undone(workdir: Path) -> None:
+    applied = apply(workdir, CSV)
+    journal = Path(str(applied.journal))
+    lines = journal.read_text(encoding="utf-8").splitlines(keepends=True)
+    # killed after the create of b was answered, before its result was recorded
+    cut = [ln for ln in lines if not ('"event": "result"' in ln and '"slug": "b"' in ln)]
+    assert len(cut) == len(lines) - 1
+    journal.write_text("".join(cut), encoding="utf-8")
+    told = Told()
+    undone = linksync.undo(journal, hooks=linksync.Hooks(events=told))
+    assert undone.exit_code == 0 and sorted(r.slug or "" for r in undone.rows) == ["a", "c"]
+    assert (
+        "warning: 1 link the run wrote has no result in its journal (the run was stopped "
+        "before recording it): not undone, check by hand: lnk.test/b"
+    ) in told.said
+    assert list(state(workdir)) == ["b"]
+    bare = [ln for ln in lines if '"event": "result"' not in ln]
+    journal.write_text("".join(bare), encoding="utf-8")
+    again = Told()
+    assert linksync.plan_undo(journal, events=again).changes == ()
+    assert again.said[0].endswith("recorded no write.")
+    assert again.said[1].endswith("check by hand: lnk.test/a, lnk.test/b, lnk.test/c")

@@ -70,8 +70,34 @@ def undoing(past: PastRun) -> str:
     return f"Undo of run {past.run_id} ({past.path}): {n} link{'' if n == 1 else 's'} it wrote"
 
 
-def nothing_to_undo(past: PastRun) -> str:
-    return f"Nothing to undo: run {past.run_id} ({past.path}) wrote nothing to the workspace."
+def unrecorded(past: PastRun) -> str | None:
+    """The warning naming the links a killed run wrote without recording them."""
+    if not past.unrecorded:
+        return None
+    n, shown = len(past.unrecorded), ", ".join(past.unrecorded[:10])
+    more = f" and {n - 10} more" if n > 10 else ""
+    return (
+        f"{n} link{'' if n == 1 else 's'} the run wrote {'has' if n == 1 else 'have'} no "
+        f"result in its journal (the run was stopped before recording it): not undone, "
+        f"check by hand: {shown}{more}"
+    )
+
+
+def said(past: PastRun, events: RunEvents) -> None:
+    """Tell the front end which run is undone, and what of it cannot be."""
+    events.note(undoing(past))
+    warning = unrecorded(past)
+    if warning is not None:
+        events.warning(warning)
+
+
+def nothing_to_undo(past: PastRun, events: RunEvents) -> None:
+    """Tell the front end that the run recorded no write to undo."""
+    what = "recorded no write" if past.unrecorded else "wrote nothing to the workspace"
+    events.notice(f"Nothing to undo: run {past.run_id} ({past.path}) {what}.")
+    warning = unrecorded(past)
+    if warning is not None:
+        events.warning(warning)
 
 
 async def reverse_of(client: LinkClient, past: PastRun, options: SyncOptions, target: str) -> Plan:
@@ -96,7 +122,7 @@ class UndoRun(ApplyRun):
     async def _go(self) -> Results:
         past = self._read()
         if not past.written:
-            self.events.notice(nothing_to_undo(past))
+            nothing_to_undo(past, self.events)
             info = RunInfo(self.label, UNDO_MODE, run_id=self.run_id)
             return Results(rows=(), plan=Plan((), self.options, target=self.label), info=info)
         return await super()._go()
@@ -106,7 +132,7 @@ class UndoRun(ApplyRun):
     ) -> Plan:
         # Read again under the lock: a run of the journal still going has ended now.
         past = self._read()
-        self.events.note(undoing(past))
+        said(past, self.events)
         return await reverse_of(client, past, self.options, self.label)
 
     async def _apply(self, paths: RunPaths, *args: Any) -> Results:
@@ -179,9 +205,9 @@ def plan_undo(
     options, label = _options(settings), settings.target.label
     events = events or RunEvents()
     if not past.written:
-        events.notice(nothing_to_undo(past))
+        nothing_to_undo(past, events)
         return Plan((), options, target=label)
-    events.note(undoing(past))
+    said(past, events)
 
     async def go() -> Plan:
         async with settings.open_client() as client:

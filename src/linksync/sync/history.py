@@ -158,6 +158,9 @@ class PastRun:
     undoable: bool
     #: Rows the run reported done (created, updated...) whatever the journal records.
     done: int = 0
+    #: Links a write request of the run answered with success but whose row has no
+    #: result in the journal (the run was killed before recording it): 'lnk.test/a'.
+    unrecorded: tuple[str, ...] = ()
 
 
 def _written(record: Mapping[str, Any]) -> WrittenRow | None:
@@ -181,26 +184,51 @@ def _written(record: Mapping[str, Any]) -> WrittenRow | None:
 _DONE = frozenset({"create", "update", "replace", "delete", "retire"})
 
 
-def _runs_in(path: Path) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
-    """Each run of a journal: its ``start`` record and its ``result`` records."""
+_WRITE_OPS = ("POST", "PATCH", "DELETE")
+#: A run's records: its ``start``, its ``result`` records, its ``request`` records.
+_RunRecords = tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]
+
+
+def _runs_in(path: Path) -> Iterator[_RunRecords]:
+    """Each run of a journal: its ``start`` record, its ``result`` records and its
+    ``request`` records."""
     start: dict[str, Any] | None = None
     results: list[dict[str, Any]] = []
+    requests: list[dict[str, Any]] = []
     for line in iter_journal_lines(path):
         record = parse_record(line)
         if record is None:
             continue
-        if record.get("event") == "start":
+        event = record.get("event")
+        if event == "start":
             if start is not None:
-                yield start, results
-            start, results = record, []
-        elif (
-            record.get("event") == "result"
-            and start is not None
-            and record.get("run") == start.get("run")
-        ):
-            results.append(record)
+                yield start, results, requests
+            start, results, requests = record, [], []
+        elif start is not None and record.get("run") == start.get("run"):
+            if event == "result":
+                results.append(record)
+            elif event == "request":
+                requests.append(record)
     if start is not None:
-        yield start, results
+        yield start, results, requests
+
+
+def _unrecorded(
+    requests: Iterable[Mapping[str, Any]], written: Iterable[WrittenRow]
+) -> tuple[str, ...]:
+    """The links of the successful write requests that no written row records."""
+    known = {(w.domain, w.slug) for w in written} | {("", w.slug) for w in written}
+    out: dict[str, None] = {}
+    for r in requests:
+        status, slug = r.get("status"), r.get("slug")
+        if not slug or not isinstance(status, int) or not 200 <= status < 300:
+            continue
+        if not str(r.get("op") or "").startswith(_WRITE_OPS):
+            continue
+        domain = str(r.get("domain") or "")
+        if (domain, str(slug)) not in known:
+            out[f"{domain}/{slug}" if domain else str(slug)] = None
+    return tuple(out)
 
 
 def read_run(path: Path | str, run_id: str | None = None) -> PastRun:
@@ -211,14 +239,14 @@ def read_run(path: Path | str, run_id: str | None = None) -> PastRun:
     if not path.is_file() or not is_journal_file(path) or path.stat().st_size == 0:
         raise ConfigError(f"{shown} is not a linksync journal (nothing done)")
     try:
-        runs = [(start, results) for start, results in _runs_in(path)]
+        runs = list(_runs_in(path))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read the journal {shown}: {exc}") from None
     chosen = [r for r in runs if run_id is None or r[0].get("run") == run_id]
     if not chosen:
         what = f"run {run_id}" if run_id else "run"
         raise ConfigError(f"the journal {shown} holds no {what} (nothing done)")
-    start, results = chosen[-1]
+    start, results, requests = chosen[-1]
     written = tuple(w for w in map(_written, results) if w is not None)
     done = sum(1 for r in results if r.get("status") == "ok" and r.get("action") in _DONE)
     return PastRun(
@@ -229,6 +257,7 @@ def read_run(path: Path | str, run_id: str | None = None) -> PastRun:
         written=written,
         undoable=int(start.get("format") or 1) >= JOURNAL_FORMAT,
         done=done,
+        unrecorded=_unrecorded(requests, written),
     )
 
 

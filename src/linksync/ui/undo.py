@@ -168,6 +168,8 @@ class PageUndo:
             summary += f" Left as they are, changed since the run: {', '.join(kept)}."
         if results.stop_sentence:
             summary += f" {results.stop_sentence}"
+        for text in events.warnings[:3]:
+            summary += f" Warning: {text}."
         written = sorted(p.name for p in results.files if p.parent == folder)
         return RunOutcome(page_words(summary), code, tuple(written), results.interrupted)
 
@@ -206,7 +208,7 @@ class _Said(RunEvents):
     def note(self, text: str) -> None:
         self.said.append(text)
 
-    notice = note
+    notice = warning = note
 
 
 async def undo_plan(request: Request) -> JSONResponse:
