@@ -7,6 +7,7 @@ edited link as edited); then the undo of that undo brings the apply's result bac
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -50,6 +51,15 @@ def server(settings: Settings, work: Path) -> Iterator[UiServer]:
         yield handle
 
 
+@pytest.fixture
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the screenshot goes: ``LINKSYNC_UI_SCREENSHOTS=docs/ui`` for the guide."""
+    wanted = os.environ.get("LINKSYNC_UI_SCREENSHOTS")
+    folder = Path(wanted) if wanted else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def aside(call: Callable[[], Any]) -> Any:
     """``call`` in a thread of its own (Playwright's loop holds this one)."""
     with ThreadPoolExecutor(1) as pool:
@@ -76,7 +86,7 @@ def edit(settings: Settings, slug: str, fields: dict[str, Any]) -> None:
 
 
 def test_undo_this_run_shows_the_plan_then_sets_the_workspace_back(
-    browser_context: Any, server: UiServer, settings: Settings, work: Path
+    browser_context: Any, server: UiServer, settings: Settings, work: Path, shots: Path
 ) -> None:
     from playwright.sync_api import expect
 
@@ -108,12 +118,16 @@ def test_undo_this_run_shows_the_plan_then_sets_the_workspace_back(
     expect(table.locator("tr.action-skip")).to_contain_text(
         "changed since the run: left as it is (description)"
     )
+    expect(table.locator("tr.action-update")).to_contain_text(
+        "undoes the update of campaign.csv, row 3"
+    )
     expect(table.locator("tr.action-delete")).to_contain_text("lnk.test/new")
     expect(table.locator("tr.action-create")).to_contain_text("lnk.test/gone")
     expect(table.locator("tr.action-update")).to_contain_text(
         "url: https://example.com/upd-new -> https://example.com/upd"
     )
     assert links(settings)["lnk.test/new"] == after["lnk.test/new"]  # nothing sent yet
+    page.locator("#run").screenshot(path=shots / "7-undo.png")
     page.get_by_role("button", name="Undo: send 3 changes").click()
     expect(page.locator("#run-kind")).to_have_text("Undo")
     expect(page.locator("#run-state")).to_have_text("Finished", timeout=30_000)

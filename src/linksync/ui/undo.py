@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import secrets
 import threading
 from collections.abc import Sequence
@@ -53,6 +54,19 @@ MOVED = (
     "Nothing undone: the workspace changed since the undo plan was shown. "
     "Show the plan again (Undo this run), then confirm."
 )
+
+
+#: An upload's temporary folder in a path (``UploadStore``: ``<folder>/<id>/<name>``):
+#: the page names an uploaded file by its name alone, as it was uploaded.
+_UPLOAD_FOLDER = re.compile(
+    r"(?:[A-Za-z]:)?[^\s,'\"]*linksync-ui-uploads-[^/\\\s]+[/\\][^/\\\s]+[/\\]"
+)
+
+
+def say(text: str) -> str:
+    """``text`` as the page shows it: uploads by their names, flags by the page's
+    controls."""
+    return page_words(_UPLOAD_FOLDER.sub("", text))
 
 
 class UndoHost(Protocol):
@@ -114,7 +128,7 @@ def _fields(ch: Change) -> tuple[str, ...]:
 
 def undo_row(ch: Change) -> UndoRow:
     said = [*ch.notes, *([ch.reason] if ch.reason else [])]
-    return UndoRow(ch.action.value, ch.label(), _fields(ch), page_words("; ".join(said)))
+    return UndoRow(ch.action.value, ch.label(), _fields(ch), say("; ".join(said)))
 
 
 def left_alone(rows: Sequence[Any]) -> list[str]:
@@ -171,7 +185,7 @@ class PageUndo:
         for text in events.warnings[:3]:
             summary += f" Warning: {text}."
         written = sorted(p.name for p in results.files if p.parent == folder)
-        return RunOutcome(page_words(summary), code, tuple(written), results.interrupted)
+        return RunOutcome(say(summary), code, tuple(written), results.interrupted)
 
 
 def _host(request: Request) -> UndoHost:
@@ -234,7 +248,7 @@ async def undo_plan(request: Request) -> JSONResponse:
         "run_id": run_id,
         "counts": {k: n for k, n in plan.counts.items() if n},
         "writes": len(plan.writes),
-        "said": [page_words(s) for s in said.said],
+        "said": [say(s) for s in said.said],
         "more": max(0, len(listed) - MAX_ROWS),
     }
     rows = [undo_row(ch) for ch in listed[:MAX_ROWS]]
