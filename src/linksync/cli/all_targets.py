@@ -198,7 +198,7 @@ _PLANNED = ("create", "update", "replace", "delete", "invalid")
 def _table(every: AllResults) -> None:
     from linksync.cli.workspace_render import console, table
 
-    planned = _PLANNED
+    planned: tuple[str, ...] = _PLANNED
     if any(t.counts.get("retire") for t in every):  # --retire-to: a column of its own
         planned = (*_PLANNED[:-1], "retire", _PLANNED[-1])
     if every.command == "apply":
