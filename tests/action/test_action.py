@@ -161,9 +161,7 @@ def test_fake_github_refuses_a_bad_token() -> None:
     assert r.status_code == 401 and isinstance(gh, FakeGitHub)
 
 
-def test_a_password_from_a_ci_secret_is_sent_and_shown_nowhere(
-    repo: Path, tmp_path: Path
-) -> None:
+def test_a_password_from_a_ci_secret_is_sent_and_shown_nowhere(repo: Path, tmp_path: Path) -> None:
     """The workflow gives the step ``env: VIP_PASSWORD: ${{ secrets.VIP_PASSWORD }}``;
     the link file says ``password: {env: VIP_PASSWORD}``: the plan comment says where the
     password comes from, the apply sends it, and no output holds its value."""

@@ -41,6 +41,13 @@ _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
     ),
     click.option("--owner-tag", help="Only links with this tag may be deleted; added to creates."),
     click.option(
+        "--retire-to",
+        metavar="URL",
+        help="Mirror mode: retire instead of delete: a link no source declares is pointed at "
+        "URL and tagged 'retired' (printed codes keep working); counted as a delete by the "
+        "safety limits [profile: retire_to].",
+    ),
+    click.option(
         "--sheet",
         "sheets",
         multiple=True,

@@ -68,6 +68,8 @@ class Profile:
     concurrency: int | None = None
     columns: Mapping[str, Any] = field(default_factory=dict)
     owner_tag: str | None = None
+    #: A mirror retires the links it would delete: they point at this URL (--retire-to).
+    retire_to: str | None = None
     limits: Mapping[str, Any] = field(default_factory=dict)
     sandbox_db: str | None = None
     sandbox_config: str | None = None
@@ -201,6 +203,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
         concurrency=concurrency,
         columns=_mapping(data, "columns", where),
         owner_tag=_opt_str(data, "owner_tag", where),
+        retire_to=_opt_str(data, "retire_to", where),
         limits=_mapping(data, "limits", where),
         sandbox_db=_relative(_opt_str(data, "sandbox_db", where), base_dir),
         sandbox_config=_relative(_opt_str(data, "sandbox_config", where), base_dir),

@@ -22,6 +22,11 @@ targets), each field with its line of help, its flag and its profile key
 end what happens as it happens and lets it confirm the plan; ``on_progress`` (a
 ``ProgressSink``) follows the rows; ``cancel`` stops the run from another thread.
 
+``undo`` reverses what a run wrote (its journal holds what each link held before), as
+a run of its own with the same request values; ``plan_undo`` shows that plan only::
+
+    linksync.undo("20260301T020000Z-3fa9c1", outputs=Outputs(reports=["undo.csv"]))
+
 ``plan_all`` and ``apply_all`` run the targets (workspaces) a config file names, at
 once, each with its own client and rate limiter, and return one ``TargetResult`` per
 target and the combined exit code (``AllResults``; see ``all_runs``)::
@@ -51,6 +56,7 @@ from linksync.pipeline.request import (
     Reading,
     SyncPolicy,
 )
+from linksync.pipeline.undoing import plan_undo, undo
 from linksync.sync.results import CancelSignal, ProgressSink, Results
 
 __all__ = [
@@ -77,5 +83,7 @@ __all__ = [
     "plan",
     "plan_all",
     "plan_async",
+    "plan_undo",
     "prepare_apply",
+    "undo",
 ]

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from linksync.api import LinkClient
 from linksync.config import Settings
 from linksync.config.identity import (
     WorkspaceIdentity,
@@ -89,6 +90,7 @@ from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
 from linksync.safe.secrets import Secrets
 from linksync.sync.execute import Sinks, execute
+from linksync.sync.fingerprints import PasswordStore
 from linksync.sync.history import LastRun, last_run, repeats
 from linksync.sync.journal import DEFAULT_RUNS_DIR, Journal, new_run_id
 from linksync.sync.options import SyncOptions
@@ -319,18 +321,7 @@ class ApplyRun:
         async with req.settings.open_client() as client:
             self.identity = self.identity or await workspace_identity(client, req.settings.target)
             passwords = password_store(self.identity)
-            plan = await plan_to_apply(
-                client,
-                self.options,
-                validation=validation,
-                settings=req.settings,
-                saved=saved,
-                target=self.label,
-                plan_name=self.plan_name,
-                ai_slug=req.ai_slug,
-                ai_og=req.ai_og,
-                passwords=load_passwords(passwords, self.warn) if saved is None else None,
-            )
+            plan = await self._plan(client, validation, saved, passwords)
             log_plan_counts(self.log, plan.counts)
             self.events.planned(plan)
             if plan.refused:
@@ -355,6 +346,24 @@ class ApplyRun:
                 if journal is not None:
                     journal.close()
         return replace(results, info=replace(results.info, target=self.label))
+
+    async def _plan(
+        self, client: LinkClient, validation: Any, saved: Plan | None, passwords: PasswordStore
+    ) -> Plan:
+        """The plan this run applies (``plan_to_apply``; an undo makes its own)."""
+        req = self.request
+        return await plan_to_apply(
+            client,
+            self.options,
+            validation=validation,
+            settings=req.settings,
+            saved=saved,
+            target=self.label,
+            plan_name=self.plan_name,
+            ai_slug=req.ai_slug,
+            ai_og=req.ai_og,
+            passwords=load_passwords(passwords, self.warn) if saved is None else None,
+        )
 
     def warn(self, text: str) -> None:
         self.warnings.append(text)

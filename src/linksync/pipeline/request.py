@@ -199,6 +199,13 @@ class SyncPolicy:
         flag="--ignore",
         profile="ignore",
     )
+    retire_to: str | None = option(
+        "mirror mode: instead of deleting a link no source declares, point it at this URL "
+        "and tag it retired.",
+        default=None,
+        flag="--retire-to",
+        profile="retire_to",
+    )
     ai_slug: bool = option("fill empty slugs from the AI tool.", default=False, flag="--ai-slug")
     ai_og: bool = option("fill empty descriptions from the AI tool.", default=False, flag="--ai-og")
 

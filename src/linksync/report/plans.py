@@ -131,9 +131,9 @@ def _mark(ch: Change) -> str:
 
 
 def _destination(ch: Change) -> str:
-    """' -> https://example.com/autumn?utm_source=news' for a create or replace (the
-    URL sent), ' (was https://...)' for a delete."""
-    if ch.action in (Action.CREATE, Action.REPLACE) and ch.payload.get("url"):
+    """' -> https://example.com/autumn?utm_source=news' for a create, replace or
+    retire (the URL sent), ' (was https://...)' for a delete."""
+    if ch.action in (Action.CREATE, Action.REPLACE, Action.RETIRE) and ch.payload.get("url"):
         return f" -> {show_value(ch.payload['url'], URL_WIDTH)}"
     if ch.action is Action.DELETE and ch.remote is not None:
         return f" (was {show_value(ch.remote.url, URL_WIDTH)})"

@@ -4,10 +4,8 @@ Rules (docs/service.md, "Sync semantics"):
 
 - Identity is (domain, slug); a row naming no domain gets the default domain, else the
   system domain. A row without slug is matched by (domain, url): one match is that link,
-  none means create, several is AMBIGUOUS_MATCH. The create sends the row's stable slug
-  (``linksync.sync.slugs``: the first candidate not reserved, not taken by a link of
-  the workspace and not named by another row), or none with ``slugless=random`` (the
-  service generates one).
+  none means create, several is AMBIGUOUS_MATCH; a create sends the row's stable slug
+  (``linksync.sync.slugs``), or none with ``slugless=random``.
 - Only managed fields are compared (``linksync.sync.compare``): tags as sets, URLs
   trimmed, timestamps as instants; the password is write-only: a row's password for a
   link that has one is compared with the fingerprint of the one this machine last sent
@@ -23,11 +21,12 @@ Rules (docs/service.md, "Sync semantics"):
   link of its slug in the scope, whatever domain it named (a row without slug: every
   link of its URL); the plan names each such link ``skip``, kept by that row. While
   rows a workbook hides are skipped unread, no link is deleted: each delete is refused
-  with HIDDEN_ROW. Quota and safety are judged on the finished list of changes.
-- A write to a link another owner tag marks is refused (OWNED_BY_OTHER) unless
-  ``allow_takeover`` (``linksync.sync.ownership``); a link ``ignore:`` names is skipped
-  (``linksync.sync.ignoring``). Links of fully listed domains that no row claims and
-  that are outside the scope (every link, when no scope is given) are ``unmanaged``.
+  with HIDDEN_ROW; with ``retire_to`` each delete is a ``retire`` (``sync.retire``).
+  Quota and safety are judged on the finished list of changes.
+- An update, replace or delete of a link another owner tag marks is refused
+  (OWNED_BY_OTHER) unless ``allow_takeover`` (``linksync.sync.ownership``); a link
+  ``ignore:`` names is skipped (``linksync.sync.ignoring``).
+- Links of listed domains no row claims, outside the scope, are ``unmanaged``.
 """
 
 from __future__ import annotations
@@ -50,6 +49,7 @@ from linksync.sync.ownership import (
     unmanaged_links,
 )
 from linksync.sync.plan import Change, FieldChange, Plan, Unmanaged, sort_changes
+from linksync.sync.retire import retire_deletes
 from linksync.sync.safety import judge_safety, mark_quota
 from linksync.sync.slugs import MAX_CANDIDATES, Slugless, first_free, identity_domain
 from linksync.sync.state import KeyMap, RemoteState, unclaimed
@@ -376,7 +376,7 @@ def diff(
     differ = _Differ(remote, options, problems, invalid, desired, passwords)
     changes = [differ.row_change(i, spec) for i, spec in enumerate(desired)]
     if options.deletes:
-        changes.extend(differ.deletes(len(desired)))
+        changes.extend(retire_deletes(differ.deletes(len(desired)), options))
     changes = mark_quota(changes, remote)
     quota = None
     if remote.org is not None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from linksync.errors import ConfigError
 from linksync.model.ignore_rules import entry_texts, parse_ignore, parse_ignore_changes
+from linksync.rules import check_url
 from linksync.sync.slugs import SLUGLESS_MODES, Slugless
 
 
@@ -52,6 +53,8 @@ class SyncOptions:
       on create, never updated nor reported as drift (over each row's file's own).
     - ``ignore``: links left alone, never created, updated nor deleted: slug patterns
       (``promo-*``) and tags (``tag:NAME``), as ``IgnoreEntry.text`` writes them.
+    - ``retire_to``: a mirror retires instead of deleting (``linksync.sync.retire``):
+      each link it would delete is updated to point at this URL and tagged ``retired``.
     """
 
     mode: Mode = Mode.UPSERT
@@ -69,6 +72,7 @@ class SyncOptions:
     slugless: Slugless = Slugless.STABLE
     ignore_changes: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    retire_to: str | None = None
 
     def __post_init__(self) -> None:
         try:
@@ -104,6 +108,14 @@ class SyncOptions:
             raise ConfigError("--max-deletes must be 0 or more")
         if not 0.0 <= self.max_change_ratio <= 1.0:
             raise ConfigError("the maximum change ratio must be between 0 and 1")
+        if self.retire_to is not None:
+            url = self.retire_to.strip()
+            if check_url(url) is not None:
+                raise ConfigError(
+                    f"--retire-to {self.retire_to!r}: not a URL the service takes (INVALID_URL): "
+                    "give an http:// or https:// address, e.g. https://example.com/ended"
+                )
+            object.__setattr__(self, "retire_to", url)
         if self.mode is Mode.MIRROR and not self.scope_domains and self.owner_tag is None:
             raise ConfigError(
                 "mirror mode deletes only inside an explicit scope: name the domains "
@@ -142,4 +154,5 @@ class SyncOptions:
             slugless=Slugless(data.get("slugless", Slugless.RANDOM.value)),
             ignore_changes=tuple(data.get("ignore_changes") or ()),
             ignore=tuple(data.get("ignore") or ()),
+            retire_to=data.get("retire_to"),
         )

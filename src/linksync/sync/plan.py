@@ -47,7 +47,7 @@ PLAN_FORMAT = 1
 
 #: Actions that send a write request.
 WRITE_ACTIONS: frozenset[Action] = frozenset(
-    {Action.CREATE, Action.UPDATE, Action.REPLACE, Action.DELETE}
+    {Action.CREATE, Action.UPDATE, Action.REPLACE, Action.DELETE, Action.RETIRE}
 )
 
 

@@ -45,13 +45,15 @@ def judge_safety(
     options: SyncOptions,
     in_scope: Callable[[RemoteLink], bool],
 ) -> Safety:
-    """octoDNS-style thresholds on updates+replaces+deletes against existing links.
+    """octoDNS-style thresholds on updates+replaces+deletes against existing links (a
+    retire, ``linksync.sync.retire``, counts as a delete).
 
     Existing links: in mirror mode those in the delete scope; otherwise the links of the
     domains the plan writes to (each domain's total when the fetch learned it).
     """
     updates = sum(1 for c in changes if c.action in (Action.UPDATE, Action.REPLACE))
-    deletes = sum(1 for c in changes if c.action is Action.DELETE)
+    retires = sum(1 for c in changes if c.action is Action.RETIRE)
+    deletes = retires + sum(1 for c in changes if c.action is Action.DELETE)
     if options.deletes:
         existing = sum(1 for link in remote.links.values() if in_scope(link))
     else:
@@ -62,6 +64,8 @@ def judge_safety(
             existing += total if total is not None else len(remote.on_domain(d))
     changed = updates + deletes
     reason = threshold_reason(existing, changed, deletes, options)
+    if reason is not None and retires:
+        reason += f" (its {retires} retires count as deletes)"
     return Safety(existing, changed, deletes, reason is not None, reason)
 
 

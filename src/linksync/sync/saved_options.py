@@ -47,6 +47,7 @@ SHAPING: tuple[str, ...] = (
     "slugless",
     "ignore_changes",
     "ignore",
+    "retire_to",
 )
 #: The flag of an option (the library's keyword for those without one).
 FLAGS: Mapping[str, str] = {
@@ -58,6 +59,7 @@ FLAGS: Mapping[str, str] = {
     "reset_passwords": "--reset-passwords",
     "max_deletes": "--max-deletes",
     "slugless": "--slugless",
+    "retire_to": "--retire-to",
     "force": "--force",
     "ignore_changes": "--ignore-changes",
     "ignore": "--ignore",
@@ -68,7 +70,7 @@ WRITES_OF: Mapping[Mode, frozenset[Action]] = {
     Mode.CREATE_ONLY: frozenset({Action.CREATE}),
     Mode.UPDATE_ONLY: frozenset({Action.UPDATE, Action.REPLACE}),
     Mode.UPSERT: _UPSERT,
-    Mode.MIRROR: _UPSERT | {Action.DELETE},
+    Mode.MIRROR: _UPSERT | {Action.DELETE, Action.RETIRE},
 }
 
 

@@ -40,6 +40,7 @@ CHECKED: frozenset[Action] = frozenset(
         Action.UPDATE,
         Action.REPLACE,
         Action.DELETE,
+        Action.RETIRE,
         Action.UNCHANGED,
         Action.SKIP,
     }

@@ -233,6 +233,7 @@ CONTROLS: dict[str, Control] = {
     "--owner-tag": Control("the profile's owner_tag:", argument=r"(?:T|TAG)"),
     "--ignore": Control("the profile's ignore:", argument=r"(?:PATTERN|\S+)"),
     "--ignore-changes": Control("the profile's ignore_changes:", argument=r"(?:FIELD|\S+)"),
+    "--retire-to": Control("the profile's retire_to:", argument=r"(?:URL|'[^']*')"),
     "--max-deletes": Control("the profile's limits: max_deletes", argument=r"N"),
     "--proxy": Control(
         "the proxy linksync ui is started with",
