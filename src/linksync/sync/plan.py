@@ -38,6 +38,7 @@ from linksync.safe.secrets import REDACTED
 from linksync.sync.binding import SourceDigest, WorkspaceId
 from linksync.sync.jsontext import readable
 from linksync.sync.options import SyncOptions
+from linksync.sync.partial import Partial
 from linksync.sync.state import DomainFetch
 from linksync.sync.verdicts import QuotaNote, Safety
 
@@ -239,6 +240,8 @@ class Plan:
     sources: tuple[SourceDigest, ...] = ()
     #: Warnings of the plan as a whole, of no row (an owner tag nobody carries).
     problems: tuple[Problem, ...] = ()
+    #: A plan of the links changed since a git ref only (``linksync.sync.partial``).
+    partial: Partial | None = None
     #: ``counts``, made on first use (a plan of a million rows is counted once)
     _counts: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -286,6 +289,7 @@ class Plan:
             "workspace": self.workspace.to_dict() if self.workspace is not None else None,
             "sources": [s.to_dict() for s in self.sources],
             "problems": [p.to_dict() for p in self.problems],
+            "partial": self.partial.to_dict() if self.partial is not None else None,
         }
 
     def to_json(self) -> str:
@@ -309,6 +313,7 @@ class Plan:
             workspace=WorkspaceId.from_dict(data["workspace"]) if data.get("workspace") else None,
             sources=tuple(SourceDigest.from_dict(s) for s in data.get("sources") or ()),
             problems=tuple(Problem.from_dict(p) for p in data.get("problems") or ()),
+            partial=Partial.from_dict(data["partial"]) if data.get("partial") else None,
         )
 
     @classmethod
