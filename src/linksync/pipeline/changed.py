@@ -68,10 +68,7 @@ class Changed:
         and the versions at the ref that could not be compared."""
         p = self.partial
         files = "; ".join(f"{name} ({status})" for name, status in p.files) or "none"
-        said = [
-            f"--changed-since {p.ref} ({p.commit[:12]}): {len(p.files)} source file(s) "
-            f"changed: {files}"
-        ]
+        said = [f"--changed-since {p.since}: {len(p.files)} source file(s) changed: {files}"]
         said += [
             f"{problem.where()} at {p.ref}: {problem.message} (not compared: every link of "
             "the file counts as changed, none as removed)"

@@ -107,6 +107,15 @@ class Partial:
     removed: int = 0
 
     @property
+    def since(self) -> str:
+        """The ref and its commit ("main (3f2a9c1b0d4e)"); a ref that is the commit
+        itself (CI gives one) once, shortened."""
+        short = self.commit[:12]
+        if len(self.ref) >= 7 and self.commit.lower().startswith(self.ref.lower()):
+            return short
+        return f"{self.ref} ({short})"
+
+    @property
     def read_now(self) -> tuple[str, ...]:
         """The files read as they are now (every changed file but the deleted ones)."""
         return tuple(name for name, status in self.files if status != "deleted")
@@ -118,7 +127,7 @@ class Partial:
             shown.append(f"and {len(self.files) - SHOWN_FILES} more")
         read = f"{len(self.files)} file(s) changed: {', '.join(shown)}"
         return (
-            f"Partial plan of the links changed since {self.ref} ({self.commit[:12]}): {read}; "
+            f"Partial plan of the links changed since {self.since}: {read}; "
             f"{self.changed} link(s) declared differently, {self.removed} no longer declared. "
             "Links of the other files were not read nor compared: a full run (without "
             "--changed-since) reconciles them and reports drift"
