@@ -25,6 +25,8 @@ FILES = {
     f"f{f}": {f"f{f}-l{i}": f"https://example.com/f{f}/{i}" for i in range(10)} for f in range(10)
 }
 OTHERS = {f"other-{n}": f"https://example.com/other/{n}" for n in range(400)}
+#: The links of f3 carry another owner's tag; the others none.
+SHOP = dict.fromkeys(FILES["f3"], ("owner:shop",))
 
 
 def yaml_of(links: dict[str, str]) -> str:
@@ -40,7 +42,7 @@ def asked(
     is asked, from the first run on."""
     declared = {slug: url for links in FILES.values() for slug, url in links.items()}
     state = tmp_path_factory.mktemp("sandbox")
-    with counted_sandbox(state, {**declared, **OTHERS}) as (handle, requests):
+    with counted_sandbox(state, {**declared, **OTHERS}, SHOP) as (handle, requests):
         monkeypatch.setenv("LINKSYNC_BASE_URL", handle.base_url)
         monkeypatch.setenv("LINKSYNC_API_KEY", DEFAULT_FULL_KEY)
         (workdir / "linksync.yaml").write_text(
@@ -154,6 +156,36 @@ def test_uncommitted_and_untracked_files_count_and_ignored_ones_do_not(
     result = run("plan", "links/", "--changed-since", "HEAD", "--format", "json")
     assert planned(result) == {"brand-new": "create", "f6-l1": "update"}
     assert "links/new.yaml (added)" in result.stderr and "scratch" not in result.stderr
+
+
+def test_an_unchanged_file_is_not_opened_even_when_it_no_longer_reads(
+    workdir: Path, asked: Requests
+) -> None:
+    repo = Repo(workdir)
+    repo.write("links/f9.yaml", "links:\n  f9-l0: [\n")  # broken, and committed so
+    repo.commit("f9 broken")
+    full = run("plan", "links/", *MIRROR)
+    assert full.exit_code == 2 and "links/f9.yaml: not valid YAML" in full.output + full.stderr
+    repo.write("links/f0.yaml", yaml_of({**FILES["f0"], "f0-l2": "https://example.com/two"}))
+    result = run("plan", "links/", "--changed-since", "HEAD", *MIRROR, "--format", "json")
+    assert planned(result) == {"f0-l2": "update"}
+    assert "f9.yaml" not in result.stdout + result.stderr
+    assert asked.slugs_read() == ["f0-l2"]
+
+
+def test_a_removed_link_is_deleted_only_within_the_owner_tags_scope(
+    workdir: Path, asked: Requests
+) -> None:
+    repo = Repo(workdir)
+    repo.write("links/f3.yaml", yaml_of({k: v for k, v in FILES["f3"].items() if k != "f3-l1"}))
+    repo.write("links/f0.yaml", yaml_of({k: v for k, v in FILES["f0"].items() if k != "f0-l9"}))
+    shop = ("--mode", "mirror", "--owner-tag", "owner:shop", "--format", "json")
+    result = run("plan", "links/", "--changed-since", "HEAD", *shop)
+    assert planned(result) == {"f3-l1": "delete"}  # f0-l9 carries no owner:shop tag
+    assert asked.slugs_read() == ["f0-l9", "f3-l1"] and asked.kinds()["GET /links"] == 0
+    web = run("plan", "links/", "--changed-since", "HEAD", "--mode", "mirror",
+              "--owner-tag", "owner:web", "--format", "json")  # fmt: skip
+    assert "delete" not in planned(web).values()  # f3-l1 is the shop's, f0-l9 no one's
 
 
 def test_a_deleted_file_deletes_its_links_in_a_mirror_only(workdir: Path, asked: Requests) -> None:

@@ -64,8 +64,11 @@ class Requests:
         self.seen.clear()
 
 
-def seed(db: Path, links: Mapping[str, str]) -> None:
-    """Write ``links`` (slug -> URL) into the sandbox's state file ``db``."""
+def seed(
+    db: Path, links: Mapping[str, str], tags: Mapping[str, tuple[str, ...]] | None = None
+) -> None:
+    """Write ``links`` (slug -> URL; ``tags``: slug -> its tags) into the sandbox's
+    state file ``db``."""
     from linksync.rules.timestamps import format_ts
     from linksync.sandbox.backend import Backend
     from linksync.sandbox.rows import LinkRow
@@ -83,7 +86,7 @@ def seed(db: Path, links: Mapping[str, str]) -> None:
                 slug=slug,
                 url=url,
                 description=None,
-                tags=(),
+                tags=(tags or {}).get(slug, ()),
                 apple=None,
                 google=None,
                 password_hash=None,
@@ -98,10 +101,12 @@ def seed(db: Path, links: Mapping[str, str]) -> None:
 
 
 @contextmanager
-def counted_sandbox(tmp: Path, links: Mapping[str, str]) -> Iterator[tuple[ServerHandle, Requests]]:
-    """The sandbox holding ``links``, served, and what it is asked (see module)."""
+def counted_sandbox(
+    tmp: Path, links: Mapping[str, str], tags: Mapping[str, tuple[str, ...]] | None = None
+) -> Iterator[tuple[ServerHandle, Requests]]:
+    """The sandbox holding ``links`` (with ``tags``), served, and what it is asked."""
     db = tmp / "sandbox-state.db"
-    seed(db, links)
+    seed(db, links, tags)
     asked = Requests()
     handle = serve_in_thread(SandboxSettings(rate_limit=1_000_000), str(db), wrap=asked.wrap)
     try:
