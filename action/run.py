@@ -35,9 +35,11 @@ since its base, and a push's apply only those changed since the commit before it
 (``--changed-since SHA``; the saved plan is then applied as it is). When that commit is
 not in the checkout (a shallow one) it is fetched alone (``git fetch --depth=1 origin
 SHA``). No usable commit (the first push of a branch, a force push whose ``before`` is
-gone, a run that is neither a pull request nor a push, files outside a git checkout):
-every file is read, and the log says why. The plan's text names the files read and
-says it is partial; a scheduled full run stays the reconciliation (drift, hand edits).
+gone, a run that is neither a pull request nor a push, files outside a git checkout),
+or a config file changed since it (linksync.yaml, or ``--config`` in the args: its
+settings apply to every link): every file is read, and the log says why. The plan's
+text names the files read and says it is partial; a scheduled full run stays the
+reconciliation (drift, hand edits).
 
 ``run.py finish`` reads LINKSYNC_EXITCODE, LINKSYNC_HAS_CHANGES and
 LINKSYNC_FAIL_ON_CHANGES: it exits with linksync's exit code when that is not 0, else 3
@@ -46,6 +48,7 @@ when changes are pending and fail-on-changes is true (a drift check), else 0.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shlex
@@ -143,7 +146,14 @@ def has_commit(sha: str) -> bool:
     return git("cat-file", "-e", f"{sha}^{{commit}}")
 
 
-def changed_since(env: dict[str, str]) -> tuple[str, str]:
+def config_files(args: list[str]) -> list[str]:
+    """The config files the run reads: ``--config FILE`` in args, else linksync.yaml."""
+    given = [b for a, b in itertools.pairwise(args) if a == "--config"]
+    given += [a.removeprefix("--config=") for a in args if a.startswith("--config=")]
+    return given or ["linksync.yaml"]
+
+
+def changed_since(env: dict[str, str], args: list[str]) -> tuple[str, str]:
     """The commit to read the changes since (empty: a full run), and why, for the log."""
     raw = env.get("LINKSYNC_CHANGED_ONLY", "").strip().lower() or "true"
     if raw not in ("true", "false"):
@@ -172,6 +182,12 @@ def changed_since(env: dict[str, str]) -> tuple[str, str]:
             f"full run: every file is read ({what}, {sha[:12]}, is not in the checkout "
             "and could not be fetched: a force push replaced it, or it was deleted)"
         )
+    for config in config_files(args):
+        if not git("diff", "--quiet", sha, "--", config):
+            return "", (
+                f"full run: every file is read ({config} changed since {what}, "
+                f"{sha[:12]}: its settings apply to every link)"
+            )
     return sha, (
         f"only the files changed since {what} ({sha[:12]}) are read (--changed-since); "
         "a full run (changed-only: false, e.g. on a schedule) reconciles the rest"
@@ -278,7 +294,7 @@ def main(env: dict[str, str]) -> int:
     try:
         command = resolve_command(env)
         check = ["--check-destinations"] if check_destinations(env) else []
-        since, why = changed_since(env)
+        since, why = changed_since(env, shlex.split(env.get("LINKSYNC_ARGS", "")))
     except ValueError as exc:
         print(f"::error::{escape(str(exc))}")
         set_outputs({"command": "", "exitcode": EXIT_USAGE})

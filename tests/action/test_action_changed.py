@@ -174,3 +174,26 @@ def test_changed_only_false_and_a_pull_request_without_a_key_validate_what_it_sa
     assert full.code == 1 and full.outputs["changed-since"] == ""
     assert "::notice::full run: every file is read (changed-only is false)" in full.stdout
     assert "21 rows: 20 valid, 1 invalid" in full.summary
+
+
+def test_a_pull_request_that_changes_linksync_yaml_reads_every_file(
+    origin: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The profile's settings (UTM rules, default domain, ...) apply to every link: a
+    change to them is a reason to read every file."""
+    bare, dev = origin
+    base = git(dev, "rev-parse", "HEAD")
+    git(dev, "checkout", "-q", "-b", "profile")
+    (dev / "linksync.yaml").write_text("profiles:\n  team:\n    system_domain: lnk.test\n")
+    write(dev, "team4", {**FILES["team4"], "admin": "https://example.com/admin"})
+    commit(dev, "a profile, a reserved slug")
+    git(dev, "push", "-q", "origin", "profile")
+    work = checkout(tmp_path, bare, "profile", "ci")
+    pr = event(tmp_path, "pr", {"number": 3, "pull_request": {"base": {"sha": base}}})
+    run = run_action(work, "files=links/", event="pull_request", **pr)
+    assert run.code == 1 and run.outputs["changed-since"] == ""
+    assert (
+        f"::notice::full run: every file is read (linksync.yaml changed since the pull "
+        f"request's base, {base[:12]}: its settings apply to every link)" in run.stdout
+    )
+    assert "21 rows: 20 valid, 1 invalid" in run.summary
