@@ -285,3 +285,25 @@ def test_outside_a_git_repository_is_exit_2(
         result = run(command, str(folder / "links.yaml"), "--changed-since", "main")
         assert result.exit_code == 2, (command, result.output)
         assert "is not in a git repository" in result.output + result.stderr
+
+
+def test_a_changed_file_the_folder_does_not_read_and_a_version_at_the_ref_that_did_not_read(
+    workdir: Path, asked: Requests
+) -> None:
+    repo = Repo(workdir)
+    repo.write("links/f9.yaml", "links:\n  f9-l0: [\n")
+    repo.commit("f9 broken")
+    repo.write("links/f9.yaml", yaml_of(FILES["f9"]))  # mended: compared with nothing
+    repo.write("links/sheet.csv", "slug,url\nx,https://example.com/x\n")
+    result = run("plan", "links/", "--changed-since", "HEAD", "--format", "json")
+    assert result.exit_code == 1  # the spreadsheet, as a full run names it
+    said = result.output + result.stderr
+    assert "links/sheet.csv: EMPTY_SOURCE: a spreadsheet, which a folder source does not read" in (
+        said
+    )
+    assert "links/f9.yaml at HEAD: links/f9.yaml: not valid YAML" in said
+    assert "(not compared: every link of the file counts as changed, none as removed)" in said
+    plan = json.loads(result.stdout)
+    assert {c["slug"]: c["action"] for c in plan["changes"]} == dict.fromkeys(
+        FILES["f9"], "unchanged"
+    )
