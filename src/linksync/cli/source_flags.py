@@ -95,9 +95,10 @@ _FLAGS: tuple[Callable[[F], F], ...] = (
         help="Read only the source files git says changed since REF (a branch, tag or "
         "commit: origin/main, HEAD~1; committed, staged or not, and untracked files), and "
         "their versions at REF; plan only the links declared differently (added, changed, "
-        "removed: a mirror deletes only the removed ones, never links of files not read). "
-        "Outside a git repository, or a REF git does not know: exit 2. A full run "
-        "(without it) stays the reconciliation: drift, hand edits.",
+        "removed: a mirror deletes only the removed ones, never links of files not read); "
+        "validate checks every row of those files. Outside a git repository, or a REF git "
+        "does not know: exit 2. A full run (without it) stays the reconciliation: drift, "
+        "hand edits.",
     ),
 )
 
