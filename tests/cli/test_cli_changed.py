@@ -307,3 +307,22 @@ def test_a_changed_file_the_folder_does_not_read_and_a_version_at_the_ref_that_d
     assert {c["slug"]: c["action"] for c in plan["changes"]} == dict.fromkeys(
         FILES["f9"], "unchanged"
     )
+
+
+def test_a_changed_profile_is_named_as_a_reason_for_a_full_run(
+    workdir: Path, asked: Requests
+) -> None:
+    config = workdir / "linksync.yaml"
+    config.write_text(config.read_text() + "    default_domain: lnk.test\n", encoding="utf-8")
+    Repo(workdir).write("links/f0.yaml", yaml_of({**FILES["f0"], "f0-l1": "https://e.com/1"}))
+    for args in (("plan",), ("apply", "--yes", "--no-progress")):
+        result = run(*args, "links/", "--changed-since", "HEAD")
+        assert result.exit_code == 0, result.output
+        assert (
+            "linksync.yaml changed since HEAD too: its settings apply to every link, and only "
+            "the links of the changed files were read with them; run without --changed-since "
+            "to plan every link"
+        ) in result.stderr
+    Repo(workdir).commit("profile")
+    quiet = run("plan", "links/", "--changed-since", "HEAD")
+    assert "linksync.yaml" not in quiet.stderr

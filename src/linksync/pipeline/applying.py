@@ -200,7 +200,10 @@ class ApplyRun:
                 reading = reading.without_checks()
             domain = self.options.default_domain
             if saved is None and reading.reading.changed_since:  # pipeline.changed
-                self.changed = read_changed_sources(sources, reading, default_domain=domain)
+                config = req.settings.config_path
+                self.changed = read_changed_sources(
+                    sources, reading, default_domain=domain, config=config
+                )
                 validation = self.changed.validation
                 for note in self.changed.notes:
                     self.events.note(note)

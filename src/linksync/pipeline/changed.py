@@ -38,6 +38,8 @@ from linksync.pipeline.inputs import (
 from linksync.sync.partial import Partial, declared_changes
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from linksync.sources import SourceBatch
     from linksync.sync.plan import Change, Plan
     from linksync.sync.state import RemoteState
@@ -61,6 +63,9 @@ class Changed:
     #: The errors of versions at the ref not read in full (their links all count as
     #: changed, none as removed): told as notes.
     old_problems: tuple[Problem, ...] = ()
+    #: The config files that changed since the ref too (their settings, UTM rules or
+    #: default domain, apply to every link): told as a note.
+    settings: tuple[str, ...] = ()
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -74,6 +79,12 @@ class Changed:
             "the file counts as changed, none as removed)"
             for problem in self.old_problems
         ]
+        said += [
+            f"{name} changed since {p.ref} too: its settings apply to every link, and only "
+            "the links of the changed files were read with them; run without "
+            "--changed-since to plan every link"
+            for name in self.settings
+        ]
         return tuple(said)
 
 
@@ -83,6 +94,7 @@ def read_changed_sources(
     *,
     default_domain: str | None = None,
     check_all: bool = False,
+    config: Path | None = None,
 ) -> Changed:
     """Read and validate what changed since ``setup.reading.changed_since`` (see the
     module docstring). A destination check (``check_destinations``) requests the
@@ -101,7 +113,8 @@ def read_changed_sources(
             "--changed-since reads the source files at a git ref: give file paths, not "
             "LinkSpec objects"
         )
-    got = read_changed(paths, ref, options=read_options(setup))
+    watch = (config,) if config is not None else ()
+    got = read_changed(paths, ref, options=read_options(setup), watch=watch)
     new = got.new
     batch = SourceBatch(tuple(new.frames), tuple(new.problems), tuple(new.unknown))
     full = checked(batch, setup, default_domain=default_domain)
@@ -114,7 +127,7 @@ def read_changed_sources(
         validation = _narrowed(full, planned)
     else:
         validation = with_destinations(_narrowed(full, planned), setup)
-    return Changed(batch, full, validation, tuple(removed), partial, got.old_problems)
+    return Changed(batch, full, validation, tuple(removed), partial, got.old_problems, got.settings)
 
 
 def _narrowed(full: Validation, planned: Sequence[int]) -> Validation:

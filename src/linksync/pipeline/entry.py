@@ -160,7 +160,9 @@ async def _planning(
     digests = digest_sources(sources)  # before reading: a file edited meanwhile is seen
     changed = None
     if reading.changed_since:  # only what changed since a git ref (pipeline.changed)
-        changed = read_changed_sources(sources, read, default_domain=opts.default_domain)
+        changed = read_changed_sources(
+            sources, read, default_domain=opts.default_domain, config=settings.config_path
+        )
         validation = changed.validation
         for note in changed.notes:
             events.note(note)

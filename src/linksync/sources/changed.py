@@ -69,7 +69,8 @@ class ChangedRead:
     the files that changed (sorted), their links now (``new``, with every problem) and
     at the ref (``old``), and the errors of the versions at the ref that could not be
     read in full (``old_problems``: such a version declares nothing to compare with, so
-    every link of the file counts as changed and none as removed)."""
+    every link of the file counts as changed and none as removed); ``settings``, the
+    files of ``watch`` (the config file) that differ from the ref too."""
 
     ref: str
     commit: str
@@ -77,6 +78,7 @@ class ChangedRead:
     new: ReadResult
     old: ReadResult
     old_problems: tuple[Problem, ...] = ()
+    settings: tuple[str, ...] = ()
 
 
 def _git(root: Path | None, *args: str, stdin: bytes | None = None) -> bytes:
@@ -221,9 +223,15 @@ def _not_read(real: Path, shown: str) -> list[Problem]:
 
 
 def read_changed(
-    sources: Sequence[str | PathLike[str]], ref: str, *, options: ReadOptions
+    sources: Sequence[str | PathLike[str]],
+    ref: str,
+    *,
+    options: ReadOptions,
+    watch: Sequence[Path] = (),
 ) -> ChangedRead:
-    """Read the files of ``sources`` changed since ``ref``, now and at ``ref``."""
+    """Read the files of ``sources`` changed since ``ref``, now and at ``ref``; and tell
+    which files of ``watch`` (the config file: its settings apply to every link) differ
+    from ``ref`` too."""
     root, commit, files, problems = changed_files(sources, ref)
     new, old = ReadResult(), ReadResult()
     new.problems.extend(problems)
@@ -256,7 +264,24 @@ def read_changed(
                     old_problems.extend(errors)
                     continue
                 old.frames.extend(read.frames)
-    return ChangedRead(ref, commit, tuple(files), new, old, tuple(old_problems))
+    settings = _differing(root, commit, watch)
+    return ChangedRead(ref, commit, tuple(files), new, old, tuple(old_problems), settings)
+
+
+def _differing(root: Path, commit: str, paths: Sequence[Path]) -> tuple[str, ...]:
+    """The files of ``paths`` inside the repository that differ from ``commit``
+    (untracked ones included), named as git names them."""
+    inside = []
+    for path in paths:
+        try:
+            inside.append(path.resolve().relative_to(root).as_posix())
+        except ValueError:
+            continue  # outside the repository: not the team's file
+    if not inside:
+        return ()
+    out = _git(root, "diff", "--name-only", "-z", "--no-ext-diff", commit, "--", *inside)
+    out += _git(root, "ls-files", "-z", "--others", "--exclude-standard", "--", *inside)
+    return tuple(sorted({n for n in out.decode("utf-8", "surrogateescape").split("\0") if n}))
 
 
 def _add(into: ReadResult, read: ReadResult) -> None:
