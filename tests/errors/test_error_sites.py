@@ -112,6 +112,8 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sandbox/rules.py", "parse_link_patch"): {"INVALID_REQUEST"},
     ("sandbox/rules.py", "parse_list_query"): {"INVALID_REQUEST"},
     ("sources/__init__.py", "_read_dir"): {"EMPTY_SOURCE"},
+    ("sources/changed.py", "_not_read"): {"EMPTY_SOURCE"},  # a changed file not read
+    ("sources/changed.py", "read_changed"): {"EMPTY_SOURCE"},  # its version at the ref
     ("sources/column_report.py", "held_guesses"): {"GUESSED_COLUMN"},
     ("sources/__init__.py", "read_source"): {"EMPTY_SOURCE"},
     ("sources/csv_reader.py", "_mixed"): {"MIXED_ENCODING"},

@@ -218,6 +218,7 @@ def _messages() -> dict[str, list[str]]:
                 isinstance(node, ast.Constant)
                 and isinstance(node.value, str)
                 and id(node) not in docs
+                and not FLAG.fullmatch(node.value)  # a program's argument (git's), no text
             ):
                 for flag in FLAG.findall(node.value):
                     found.setdefault(flag, []).append(f"{rel}:{node.lineno}: {node.value}")

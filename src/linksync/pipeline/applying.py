@@ -58,6 +58,7 @@ from linksync.errors import (
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RowResult, RunInfo
 from linksync.model.outcome import RemoteWrites
+from linksync.pipeline.changed import Changed, read_changed_sources, saved_sources
 from linksync.pipeline.collector import fewer_collections
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import (
@@ -146,6 +147,8 @@ class ApplyRun:
         self.plan_name = str(request.saved_path or "(a Plan object)")
         #: The workspace the target reaches, read at the start of the run (or given).
         self.identity: WorkspaceIdentity | None = None
+        #: What a run since a git ref read (``linksync.pipeline.changed``).
+        self.changed: Changed | None = None
 
     @property
     def label(self) -> str:
@@ -194,12 +197,22 @@ class ApplyRun:
             run_id=self.run_id,
         )
         validation = None
-        if req.sources:
+        sources = saved_sources(req.sources, saved) if saved else req.sources
+        if sources:
             reading = replace(req.reading, progress=self.events.checking)
             if saved is not None:  # read for the passwords only: nothing to check
                 reading = reading.without_checks()
             domain = self.options.default_domain
-            validation = load_specs(req.sources, reading, default_domain=domain)
+            if saved is None and reading.reading.changed_since:  # pipeline.changed
+                config = req.settings.config_path
+                self.changed = read_changed_sources(
+                    sources, reading, default_domain=domain, config=config
+                )
+                validation = self.changed.validation
+                for note in self.changed.notes:
+                    self.events.note(note)
+            else:
+                validation = load_specs(sources, reading, default_domain=domain)
             keep_secrets(source_secrets(validation), self.secrets, self.log)
             self.events.problems(validation.file_problems)
             for note in validation.notes:
@@ -363,6 +376,7 @@ class ApplyRun:
             ai_slug=req.ai_slug,
             ai_og=req.ai_og,
             passwords=load_passwords(passwords, self.warn) if saved is None else None,
+            changed=self.changed,
         )
 
     def warn(self, text: str) -> None:

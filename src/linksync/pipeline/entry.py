@@ -28,6 +28,7 @@ from linksync.errors import ConfigError, LinksyncError, describe
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RunInfo
 from linksync.pipeline.applying import ApplyRequest, ApplyRun, run_apply
+from linksync.pipeline.changed import read_changed_sources
 from linksync.pipeline.collector import fewer_collections
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import (
@@ -166,7 +167,16 @@ async def _planning(
     started = time.monotonic()
     read = SourceReading.for_target(reading, settings, progress=events.checking)
     digests = digest_sources(sources)  # before reading: a file edited meanwhile is seen
-    validation = load_specs(sources, read, default_domain=opts.default_domain)
+    changed = None
+    if reading.changed_since:  # only what changed since a git ref (pipeline.changed)
+        changed = read_changed_sources(
+            sources, read, default_domain=opts.default_domain, config=settings.config_path
+        )
+        validation = changed.validation
+        for note in changed.notes:
+            events.note(note)
+    else:
+        validation = load_specs(sources, read, default_domain=opts.default_domain)
     keep_secrets(source_secrets(validation), secrets, log)
     events.problems(validation.file_problems)
     for note in validation.notes:
@@ -182,6 +192,7 @@ async def _planning(
             ai_og=policy.ai_og,
             target=label,
             passwords=passwords,
+            changed=changed,
         )
         # What an apply of this plan checks: the workspace, the sources (sync.binding).
         made = replace(made, workspace=await workspace_here(client, settings), sources=digests)

@@ -39,12 +39,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from linksync.pipeline.fields import option, request_value
-from linksync.pipeline.preflight import PathArg
-from linksync.sync.options import Mode
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # names of types only: the request loads neither engine nor writers
     from linksync.config import NetworkFlags
     from linksync.pipeline.events import RunEvents
+    from linksync.pipeline.preflight import PathArg
+    from linksync.sync.options import Mode
     from linksync.sync.results import CancelSignal, ProgressSink
 
 
@@ -118,6 +118,12 @@ class Reading:
         default=None,
         flag="--check-destinations/--no-check-destinations",
         profile="check_destinations",
+    )
+    changed_since: str | None = option(
+        "a git ref: read only the source files changed since it (and their versions there), "
+        "and plan only the links declared differently (linksync.pipeline.changed).",
+        default=None,
+        flag="--changed-since",
     )
 
 

@@ -227,6 +227,8 @@ def render_plan_text(plan: Plan) -> str:
             f"  fetched {f.domain}: {f.strategy}, {f.requests} requests, {f.links} links{total}"
         )
     out.append(f"  requests to read the workspace: {plan.requests}")
+    if plan.partial is not None:
+        out.append(f"  {plan.partial.describe()}")
     if plan.quota is not None:
         out.append(f"  quota: {plan.quota.describe()}")
     out.append(f"  unmanaged: {plan.unmanaged.describe()}")
@@ -255,6 +257,8 @@ def render_plan_text(plan: Plan) -> str:
 def plan_notes(plan: Plan) -> tuple[str, ...]:
     """What a reader of the plan should know beyond its rows: quota, unmanaged links."""
     notes: list[str] = []
+    if plan.partial is not None:
+        notes.append(f"{plan.partial.describe()}.")
     if plan.quota is not None and plan.quota.excess:
         notes.append(f"Quota: {plan.quota.describe()}.")
     notes.append(f"Unmanaged: {plan.unmanaged.describe()}.")

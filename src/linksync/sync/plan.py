@@ -39,6 +39,7 @@ from linksync.safe.secrets import REDACTED
 from linksync.sync.binding import SourceDigest, WorkspaceId
 from linksync.sync.jsontext import readable
 from linksync.sync.options import SyncOptions
+from linksync.sync.partial import Partial
 from linksync.sync.state import DomainFetch
 from linksync.sync.verdicts import Ignored, QuotaNote, Safety
 
@@ -242,6 +243,8 @@ class Plan:
     problems: tuple[Problem, ...] = ()
     #: The links ``ignore:`` entries left alone (``linksync.sync.ignoring``).
     ignored: Ignored = field(default_factory=Ignored)
+    #: A plan of the links changed since a git ref only (``linksync.sync.partial``).
+    partial: Partial | None = None
     #: ``counts``, made on first use (a plan of a million rows is counted once)
     _counts: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -290,6 +293,7 @@ class Plan:
             "sources": [s.to_dict() for s in self.sources],
             "problems": [p.to_dict() for p in self.problems],
             "ignored": self.ignored.to_dict(),
+            "partial": self.partial.to_dict() if self.partial is not None else None,
         }
 
     def to_json(self) -> str:
@@ -314,6 +318,7 @@ class Plan:
             sources=tuple(SourceDigest.from_dict(s) for s in data.get("sources") or ()),
             problems=tuple(Problem.from_dict(p) for p in data.get("problems") or ()),
             ignored=Ignored.from_dict(data.get("ignored") or {}),
+            partial=Partial.from_dict(data["partial"]) if data.get("partial") else None,
         )
 
     @classmethod

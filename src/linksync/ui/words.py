@@ -278,6 +278,10 @@ CONTROLS: dict[str, Control] = {
         ),
     ),
     "--out": Control("the saved plan", argument=r"FILE"),
+    "--changed-since": Control(
+        f"reading only the files changed since a git ref ({_TERMINAL})",
+        argument=r"(?:REF|HEAD[~^\d]*|main|master|[0-9a-f]{7,40}|[\w.-]+[/~^][\w./~^-]*\w)",
+    ),
     "--journal": Control("the run's journal", argument=r"FILE"),
     "--lock": Control(
         "the run lock",
