@@ -326,3 +326,22 @@ def test_a_changed_profile_is_named_as_a_reason_for_a_full_run(
     Repo(workdir).commit("profile")
     quiet = run("plan", "links/", "--changed-since", "HEAD")
     assert "linksync.yaml" not in quiet.stderr
+
+
+def test_a_deleted_file_retires_its_links_and_the_limit_counts_them_as_deletes(
+    workdir: Path, asked: Requests
+) -> None:
+    repo = Repo(workdir)
+    repo.git("rm", "-q", "links/f7.yaml")
+    repo.commit("f7 retired")
+    retire = ("--retire-to", "https://example.com/ended")
+    result = run("plan", "links/", "--changed-since", "main", *MIRROR, *retire, "--format", "json")
+    assert planned(result) == dict.fromkeys(FILES["f7"], "retire")
+    capped = run("plan", "links/", "--changed-since", "main", *MIRROR, *retire, "--max-deletes", "3")
+    assert "REFUSED: 10 deletes exceed the maximum of 3 (its 10 retires count as deletes)" in (
+        capped.output
+    )
+    applied = run("apply", "links/", "--changed-since", "main", *MIRROR, *retire,
+                  "--max-deletes", "3", "--yes")  # fmt: skip
+    assert applied.exit_code == 2, applied.output
+    assert slugs(workdir)["f7-l0"] == "https://example.com/f7/0"  # nothing retired

@@ -185,9 +185,12 @@ def narrow_plan(plan: Plan, remote: RemoteState, changed: Changed) -> Plan:
 
     changes = tuple(ch for ch in plan.changes if ch.spec is not None or removed(ch))
     updates = sum(1 for c in changes if c.action in (Action.UPDATE, Action.REPLACE))
-    deletes = sum(1 for c in changes if c.action is Action.DELETE)
+    retires = sum(1 for c in changes if c.action is Action.RETIRE)
+    deletes = retires + sum(1 for c in changes if c.action is Action.DELETE)
     existing = max(plan.safety.existing, remote.org.link_count if remote.org else 0)
     reason = threshold_reason(existing, updates + deletes, deletes, options)
+    if reason is not None and retires:
+        reason += f" (its {retires} retires count as deletes)"
     safety = Safety(existing, updates + deletes, deletes, reason is not None, reason)
     return replace(
         plan, changes=changes, safety=safety, unmanaged=Unmanaged(), partial=changed.partial
