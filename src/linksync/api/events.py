@@ -28,11 +28,6 @@ from typing import Any
 from linksync.errors import ApiError
 from linksync.model import RemoteLink
 
-#: Calls that change the workspace (the kinds of ``CallEvent.kind``).
-WRITE_KINDS: frozenset[str] = frozenset(
-    {"POST /links", "PATCH /links/:slug", "DELETE /links/:slug"}
-)
-
 
 @dataclass(frozen=True, slots=True)
 class CallEvent:
@@ -54,10 +49,6 @@ class CallEvent:
     @property
     def ok(self) -> bool:
         return self.error is None
-
-    @property
-    def is_write(self) -> bool:
-        return self.kind in WRITE_KINDS
 
     @property
     def link(self) -> RemoteLink | None:
@@ -122,18 +113,9 @@ class CallHooks:
 
         return unsubscribe
 
-    @contextmanager
-    def call(self) -> Iterator[bool]:
-        """Around one call: yields whether it is an outermost call (one to emit)."""
-        outermost, token = self.enter()
-        try:
-            yield outermost
-        finally:
-            self.leave(token)
-
     def enter(self) -> tuple[bool, Token[int]]:
-        """A call begins: whether it is an outermost one, and the token for ``leave``
-        (``call`` without a generator: one is entered per request)."""
+        """A call begins: whether it is an outermost one (its event is emitted; not one
+        a call makes for itself), and the token for ``leave``."""
         depth = _DEPTH.get()
         return depth == 0, _DEPTH.set(depth + 1)
 
