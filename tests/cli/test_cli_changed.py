@@ -337,11 +337,11 @@ def test_a_deleted_file_retires_its_links_and_the_limit_counts_them_as_deletes(
     retire = ("--retire-to", "https://example.com/ended")
     result = run("plan", "links/", "--changed-since", "main", *MIRROR, *retire, "--format", "json")
     assert planned(result) == dict.fromkeys(FILES["f7"], "retire")
-    capped = run("plan", "links/", "--changed-since", "main", *MIRROR, *retire, "--max-deletes", "3")
+    since = ("--changed-since", "main", *MIRROR, *retire, "--max-deletes", "3")
+    capped = run("plan", "links/", *since)
     assert "REFUSED: 10 deletes exceed the maximum of 3 (its 10 retires count as deletes)" in (
         capped.output
     )
-    applied = run("apply", "links/", "--changed-since", "main", *MIRROR, *retire,
-                  "--max-deletes", "3", "--yes")  # fmt: skip
+    applied = run("apply", "links/", *since, "--yes")
     assert applied.exit_code == 2, applied.output
     assert slugs(workdir)["f7-l0"] == "https://example.com/f7/0"  # nothing retired

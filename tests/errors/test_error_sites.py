@@ -23,7 +23,6 @@ import pytest
 
 from linksync.errors import ERRORS, Origin
 from linksync.errors.advice import ADVICE, advice_for
-from linksync.ui.fixes import FIXES, fix_for
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "linksync"
 
@@ -287,12 +286,10 @@ def test_every_constant_has_its_code_meaning_and_advice(constant: str) -> None:
         assert str(e.code).startswith(str(e.http_status)), "codes start with their status"
     assert len(e.meaning.split()) >= 2, "a meaning in words"
     assert advice_for(constant).strip().endswith((".", ")")), "advice is a sentence"
-    assert fix_for(constant) == FIXES[constant]
 
 
 def test_advice_names_only_constants_of_the_table() -> None:
     assert set(ADVICE) == set(ERRORS)
-    assert set(FIXES) == set(ERRORS)
     assert advice_for("NOT_A_CONSTANT") == "" and advice_for(None) == ""
 
 

@@ -23,8 +23,6 @@ from linksync.safe.terminal import printable
 #: First characters that make a spreadsheet treat a cell as a formula.
 FORMULA_PREFIXES: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r")
 
-#: What replaces a secret found in a report value.
-
 #: Characters XML 1.0 does not allow, even escaped.
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
