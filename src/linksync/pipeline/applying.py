@@ -14,16 +14,15 @@
 3. The run lock is taken (by default keyed on the workspace the service reports, read
    once here: ``linksync.config.identity``); then the reports are opened and the last
    run against the target is read from the journals.
-4. The plan (fresh, or the saved one checked against the workspace it was made for
-   and refreshed: stale rows blocked) is shown to the front end
-   (``RunEvents.planned``), refused above the safety thresholds without force, and
-   confirmed (``RunEvents.confirm``) when it has writes.
+4. The plan (fresh, or the saved one checked against its workspace and refreshed:
+   stale rows blocked) is shown (``RunEvents.planned``), refused above the safety
+   thresholds without force, and confirmed (``RunEvents.confirm``) when it has writes.
 5. The executor applies it: rows that failed last time first, the journal and the
    write count fed from the client's call events, the reports streamed in source order,
    the progress sink told of each row, the cancel signal watched.
 6. The reports are closed, the annotated copies and the QR zip written.
-7. The alert is sent when the run meets a condition the user picked
-   (``linksync.pipeline.notify``), also when an error stopped it.
+7. The alert is sent when the run meets a condition picked (``pipeline.notify``), also
+   when an error stopped it.
 
 An error after something was written never claims nothing was done: it is raised as
 ``StoppedAfterWrites`` (``InterruptedAfterWrites`` for a second Ctrl-C), saying what was
@@ -58,14 +57,13 @@ from linksync.errors import (
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RowResult, RunInfo
 from linksync.model.outcome import RemoteWrites
-from linksync.pipeline.changed import Changed, read_changed_sources, saved_sources
+from linksync.pipeline.changed import Changed, read_declared, saved_sources
 from linksync.pipeline.collector import fewer_collections
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import (
     SourceReading,
     Sources,
     keep_secrets,
-    load_specs,
     refuse_file_errors,
     refuse_undeclared,
     source_paths,
@@ -203,16 +201,10 @@ class ApplyRun:
             if saved is not None:  # read for the passwords only: nothing to check
                 reading = reading.without_checks()
             domain = self.options.default_domain
-            if saved is None and reading.reading.changed_since:  # pipeline.changed
-                config = req.settings.config_path
-                self.changed = read_changed_sources(
-                    sources, reading, default_domain=domain, config=config
-                )
-                validation = self.changed.validation
-                for note in self.changed.notes:
-                    self.events.note(note)
-            else:
-                validation = load_specs(sources, reading, default_domain=domain)
+            validation, self.changed = read_declared(  # since a git ref, when asked
+                sources, reading, default_domain=domain, config=req.settings.config_path,
+                note=self.events.note,
+            )  # fmt: skip
             keep_secrets(source_secrets(validation), self.secrets, self.log)
             self.events.problems(validation.file_problems)
             for note in validation.notes:

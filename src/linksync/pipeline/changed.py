@@ -20,7 +20,7 @@ files no one changed, duplicates across files are what it finds.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -31,6 +31,7 @@ from linksync.pipeline.inputs import (
     SourceReading,
     Sources,
     checked,
+    load_specs,
     read_options,
     source_paths,
     with_destinations,
@@ -86,6 +87,24 @@ class Changed:
             for name in self.settings
         ]
         return tuple(said)
+
+
+def read_declared(
+    sources: Sources,
+    setup: SourceReading,
+    *,
+    default_domain: str | None,
+    config: Path | None,
+    note: Callable[[str], None],
+) -> tuple[Validation, Changed | None]:
+    """A run's sources read and validated: of only what changed since a git ref when
+    ``setup`` asks (``read_changed_sources``, its notes told), else all (``load_specs``)."""
+    if not setup.reading.changed_since:
+        return load_specs(sources, setup, default_domain=default_domain), None
+    changed = read_changed_sources(sources, setup, default_domain=default_domain, config=config)
+    for line in changed.notes:
+        note(line)
+    return changed.validation, changed
 
 
 def read_changed_sources(

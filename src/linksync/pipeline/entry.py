@@ -28,14 +28,13 @@ from linksync.errors import ConfigError, LinksyncError, describe
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RunInfo
 from linksync.pipeline.applying import ApplyRequest, ApplyRun, run_apply
-from linksync.pipeline.changed import read_changed_sources
+from linksync.pipeline.changed import read_declared
 from linksync.pipeline.collector import fewer_collections
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import (
     SourceReading,
     Sources,
     keep_secrets,
-    load_specs,
     source_paths,
     source_secrets,
     sync_options,
@@ -167,16 +166,10 @@ async def _planning(
     started = time.monotonic()
     read = SourceReading.for_target(reading, settings, progress=events.checking)
     digests = digest_sources(sources)  # before reading: a file edited meanwhile is seen
-    changed = None
-    if reading.changed_since:  # only what changed since a git ref (pipeline.changed)
-        changed = read_changed_sources(
-            sources, read, default_domain=opts.default_domain, config=settings.config_path
-        )
-        validation = changed.validation
-        for note in changed.notes:
-            events.note(note)
-    else:
-        validation = load_specs(sources, read, default_domain=opts.default_domain)
+    validation, changed = read_declared(  # only what changed since a git ref, when asked
+        sources, read, default_domain=opts.default_domain, config=settings.config_path,
+        note=events.note,
+    )  # fmt: skip
     keep_secrets(source_secrets(validation), secrets, log)
     events.problems(validation.file_problems)
     for note in validation.notes:

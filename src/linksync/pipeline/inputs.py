@@ -99,8 +99,10 @@ class SourceReading:
         return cls.of(reading, settings.profile, network=network, progress=progress)
 
     def without_checks(self) -> SourceReading:
-        """Read for the passwords only (a saved plan's sources): no destination check."""
-        return replace(self, reading=replace(self.reading, check_destinations=False))
+        """Read for the passwords only (a saved plan's sources, ``saved_sources``): no
+        destination check, every file given read whole."""
+        asked = replace(self.reading, check_destinations=False, changed_since=None)
+        return replace(self, reading=asked)
 
 
 def source_paths(sources: Sources) -> list[str | PathLike[str]]:
