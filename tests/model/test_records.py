@@ -24,11 +24,11 @@ def test_replace_fields_and_asdict_work_as_on_a_dataclass() -> None:
     blocked = dataclasses.replace(change, blocked_by="STALE_PLAN")
     assert (blocked.blocked_by, blocked.is_write, change.is_write) == ("STALE_PLAN", False, True)
     assert [f.name for f in dataclasses.fields(Provenance)] == [
-        "source", "sheet", "row", "columns", "timezone"
+        "source", "sheet", "row", "columns", "timezone", "declared"
     ]  # fmt: skip
     assert dataclasses.is_dataclass(SPEC) and dataclasses.asdict(SPEC)["provenance"] == {
         "source": "links.csv", "sheet": None, "row": 7,
-        "columns": {"url": "Destination"}, "timezone": None,
+        "columns": {"url": "Destination"}, "timezone": None, "declared": None,
     }  # fmt: skip
 
 

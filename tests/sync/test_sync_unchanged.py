@@ -35,6 +35,7 @@ def link(slug: str, url: str = "https://example.com/a", **fields: Any) -> Remote
 
 
 OWNED: dict[str, Any] = {"owner_tag": "team:a"}
+PEOPLE: dict[str, Any] = {"ignore_changes": ("description",)}
 DAY = "2030-01-01"
 GO = "go.example"
 DOMAINS = (DomainInfo("go.example", "active"), DomainInfo("old.example", "pending"))
@@ -66,6 +67,9 @@ CASES: list[tuple[str, list[LinkSpec], list[RemoteLink], dict[str, Any]]] = [
     ("duplicate", [spec("a"), spec("A", row=3)], [link("a")], {}),
     ("duplicate that differs", [spec("a"), spec("a", "https://e.com/b", row=3)], [link("a")], {}),
     ("create only", [spec("a")], [link("a")], {"mode": Mode.CREATE_ONLY}),
+    ("ignored link", [spec("promo-a")], [link("promo-a")], {"ignore": ("promo-*",)}),
+    ("ignored tag", [spec("a")], [link("a", tags=["keep"])], {"ignore": ("tag:keep",)}),
+    ("ignore_changes", [spec("a", description="x")], [link("a", description="y")], PEOPLE),
 ]  # fmt: skip
 
 
@@ -110,3 +114,10 @@ def test_a_duplicate_of_an_unchanged_row_is_named() -> None:
     assert actions == [(0, Action.UNCHANGED), (1, Action.INVALID)]
     dup = next(c for c in plan.changes if c.index == 1)
     assert [p.constant for p in dup.problems] == ["DUPLICATE_IN_SOURCE"]
+
+
+def test_a_row_an_ignore_entry_names_is_a_skip_not_unchanged() -> None:
+    options = SyncOptions(system_domain=SYS, ignore=("promo-*",))
+    plan = diff([spec("promo-a")], remote_state(SYS, [link("promo-a")]), options)
+    (change,) = plan.changes
+    assert change.action is Action.SKIP and "ignore: promo-*" in (change.reason or "")

@@ -17,29 +17,7 @@ The key is never a command-line argument (it would show in the process list): it
 from ``LINKSYNC_API_KEY``, from a file (``--api-key-file`` or the profile's
 ``api_key_file``), or from the variable a profile names in ``api_key_env``.
 
-Config file shape (see ``configs/linksync.example.yaml``)::
-
-    default_profile: production
-    profiles:
-      production:
-        base_url: https://api.example.com  # or sandbox: true (the built-in sandbox)
-        api_key_env: LINKSYNC_PROD_KEY
-        default_domain: go.example.com
-        concurrency: 8
-        proxy: http://proxy.example.com:3128   # else HTTPS_PROXY & co. (docs/network.md)
-        ca_bundle: certs/company-ca.pem  # a CA to trust (relative to this file)
-        trust: system                    # the operating system's trust store
-        owner_tag: managed-by-linksync
-        columns: {Destination: url}
-        strict: true                     # every source warning is an error
-        encoding: cp1252                 # CSV encoding (default: detected)
-        date_format: dmy                 # 31/12/2026 in files
-        timezone: America/New_York       # zone of date-times without one (default UTC)
-        empty_values: [N/A, "-", TBD]    # cells read as empty
-        workbook_password_env: CAMPAIGN_PW  # password of encrypted workbooks
-        slugless: stable                 # rows without slug: stable (default) | random
-        system_domain: sho.rt
-        limits: {max_deletes: 50, max_change_ratio: 0.3, min_existing: 10}
+The config file's shape, every key commented: ``configs/linksync.example.yaml``.
 
 The package, one pass down: ``config.targets`` (the ``targets:`` block of a run over
 several workspaces) -> this module (``Settings``, ``resolve``: the order above) ->
@@ -61,9 +39,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from linksync.api.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, MAX_CONCURRENCY
 from linksync.config.choice import DEFAULT_SANDBOX_DB as DEFAULT_SANDBOX_DB
-from linksync.config.choice import ENV_API_KEY as ENV_API_KEY
-from linksync.config.choice import ENV_BASE_URL as ENV_BASE_URL
-from linksync.config.choice import ENV_SANDBOX as ENV_SANDBOX
 from linksync.config.choice import NetworkFlags as NetworkFlags
 from linksync.config.choice import Target as Target
 from linksync.config.choice import TargetFlags, target_for
@@ -112,19 +87,6 @@ class Settings:
             return self.profile.system_domain
         sandbox = self.target.sandbox
         return sandbox.system_domain if sandbox is not None else None
-
-    @property
-    def columns(self) -> Mapping[str, Any]:
-        return self.profile.columns
-
-    @property
-    def owner_tag(self) -> str | None:
-        return self.profile.owner_tag
-
-    @property
-    def slugless(self) -> str | None:
-        """How rows without a slug are created (``stable`` / ``random``; None: default)."""
-        return self.profile.slugless
 
     @property
     def limits(self) -> Mapping[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from linksync.model.declared import NOTHING_DECLARED, Declared
 from linksync.model.records import dataclass_compatible
 from linksync.safe.secrets import REDACTED
 
@@ -113,7 +114,8 @@ class Provenance(msgspec.Struct, frozen=True, gc=False):
     "line 9" and names keys, not columns). ``columns`` maps
     a field name to the column header (or YAML key) its value came from.
     ``timezone`` is the IANA zone its date-times without one were read in (``--timezone``;
-    None: UTC), so an expiry is shown as the user wrote it.
+    None: UTC), so an expiry is shown as the user wrote it. ``declared``: what a YAML
+    file says of the link beyond its fields (``Declared``), None for most rows.
 
     A compact record (a ``msgspec.Struct`` that ``dataclasses.replace`` still copies),
     one per row, not tracked by the garbage collector.
@@ -124,6 +126,7 @@ class Provenance(msgspec.Struct, frozen=True, gc=False):
     row: int | None = None
     columns: Mapping[str, str] = msgspec.field(default_factory=dict)
     timezone: str | None = None
+    declared: Declared | None = None
 
     @property
     def place(self) -> Place:
@@ -156,6 +159,8 @@ class Provenance(msgspec.Struct, frozen=True, gc=False):
                "columns": dict(self.columns)}  # fmt: skip
         if self.timezone is not None:
             out["timezone"] = self.timezone
+        if self.declared is not None:
+            out["declared"] = self.declared.to_dict()
         return out
 
     @classmethod
@@ -166,6 +171,7 @@ class Provenance(msgspec.Struct, frozen=True, gc=False):
             row=d.get("row"),
             columns=dict(d.get("columns") or {}),
             timezone=d.get("timezone"),
+            declared=Declared.from_dict(d["declared"]) if d.get("declared") else None,
         )
 
 
@@ -193,6 +199,12 @@ class LinkSpec(msgspec.Struct, frozen=True, gc=False):
     google: str | None = None
     managed: frozenset[str] = frozenset()
     provenance: Provenance | None = None
+
+    @property
+    def declared(self) -> Declared:
+        """What its file says of it beyond its fields (``Declared``; empty for most)."""
+        prov = self.provenance
+        return (prov.declared if prov is not None else None) or NOTHING_DECLARED
 
     def to_dict(self) -> dict[str, Any]:
         """Every field (the password as ``"***"``), ``managed`` and the provenance."""

@@ -26,6 +26,9 @@ class Action(StrEnum):
     UPDATE = "update"
     REPLACE = "replace"
     DELETE = "delete"
+    #: A mirror's delete done as an update (``--retire-to URL``): the link points at
+    #: the fallback URL and is tagged ``retired``.
+    RETIRE = "retire"
     UNCHANGED = "unchanged"
     INVALID = "invalid"
     SKIP = "skip"

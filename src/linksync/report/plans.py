@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from linksync.model import Action, Problem, RowResult, RunInfo, Status, in_column
+from linksync.model.declared import password_mark, shown_password
 from linksync.model.results import expiry_note
 from linksync.report.base import Closing, ReportOptions
 from linksync.report.cells import field_change_text, show_value
 from linksync.report.markdown import MarkdownWriter
 from linksync.report.summary import Counts, Tally
-from linksync.safe.secrets import REDACTED
 from linksync.sync.plan import Change, Plan
 from linksync.sync.slugs import Slugless
 
@@ -33,12 +33,13 @@ _SENT = ("description", "tags", "apple", "google")
 
 def sent_fields(ch: Change) -> tuple[tuple[str, Any, Any], ...]:
     """(field, None, value) of what a create sends: its URL, then the other fields of
-    its body (the password as ``***``; the expiry is in the row's message)."""
+    its body (the password as ``***``, or where it is read from: ``set from env NAME``;
+    the expiry is in the row's message)."""
     body = ch.payload
     out: list[tuple[str, Any, Any]] = [("url", None, body.get("url"))]
     out += [(name, None, body[name]) for name in _SENT if body.get(name)]
     if body.get("password") is not None:
-        out.append(("password", None, REDACTED))
+        out.append(("password", None, _mark(ch)))
     return tuple(out)
 
 
@@ -130,14 +131,19 @@ def _sent(ch: Change) -> str | None:
     body = ch.payload
     parts = [f"{name}: {show_value(body[name], VALUE_WIDTH)}" for name in _SENT if body.get(name)]
     if body.get("password") is not None:
-        parts.append("password: (set)")
+        parts.append(f"password: {shown_password(_mark(ch))}")
     return "with " + "; ".join(parts) if parts else None
 
 
+def _mark(ch: Change) -> str:
+    """What stands for a row's password: ``***``, or ``set from env NAME``."""
+    return password_mark(ch.spec.declared.password_from if ch.spec is not None else None)
+
+
 def _destination(ch: Change) -> str:
-    """' -> https://example.com/autumn?utm_source=news' for a create or replace (the
-    URL sent), ' (was https://...)' for a delete."""
-    if ch.action in (Action.CREATE, Action.REPLACE) and ch.payload.get("url"):
+    """' -> https://example.com/autumn?utm_source=news' for a create, replace or
+    retire (the URL sent), ' (was https://...)' for a delete."""
+    if ch.action in (Action.CREATE, Action.REPLACE, Action.RETIRE) and ch.payload.get("url"):
         return f" -> {show_value(ch.payload['url'], URL_WIDTH)}"
     if ch.action is Action.DELETE and ch.remote is not None:
         return f" (was {show_value(ch.remote.url, URL_WIDTH)})"
@@ -231,9 +237,13 @@ def render_plan_text(plan: Plan) -> str:
             f"  fetched {f.domain}: {f.strategy}, {f.requests} requests, {f.links} links{total}"
         )
     out.append(f"  requests to read the workspace: {plan.requests}")
+    if plan.partial is not None:
+        out.append(f"  {plan.partial.describe()}")
     if plan.quota is not None:
         out.append(f"  quota: {plan.quota.describe()}")
     out.append(f"  unmanaged: {plan.unmanaged.describe()}")
+    if plan.ignored.count:
+        out.append(f"  ignored: {plan.ignored.describe()}")
     out.extend(f"  {p.severity.value}: {p.constant}: {p.message}" for p in plan.problems)
     slugless = slugless_note(plan)
     if slugless is not None:
@@ -257,9 +267,13 @@ def render_plan_text(plan: Plan) -> str:
 def plan_notes(plan: Plan) -> tuple[str, ...]:
     """What a reader of the plan should know beyond its rows: quota, unmanaged links."""
     notes: list[str] = []
+    if plan.partial is not None:
+        notes.append(f"{plan.partial.describe()}.")
     if plan.quota is not None and plan.quota.excess:
         notes.append(f"Quota: {plan.quota.describe()}.")
     notes.append(f"Unmanaged: {plan.unmanaged.describe()}.")
+    if plan.ignored.count:
+        notes.append(f"Ignored: {plan.ignored.describe()}.")
     notes.extend(f"{p.severity.value.title()}: {p.constant}: {p.message}." for p in plan.problems)
     slugless = slugless_note(plan)
     if slugless is not None:

@@ -31,6 +31,7 @@ OUTCOMES: tuple[str, ...] = (
     "updated",
     "replaced",
     "deleted",
+    "retired",
     "unchanged",
     "invalid",
     "skipped",
@@ -42,6 +43,7 @@ _DONE = {
     Action.UPDATE: "updated",
     Action.REPLACE: "replaced",
     Action.DELETE: "deleted",
+    Action.RETIRE: "retired",
     Action.UNCHANGED: "unchanged",
     Action.INVALID: "invalid",
     Action.SKIP: "skipped",
@@ -197,7 +199,10 @@ def safe_target(target: str) -> str:
 
 
 def run_title(counts: Counts, info: RunInfo) -> str:
-    """'plan' when nothing was applied (dry run, or every row only planned), else 'apply'."""
+    """'plan' when nothing was applied (dry run, or every row only planned), 'undo' for
+    an undo (``linksync undo``), else 'apply'."""
+    if info.mode == "undo" and not info.dry_run:
+        return "undo"
     planned = counts.by_status.get(Status.PLANNED, 0)
     applied = counts.total - planned - counts.by_status.get(Status.INVALID, 0)
     return "plan" if info.dry_run or (planned and not applied) else "apply"

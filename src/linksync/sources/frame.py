@@ -84,6 +84,10 @@ class SpecFrame:
     timezone: str | None = None
     #: The UTM rules of a YAML file's ``defaults: utm_rules:`` (over the profile's).
     utm_rules: UtmRules | None = None
+    #: A YAML file's ``defaults: ignore:`` entries (``linksync.model.ignore_rules``): the
+    #: links the run leaves alone. A file that declares no link but these has a frame of
+    #: no rows.
+    ignore: tuple[str, ...] = ()
     #: URL-part cells whose invisible characters were taken out (``Stripped``).
     stripped: tuple[Stripped, ...] = ()
     #: The column mapping the sheet was read with (spreadsheets; ``validate`` and

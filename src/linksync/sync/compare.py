@@ -12,6 +12,8 @@ row's differs; a row whose password cannot be compared says it was not sent
 taken over (``allow_takeover``: see ``linksync.sync.ownership``).
 
 ``left_alone`` names the fields a row's empty cells leave as the service holds them.
+Fields the repository leaves to people (``ignore_changes``: ``linksync.sync.ignoring``)
+are never updated: a row that differs only in them is the same, with a note.
 """
 
 from __future__ import annotations
@@ -20,10 +22,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from linksync.model import API_NAMES, LinkSpec, Problem, RemoteLink, Severity
+from linksync.model.declared import password_mark
 from linksync.model.links import fold_domain
 from linksync.rules.timestamps import same_instant
 from linksync.sync.fingerprints import PasswordMemory
+from linksync.sync.ignoring import ignored_fields, left_note
 from linksync.sync.options import SyncOptions
 from linksync.sync.ownership import other_owners, taken_over
 from linksync.sync.plan import FieldChange
@@ -109,7 +115,9 @@ def compare(
                 if send:
                     notes.append(PASSWORD_CHANGED_NOTE)
             if send:
-                fields.append(FieldChange("password", None, "***"))
+                fields.append(
+                    FieldChange("password", None, password_mark(spec.declared.password_from))
+                )
                 patch["password"] = spec.password
         elif remote.has_password:
             fields.append(FieldChange("password", "***", None))
@@ -118,6 +126,14 @@ def compare(
     if "expires_at" in managed and not same_instant(spec.expires_at, remote.expires_at):
         fields.append(FieldChange("expires_at", remote.expires_at, spec.expires_at))
         needs_replace = True
+    ignored = ignored_fields(spec, options)
+    if ignored:  # left to people: never updated, said in a note when they differ
+        left = [f.field for f in fields if f.field in ignored]
+        fields = [f for f in fields if f.field not in ignored]
+        patch = {k: v for k, v in patch.items() if k not in ignored}
+        unsent = unsent and "password" not in ignored
+        notes = [n for n in notes if n != PASSWORD_CHANGED_NOTE or "password" not in ignored]
+        notes += [left_note(left)] if left else []
     return Comparison(tuple(fields), patch, needs_replace, unsent, tuple(notes))
 
 
@@ -181,6 +197,12 @@ def create_payload(
     """The POST body for ``spec`` (wire names). With ``carry`` (a replace), fields the
     row does not manage keep the remote record's values. ``slug``: the slug to send
     (a row's stable slug), else the row's own."""
+    if carry is not None:  # a replace keeps the link's own values of fields left to people
+        ignored = ignored_fields(spec, options) - {"password"}
+        if ignored:
+            url = None if "url" in ignored else spec.url
+            tags = None if "tags" in ignored else spec.tags  # the link's, and the owner tag
+            spec = msgspec.structs.replace(spec, url=url, tags=tags, managed=spec.managed - ignored)
     body: dict[str, Any] = {"url": (spec.url or (carry.url if carry else "")).strip()}
     if slug:
         body["slug"] = slug

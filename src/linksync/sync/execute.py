@@ -2,9 +2,9 @@
 
 Scheduling: one pool (``sync.pool.run_pool``) of ``client.concurrency`` workers takes
 the writes in plan order (creates, updates and replaces first, rows that failed in the
-last run before the others; deletes once those are done); the client's shared limiter
-keeps the pool within the rate limit and retries transient failures, so the run goes
-as fast as the limit allows and no faster.
+last run before the others; deletes and retires once those are done); the client's
+shared limiter keeps the pool within the rate limit and retries transient failures, so
+the run goes as fast as the limit allows and no faster.
 
 Rules while running (docs/service.md), read from the error table (``ErrorDef.stops``):
 
@@ -46,7 +46,7 @@ from linksync.rules.timestamps import utc_now
 from linksync.sync.calls import RowCalls
 from linksync.sync.fingerprints import PasswordStore
 from linksync.sync.history import LastRun, failed_first
-from linksync.sync.journal import Journal, new_run_id
+from linksync.sync.journal import JOURNAL_FORMAT, Journal, WrittenLinks, new_run_id
 from linksync.sync.plan import Change, Plan
 from linksync.sync.pool import run_pool
 from linksync.sync.results import CancelSignal, ProgressSink, Results, ok_result, static_result
@@ -94,6 +94,8 @@ class _Run:
         self.cancel = cancel
         self.recheck_urls = recheck_urls
         self.results: dict[int, RowResult] = {}
+        #: The link each write left, for the journal's before and after of each row.
+        self.written = WrittenLinks()
         #: The links the plan's rows name (a stable slug moving on avoids them).
         self.planned = frozenset(ch.key for ch in plan.changes if ch.key is not None)
         self._emitted = 0
@@ -110,7 +112,8 @@ class _Run:
     def done(self, pos: int, result: RowResult) -> None:
         self.results[pos] = result
         if self.journal is not None:
-            self.journal.write("result", **result.to_dict())
+            undo = self.written.undo_fields(self.plan.changes[pos], result)
+            self.journal.write("result", **result.to_dict(), **undo)
         if self.progress is not None:
             self.progress.advance(result)
         self.emit_ready()
@@ -152,7 +155,7 @@ class _Run:
         try:
             if ch.action is Action.CREATE:
                 return await self.create(ch)
-            if ch.action is Action.UPDATE:
+            if ch.action in (Action.UPDATE, Action.RETIRE):
                 assert ch.slug is not None
                 _, event = await self.calls.call(
                     ch, self.client.update_link, ch.slug, dict(ch.payload), domain=ch.domain
@@ -303,15 +306,17 @@ async def execute(
         static = static_result(ch)
         if static is not None:
             run.results[pos] = static
-        elif ch.action is Action.DELETE:
+        elif ch.action in (Action.DELETE, Action.RETIRE):
             deletes.append((pos, ch))
         else:
             todo.append((pos, ch))
     hooks = [client.subscribe(count_writes(writes))]
     if journal is not None:
         hooks.append(client.subscribe(journal.on_call))
+        hooks.append(client.subscribe(run.written.on_call))
         journal.write(
             "start",
+            format=JOURNAL_FORMAT,
             target=plan.target,
             mode=plan.options.mode.value,
             counts=plan.counts,

@@ -34,20 +34,22 @@ from linksync.model import (
     Severity,
     plain,
 )
+from linksync.model.declared import kept_mark
 from linksync.model.records import dataclass_compatible
 from linksync.safe.secrets import REDACTED
 from linksync.sync.binding import SourceDigest, WorkspaceId
 from linksync.sync.jsontext import readable
 from linksync.sync.options import SyncOptions
+from linksync.sync.partial import Partial
 from linksync.sync.state import DomainFetch
-from linksync.sync.verdicts import QuotaNote, Safety
+from linksync.sync.verdicts import Ignored, QuotaNote, Safety
 
 PLAN_FORMAT = 1
 
 
 #: Actions that send a write request.
 WRITE_ACTIONS: frozenset[Action] = frozenset(
-    {Action.CREATE, Action.UPDATE, Action.REPLACE, Action.DELETE}
+    {Action.CREATE, Action.UPDATE, Action.REPLACE, Action.DELETE, Action.RETIRE}
 )
 
 
@@ -60,8 +62,8 @@ class FieldChange:
     new: Any
 
     def to_dict(self) -> dict[str, Any]:
-        if self.field == "password":
-            return {"field": "password", "old": None, "new": REDACTED}
+        if self.field == "password":  # "***", or where it is read from: never the value
+            return {"field": "password", "old": None, "new": kept_mark(self.new)}
         out = {"field": self.field, "old": plain(self.old), "new": plain(self.new)}
         if self.field == "tags":
             added, removed = tags_added_removed(self.old, self.new)
@@ -240,6 +242,10 @@ class Plan:
     sources: tuple[SourceDigest, ...] = ()
     #: Warnings of the plan as a whole, of no row (an owner tag nobody carries).
     problems: tuple[Problem, ...] = ()
+    #: The links ``ignore:`` entries left alone (``linksync.sync.ignoring``).
+    ignored: Ignored = field(default_factory=Ignored)
+    #: A plan of the links changed since a git ref only (``linksync.sync.partial``).
+    partial: Partial | None = None
     #: ``counts``, made on first use (a plan of a million rows is counted once)
     _counts: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -294,6 +300,8 @@ class Plan:
             "workspace": self.workspace.to_dict() if self.workspace is not None else None,
             "sources": [s.to_dict() for s in self.sources],
             "problems": [p.to_dict() for p in self.problems],
+            "ignored": self.ignored.to_dict(),
+            "partial": self.partial.to_dict() if self.partial is not None else None,
         }
 
     def to_json(self) -> str:
@@ -317,6 +325,8 @@ class Plan:
             workspace=WorkspaceId.from_dict(data["workspace"]) if data.get("workspace") else None,
             sources=tuple(SourceDigest.from_dict(s) for s in data.get("sources") or ()),
             problems=tuple(Problem.from_dict(p) for p in data.get("problems") or ()),
+            ignored=Ignored.from_dict(data.get("ignored") or {}),
+            partial=Partial.from_dict(data["partial"]) if data.get("partial") else None,
         )
 
     @classmethod

@@ -72,9 +72,10 @@ class _Acc:
 
 
 def needs(
-    desired: Iterable[LinkSpec], options: SyncOptions, system_domain: str
+    desired: Iterable[LinkSpec], options: SyncOptions, system_domain: str, *, named: bool = False
 ) -> dict[str, _Need]:
-    """Per domain: which slugs the rows name, and whether the domain must be listed."""
+    """Per domain: which slugs the rows name, and whether the domain must be listed
+    (``named``: the mirror's scope is not listed)."""
     out: dict[str, _Need] = {}
     given: dict[str | None, _Need] = {}  # a row's domain as given -> its domain's need
     for spec in desired:
@@ -88,16 +89,22 @@ def needs(
             need.slugs.setdefault(slug if folded == slug else folded, spec)
         elif spec.url:  # a row with neither (a hidden row, not read) needs nothing
             need.must_list = True
-    if options.deletes:
+    if options.deletes and not named:
         for domain in options.scope_domains:
             out.setdefault(domain, _Need()).must_list = True
     return out
 
 
 async def fetch_remote(
-    client: LinkClient, desired: Sequence[LinkSpec], options: SyncOptions
+    client: LinkClient, desired: Sequence[LinkSpec], options: SyncOptions, *, named: bool = False
 ) -> RemoteState:
-    """Read the organization, the custom domains and the links the plan needs."""
+    """Read the organization, the custom domains and the links the plan needs.
+
+    ``named``: the links ``desired`` names and no others (a partial run, a saved
+    partial plan): a mirror's scope is not listed nor its owner tag looked for, and a
+    domain is read slug by slug unless even the whole workspace lists in fewer requests
+    (no first page is read to learn a domain's size); rows without a slug still list
+    their domain (they are matched by URL)."""
     acc = _Acc()
     org = await client.get_organization()
     domains = list(await client.list_domains())
@@ -112,7 +119,7 @@ async def fetch_remote(
     check_scope(options, system, custom)
     if not system:
         acc.listed.add("")
-    wanted = needs(desired, options, system)
+    wanted = needs(desired, options, system, named=named)
     acc.rows = {domain: need.slugs for domain, need in wanted.items()}
     for domain, need in sorted(wanted.items()):
         if not domain:
@@ -120,10 +127,11 @@ async def fetch_remote(
         if domain != system and domain not in custom:
             continue  # the diff reports DOMAIN_NOT_FOUND; no request for it
         only_domain = not custom and domain == system
-        await _fetch_domain(client, domain, need, link_count, only_domain, acc)
-    if options.deletes and not options.scope_domains and options.owner_tag is not None:
-        await _fetch_owned(client, options.owner_tag, acc)
-    tagged = await _owner_tagged(client, options, acc)
+        await _fetch_domain(client, domain, need, link_count, only_domain, acc, named=named)
+    owner = options.owner_tag if options.deletes and not options.scope_domains else None
+    if owner is not None and not named:
+        await _fetch_owned(client, owner, acc)
+    tagged = None if named else await _owner_tagged(client, options, acc)
     return RemoteState(
         system_domain=system,
         links=acc.links,
@@ -164,6 +172,8 @@ async def _fetch_domain(
     link_count: int,
     only_domain: bool,
     acc: _Acc,
+    *,
+    named: bool = False,
 ) -> None:
     n = len(need.slugs)
     if not need.must_list and n == 0:
@@ -175,7 +185,7 @@ async def _fetch_domain(
             client, domain, acc, first=first, total=link_count if only_domain else None
         )
         return
-    if only_domain or n <= 2:
+    if only_domain or n <= 2 or named:
         await _read_slugs(
             client, domain, sorted(need.slugs), acc, total=link_count if only_domain else None
         )

@@ -14,7 +14,7 @@ from linksync.model import Action, Problem, RemoteLink, Severity
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Change
 from linksync.sync.state import RemoteState
-from linksync.sync.verdicts import Safety
+from linksync.sync.verdicts import QuotaNote, Safety
 
 _ACTION = attrgetter("action")
 
@@ -45,20 +45,30 @@ def mark_quota(changes: list[Change], remote: RemoteState) -> list[Change]:
     return out
 
 
+def quota_note(changes: Sequence[Change], remote: RemoteState) -> QuotaNote | None:
+    """The plan's creates against the room under the link quota (None: no quota known)."""
+    if remote.org is None:
+        return None
+    creates = list(map(_ACTION, changes)).count(Action.CREATE)  # in C
+    return QuotaNote(remote.org.link_count, remote.org.link_quota, creates)
+
+
 def judge_safety(
     changes: Sequence[Change],
     remote: RemoteState,
     options: SyncOptions,
     in_scope: Callable[[RemoteLink], bool],
 ) -> Safety:
-    """octoDNS-style thresholds on updates+replaces+deletes against existing links.
+    """octoDNS-style thresholds on updates+replaces+deletes against existing links (a
+    retire, ``linksync.sync.retire``, counts as a delete).
 
     Existing links: in mirror mode those in the delete scope; otherwise the links of the
     domains the plan writes to (each domain's total when the fetch learned it).
     """
     actions = Counter(map(_ACTION, changes))  # one pass, in C
     updates = actions[Action.UPDATE] + actions[Action.REPLACE]
-    deletes = actions[Action.DELETE]
+    retires = actions[Action.RETIRE]
+    deletes = retires + actions[Action.DELETE]
     if options.deletes:
         existing = sum(1 for link in remote.links.values() if in_scope(link))
     else:
@@ -70,6 +80,8 @@ def judge_safety(
             existing += total if total is not None else len(remote.on_domain(d))
     changed = updates + deletes
     reason = threshold_reason(existing, changed, deletes, options)
+    if reason is not None and retires:
+        reason += f" (its {retires} retires count as deletes)"
     return Safety(existing, changed, deletes, reason is not None, reason)
 
 

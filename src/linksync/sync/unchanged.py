@@ -56,8 +56,9 @@ class QuickDiff:
         self._invalid = invalid
         self._places = places
         self._claimed = claimed
-        #: Taking a link over changes its tags: such runs take the full path.
-        self._off = options.allow_takeover
+        #: Taking a link over changes its tags, and an ``ignore:`` entry may make a row a
+        #: skip (``linksync.sync.ignoring``): such runs take the full path.
+        self._off = options.allow_takeover or bool(options.ignore)
         #: the links are a ``KeyMap`` (a plain mapping by key in some callers' states)
         #: a row's domain as given -> (the folded domain, its links by folded slug, the
         #: rows claiming them), or None when the domain has a problem
