@@ -8,7 +8,8 @@ action can be tried and tested without GitHub (samples/ci/run-locally.sh, the te
 
 What it does, step by step: ``${{ inputs.X }}`` (given, else the default in action.yml),
 ``${{ github.X }}`` (action_path is this checkout; event_name, ref, the default branch
-and token from the options) and ``${{ steps.ID.outputs.X }}`` are filled in; ``run:``
+and token from the options; ``github.event`` the JSON of GITHUB_EVENT_PATH when set, a
+property it lacks empty, as on GitHub) and ``${{ steps.ID.outputs.X }}`` are filled in; ``run:``
 steps run under ``bash -eo pipefail`` with fresh GITHUB_OUTPUT / GITHUB_PATH files and a
 shared GITHUB_STEP_SUMMARY; ``uses:`` steps (actions/setup-python) need GitHub and are
 skipped, saying so. The first failing step stops the run with its exit code, as on
@@ -49,8 +50,8 @@ def lookup(expr: str, context: dict[str, Any]) -> str:
     for part in expr.split("."):
         if isinstance(value, dict) and part in value:
             value = value[part]
-        elif expr.startswith("steps."):
-            return ""  # a step that did not run, or an output it did not set: empty
+        elif expr.startswith(("steps.", "github.event.")):
+            return ""  # a step that did not run, an output or event property not set: empty
         else:
             raise ValueError(f"unknown reference ${{{{ {expr} }}}}")
     return "" if value is None else str(value)
@@ -149,6 +150,23 @@ def pairs(values: list[str], what: str) -> dict[str, str]:
     return out
 
 
+def event_payload(default_branch: str) -> dict[str, Any]:
+    """The event as the runner gives it (GITHUB_EVENT_PATH), its repository's default
+    branch the one given."""
+    path = os.environ.get("GITHUB_EVENT_PATH", "")
+    event: dict[str, Any] = {}
+    if path and os.path.isfile(path):
+        with open(path, encoding="utf-8") as f:
+            loaded = json.load(f)
+        event = loaded if isinstance(loaded, dict) else {}
+    repository = event.get("repository")
+    event["repository"] = {
+        **(repository if isinstance(repository, dict) else {}),
+        "default_branch": default_branch,
+    }
+    return event
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--input", action="append", default=[], metavar="NAME=VALUE")
@@ -172,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         "event_name": args.event,
         "ref": args.ref,
         "token": args.token or os.environ.get("GITHUB_TOKEN", ""),
-        "event": {"repository": {"default_branch": args.default_branch}},
+        "event": event_payload(args.default_branch),
     }
     try:
         code, outputs = run_action(inputs, github, args.workdir, args.action)

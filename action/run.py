@@ -18,14 +18,28 @@ never from the command line, so the key never shows in a process list or a log:
   LINKSYNC_OUT         folder for plan.json, plan.md and the reports (default
                        $RUNNER_TEMP/linksync, else ./linksync-out)
   LINKSYNC_EVENT, LINKSYNC_REF, LINKSYNC_DEFAULT_BRANCH      what `auto` decides on
+  LINKSYNC_CHANGED_ONLY   true (default): read only the files changed since
+                       LINKSYNC_BASE_SHA (a pull request's base) or LINKSYNC_BEFORE (the
+                       commit before a push): --changed-since; false: every file
   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY                         files the runner reads
 
 Outputs: command, exitcode, has_changes, creates, updates, replaces, deletes, invalid,
-plan-json, plan-markdown, report-dir. ``plan`` without a key (a pull request from a fork
-gets no secrets) validates only and says so. Apply applies exactly the plan it just
-made and showed (``apply --plan``). This step exits 0 whenever linksync ran, so the
-comment step still posts the plan of a failing run; ``run.py finish``, the action's
-last step, then gives the job its verdict.
+plan-json, plan-markdown, report-dir, changed-since. ``plan`` without a key (a pull
+request from a fork gets no secrets) validates only and says so. Apply applies exactly
+the plan it just made and showed (``apply --plan``). This step exits 0 whenever
+linksync ran, so the comment step still posts the plan of a failing run;
+``run.py finish``, the action's last step, then gives the job its verdict.
+
+With ``changed-only`` (the default) a pull request's plan reads only the files changed
+since its base, and a push's apply only those changed since the commit before it
+(``--changed-since SHA``; the saved plan is then applied as it is). When that commit is
+not in the checkout (a shallow one) it is fetched alone (``git fetch --depth=1 origin
+SHA``). No usable commit (the first push of a branch, a force push whose ``before`` is
+gone, a run that is neither a pull request nor a push, files outside a git checkout),
+or a config file changed since it (linksync.yaml, or ``--config`` in the args: its
+settings apply to every link): every file is read, and the log says why. The plan's
+text names the files read and says it is partial; a scheduled full run stays the
+reconciliation (drift, hand edits).
 
 ``run.py finish`` reads LINKSYNC_EXITCODE, LINKSYNC_HAS_CHANGES and
 LINKSYNC_FAIL_ON_CHANGES: it exits with linksync's exit code when that is not 0, else 3
@@ -34,6 +48,7 @@ when changes are pending and fail-on-changes is true (a drift check), else 0.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shlex
@@ -43,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 COMMANDS = ("validate", "plan", "apply", "auto")
+PR_EVENTS = ("pull_request", "pull_request_target")
 WRITES = ("create", "update", "replace", "delete")
 EXIT_USAGE = 2
 EXIT_CHANGES_PENDING = 3
@@ -117,6 +133,67 @@ def resolve_command(env: dict[str, str]) -> str:
     return "apply" if env.get("LINKSYNC_EVENT") == "push" and on_default else "plan"
 
 
+def git(*args: str) -> bool:
+    """Run git quietly in the working directory: did it succeed?"""
+    try:
+        done = subprocess.run(["git", *args], capture_output=True, check=False, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def has_commit(sha: str) -> bool:
+    return git("cat-file", "-e", f"{sha}^{{commit}}")
+
+
+def config_files(args: list[str]) -> list[str]:
+    """The config files the run reads: ``--config FILE`` in args, else linksync.yaml."""
+    given = [b for a, b in itertools.pairwise(args) if a == "--config"]
+    given += [a.removeprefix("--config=") for a in args if a.startswith("--config=")]
+    return given or ["linksync.yaml"]
+
+
+def changed_since(env: dict[str, str], args: list[str]) -> tuple[str, str]:
+    """The commit to read the changes since (empty: a full run), and why, for the log."""
+    raw = env.get("LINKSYNC_CHANGED_ONLY", "").strip().lower() or "true"
+    if raw not in ("true", "false"):
+        raise ValueError(f"changed-only must be true or false (got {raw!r})")
+    if raw == "false":
+        return "", "full run: every file is read (changed-only is false)"
+    event = env.get("LINKSYNC_EVENT", "")
+    if event in PR_EVENTS:
+        sha, what = env.get("LINKSYNC_BASE_SHA", ""), "the pull request's base"
+    elif event == "push":
+        sha, what = env.get("LINKSYNC_BEFORE", ""), "the commit before the push"
+    else:
+        return "", f"full run: every file is read (a {event or 'manual'} run reconciles)"
+    sha = sha.strip()
+    if not sha or not sha.strip("0"):
+        return "", (
+            f"full run: every file is read ({what} is not given or all zeros: the first "
+            "push of a branch)"
+        )
+    if not git("rev-parse", "--is-inside-work-tree"):
+        return "", "full run: every file is read (the files are not in a git checkout)"
+    if not has_commit(sha) and not (
+        git("fetch", "--quiet", "--no-tags", "--depth=1", "origin", sha) and has_commit(sha)
+    ):
+        return "", (
+            f"full run: every file is read ({what}, {sha[:12]}, is not in the checkout "
+            "and could not be fetched: a force push replaced it, or it was deleted)"
+        )
+    for config in config_files(args):
+        if not git("diff", "--quiet", sha, "--", config):
+            return "", (
+                f"full run: every file is read ({config} changed since {what}, "
+                f"{sha[:12]}: its settings apply to every link)"
+            )
+    return sha, (
+        f"only the files changed since {what} ({sha[:12]}) are read (--changed-since); "
+        "a full run (changed-only: false, e.g. on a schedule) reconciles the rest"
+    )
+
+
 def plan_counts(plan: dict[str, Any]) -> dict[str, object]:
     counts = {a: 0 for a in (*WRITES, "invalid")}
     pending = 0
@@ -146,9 +223,15 @@ def row_problems(plan: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def do_validate(files: list[str], args: list[str], out: Path) -> tuple[int, dict[str, object]]:
+def since_args(sha: str) -> list[str]:
+    return ["--changed-since", sha] if sha else []
+
+
+def do_validate(
+    files: list[str], args: list[str], out: Path, since: str = ""
+) -> tuple[int, dict[str, object]]:
     report = out / "validate.json"
-    code = linksync(["validate", *files, *args, "--json"], stdout=report)
+    code = linksync(["validate", *files, *since_args(since), *args, "--json"], stdout=report)
     try:
         doc = json.loads(report.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -164,13 +247,22 @@ def do_validate(files: list[str], args: list[str], out: Path) -> tuple[int, dict
 
 
 def do_plan(
-    files: list[str], args: list[str], out: Path, *, alerts: bool = True
+    files: list[str], args: list[str], out: Path, since: str = "", *, alerts: bool = True
 ) -> tuple[int, dict[str, object]]:
     plan_json, plan_md = out / "plan.json", out / "plan.md"
     for stale in (plan_json, plan_md):
         stale.unlink(missing_ok=True)
     code = linksync(
-        ["plan", *files, *args, "--format", "markdown", "--out", str(plan_json)],
+        [
+            "plan",
+            *files,
+            *since_args(since),
+            *args,
+            "--format",
+            "markdown",
+            "--out",
+            str(plan_json),
+        ],
         stdout=plan_md,
         alerts=alerts,
     )
@@ -182,8 +274,10 @@ def do_plan(
     return code, {**plan_counts(plan), "plan-json": plan_json, "plan-markdown": plan_md}
 
 
-def do_apply(files: list[str], args: list[str], out: Path) -> tuple[int, dict[str, object]]:
-    code, values = do_plan(files, args, out, alerts=False)  # the apply alerts, once
+def do_apply(
+    files: list[str], args: list[str], out: Path, since: str = ""
+) -> tuple[int, dict[str, object]]:
+    code, values = do_plan(files, args, out, since, alerts=False)  # the apply alerts, once
     if "plan-json" not in values:
         return code, values
     reports = [out / "report.json", out / "report.md"]
@@ -200,6 +294,7 @@ def main(env: dict[str, str]) -> int:
     try:
         command = resolve_command(env)
         check = ["--check-destinations"] if check_destinations(env) else []
+        since, why = changed_since(env, shlex.split(env.get("LINKSYNC_ARGS", "")))
     except ValueError as exc:
         print(f"::error::{escape(str(exc))}")
         set_outputs({"command": "", "exitcode": EXIT_USAGE})
@@ -210,7 +305,7 @@ def main(env: dict[str, str]) -> int:
     default_out = Path(runner_temp) / "linksync" if runner_temp else Path("linksync-out")
     out = Path(env.get("LINKSYNC_OUT", "").strip() or default_out)
     out.mkdir(parents=True, exist_ok=True)
-    values: dict[str, object] = {"command": command}
+    values: dict[str, object] = {"command": command, "changed-since": since}
     if not files:
         print("::error::no files given: set the action's `files` input")
         set_outputs({**values, "exitcode": EXIT_USAGE})
@@ -232,12 +327,13 @@ def main(env: dict[str, str]) -> int:
     alerts = len(env.get("LINKSYNC_NOTIFY", "").split())
     if alerts and command != "validate":
         say(f"alerts: {alerts} notify URL(s) (not shown: secrets)")
+    print(f"::notice::{escape(why)}", flush=True)
     if command == "validate":
-        code, found = do_validate(files, check, out)
+        code, found = do_validate(files, check, out, since)
     elif command == "plan":
-        code, found = do_plan(files, [*args, *check], out)
+        code, found = do_plan(files, [*args, *check], out, since)
     else:
-        code, found = do_apply(files, [*args, *check], out)
+        code, found = do_apply(files, [*args, *check], out, since)
     set_outputs({**values, **found, "exitcode": code})
     return 0
 

@@ -1,9 +1,10 @@
-"""No public function of the facade or of the pipeline takes more than 10 parameters:
+"""No public function of the package takes more than 10 parameters:
 what a run is asked beyond that is grouped in typed values
 (``linksync.pipeline.request``), as httpx groups its options in ``Timeout`` and
 ``Limits``. Public: the facade's names, and every public name of every module of
-``linksync.pipeline``; for a class, its public methods and its own ``__init__`` (a
-dataclass's generated ``__init__`` is a value's fields, not a function's parameters)."""
+the package (a module whose name starts with ``_`` is private); for a class, its
+public methods and its own ``__init__`` (a dataclass's generated ``__init__`` is a
+value's fields, not a function's parameters)."""
 
 from __future__ import annotations
 
@@ -26,11 +27,11 @@ def _packages() -> Iterator[Any]:
             yield importlib.import_module(info.name)
 
 
-def _pipeline_modules() -> Iterator[Any]:
-    import linksync.pipeline as pipeline
-
-    for info in pkgutil.iter_modules(pipeline.__path__, "linksync.pipeline."):
-        yield importlib.import_module(info.name)
+def _modules() -> Iterator[Any]:
+    """Every module of the package whose name has no part starting with ``_``."""
+    for info in pkgutil.walk_packages(linksync.__path__, "linksync."):
+        if not any(part.startswith("_") for part in info.name.split(".")):
+            yield importlib.import_module(info.name)
 
 
 def _callables(obj: Any, name: str) -> Iterator[tuple[str, Callable[..., Any]]]:
@@ -59,10 +60,10 @@ def public_callables() -> dict[str, Callable[..., Any]]:
     return found
 
 
-def pipeline_callables() -> dict[str, Callable[..., Any]]:
-    """The facade's names, and every public name defined in a module of the pipeline."""
+def module_callables() -> dict[str, Callable[..., Any]]:
+    """The facade's names, and every public name defined in a module of the package."""
     found = {k: v for k, v in public_callables().items() if k.count(".") == 1}
-    for module in _pipeline_modules():
+    for module in _modules():
         for name, obj in vars(module).items():
             if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
                 continue
@@ -76,19 +77,22 @@ def parameters(fn: Callable[..., Any]) -> list[str]:
 
 
 def test_the_walk_sees_the_runs() -> None:
-    found = pipeline_callables()
+    found = module_callables()
     for name in ("plan", "apply", "plan_all", "apply_all", "plan_async", "apply_async"):
         assert f"linksync.{name}" in found
     assert "linksync.pipeline.entry.prepare_apply" in found
     assert "linksync.pipeline.checking.check" in found
     assert "linksync.pipeline.applying.ApplyRun.__init__" in found
     assert "linksync.sync.diff" in public_callables()
+    assert "linksync.config.resolve" in found
+    assert "linksync.model.results.RowResult.from_change" in found
+    assert "linksync.sync.execute.execute" in found
 
 
-def test_no_function_of_the_facade_or_the_pipeline_takes_more_than_10_parameters() -> None:
+def test_no_public_function_takes_more_than_10_parameters() -> None:
     many = {
         name: len(parameters(fn))
-        for name, fn in pipeline_callables().items()
+        for name, fn in module_callables().items()
         if len(parameters(fn)) > MAX_PARAMETERS
     }
     assert many == {}

@@ -1,10 +1,11 @@
 """linksync: keep a link-shortening workspace in step with a declared list of links.
 
 ``linksync.plan`` and ``linksync.apply`` are the run as a library call (see
-``linksync.pipeline``), ``linksync.plan_all`` and ``linksync.apply_all`` the same over
-the targets (workspaces) of a config file, and ``linksync.load_workspaces`` reads those
-targets (``linksync.config.targets``); they are imported on first use, so ``import
-linksync`` stays light. What a run is asked is a few typed values, each field with its
+``linksync.pipeline``), ``linksync.undo`` reverses what a run wrote (``linksync.plan_undo``
+shows how), ``linksync.plan_all`` and ``linksync.apply_all`` the same over the targets
+(workspaces) of a config file, and ``linksync.load_workspaces`` reads those targets
+(``linksync.config.targets``); they are imported on first use, so ``import linksync``
+stays light. What a run is asked is a few typed values, each field with its
 line of help, the flag and the profile key that set it (``help(linksync.Reading)``):
 ``Reading``, ``SyncPolicy``, ``Notify``, ``Outputs`` / ``PlanOutputs``, ``Hooks``, and
 ``Connection`` for a run over targets (``linksync.pipeline.request``)::
@@ -35,6 +36,8 @@ if TYPE_CHECKING:  # what editors and type checkers show for linksync.apply(...)
         plan,
         plan_all,
         plan_async,
+        plan_undo,
+        undo,
     )
 
 __all__ = [
@@ -53,9 +56,13 @@ __all__ = [
     "plan",
     "plan_all",
     "plan_async",
+    "plan_undo",
+    "undo",
 ]
 
-_RUNS = ("plan", "apply", "plan_async", "apply_async", "plan_all", "apply_all")
+_RUNS = (
+    "plan", "apply", "plan_async", "apply_async", "plan_all", "apply_all", "undo", "plan_undo",
+)  # fmt: skip
 _REQUEST = ("Reading", "SyncPolicy", "Notify", "Outputs", "PlanOutputs", "Hooks", "Connection")
 
 # A library leaves logging to the application: without a handler configured, the

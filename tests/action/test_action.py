@@ -159,3 +159,34 @@ def test_fake_github_refuses_a_bad_token() -> None:
     with fake_github() as gh:
         r = httpx.get(f"{gh.base_url}/repos/a/b/issues/1/comments")
     assert r.status_code == 401 and isinstance(gh, FakeGitHub)
+
+
+def test_a_password_from_a_ci_secret_is_sent_and_shown_nowhere(repo: Path, tmp_path: Path) -> None:
+    """The workflow gives the step ``env: VIP_PASSWORD: ${{ secrets.VIP_PASSWORD }}``;
+    the link file says ``password: {env: VIP_PASSWORD}``: the plan comment says where the
+    password comes from, the apply sends it, and no output holds its value."""
+    secret = "vip-Secret-from-CI-77"
+    (repo / "links" / "vip.yaml").write_text(
+        "defaults:\n  domain: lnk.test\nlinks:\n  vip:\n"
+        "    url: https://example.com/vip\n    password: {env: VIP_PASSWORD}\n"
+    )
+    with served_sandbox(tmp_path) as base_url, fake_github() as gh:
+        seed_hand_made_link(base_url)
+        target = ("files=links/", f"base-url={base_url}", "env:api-key=LINKSYNC_TEST_KEY")
+        env = {**pull_request_env(tmp_path, gh, 9), "LINKSYNC_TEST_KEY": KEY}
+        env["VIP_PASSWORD"] = secret
+        planned = run_action(repo, *target, event="pull_request", ref="refs/pull/9/merge", **env)
+        assert planned.code == 0, planned.stderr
+        (comment,) = gh.on(9)
+        assert "password: (set from env VIP_PASSWORD)" in comment["body"]
+        merged = run_action(repo, *target, event="push", ref="refs/heads/main", **env)
+        assert merged.code == 0, merged.stderr
+        assert merged.outputs["creates"] == "5"
+        opened = httpx.get(f"{base_url}/r/lnk.test/vip", params={"password": secret})
+        refused = httpx.get(f"{base_url}/r/lnk.test/vip", params={"password": "guess"})
+    assert opened.status_code == 302 and refused.status_code != 302
+    report_dir = Path(merged.outputs["report-dir"])
+    written = [p.read_text(errors="replace") for p in report_dir.rglob("*") if p.is_file()]
+    for text in (planned.stdout, planned.stderr, planned.summary, comment["body"], *written):
+        assert secret not in text
+    assert secret not in merged.stdout + merged.stderr + merged.summary

@@ -94,3 +94,21 @@ def test_refused_before_anything_is_done(config: Path, args: list[str], message:
     assert result.exit_code == 2, result.output
     assert message in result.stderr
     assert not Path("a.db").exists() and not Path("b.db").exists()
+
+
+def test_a_retire_has_a_column_of_its_own(config: Path) -> None:
+    assert run("apply", "--all", "--yes").exit_code == 0
+    (config.parent / "links" / "b.yaml").write_text(
+        "links:\n  b1: https://example.com/b1\n", encoding="utf-8"
+    )
+    planned = run("plan", "--all", "--retire-to", "https://example.com/ended")
+    assert planned.exit_code == 0, planned.output
+    cells = [
+        [c.strip() for c in line.strip("┃│").split("┃" if "┃" in line else "│")]
+        for line in planned.stdout.splitlines()
+        if line.startswith(("┃", "│"))
+    ]
+    assert cells[0][:9] == [
+        "target", "status", "exit", "create", "update", "replace", "delete", "retire", "invalid",
+    ]  # fmt: skip
+    assert cells[2][:9] == ["brand-b", "ok", "0", "0", "0", "0", "0", "1", "0"]

@@ -137,6 +137,7 @@ def test_apply_counts_rows_by_what_became_of_them(workdir: Path) -> None:
         "updated": 1,
         "replaced": 0,
         "deleted": 0,
+        "retired": 0,
         "unchanged": 1,
         "invalid": 1,
         "skipped": 0,

@@ -1,6 +1,6 @@
 """No silent sandbox, from Python (``linksync.config.choice``): the library never falls
 back to the built-in sandbox. It is the target when asked for (``resolve(sandbox=True)``,
-``LINKSYNC_SANDBOX=1``, a profile's ``sandbox: true``; a front end's ``fallback`` for a
+``LINKSYNC_SANDBOX=1``, a profile's ``sandbox: true``; a front end's ``sandbox="if-unset"`` for a
 person at a terminal); otherwise a ``ConfigError`` names the ways to set a target, and
 nothing is done (no sandbox file appears)."""
 
@@ -56,7 +56,7 @@ def test_nothing_configured_is_a_config_error_naming_the_ways(bare: Path) -> Non
         ({}, {"LINKSYNC_SANDBOX": "1"}, None),
         ({}, {"LINKSYNC_SANDBOX": "true"}, None),
         ({}, {}, {"sandbox": True}),
-        ({"fallback": True}, {}, None),  # a person at a terminal (the CLI decides)
+        ({"sandbox": "if-unset"}, {}, None),  # a person at a terminal (the CLI decides)
     ],
     ids=["keyword", "env-1", "env-true", "profile", "terminal-fallback"],
 )

@@ -54,8 +54,9 @@ def test_default_profile_from_file(home: Path) -> None:
     assert isinstance(s, Settings)
     assert (s.target.base_url, s.target.api_key) == ("https://api.example.com", SECRET)
     assert s.target.describe() == "target: https://api.example.com (profile prod)"
-    assert (s.default_domain, s.owner_tag, s.concurrency) == ("go.example.com", "managed", 4)
-    assert s.columns == {"Destination": "url"} and s.limits == {"max_delete_percent": 10}
+    prof = s.profile
+    assert (s.default_domain, prof.owner_tag, s.concurrency) == ("go.example.com", "managed", 4)
+    assert prof.columns == {"Destination": "url"} and s.limits == {"max_delete_percent": 10}
 
 
 def test_env_beats_file_and_flags_beat_env(home: Path, tmp_path: Path) -> None:

@@ -105,6 +105,18 @@ CASES: list[tuple[str, Callable[[Path], Path], tuple[str, Severity], dict[str, s
         ("URL_PARAM_REPLACED", W),
         {},
     ),
+    (
+        "yaml password in clear",
+        _text("a.yaml", "links: {vip: {url: 'https://e.com/a', password: hunter22}}\n"),
+        ("SECRET_IN_SOURCE", W),
+        {},
+    ),
+    (
+        "yaml password from a variable not set",
+        _text("a.yaml", "links: {vip: {url: 'https://e.com/a', password: {env: NO_SUCH_PW_9}}}\n"),
+        ("MISSING_SECRET", E),
+        {},
+    ),
     ("folder without yaml", _empty_dir, ("EMPTY_SOURCE", E), {}),
     ("sheet without url header", _sheet([["Name"], ["x"]]), ("MISSING_URL_COLUMN", W), {}),
     ("sheet with header only", _sheet([["slug", "url"]]), ("EMPTY_SOURCE", W), {}),

@@ -2,8 +2,8 @@
 
 ``jsonschema`` is not a dependency, so ``check_schema`` implements the subset of draft
 2020-12 that ``linksync.export.schema`` uses (type, properties, patternProperties,
-required, additionalProperties, propertyNames, items, uniqueItems, anyOf, not, $ref to $defs,
-pattern, minLength, maxLength, format date-time). It returns the list of violations
+required, additionalProperties, propertyNames, items, uniqueItems, anyOf, not, enum, $ref to
+$defs, pattern, minLength, maxLength, format date-time). It returns the list of violations
 (empty when the instance is valid), so a test can assert what was refused and why.
 """
 
@@ -75,6 +75,8 @@ def check_schema(schema: dict[str, Any], instance: Any) -> list[str]:
             if all(branches):
                 found = "; ".join(e for branch in branches for e in branch)
                 errors.append(f"{at}: matches no anyOf branch ({found})")
+        if "enum" in s and v not in s["enum"]:
+            errors.append(f"{at}: {v!r} is not one of {s['enum']}")
         if "not" in s and not check_branch(s["not"], v, at):
             errors.append(f"{at}: matches a 'not' schema")
         if isinstance(v, str):

@@ -71,6 +71,7 @@ def test_single_domain_file_is_a_mapping_keyed_by_slug(schema_errors: Errors) ->
     assert text.startswith("# yaml-language-server: $schema=links.schema.json\n")
     assert "Passwords cannot be exported" in text
     assert "#   lnk.test/vip" in text
+    assert "add `password: {env: NAME}` to a link to manage it" in text
     doc = _load(text)
     assert doc["defaults"] == {"domain": "lnk.test"}
     assert list(doc["links"]) == ["007", "spring-sale", "vip"]

@@ -52,6 +52,21 @@ VALID_DOCUMENTS: list[tuple[str, Any]] = [
         },
     ),
     ("bare list", [{"url": "https://example.com"}, {"url": "https://e.com/x", "slug": "x1"}]),
+    (
+        "secrets by reference, fields and links left to people",
+        {
+            "defaults": {
+                "password": {"env": "TEAM_PASSWORD"},
+                "ignore_changes": ["tags", "description"],
+                "ignore": ["promo-*", {"tag": "hand-made"}, "tag:frozen"],
+            },
+            "links": {
+                "vip": {"url": "https://e.com/vip", "password": {"file": "secrets/vip.txt"}},
+                "open": {"url": "https://e.com/open", "password": None, "ignore_changes": []},
+                "clear": {"url": "https://e.com/c", "password": "hunter2"},
+            },
+        },
+    ),
     ("empty links", {"links": []}),
     ("null defaults", {"defaults": None, "links": {}}),
     ("anchors under x-", {"x-common": {"domain": "go.example.com"}, "links": []}),
@@ -98,6 +113,15 @@ INVALID_DOCUMENTS: list[tuple[str, Any, str]] = [
     ("slug in keyed link", {"links": {"a": {"url": "https://e.com", "slug": "b"}}}, "slug"),
     ("no links", {"defaults": {}}, "missing required 'links'"),
     ("null links", {"defaults": None, "links": None}, "matches no anyOf"),
+    (
+        "password from an unknown place",
+        [{"url": "https://e.com", "password": {"vault": "vip"}}],
+        "matches no anyOf",
+    ),
+    ("env not a name", [{"url": "https://e.com", "password": {"env": "1X"}}], "matches no"),
+    ("unknown ignored field", [{"url": "https://e.com", "ignore_changes": ["slug"]}], "not one"),
+    ("ignore on a link", [{"url": "https://e.com", "ignore": ["promo-*"]}], "unexpected"),
+    ("ignore entry", {"defaults": {"ignore": ["promo_*"]}, "links": []}, "matches no anyOf"),
     ("misspelt links", {"link": [{"url": "https://e.com"}]}, "unexpected property 'link'"),
     ("scalar", "https://e.com", "matches no anyOf"),
 ]

@@ -89,3 +89,17 @@ def test_entry_fails_a_commit_with_bad_rows_and_names_them(
     assert 'RESERVED_SLUG: links/campaign.csv, row 11, column "Back-half"' in result.stdout
     assert "links/campaign.xlsx, sheet " in result.stdout
     assert "links/ok.yaml" in result.stdout  # checked too, and fine
+
+
+def test_entry_reads_only_the_files_it_is_given(hook: dict[str, Any], tmp_path: Path) -> None:
+    """pre-commit passes the staged files: a broken file beside them, not staged, is not
+    the commit's business (and not read: the hook stays fast in a big repository)."""
+    (tmp_path / "links").mkdir()
+    (tmp_path / "links" / "staged.yaml").write_text("links:\n  fine: https://example.com/f\n")
+    (tmp_path / "links" / "broken.yaml").write_text("links:\n  bad: [\n")
+    (tmp_path / "links" / "sheet.csv").write_text("slug,url\nadmin,https://example.com\n")
+    result = run_entry(hook, ["links/staged.yaml"], tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 sheet(s)/file(s), 1 row(s): 1 valid, 0 invalid" in result.stdout
+    assert "broken" not in result.stdout + result.stderr
+    assert "sheet.csv" not in result.stdout + result.stderr

@@ -27,7 +27,7 @@ from linksync.pipeline.planning import make_plan
 from linksync.report import ReportSet
 from linksync.report.progress import PlainProgress
 from linksync.sandbox import DEFAULT_FULL_KEY, SandboxSettings, create_app
-from linksync.sync.execute import execute
+from linksync.sync.execute import Sinks, execute
 from linksync.sync.journal import Journal
 from linksync.sync.options import SyncOptions
 from linksync.validate import validate
@@ -223,9 +223,7 @@ async def test_progress_after_ctrl_c_shows_what_was_applied() -> None:
             execute(
                 planned,
                 client,
-                progress=progress,
-                on_result=on_result,
-                writes=writes,
+                sinks=Sinks(progress=progress, on_result=on_result, writes=writes),
             )
         )
         results = await task
@@ -247,7 +245,7 @@ async def test_reports_follow_source_order_whatever_order_requests_finish(
         journal = tmp_path / "run.jsonl"
         with ReportSet([tmp_path / "r.csv"]) as reports:
             with Journal(journal, "run") as jr:
-                results = await execute(planned, client, journal=jr, on_result=reports.write)
+                results = await execute(planned, client, sinks=Sinks(jr, on_result=reports.write))
             reports.close(results.info)
     finished = [e["row"] for e in read_journal(journal) if e["event"] == "result"]
     assert finished != sorted(finished)  # the requests did finish out of order

@@ -23,7 +23,7 @@ from starlette.types import Message, Receive, Scope, Send
 from linksync.pipeline.inputs import load_specs
 from linksync.pipeline.planning import make_plan
 from linksync.sandbox import SandboxSettings, create_app
-from linksync.sync.execute import execute
+from linksync.sync.execute import Sinks, execute
 from linksync.sync.journal import Journal
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Plan
@@ -86,7 +86,7 @@ async def _check_workspace(
 
 async def apply_plan(client: Any, plan: Plan, *, journal: Path) -> Results:
     with Journal(journal, "run") as jr:
-        return await execute(plan, client, journal=jr)
+        return await execute(plan, client, sinks=Sinks(journal=jr))
 
 
 async def _plan_and_apply(app: Starlette, fake: FakeTime, src: Path, journal: Path) -> Any:

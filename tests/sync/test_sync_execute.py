@@ -12,7 +12,7 @@ from sync_helpers import Sandbox, row, rows
 
 from linksync.model import Action, LinkSpec, Status
 from linksync.sync import Mode, Plan, SyncOptions, diff
-from linksync.sync.execute import Results, execute
+from linksync.sync.execute import Results, Sinks, execute
 from linksync.sync.journal import Journal
 from linksync.sync.remote import fetch_remote
 from support.journals import read_journal
@@ -44,7 +44,7 @@ def statuses(results: Results) -> Counter[str]:
 async def test_create_then_idempotent(sandbox: Sandbox, tmp_path: Path) -> None:
     desired = rows(12, tags=["spring"], description="Spring")
     with Journal(tmp_path / "run.jsonl", "run-1") as journal:
-        first = await run(sandbox, desired, journal=journal)
+        first = await run(sandbox, desired, sinks=Sinks(journal=journal))
     assert statuses(first) == {"create:ok": 12}
     assert all(r.short_url == f"https://lnk.test/{r.slug}" for r in first.rows)
     assert all(r.http_status == 201 and r.request_id for r in first.rows)
@@ -223,7 +223,7 @@ async def test_rows_that_failed_last_run_are_sent_first(sandbox: Sandbox, tmp_pa
     desired = rows(6)
     last = LastRun("previous", frozenset({LinkKey.of("lnk.test", "s4")}))
     with Journal(tmp_path / "run.jsonl", "run-2") as journal:
-        result = await run(sandbox, desired, journal=journal, last=last)
+        result = await run(sandbox, desired, sinks=Sinks(journal=journal), last=last)
     assert statuses(result) == {"create:ok": 6}
     requests = [e for e in read_journal(tmp_path / "run.jsonl") if e["event"] == "request"]
     # Sent first: among the first answers of the 4 workers (plain order would send it 5th).

@@ -21,7 +21,7 @@ from linksync.config import Settings
 from linksync.errors import ERRORS
 from linksync.errors.advice import ADVICE
 from linksync.ui import RunState, UiState
-from linksync.ui.fixes import FIXES, fix_for, visible
+from linksync.ui.fixes import fix_for, visible
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "campaign.xlsx"
 
@@ -195,7 +195,7 @@ async def test_steps_need_files_and_the_token(client: httpx.AsyncClient, state: 
 
 
 def test_every_fix_names_a_constant_of_the_error_table() -> None:
-    assert set(FIXES) <= set(ERRORS)
+    assert set(ADVICE) <= set(ERRORS)
     assert fix_for("NOT_A_CONSTANT") == "" and fix_for(None) == ""
     assert fix_for("NOT_FOUND") == ADVICE["NOT_FOUND"]
     assert visible("a\u200bb\u00a0c\td") == "a[U+200B]b[U+00A0]c[U+0009]d"

@@ -20,7 +20,7 @@ from linksync.model import LinkSpec, Severity
 from linksync.rules.timestamps import parse_iso
 from linksync.sources import read_sources
 from linksync.sources.normalize import normalize_expiry
-from linksync.ui.fixes import FIXES
+from linksync.ui.fixes import fix_for
 from linksync.validate import validate
 from linksync.validate.suggest import (
     suggest_domain,
@@ -125,7 +125,7 @@ def test_a_suggestion_is_never_applied(tmp_path: Path) -> None:
 
 
 def test_slug_advice_states_the_services_rule() -> None:
-    for text in (ADVICE["INVALID_SLUG"], FIXES["INVALID_SLUG"]):
+    for text in (ADVICE["INVALID_SLUG"], fix_for("INVALID_SLUG")):
         assert "- and _" not in text and "no _" in text
         assert "spring-sale-2026" in text
     assert rules.check_slug("spring-sale-2026") is None  # the example passes
@@ -146,7 +146,7 @@ def test_ambiguous_time_advice_example_names_the_second_occurrence() -> None:
 
 
 def test_url_advice_applied_passes() -> None:
-    assert "https://" in ADVICE["INVALID_URL"] and "https://" in FIXES["INVALID_URL"]
+    assert "https://" in ADVICE["INVALID_URL"] and "https://" in fix_for("INVALID_URL")
     assert rules.check_url("example.com/a") == "INVALID_URL"
     assert rules.check_url("https://" + "example.com/a") is None
 

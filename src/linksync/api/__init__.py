@@ -15,12 +15,26 @@ never the sandbox (a client talks to it over HTTP only), sync or anything above.
 
 from __future__ import annotations
 
-from linksync.api.client import LinkServiceClient, asgi_transport
-from linksync.api.events import CallEvent, call_scope
-from linksync.api.limiter import RateLimiter
-from linksync.api.protocol import LinkClient
-from linksync.api.retry import RetryPolicy
-from linksync.api.types import ROLES, Domain, LinkPage, Member, Organization, Quota
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what editors and type checkers see; imported on first use
+    from linksync.api.client import LinkServiceClient, asgi_transport
+    from linksync.api.events import CallEvent, call_scope
+    from linksync.api.limiter import RateLimiter
+    from linksync.api.protocol import LinkClient
+    from linksync.api.retry import RetryPolicy
+    from linksync.api.types import ROLES, Domain, LinkPage, Member, Organization, Quota
+
+#: Where each public name lives, imported on first use: a module of the package (the
+#: defaults a profile is checked against) loads without the client and httpx.
+_HOMES = {
+    **dict.fromkeys(("LinkServiceClient", "asgi_transport"), "client"),
+    **dict.fromkeys(("CallEvent", "call_scope"), "events"),
+    "RateLimiter": "limiter",
+    "LinkClient": "protocol",
+    "RetryPolicy": "retry",
+    **dict.fromkeys(("ROLES", "Domain", "LinkPage", "Member", "Organization", "Quota"), "types"),
+}
 
 __all__ = [
     "ROLES",
@@ -37,3 +51,11 @@ __all__ = [
     "asgi_transport",
     "call_scope",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOMES:
+        from importlib import import_module
+
+        return getattr(import_module(f"linksync.api.{_HOMES[name]}"), name)
+    raise AttributeError(f"module 'linksync.api' has no attribute {name!r}")

@@ -1,5 +1,5 @@
-"""The network transport: httpx's transport interface over aiohttp's connection pool and
-HTTP parser (``httpx_aiohttp.AiohttpTransport``, made for the client's needs).
+"""The network transport: the client's requests over aiohttp's connection pool and HTTP
+parser (on ``httpx_aiohttp.AiohttpTransport``'s set-up, made for the client's needs).
 
 Why aiohttp: measured with ``benchmarks/transport.py`` (figures in docs/network.md),
 httpx's own transport (httpcore) costs several times the client CPU per request of
@@ -25,10 +25,7 @@ What this class adds to ``httpx_aiohttp.AiohttpTransport``:
   ``httpx.ReadError``, a socket timeout ``httpx.ReadTimeout``.
 - **The attempt's ``ConnectionTrace``** (``api/network.py``): whether the connection
   was opened for it or kept alive from an earlier request (the connector notes it),
-  and whether the head of an answer came; a request through ``handle_async_request``
-  tells its httpx ``trace`` extension the same in httpcore's event names
-  (``connection.connect_tcp.started``, ``http11.send_request_headers.started``,
-  ``http11.receive_response_headers.complete``).
+  and whether the head of an answer came.
 - **A closed idle connection is not reused**: before a kept-alive connection takes a
   request, its socket is polled (as httpcore does): when the server closed it
   meanwhile (a keep-alive timeout of a few ms) and the event loop has not read that
@@ -44,7 +41,7 @@ import os
 import select
 import ssl
 import weakref
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Any
 
@@ -57,10 +54,6 @@ from linksync.api.network import ConnectionTrace
 
 #: Idle connections are closed after this long (s), like httpx's ``keepalive_expiry``.
 KEEPALIVE_EXPIRY = 5.0
-
-_OPENED = "connection.connect_tcp.started"
-_REUSED = "http11.send_request_headers.started"
-_ANSWERED = "http11.receive_response_headers.complete"
 
 #: The attempt a task is sending (its ``ConnectionTrace``), for ``_Connector``.
 _ATTEMPT: ContextVar[ConnectionTrace | None] = ContextVar("linksync_attempt", default=None)
@@ -152,26 +145,6 @@ def _proxy_authorization(proxy: httpx.Proxy | None) -> dict[str, str] | None:
     return {"Proxy-Authorization": "Basic " + base64.b64encode(user + b":" + password).decode()}
 
 
-class _Body(httpx.AsyncByteStream):
-    """An answer's body, read whole on the first iteration."""
-
-    __slots__ = ("_response",)
-
-    def __init__(self, response: aiohttp.ClientResponse) -> None:
-        self._response = response
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        try:
-            body = await self._response.read()
-        except (aiohttp.ClientError, OSError) as exc:
-            raise httpx_error(exc) from exc
-        if body:
-            yield body
-
-    async def aclose(self) -> None:
-        self._response.release()
-
-
 class NetworkTransport(AiohttpTransport):
     """``httpx_aiohttp.AiohttpTransport`` with one session set up once (see module)."""
 
@@ -230,8 +203,6 @@ class NetworkTransport(AiohttpTransport):
         url: str,
         headers: Any,
         content: bytes | None,
-        *,
-        decompress: bool,
     ) -> Any:
         """aiohttp's request context (not yet entered) for one request."""
         connect_headers = None
@@ -248,7 +219,6 @@ class NetworkTransport(AiohttpTransport):
             data=content or None,
             allow_redirects=False,
             compress=False,
-            auto_decompress=decompress,
             proxy_headers=connect_headers,
         )
 
@@ -265,7 +235,7 @@ class NetworkTransport(AiohttpTransport):
         trace.seen = True
         token = _ATTEMPT.set(trace)
         try:
-            async with self._request(method, url, headers, content, decompress=True) as response:
+            async with self._request(method, url, headers, content) as response:
                 trace.answered = True  # the head of the answer came
                 body = await response.read()
         except (aiohttp.ClientError, OSError) as exc:
@@ -273,44 +243,3 @@ class NetworkTransport(AiohttpTransport):
         finally:
             _ATTEMPT.reset(token)
         return response.status, response.reason or "", response.headers, body
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        """httpx's transport API, for callers that hold an ``httpx.Request`` (its
-        ``trace`` extension is told whether a connection was opened or reused, and
-        whether the head of an answer came, in httpcore's words)."""
-        attempt = ConnectionTrace()
-        token = _ATTEMPT.set(attempt)
-        try:
-            response = await self._request(
-                request.method,
-                str(request.url),
-                request.headers.multi_items(),
-                request.content,  # the client's requests are built from bytes
-                decompress=False,  # httpx decodes gzip (Content-Encoding stays as sent)
-            ).__aenter__()
-            attempt.answered = True
-        except (aiohttp.ClientError, OSError) as exc:
-            await _tell(request.extensions.get("trace"), attempt)
-            raise httpx_error(exc) from exc
-        finally:
-            _ATTEMPT.reset(token)
-        await _tell(request.extensions.get("trace"), attempt)
-        extensions: dict[str, Any] = {"http_version": b"HTTP/1.1"}
-        if response.reason:
-            extensions["reason_phrase"] = response.reason.encode()
-        return httpx.Response(
-            response.status,
-            headers=response.raw_headers,
-            stream=_Body(response),
-            request=request,
-            extensions=extensions,
-        )
-
-
-async def _tell(trace: Any, attempt: ConnectionTrace) -> None:
-    """Hand httpx's ``trace`` callable what ``attempt`` saw, in httpcore's event names."""
-    if trace is None:
-        return
-    await trace(_OPENED if attempt.opened else _REUSED, {})
-    if attempt.answered:
-        await trace(_ANSWERED, {})

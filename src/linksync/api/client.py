@@ -67,6 +67,11 @@ def _body(read: Callable[[Any], T]) -> Callable[[Answer], Awaitable[T]]:
     return parse
 
 
+async def _link_page(a: Answer, *, page: int, limit: int) -> LinkPage:
+    """A list page, decoded from the answer's bytes (``linksync.api.parse``)."""
+    return p.parse_link_page(a.content or a.body, page=page, limit=limit)
+
+
 async def _nothing(_: Any) -> None:
     """The result of a delete (and of a 404 that settles its unknown outcome)."""
     return None
@@ -241,7 +246,7 @@ class LinkServiceClient(BaseClient):
         params = {"page": page, "limit": limit, "search": search, "tag": tag, "domain": domain}
         return await self._call(
             "GET", "/api/v1/links", kind="GET /links", params=params,
-            parse=_body(lambda body: p.parse_link_page(body, page=page, limit=limit)),
+            parse=partial(_link_page, page=page, limit=limit),
         )  # fmt: skip
 
     async def iter_links(

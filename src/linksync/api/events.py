@@ -122,18 +122,9 @@ class CallHooks:
 
         return unsubscribe
 
-    @contextmanager
-    def call(self) -> Iterator[bool]:
-        """Around one call: yields whether it is an outermost call (one to emit)."""
-        outermost, token = self.enter()
-        try:
-            yield outermost
-        finally:
-            self.leave(token)
-
     def enter(self) -> tuple[bool, Token[int]]:
-        """A call begins: whether it is an outermost one, and the token for ``leave``
-        (``call`` without a generator: one is entered per request)."""
+        """A call begins: whether it is an outermost one (its event is emitted; not one
+        a call makes for itself), and the token for ``leave``."""
         depth = _DEPTH.get()
         return depth == 0, _DEPTH.set(depth + 1)
 

@@ -19,10 +19,10 @@
   proxy (502, 503: it could not reach the service) happened before the request was
   sent: a transport error "before sending", retried like a refused connection.
 - A kept-alive connection the server closes just as a request goes out on it (nginx's
-  ``keepalive_timeout``, ``keepalive_requests``): ``ConnectionTrace`` (httpx's
-  ``trace`` request extension, which ``linksync.api.aio`` feeds from aiohttp's
-  ``TraceConfig``: a connection opened or reused, the head of an answer received)
-  tells that the failed attempt reused a connection and got no byte of answer;
+  ``keepalive_timeout``, ``keepalive_requests``): ``ConnectionTrace`` (a connection
+  opened or reused, the head of an answer received: ``linksync.api.aio`` notes them,
+  an httpcore transport tells them through httpx's ``trace`` request extension) tells
+  that the failed attempt reused a connection and got no byte of answer;
   ``network_failure`` marks such a transport error ``reused``, which the retry policy
   retries at once, on a budget of its own (``RetryPolicy``).
 
@@ -231,7 +231,7 @@ class ConnectionTrace:
     """httpx's ``trace`` request extension for one attempt: whether the transport spoke
     to the network at all (``seen``; not through an in-process transport), opened a
     connection for it (``opened``), and received the head of an answer (``answered``).
-    The event names are httpcore's; ``linksync.api.aio`` sends the same ones."""
+    ``linksync.api.aio`` sets the same facts itself."""
 
     __slots__ = ("answered", "opened", "seen")
 

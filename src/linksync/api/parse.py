@@ -4,6 +4,10 @@ Where the interface says "not shown" (link records, member records, the list's s
 pagination) the reader accepts any reasonable shape: camelCase or snake_case keys, the
 array directly in ``data`` or nested in an object, no pagination block at all. Fields it
 does not know are kept in ``extra``; a ``password`` value is never kept.
+
+A list page given as the answer's bytes in the service's own shape is decoded straight
+into records (``linksync.api.pages``); any other shape, an unknown field, a value of
+another type, is read by the tolerant reader here, and both give the same links.
 """
 
 from __future__ import annotations
@@ -15,9 +19,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+import msgspec
+
+from linksync.api.pages import compact_links, fast_link_page
 from linksync.api.types import Domain, Invitation, LinkPage, Member, OgSuggestion, Organization
 from linksync.errors import ApiError
 from linksync.model import RemoteLink
+from linksync.model.links import NO_EXTRA
 
 #: Keys under which a list may be nested inside ``data`` (or the top level).
 LIST_KEYS: tuple[str, ...] = ("links", "items", "data", "results", "records", "rows", "domains")
@@ -155,7 +163,7 @@ def parse_link(value: Any) -> RemoteLink:
         expires_at=_str(n.get("expires_at")),
         created_at=_str(n.get("created_at")),
         updated_at=_str(n.get("updated_at")),
-        extra=_extra(raw, _LINK_KNOWN),
+        extra=_extra(raw, _LINK_KNOWN) or NO_EXTRA,
     )
 
 
@@ -198,19 +206,34 @@ def _items(body: Any, what: str) -> list[Any]:
 
 
 def parse_link_page(body: Any, *, page: int, limit: int) -> LinkPage:
+    """One page of the link list: from the answer's bytes (the fast path first, see
+    the module docstring) or from its decoded JSON."""
+    if isinstance(body, bytes | bytearray | memoryview):
+        fast = fast_link_page(body, page=page, limit=limit)
+        if fast is not None:
+            return fast
+        body = decode_json(body)
     items = _items(body, "link")
     p = _pagination_source(body)
     has_more = p.get("has_more", p.get("has_next", p.get("has_next_page")))
     if has_more is None and "next_page" in p:
         has_more = p["next_page"] is not None
     return LinkPage(
-        links=tuple(parse_link(item) for item in items),
+        links=compact_links(tuple(parse_link(item) for item in items)),
         page=_int(p.get("page", p.get("current_page")), page) or page,
         limit=_int(p.get("limit", p.get("per_page", p.get("page_size"))), limit) or limit,
         total=_int(p.get("total", p.get("total_count", p.get("count")))),
         total_pages=_int(p.get("total_pages", p.get("pages", p.get("page_count")))),
         has_more=has_more if isinstance(has_more, bool) else None,
     )
+
+
+def decode_json(raw: bytes | bytearray | memoryview) -> Any:
+    """An answer's bytes as JSON values (refused as UNEXPECTED_RESPONSE when not JSON)."""
+    try:
+        return msgspec.json.decode(raw)
+    except msgspec.DecodeError as exc:
+        raise unexpected(f"the answer is not JSON ({exc})") from None
 
 
 def parse_organization(value: Any) -> Organization:

@@ -41,6 +41,7 @@ COMMANDS: dict[str, Lazy] = {
         "Show what apply would do to make the workspace match SOURCE...",
     ),
     "apply": Lazy("linksync.cli.apply:apply_command", "Make the workspace match SOURCE..."),
+    "undo": Lazy("linksync.cli.undo:undo_command", "Undo what the run RUN wrote to the workspace."),
     "export": Lazy(
         "linksync.cli.ops:export_command",
         "Write the workspace's links to OUT as files that plan reads back unchanged.",

@@ -198,17 +198,20 @@ _PLANNED = ("create", "update", "replace", "delete", "invalid")
 def _table(every: AllResults) -> None:
     from linksync.cli.workspace_render import console, table
 
+    planned: tuple[str, ...] = _PLANNED
+    if any(t.counts.get("retire") for t in every):  # --retire-to: a column of its own
+        planned = (*_PLANNED[:-1], "retire", _PLANNED[-1])
     if every.command == "apply":
         columns = ["target", "status", "exit", "created", "updated", "deleted", "failed"]
     else:
-        columns = ["target", "status", "exit", *_PLANNED]
+        columns = ["target", "status", "exit", *planned]
     rows = []
     for t in every:
         if every.command == "apply":
             done = t.writes.to_dict()
             numbers = [done["created"], done["updated"], done["deleted"], t.counts.get("failed")]
         else:
-            numbers = [t.counts.get(k) for k in _PLANNED]
+            numbers = [t.counts.get(k) for k in planned]
         note = t.error or ", ".join(str(f) for f in t.files)
         rows.append([t.name, t.status, t.exit_code, *numbers, note])
     console().print(table(f"{len(every)} target(s)", [*columns, "error / files"], rows))

@@ -152,6 +152,8 @@ def render(results: Results) -> None:
     echo(render_summary(counts, results.info, results.files, code, EXIT_MEANINGS.get(code)))
     if results.stop_sentence:
         echo(results.stop_sentence)
+    if results.writes.any:
+        echo(f"Run {results.run_id}: `linksync undo {results.run_id}` sets back what it wrote")
     if results.repeats:
         first = results.repeats[0]
         echo(

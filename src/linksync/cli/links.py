@@ -95,10 +95,7 @@ def links_list(
         return out
 
     links = with_client(target, fetch)
-    if as_json:
-        render.emit_json([ln.to_dict() for ln in links])
-    else:
-        render.show_links(links)
+    render.emit(as_json, [ln.to_dict() for ln in links], lambda: render.show_links(links))
 
 
 @links_group.command("get")

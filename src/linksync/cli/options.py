@@ -61,6 +61,7 @@ class TargetOptions:
     def resolve(self, *, announce: bool = True, fallback: bool | None = None) -> cfg.Settings:
         """Flags > environment > config file; prints the target on stderr. ``fallback``:
         the built-in sandbox when nothing names a target (default: on a terminal)."""
+        fallback = on_terminal() if fallback is None else fallback
         settings = cfg.resolve(
             config=self.config,
             profile=self.profile,
@@ -69,8 +70,7 @@ class TargetOptions:
             insecure=self.insecure,
             concurrency=self.concurrency,
             network=self.network,
-            sandbox=self.sandbox,
-            fallback=on_terminal() if fallback is None else fallback,
+            sandbox=True if self.sandbox else "if-unset" if fallback else False,
         )
         if announce:
             err(settings.target.describe())

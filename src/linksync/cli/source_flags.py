@@ -4,7 +4,8 @@ Each flag sets a field of the run's ``linksync.pipeline.request.Reading`` (the f
 names the flag, and the profile key of the same meaning: ``columns``, ``encoding``,
 ``date_format``, ``empty_values``, ``strict``, ``check_destinations``,
 ``include_hidden``; ``workbook_password_env`` for ``--workbook-password-file``); a flag
-given wins over the profile.
+given wins over the profile. ``--changed-since`` has no profile key: the ref is the
+run's, never the same from one run to the next.
 """
 
 from __future__ import annotations
@@ -87,6 +88,17 @@ _FLAGS: tuple[Callable[[F], F], ...] = (
         "failures, redirect loops, redirects to another host, http:// to https://. "
         "Warnings (errors under --strict). A progress line on a terminal past 2 s. "
         "Profile key: check_destinations: true.",
+    ),
+    click.option(
+        "--changed-since",
+        metavar="REF",
+        help="Read only the source files git says changed since REF (a branch, tag or "
+        "commit: origin/main, HEAD~1; committed, staged or not, and untracked files), and "
+        "their versions at REF; plan only the links declared differently (added, changed, "
+        "removed: a mirror deletes only the removed ones, never links of files not read); "
+        "validate checks every row of those files. Outside a git repository, or a REF git "
+        "does not know: exit 2. A full run (without it) stays the reconciliation: drift, "
+        "hand edits.",
     ),
 )
 

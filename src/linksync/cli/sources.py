@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,6 @@ from linksync.sources import SourceBatch
 from linksync.sources.column_report import ColumnReport
 from linksync.sources.frame import column_lines
 from linksync.sources.template import FORMATS
-from linksync.sync.jsontext import readable
 from linksync.validate import Validation
 
 
@@ -82,6 +82,8 @@ def render_text(batch: SourceBatch, result: Validation) -> str:
 
 
 def render_json(batch: SourceBatch, result: Validation) -> str:
+    from linksync.sync.jsontext import readable  # the engine's package: only for --json
+
     doc: dict[str, Any] = {
         "ok": result.ok,
         "rows": result.total,
@@ -147,28 +149,42 @@ def validate_command(
     No request goes to the service; --check-destinations requests each destination
     URL once and reports dead ones on their rows.
     """
-    from linksync.api.network import Network
     from linksync.pipeline.fields import from_flags
     from linksync.pipeline.inputs import SourceReading, read_and_validate
     from linksync.pipeline.request import Reading
-    from linksync.report.dest_progress import DestinationProgress
 
     prof = _profile(config_path, profile) or Profile()
-    shown = DestinationProgress()
-    network = Network(prof.proxy, prof.ca_bundle, prof.trust == "system")
     asked = from_flags(Reading, given_flags())
-    reading = SourceReading.of(asked, prof, network=network, progress=shown)
+    # validate may run where secrets are not: a password not found is a warning
+    reading = SourceReading.of(asked, prof, secrets_needed=False)
+    shown = None
+    if reading.reading.check_destinations:  # the network and a progress line: only then
+        from linksync.api.network import Network
+        from linksync.report.dest_progress import DestinationProgress
+
+        shown = DestinationProgress()
+        network = Network(prof.proxy, prof.ca_bundle, prof.trust == "system")
+        reading = replace(reading, network=network, progress=shown)
+    domain = default_domain or prof.default_domain
     try:
-        batch, result = read_and_validate(
-            sources, reading, default_domain=default_domain or prof.default_domain
-        )
+        if asked.changed_since:  # the files changed since a git ref, every row of them
+            from linksync.pipeline.changed import read_changed_sources
+
+            changed = read_changed_sources(sources, reading, default_domain=domain, check_all=True)
+            batch, result = changed.batch, changed.full
+            for note in changed.notes:
+                click.echo(note, err=True)
+        else:
+            read, result = read_and_validate(sources, reading, default_domain=domain)
+            assert read is not None  # sources here are paths
+            batch = read
     finally:
-        shown.close()
+        if shown is not None:
+            shown.close()
     mapping = set(column_lines(result.frames))  # shown in the output itself
     for note in result.notes:
         if note not in mapping:
             click.echo(note, err=True)
-    assert batch is not None  # sources here are paths
     echo(render_json(batch, result) if as_json else render_text(batch, result))
     raise SystemExit(EXIT_OK if result.ok else EXIT_ROWS_FAILED)
 

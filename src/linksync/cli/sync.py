@@ -41,6 +41,13 @@ _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
     ),
     click.option("--owner-tag", help="Only links with this tag may be deleted; added to creates."),
     click.option(
+        "--retire-to",
+        metavar="URL",
+        help="Mirror mode: retire instead of delete: a link no source declares is pointed at "
+        "URL and tagged 'retired' (printed codes keep working); counted as a delete by the "
+        "safety limits [profile: retire_to].",
+    ),
+    click.option(
         "--sheet",
         "sheets",
         multiple=True,
@@ -64,6 +71,20 @@ _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
         help="Update/delete links another owner tag marks (same prefix as --owner-tag).",
     ),
     click.option("--reset-passwords", is_flag=True, help="Send passwords even when set already."),
+    click.option(
+        "--ignore-changes",
+        multiple=True,
+        metavar="FIELD",
+        help="Leave this field to people (url, description, tags, apple, google, password): "
+        "sent on create, never updated nor drift (repeatable; over the profile's).",
+    ),
+    click.option(
+        "--ignore",
+        multiple=True,
+        metavar="PATTERN",
+        help="Leave alone the links whose slug matches PATTERN (promo-*) or that carry a tag "
+        "(tag:NAME): never created, updated nor deleted (repeatable; over the profile's).",
+    ),
     click.option("--max-deletes", type=click.IntRange(0), help="Refuse more deletes than this."),
     click.option("--force", is_flag=True, help="Apply even above the safety thresholds."),
     # alerts (linksync.pipeline.notify)

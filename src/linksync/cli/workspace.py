@@ -21,10 +21,8 @@ from linksync.safe.terminal import printable
 def org_command(target: TargetOptions, as_json: bool) -> None:
     """Show the organization: plan, usage against each quota."""
     org = with_client(target, lambda c: c.get_organization())
-    if as_json:
-        render.emit_json({**org.to_dict(), "quotas": [q.to_dict() for q in org.quotas()]})
-    else:
-        render.show_organization(org)
+    data = {**org.to_dict(), "quotas": [q.to_dict() for q in org.quotas()]}
+    render.emit(as_json, data, lambda: render.show_organization(org))
 
 
 @click.group("members")
@@ -39,11 +37,8 @@ def members_group() -> None:
 def members_list(target: TargetOptions, as_json: bool) -> None:
     """List members with their roles."""
     members = with_client(target, lambda c: c.list_members())
-    if as_json:
-        ordered = sorted(members, key=lambda m: ((m.email or "").lower(), m.id or ""))
-        render.emit_json([m.to_dict() for m in ordered])
-    else:
-        render.show_members(members)
+    ordered = sorted(members, key=lambda m: ((m.email or "").lower(), m.id or ""))
+    render.emit(as_json, [m.to_dict() for m in ordered], lambda: render.show_members(members))
 
 
 @members_group.command("invite")
@@ -55,11 +50,8 @@ def members_list(target: TargetOptions, as_json: bool) -> None:
 def members_invite(target: TargetOptions, email: str, role: str, as_json: bool) -> None:
     """Invite EMAIL with a role."""
     inv = with_client(target, lambda c: c.invite_member(email, role))
-    if as_json:
-        render.emit_json(inv.to_dict())
-    else:
-        status = f" ({inv.status})" if inv.status else ""
-        echo(f"invited {inv.email} as {inv.role}{status}")
+    status = f" ({inv.status})" if inv.status else ""
+    render.emit(as_json, inv.to_dict(), lambda: echo(f"invited {inv.email} as {inv.role}{status}"))
 
 
 @click.group("domains")
@@ -74,10 +66,8 @@ def domains_group() -> None:
 def domains_list(target: TargetOptions, as_json: bool) -> None:
     """List the custom domains."""
     domains = with_client(target, lambda c: c.list_domains())
-    if as_json:
-        render.emit_json([d.to_dict() for d in sorted(domains, key=lambda d: d.domain.lower())])
-    else:
-        render.show_domains(domains)
+    data = [d.to_dict() for d in sorted(domains, key=lambda d: d.domain.lower())]
+    render.emit(as_json, data, lambda: render.show_domains(domains))
 
 
 @domains_group.command("add")
@@ -98,10 +88,7 @@ def domains_add(
     added = with_client(
         target, lambda c: c.create_domain(domain, root_redirect, not_found_redirect)
     )
-    if as_json:
-        render.emit_json(added.to_dict())
-    else:
-        render.show_domain(added, "added")
+    render.emit(as_json, added.to_dict(), lambda: render.show_domain(added, "added"))
 
 
 @domains_group.command("verify")
@@ -112,10 +99,7 @@ def domains_add(
 def domains_verify(target: TargetOptions, domain_id: str, as_json: bool) -> None:
     """Ask the service to verify the domain with this ID."""
     verified = with_client(target, lambda c: c.verify_domain(domain_id))
-    if as_json:
-        render.emit_json(verified.to_dict())
-    else:
-        render.show_domain(verified, "verified")
+    render.emit(as_json, verified.to_dict(), lambda: render.show_domain(verified, "verified"))
 
 
 @domains_group.command("remove")
@@ -158,10 +142,7 @@ def ai_group() -> None:
 def ai_slug(target: TargetOptions, url: str, as_json: bool) -> None:
     """Suggest a slug for URL."""
     slug = with_client(target, lambda c: c.ai_slug(url))
-    if as_json:
-        render.emit_json({"url": url, "slug": slug})
-    else:
-        echo(slug)
+    render.emit(as_json, {"url": url, "slug": slug}, lambda: echo(slug))
 
 
 @ai_group.command("og")
@@ -172,7 +153,5 @@ def ai_slug(target: TargetOptions, url: str, as_json: bool) -> None:
 def ai_og(target: TargetOptions, url: str, as_json: bool) -> None:
     """Suggest a title and description for URL."""
     og = with_client(target, lambda c: c.ai_og(url))
-    if as_json:
-        render.emit_json({"url": url, **og.to_dict()})
-    else:
-        echo(f"title: {og.title}\ndescription: {og.description}")
+    text = f"title: {og.title}\ndescription: {og.description}"
+    render.emit(as_json, {"url": url, **og.to_dict()}, lambda: echo(text))

@@ -6,7 +6,7 @@ bidi-override and invisible characters escaped (``linksync.safe.terminal``)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import click
@@ -32,6 +32,14 @@ def console() -> Console:
 
 def emit_json(value: Any) -> None:
     click.echo(printable(readable(value)))
+
+
+def emit(as_json: bool, value: Any, show: Callable[[], None]) -> None:
+    """``value`` as JSON (``--json``), else what ``show`` prints for people."""
+    if as_json:
+        emit_json(value)
+    else:
+        show()
 
 
 def safe(value: Any) -> str:

@@ -17,29 +17,7 @@ The key is never a command-line argument (it would show in the process list): it
 from ``LINKSYNC_API_KEY``, from a file (``--api-key-file`` or the profile's
 ``api_key_file``), or from the variable a profile names in ``api_key_env``.
 
-Config file shape (see ``configs/linksync.example.yaml``)::
-
-    default_profile: production
-    profiles:
-      production:
-        base_url: https://api.example.com  # or sandbox: true (the built-in sandbox)
-        api_key_env: LINKSYNC_PROD_KEY
-        default_domain: go.example.com
-        concurrency: 8
-        proxy: http://proxy.example.com:3128   # else HTTPS_PROXY & co. (docs/network.md)
-        ca_bundle: certs/company-ca.pem  # a CA to trust (relative to this file)
-        trust: system                    # the operating system's trust store
-        owner_tag: managed-by-linksync
-        columns: {Destination: url}
-        strict: true                     # every source warning is an error
-        encoding: cp1252                 # CSV encoding (default: detected)
-        date_format: dmy                 # 31/12/2026 in files
-        timezone: America/New_York       # zone of date-times without one (default UTC)
-        empty_values: [N/A, "-", TBD]    # cells read as empty
-        workbook_password_env: CAMPAIGN_PW  # password of encrypted workbooks
-        slugless: stable                 # rows without slug: stable (default) | random
-        system_domain: sho.rt
-        limits: {max_deletes: 50, max_change_ratio: 0.3, min_existing: 10}
+The config file's shape, every key commented: ``configs/linksync.example.yaml``.
 
 The package, one pass down: ``config.targets`` (the ``targets:`` block of a run over
 several workspaces) -> this module (``Settings``, ``resolve``: the order above) ->
@@ -57,13 +35,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from linksync.api.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, MAX_CONCURRENCY
 from linksync.config.choice import DEFAULT_SANDBOX_DB as DEFAULT_SANDBOX_DB
-from linksync.config.choice import ENV_API_KEY as ENV_API_KEY
-from linksync.config.choice import ENV_BASE_URL as ENV_BASE_URL
-from linksync.config.choice import ENV_SANDBOX as ENV_SANDBOX
 from linksync.config.choice import NetworkFlags as NetworkFlags
 from linksync.config.choice import Target as Target
 from linksync.config.choice import TargetFlags, target_for
@@ -114,19 +89,6 @@ class Settings:
         return sandbox.system_domain if sandbox is not None else None
 
     @property
-    def columns(self) -> Mapping[str, Any]:
-        return self.profile.columns
-
-    @property
-    def owner_tag(self) -> str | None:
-        return self.profile.owner_tag
-
-    @property
-    def slugless(self) -> str | None:
-        """How rows without a slug are created (``stable`` / ``random``; None: default)."""
-        return self.profile.slugless
-
-    @property
     def limits(self) -> Mapping[str, Any]:
         return self.profile.limits
 
@@ -152,13 +114,13 @@ def resolve(
     env: Mapping[str, str] | None = None,
     cwd: str | Path | None = None,
     network: NetworkFlags | None = None,
-    sandbox: bool = False,
-    fallback: bool = False,
+    sandbox: bool | Literal["if-unset"] = False,
 ) -> Settings:
-    """Flags (the keyword arguments) > environment > config file. ``sandbox``: the
-    built-in sandbox (``--sandbox``); ``fallback``: the sandbox when nothing names a
-    target (a person at a terminal). With neither, nothing configured and no
-    ``LINKSYNC_SANDBOX=1``: ``ConfigError`` naming the ways to set a target."""
+    """Flags (the keyword arguments) > environment > config file. ``sandbox``: True,
+    the built-in sandbox (``--sandbox``); ``"if-unset"``, the sandbox when nothing
+    names a target (a person at a terminal, the local page). With neither, nothing
+    configured and no ``LINKSYNC_SANDBOX=1``: ``ConfigError`` naming the ways to set a
+    target."""
     env = os.environ if env is None else env
     here = Path(cwd) if cwd is not None else Path.cwd()
     config_path = find_config(config, here)
@@ -169,7 +131,8 @@ def resolve(
         raise ConfigError(f"profile {profile_name!r} asked for, but there is no {DEFAULT_CONFIG}")
     else:
         prof = Profile()
-    flags = TargetFlags(base_url, api_key_file, insecure, network, sandbox, fallback)
+    asked, fallback = sandbox is True, sandbox == "if-unset"
+    flags = TargetFlags(base_url, api_key_file, insecure, network, asked, fallback)
     return settings_for(prof, config_path, flags, concurrency=concurrency, here=here, env=env)
 
 

@@ -18,6 +18,7 @@ import yaml
 
 from linksync.api.defaults import MAX_CONCURRENCY
 from linksync.errors import ConfigError
+from linksync.model.ignore_rules import entry_texts, parse_ignore, parse_ignore_changes
 from linksync.model.utm_rules import UtmRules, parse_utm_rules
 from linksync.rules.timestamps import time_zone
 
@@ -67,6 +68,8 @@ class Profile:
     concurrency: int | None = None
     columns: Mapping[str, Any] = field(default_factory=dict)
     owner_tag: str | None = None
+    #: A mirror retires the links it would delete: they point at this URL (--retire-to).
+    retire_to: str | None = None
     limits: Mapping[str, Any] = field(default_factory=dict)
     sandbox_db: str | None = None
     sandbox_config: str | None = None
@@ -90,6 +93,10 @@ class Profile:
     check_destinations: bool = False
     #: Read the rows a workbook hides (--include-hidden).
     include_hidden: bool = False
+    #: Fields left to people (sent on create, never updated) and links left alone
+    #: (slug patterns, ``tag:NAME``): ``linksync.model.ignore_rules``.
+    ignore_changes: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
 
 
 #: The keys a profile may have: the fields of ``Profile`` but its name.
@@ -129,6 +136,15 @@ def _relative(path: str | None, base: Path | None) -> str | None:
     return str(base / path)
 
 
+#: Profile keys of plain text, of a file path (relative to the config file), of true/false.
+_TEXT_KEYS = (
+    "base_url", "api_key_env", "default_domain", "system_domain", "owner_tag", "encoding",
+    "date_format", "workbook_password_env", "retire_to",
+)  # fmt: skip
+_PATH_KEYS = ("api_key_file", "ca_bundle", "sandbox_db", "sandbox_config")
+_FLAG_KEYS = ("insecure", "strict", "check_destinations", "include_hidden", "sandbox")
+
+
 def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) -> Profile:
     where = f"profile {name!r}" if name else "config"
     if not isinstance(data, Mapping):
@@ -159,7 +175,7 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
             f"{where}: retry.{', retry.'.join(bad)}: unknown or not a number >= 0; "
             f"known: {', '.join(sorted(RETRY_KEYS))}"
         )
-    for key in ("insecure", "strict", "check_destinations", "include_hidden", "sandbox"):
+    for key in _FLAG_KEYS:
         if not isinstance(data.get(key, False), bool):
             raise ConfigError(f"{where}: {key} must be true or false")
     if data.get("sandbox") and data.get("base_url") is not None:
@@ -181,38 +197,38 @@ def parse_profile(name: str | None, data: Any, *, base_dir: Path | None = None) 
     empties = data.get("empty_values") or []
     if not isinstance(empties, list) or not all(isinstance(v, str) for v in empties):
         raise ConfigError(f'{where}: empty_values must be a list of text, e.g. [N/A, "-"]')
+    keys: dict[str, Any] = {key: _opt_str(data, key, where) for key in _TEXT_KEYS}
+    keys.update({key: _relative(_opt_str(data, key, where), base_dir) for key in _PATH_KEYS})
+    keys.update({key: data.get(key, False) for key in _FLAG_KEYS})
+    keys.update(_left_to_people(data, where))
     return Profile(
         name=name,
-        base_url=_opt_str(data, "base_url", where),
-        sandbox=data.get("sandbox", False),
-        api_key_env=_opt_str(data, "api_key_env", where),
-        api_key_file=_relative(_opt_str(data, "api_key_file", where), base_dir),
-        insecure=data.get("insecure", False),
+        **keys,
         proxy=proxy,
-        ca_bundle=_relative(_opt_str(data, "ca_bundle", where), base_dir),
         trust=trust,
-        default_domain=_opt_str(data, "default_domain", where),
-        system_domain=_opt_str(data, "system_domain", where),
         concurrency=concurrency,
         columns=_mapping(data, "columns", where),
-        owner_tag=_opt_str(data, "owner_tag", where),
         limits=_mapping(data, "limits", where),
-        sandbox_db=_relative(_opt_str(data, "sandbox_db", where), base_dir),
-        sandbox_config=_relative(_opt_str(data, "sandbox_config", where), base_dir),
         timeout=float(timeout) if timeout is not None else None,
         retry=retry,
-        strict=data.get("strict", False),
-        encoding=_opt_str(data, "encoding", where),
-        date_format=_opt_str(data, "date_format", where),
         timezone=_timezone(data, where),
         empty_values=tuple(empties),
-        workbook_password_env=_opt_str(data, "workbook_password_env", where),
         slugless=slugless.lower() if slugless is not None else None,
         **_alerts(data, where),
         utm_rules=_utm_rules(data, where),
-        check_destinations=data.get("check_destinations", False),
-        include_hidden=data.get("include_hidden", False),
     )
+
+
+def _left_to_people(data: Mapping[str, Any], where: str) -> dict[str, tuple[str, ...]]:
+    """``ignore_changes:`` and ``ignore:``, checked now (an unknown field, an entry that
+    can never match: a config error naming it, before anything is read or sent)."""
+    try:
+        return {
+            "ignore_changes": parse_ignore_changes(data.get("ignore_changes")),
+            "ignore": entry_texts(parse_ignore(data.get("ignore"))),
+        }
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
 
 
 #: ``notify_on:`` / ``--notify-on`` choices, and the default (linksync.pipeline.notify).

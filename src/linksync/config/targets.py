@@ -2,25 +2,8 @@
 
 A config file may hold, beside its ``profiles:``, a ``targets:`` block. Each target is
 one workspace: where it is (its own base URL and key source), what it should hold (its
-``files``) and how it is kept (``mode``, the mirror scope, limits)::
-
-    profiles:
-      production:
-        base_url: https://api.example.com
-        limits: {max_deletes: 50}
-    targets:
-      brand-a:
-        profile: production              # start from a profile (optional)
-        api_key_env: BRAND_A_KEY         # any profile key, over the profile's
-        files: [links/brand-a/]          # required; relative to this file
-        mode: mirror                     # upsert | create-only | update-only | mirror
-        scope_domains: [go.brand-a.com]  # mirror scope (as --domain); owner_tag too
-        owner_tag: managed-by-linksync
-        limits: {max_deletes: 20}        # merged key by key over the profile's
-      brand-b:
-        base_url: https://api.example.com
-        api_key_file: keys/brand-b.key
-        files: [links/brand-b.xlsx]
+``files``) and how it is kept (``mode``, the mirror scope, limits): the ``targets:``
+block of ``configs/linksync.example.yaml`` shows each key.
 
 A target does not inherit ``default_profile``: it starts from the defaults, or from the
 profile it names. ``columns``, ``limits`` and ``retry`` are merged key by key over the

@@ -128,6 +128,15 @@ ADVICE: dict[str, str] = {
         "Run apply with --reset-passwords to send the passwords of your rows; after that, "
         "runs from this machine send a password again only when you change it."
     ),
+    "MISSING_SECRET": (
+        "Set the variable the message names where linksync runs (a CI secret), or create "
+        "the file it names; validate only warns, since it may run where secrets are not."
+    ),
+    "SECRET_IN_SOURCE": (
+        "Keep the password out of the file: write password: {env: VIP_PASSWORD} and set "
+        "VIP_PASSWORD where linksync runs (a CI secret), or password: {file: PATH} for a "
+        "file git ignores; then change the password, since git keeps the old one."
+    ),
     "DUPLICATE_IN_SOURCE": (
         "The same short link is on two rows: change the slug on one of them, or delete "
         "the second row."

@@ -237,6 +237,16 @@ _TABLE: tuple[ErrorDef, ...] = (
             "and no run from this machine recorded: not sent (--reset-passwords)",
         ),
         (
+            "MISSING_SECRET",
+            "A password a YAML file refers to ({env: NAME}, {file: PATH}) cannot be read: the "
+            "variable is not set, the file is missing or empty (a warning under validate)",
+        ),
+        (
+            "SECRET_IN_SOURCE",
+            "A password is written in clear in a YAML file (in git for everyone who can read "
+            "it): refer to it instead, {env: NAME}",
+        ),
+        (
             "UNCERTAIN_ENCODING",
             "A file is not UTF-8 and its encoding is not certain: read as the likeliest with a "
             "warning, or not read when its text is too short to tell; name it with --encoding "

@@ -102,7 +102,8 @@ def _yaml_header(links: Sequence[RemoteLink], schema_ref: str | None) -> str:
     protected = [f"{ln.domain}/{ln.slug}" for ln in links if ln.has_password]
     if protected:
         lines.append("# These links have a password that this file does not set; plan leaves")
-        lines.append("# it alone (add `password:` to a link to manage it):")
+        lines.append("# it alone (add `password: {env: NAME}` to a link to manage it, kept")
+        lines.append("# out of git: the password is read from the variable NAME at run time):")
         lines.extend(f"#   {name}" for name in protected)
     else:
         lines.append("# None of these links has a password.")

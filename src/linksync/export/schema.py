@@ -4,7 +4,9 @@
 ``linksync.sources`` reads it: a mapping with optional ``defaults`` and ``links`` (a
 list of links, or a mapping keyed by slug whose values are links or just URLs), or a
 bare list of links. Keys use the wire names; the snake_case alias ``expires_at`` is
-accepted. ``null`` clears a field and ``[]`` clears the tags. ``links: []`` declares
+accepted. ``null`` clears a field and ``[]`` clears the tags; a password may be a
+reference (``{env: NAME}``, ``{file: PATH}``); ``ignore_changes`` (a link, defaults) and
+``ignore`` (defaults) say what the repository leaves to people. ``links: []`` declares
 a file without links (``links:`` with nothing under it is refused, as the reader
 refuses it); top-level keys starting with ``x-`` hold anchors and are not read. Merge
 keys (``<<``) are resolved by editors before they validate (yaml-language-server does).
@@ -30,6 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from linksync.model.ignore_rules import CHANGEABLE
 from linksync.rules import MAX_SLUG_BYTES, RESERVED_SLUGS, SLUG_RE
 from linksync.safe.outputs import write_text_atomic
 
@@ -51,6 +54,11 @@ EXPIRY_PATTERN = (
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}"
     r"(?:[Tt ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]{1,9})?)?(?:[Zz]|[+-][0-9]{2}:?[0-9]{2})?)?$"
 )
+
+
+#: A variable's name (``{env: NAME}``), and an ``ignore:`` slug pattern or ``tag:NAME``.
+ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+IGNORE_PATTERN = r"^(?:[A-Za-z0-9*?\[\]!-]+|[Tt][Aa][Gg]:.+)$"
 
 
 def _both_cases(text: str) -> str:
@@ -95,15 +103,18 @@ def _link_properties() -> dict[str, Any]:
             {"type": "string", "description": "Human-readable title or memo."}
         ),
         "tags": {"$ref": "#/$defs/tags"},
-        "password": _nullable(
-            {
-                "type": "string",
-                "minLength": 1,
-                "description": "Password gating the redirect. Write-only: the service "
-                "never returns it, so an export cannot contain it. Prefer "
-                "environment-specific files over committing it.",
-            }
-        ),
+        "password": {
+            "description": "Password gating the redirect. Write-only: the service never "
+            "returns it, so an export cannot contain it. Keep it out of git: {env: NAME} "
+            "reads it from a variable, {file: PATH} from a file beside this one (inside "
+            "the repository); a password written in clear is warned of (SECRET_IN_SOURCE). "
+            "null removes it.",
+            "anyOf": [
+                {"type": "string", "minLength": 1},
+                {"$ref": "#/$defs/secretRef"},
+                {"type": "null"},
+            ],
+        },
         "expiresAt": expires,
         "expires_at": expires,
         "apple": _nullable({"$ref": "#/$defs/url", "description": "Redirect for iOS visitors."}),
@@ -111,14 +122,65 @@ def _link_properties() -> dict[str, Any]:
             {"$ref": "#/$defs/url", "description": "Redirect for Android visitors."}
         ),
         "utm": {"$ref": "#/$defs/utm"},
+        "ignore_changes": {"$ref": "#/$defs/ignoreChanges"},
     }
 
 
 def _defaults_properties() -> dict[str, Any]:
-    """What a file's defaults may set: every link field but url and slug, plus utm."""
+    """What a file's defaults may set: every link field but url and slug, plus utm,
+    ignore_changes and ignore."""
     props = _link_properties()
     del props["url"], props["slug"]
+    props["ignore"] = {"$ref": "#/$defs/ignore"}
     return props
+
+
+def _left_to_people() -> dict[str, Any]:
+    """The definitions of ``ignore_changes`` and ``ignore`` (``linksync.model.ignore_rules``)
+    and of a password's reference."""
+    return {
+        "secretRef": {
+            "description": "Where the password is read at run time: a variable "
+            "({env: VIP_PASSWORD}) or a file relative to this one, inside the repository "
+            "({file: secrets/vip.txt}). Plans and reports say 'set from env VIP_PASSWORD'.",
+            "anyOf": [
+                {
+                    "type": "object",
+                    "properties": {"env": {"type": "string", "pattern": ENV_NAME_PATTERN}},
+                    "required": ["env"],
+                    "additionalProperties": False,
+                },
+                {
+                    "type": "object",
+                    "properties": {"file": {"type": "string", "minLength": 1}},
+                    "required": ["file"],
+                    "additionalProperties": False,
+                },
+            ],
+        },
+        "ignoreChanges": {
+            "description": "Fields left to people: sent when the link is created, never "
+            "updated nor reported as drift.",
+            "type": "array",
+            "items": {"enum": list(CHANGEABLE)},
+        },
+        "ignore": {
+            "description": "Links left alone by every run (never created, updated nor "
+            "deleted, in any mode): slug patterns (promo-*, any case) and {tag: NAME}.",
+            "type": "array",
+            "items": {
+                "anyOf": [
+                    {"type": "string", "pattern": IGNORE_PATTERN},
+                    {
+                        "type": "object",
+                        "properties": {"tag": {"type": "string", "minLength": 1}},
+                        "required": ["tag"],
+                        "additionalProperties": False,
+                    },
+                ]
+            },
+        },
+    }
 
 
 def _link(*, slug_from_key: bool) -> dict[str, Any]:
@@ -188,6 +250,7 @@ def link_file_schema() -> dict[str, Any]:
             "properties": _defaults_properties(),
             "additionalProperties": False,
         },
+        **_left_to_people(),
         "link": _link(slug_from_key=False),
         "keyedLink": _link(slug_from_key=True),
         "linkList": {"type": "array", "items": {"$ref": "#/$defs/link"}},

@@ -19,11 +19,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from linksync.model import Action, Status
+from linksync.model.links import is_yaml_source
 
 #: Sources named in a run's first line at most (the fields list them all).
 NAMED_SOURCES = 3
 _ORDER = {name: i for i, name in enumerate([*Action, *Status])}
-_YAML = (".yaml", ".yml")
 _NOT_SENT = (Action.INVALID.value, Action.SKIP.value)
 
 
@@ -65,7 +65,7 @@ def row_place(f: Mapping[str, Any]) -> str:
     if not source:
         link = "/".join(str(p) for p in (f.get("domain"), f.get("slug")) if p)
         return f"the {f.get('action') or 'change'} of {link or 'a link'}"
-    unit = "line" if str(source).lower().endswith(_YAML) and not sheet else "row"
+    unit = "line" if is_yaml_source(str(source)) and not sheet else "row"
     place = f"{unit} {row} of {source}" if row is not None else str(source)
     return place + (f" (sheet {sheet})" if sheet else "")
 

@@ -26,6 +26,9 @@ class Action(StrEnum):
     UPDATE = "update"
     REPLACE = "replace"
     DELETE = "delete"
+    #: A mirror's delete done as an update (``--retire-to URL``): the link points at
+    #: the fallback URL and is tagged ``retired``.
+    RETIRE = "retire"
     UNCHANGED = "unchanged"
     INVALID = "invalid"
     SKIP = "skip"
@@ -58,6 +61,16 @@ RESULT_COLUMNS: tuple[str, ...] = (
     "request_id",
     "attempts",
 )
+
+
+@dataclass(frozen=True, slots=True)
+class CallFacts:
+    """What the service said of a row's request when it succeeded: the HTTP status,
+    the requestId and the attempts it took (``RowResult.from_change``)."""
+
+    http_status: int | None = None
+    request_id: str | None = None
+    attempts: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,29 +138,35 @@ class RowResult:
         *,
         action: Action | None = None,
         link: RemoteLink | None = None,
+        problem: Problem | None = None,
         constant: str | None = None,
         message: str | None = None,
         error: ApiError | None = None,
-        http_status: int | None = None,
-        request_id: str | None = None,
-        attempts: int = 0,
-        field_name: str | None = None,
-        column: str | None = None,
+        call: CallFacts | None = None,
         field_changes: tuple[tuple[str, Any, Any], ...] = (),
     ) -> RowResult:
         """The report row of one plan change (``linksync.sync.plan.Change``): planned,
         applied or failed. ``link`` is the record the service returned (else the one
-        the change was planned against); ``error`` a service error (its constant,
-        message, status and requestId unless given). A problem's message names its
-        column (``field_name``, the field the constant is about, or ``column``). A row
-        without an error of its own lists the plan's notes and its warnings after the
-        message, then its expiry when there is no other message: 'warning
-        DEST_NOT_FOUND: ...; expires ...'."""
+        the change was planned against); ``problem`` the row's own finding (its
+        constant, message, field and column unless ``constant`` or ``message`` is
+        given); ``error`` a service error (its constant, message, status and requestId
+        unless given); ``call`` what the service said of the request when no error did.
+        A problem's message names its column. A row without an error of its own lists
+        the plan's notes and its warnings after the message, then its expiry when there
+        is no other message: 'warning DEST_NOT_FOUND: ...; expires ...'."""
         spec, prov = change.spec, change.spec.provenance if change.spec else None
+        facts = call or CallFacts()
+        http_status, request_id, attempts = facts.http_status, facts.request_id, facts.attempts
+        field_name = column = None
+        if problem is not None:
+            constant = constant or problem.constant
+            message = problem.message if message is None else message
+            field_name, column = problem.field, problem.column
         if error is not None:
             constant = constant or error.constant
             message = message or error.message
             http_status, request_id = error.status, error.request_id
+            attempts = error.attempts if call is None else attempts
             field_name = field_name or error_field(constant, spec)
         shown = link if link is not None else change.remote
         url = spec.url.strip() if spec is not None and spec.url else None

@@ -22,6 +22,11 @@ targets), each field with its line of help, its flag and its profile key
 end what happens as it happens and lets it confirm the plan; ``on_progress`` (a
 ``ProgressSink``) follows the rows; ``cancel`` stops the run from another thread.
 
+``undo`` reverses what a run wrote (its journal holds what each link held before), as
+a run of its own with the same request values; ``plan_undo`` shows that plan only::
+
+    linksync.undo("20260301T020000Z-3fa9c1", outputs=Outputs(reports=["undo.csv"]))
+
 ``plan_all`` and ``apply_all`` run the targets (workspaces) a config file names, at
 once, each with its own client and rate limiter, and return one ``TargetResult`` per
 target and the combined exit code (``AllResults``; see ``all_runs``)::
@@ -35,23 +40,46 @@ validate, api, sync, report, export, and below); only ``cli``, ``ui`` and the fa
 
 from __future__ import annotations
 
-from linksync.pipeline.all_results import AllResults, TargetResult, for_target
-from linksync.pipeline.all_runs import apply_all, plan_all
-from linksync.pipeline.applying import ApplyRun
-from linksync.pipeline.entry import apply, apply_async, plan, plan_async, prepare_apply
-from linksync.pipeline.events import RunEvents
-from linksync.pipeline.inputs import Sources
-from linksync.pipeline.planning import Planned
-from linksync.pipeline.request import (
-    Connection,
-    Hooks,
-    Notify,
-    Outputs,
-    PlanOutputs,
-    Reading,
-    SyncPolicy,
-)
-from linksync.sync.results import CancelSignal, ProgressSink, Results
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what editors and type checkers see; imported on first use
+    from linksync.pipeline.all_results import AllResults, TargetResult, for_target
+    from linksync.pipeline.all_runs import apply_all, plan_all
+    from linksync.pipeline.applying import ApplyRun
+    from linksync.pipeline.entry import apply, apply_async, plan, plan_async, prepare_apply
+    from linksync.pipeline.events import RunEvents
+    from linksync.pipeline.inputs import Sources
+    from linksync.pipeline.planning import Planned
+    from linksync.pipeline.request import (
+        Connection,
+        Hooks,
+        Notify,
+        Outputs,
+        PlanOutputs,
+        Reading,
+        SyncPolicy,
+    )
+    from linksync.pipeline.undoing import plan_undo, undo
+    from linksync.sync.results import CancelSignal, ProgressSink, Results
+
+#: Where each public name lives: imported when first asked for, so that a command
+#: reading one module of the package (``validate``: the request, the readers' setup)
+#: does not load the engine, the client and the report writers.
+_HOMES = {
+    **dict.fromkeys(("AllResults", "TargetResult", "for_target"), "all_results"),
+    **dict.fromkeys(("apply_all", "plan_all"), "all_runs"),
+    "ApplyRun": "applying",
+    **dict.fromkeys(("apply", "apply_async", "plan", "plan_async", "prepare_apply"), "entry"),
+    "RunEvents": "events",
+    "Sources": "inputs",
+    "Planned": "planning",
+    **dict.fromkeys(("plan_undo", "undo"), "undoing"),
+    **dict.fromkeys(
+        ("Connection", "Hooks", "Notify", "Outputs", "PlanOutputs", "Reading", "SyncPolicy"),
+        "request",
+    ),
+}
+_SYNC = ("CancelSignal", "ProgressSink", "Results")
 
 __all__ = [
     "AllResults",
@@ -77,5 +105,17 @@ __all__ = [
     "plan",
     "plan_all",
     "plan_async",
+    "plan_undo",
     "prepare_apply",
+    "undo",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    from importlib import import_module
+
+    if name in _HOMES:
+        return getattr(import_module(f"linksync.pipeline.{_HOMES[name]}"), name)
+    if name in _SYNC:
+        return getattr(import_module("linksync.sync.results"), name)
+    raise AttributeError(f"module 'linksync.pipeline' has no attribute {name!r}")

@@ -14,16 +14,15 @@
 3. The run lock is taken (by default keyed on the workspace the service reports, read
    once here: ``linksync.config.identity``); then the reports are opened and the last
    run against the target is read from the journals.
-4. The plan (fresh, or the saved one checked against the workspace it was made for
-   and refreshed: stale rows blocked) is shown to the front end
-   (``RunEvents.planned``), refused above the safety thresholds without force, and
-   confirmed (``RunEvents.confirm``) when it has writes.
+4. The plan (fresh, or the saved one checked against its workspace and refreshed:
+   stale rows blocked) is shown (``RunEvents.planned``), refused above the safety
+   thresholds without force, and confirmed (``RunEvents.confirm``) when it has writes.
 5. The executor applies it: rows that failed last time first, the journal and the
    write count fed from the client's call events, the reports streamed in source order,
    the progress sink told of each row, the cancel signal watched.
 6. The reports are closed, the annotated copies and the QR zip written.
-7. The alert is sent when the run meets a condition the user picked
-   (``linksync.pipeline.notify``), also when an error stopped it.
+7. The alert is sent when the run meets a condition picked (``pipeline.notify``), also
+   when an error stopped it.
 
 An error after something was written never claims nothing was done: it is raised as
 ``StoppedAfterWrites`` (``InterruptedAfterWrites`` for a second Ctrl-C), saying what was
@@ -41,6 +40,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from linksync.api import LinkClient
 from linksync.config import Settings
 from linksync.config.identity import (
     WorkspaceIdentity,
@@ -57,15 +57,17 @@ from linksync.errors import (
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RowResult, RunInfo
 from linksync.model.outcome import RemoteWrites
+from linksync.pipeline.changed import Changed, read_declared, saved_sources
 from linksync.pipeline.collector import fewer_collections
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import (
     SourceReading,
     Sources,
-    load_specs,
+    keep_secrets,
     refuse_file_errors,
     refuse_undeclared,
     source_paths,
+    source_secrets,
 )
 from linksync.pipeline.lock import LockHolder, acquire_lock
 from linksync.pipeline.notify import Alerts, RunEnd, alert_run
@@ -86,7 +88,8 @@ from linksync.report.annotate import annotation_pairs, write_copies
 from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
 from linksync.safe.secrets import Secrets
-from linksync.sync.execute import execute
+from linksync.sync.execute import Sinks, execute
+from linksync.sync.fingerprints import PasswordStore
 from linksync.sync.history import LastRun, last_run, repeats
 from linksync.sync.journal import DEFAULT_RUNS_DIR, Journal, new_run_id
 from linksync.sync.options import SyncOptions
@@ -142,6 +145,8 @@ class ApplyRun:
         self.plan_name = str(request.saved_path or "(a Plan object)")
         #: The workspace the target reaches, read at the start of the run (or given).
         self.identity: WorkspaceIdentity | None = None
+        #: What a run since a git ref read (``linksync.pipeline.changed``).
+        self.changed: Changed | None = None
 
     @property
     def label(self) -> str:
@@ -190,12 +195,17 @@ class ApplyRun:
             run_id=self.run_id,
         )
         validation = None
-        if req.sources:
+        sources = saved_sources(req.sources, saved) if saved else req.sources
+        if sources:
             reading = replace(req.reading, progress=self.events.checking)
             if saved is not None:  # read for the passwords only: nothing to check
                 reading = reading.without_checks()
             domain = self.options.default_domain
-            validation = load_specs(req.sources, reading, default_domain=domain)
+            validation, self.changed = read_declared(  # since a git ref, when asked
+                sources, reading, default_domain=domain, config=req.settings.config_path,
+                note=self.events.note,
+            )  # fmt: skip
+            keep_secrets(source_secrets(validation), self.secrets, self.log)
             self.events.problems(validation.file_problems)
             for note in validation.notes:
                 self.events.note(note)
@@ -316,18 +326,7 @@ class ApplyRun:
         async with req.settings.open_client() as client:
             self.identity = self.identity or await workspace_identity(client, req.settings.target)
             passwords = password_store(self.identity)
-            plan = await plan_to_apply(
-                client,
-                self.options,
-                validation=validation,
-                settings=req.settings,
-                saved=saved,
-                target=self.label,
-                plan_name=self.plan_name,
-                ai_slug=req.ai_slug,
-                ai_og=req.ai_og,
-                passwords=load_passwords(passwords, self.warn) if saved is None else None,
-            )
+            plan = await self._plan(client, validation, saved, passwords)
             log_plan_counts(self.log, plan.counts)
             self.events.planned(plan)
             if plan.refused:
@@ -337,24 +336,40 @@ class ApplyRun:
                 return Results(rows=(), plan=plan, info=info, confirmed=False)
             journal = Journal(paths.journal, self.run_id) if paths.journal is not None else None
             try:
+                progress = self.on_progress if plan.has_changes else None
                 results = await execute(
                     plan,
                     client,
-                    journal=journal,
-                    progress=self.on_progress if plan.has_changes else None,
+                    sinks=Sinks(journal, progress, on_result, self.writes, passwords),
                     run_id=self.run_id,
-                    on_result=on_result,
                     last=last,
-                    writes=self.writes,
                     recheck_urls=saved is not None or not paths.lock_is_default,
                     cancel=self.cancel,
-                    passwords=passwords,
                 )
             finally:
                 save_passwords(passwords, self.warn)
                 if journal is not None:
                     journal.close()
         return replace(results, info=replace(results.info, target=self.label))
+
+    async def _plan(
+        self, client: LinkClient, validation: Any, saved: Plan | None, passwords: PasswordStore
+    ) -> Plan:
+        """The plan this run applies (``plan_to_apply``; an undo makes its own)."""
+        req = self.request
+        return await plan_to_apply(
+            client,
+            self.options,
+            validation=validation,
+            settings=req.settings,
+            saved=saved,
+            target=self.label,
+            plan_name=self.plan_name,
+            ai_slug=req.ai_slug,
+            ai_og=req.ai_og,
+            passwords=load_passwords(passwords, self.warn) if saved is None else None,
+            changed=self.changed,
+        )
 
     def warn(self, text: str) -> None:
         self.warnings.append(text)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -27,18 +26,26 @@ from linksync.config import Settings, resolve
 from linksync.config.identity import workspace_identity
 from linksync.errors import ConfigError, LinksyncError, describe
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
-from linksync.model import Action, RowResult, RunInfo
+from linksync.model import RunInfo
 from linksync.pipeline.applying import ApplyRequest, ApplyRun, run_apply
+from linksync.pipeline.changed import read_declared
 from linksync.pipeline.collector import fewer_collections
 from linksync.pipeline.events import RunEvents
-from linksync.pipeline.inputs import SourceReading, Sources, load_specs, source_paths, sync_options
-from linksync.pipeline.notify import RunEnd, alert_run, alerts_for, plan_counts
+from linksync.pipeline.inputs import (
+    SourceReading,
+    Sources,
+    keep_secrets,
+    source_paths,
+    source_secrets,
+    sync_options,
+)
+from linksync.pipeline.notify import RunEnd, alert_run, alerts_for
 from linksync.pipeline.passwords import load_passwords, password_store
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
 from linksync.pipeline.preflight import PathArg, clear_leftovers, run_checks, run_paths
 from linksync.pipeline.request import Hooks, Notify, Outputs, PlanOutputs, Reading, SyncPolicy
 from linksync.pipeline.saved import saved_asks, workspace_here
-from linksync.report.plans import plan_row
+from linksync.report.plans import failed_rows, plan_counts
 from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
 from linksync.safe.outputs import write_text_atomic
@@ -115,7 +122,7 @@ async def plan_async(
             alerts.check()
             planned, counts = await _planning(
                 sources, settings, reading or Reading(), policy, outputs or PlanOutputs(),
-                (events, hooks.logger or logging.getLogger("linksync")),
+                (events, hooks.logger or logging.getLogger("linksync"), secrets),
             )  # fmt: skip
         except (LinksyncError, OSError) as exc:
             mode = policy.mode or SyncOptions().mode
@@ -139,11 +146,12 @@ async def _planning(
     reading: Reading,
     policy: SyncPolicy,
     outputs: PlanOutputs,
-    told: tuple[RunEvents, logging.Logger],
+    told: tuple[RunEvents, logging.Logger, Secrets],
 ) -> tuple[Planned, Counts]:
-    """The plan, and the counts its alert tells (``plan_counts``: a report row is made
-    only for a change with an error)."""
-    events, log = told
+    """The plan, and the counts its alert tells (``report.plans.plan_counts``: a report
+    row is made only as the example of an error constant); the passwords the sources
+    refer to join the run's ``Secrets`` (``told``: the events, the log, the secrets)."""
+    events, log, secrets = told
     opts = sync_options(policy, settings)
     out = outputs.out
     if out is not None:
@@ -158,7 +166,11 @@ async def _planning(
     started = time.monotonic()
     read = SourceReading.for_target(reading, settings, progress=events.checking)
     digests = digest_sources(sources)  # before reading: a file edited meanwhile is seen
-    validation = load_specs(sources, read, default_domain=opts.default_domain)
+    validation, changed = read_declared(  # only what changed since a git ref, when asked
+        sources, read, default_domain=opts.default_domain, config=settings.config_path,
+        note=events.note,
+    )  # fmt: skip
+    keep_secrets(source_secrets(validation), secrets, log)
     events.problems(validation.file_problems)
     for note in validation.notes:
         events.note(note)
@@ -173,6 +185,7 @@ async def _planning(
             ai_og=policy.ai_og,
             target=label,
             passwords=passwords,
+            changed=changed,
         )
         # What an apply of this plan checks: the workspace, the sources (sync.binding).
         made = replace(made, workspace=await workspace_here(client, settings), sources=digests)
@@ -182,23 +195,12 @@ async def _planning(
         saved_json = made.to_json()
         write_text_atomic(out, saved_json + "\n")
     code = plan_exit_code(made, validation.file_problems, detailed=outputs.detailed_exitcode)
-    erring = _erring(made)
-    for row in erring:
-        if row.failed:
-            log_row_failed(log, row)
+    for row in failed_rows(made):
+        log_row_failed(log, row)
     log_run_end(log, counts=made.counts, duration_s=time.monotonic() - started, exit_code=code)
     saved_to = Path(out) if out is not None else None
     planned = Planned(made, validation.file_problems, code, saved_to, saved_json)
-    return planned, plan_counts(made, erring)
-
-
-def _erring(made: Plan) -> Sequence[RowResult]:
-    """The report rows of the changes with an error (or invalid), in plan order: the
-    only rows a plan makes (its failed rows are logged, its alert names their
-    constants)."""
-    return [
-        plan_row(ch) for ch in made.changes if ch.error is not None or ch.action is Action.INVALID
-    ]
+    return planned, plan_counts(made)
 
 
 def prepare_apply(

@@ -25,7 +25,6 @@ import os
 import re
 import threading
 import warnings
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,20 +33,17 @@ from types import ModuleType
 from linksync.api.network import proxy_secrets
 from linksync.config.profiles import DEFAULT_NOTIFY_ON, Profile, check_notify_on
 from linksync.errors import ConfigError
-from linksync.model import Action, RowResult, RunInfo, Status
+from linksync.model import RowResult, RunInfo
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.fields import from_profile, over
 from linksync.pipeline.request import Notify
 from linksync.report.summary import (
-    OUTCOMES,
     Counts,
     count_results,
-    outcome,
     render_summary,
     safe_target,
 )
 from linksync.safe.secrets import Secrets
-from linksync.sync.plan import Plan
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
@@ -138,34 +134,6 @@ def alerts_for(notify: Notify | None, profile: Profile) -> Alerts:
     ``notify_on:``, under the profile's name."""
     asked = over(notify or Notify(), from_profile(Notify, profile))
     return Alerts.of(asked.urls or (), asked.on, name=profile.name)
-
-
-#: The status of a plan's report row, by its change's action (``report.plans.plan_row``).
-_PLAN_STATUS = {Action.INVALID: Status.INVALID, Action.SKIP: Status.SKIPPED}
-
-
-def plan_counts(plan: Plan, erring: Sequence[RowResult]) -> Counts:
-    """The counts of ``plan``'s report rows (what ``count_results`` of every row would
-    give), from its changes: by action and status from the changes, the error constants
-    from ``erring``, the rows of the changes with an error, in plan order (a plan's
-    alert makes no other row)."""
-    pairs = Counter((ch.action, _PLAN_STATUS.get(ch.action, Status.PLANNED)) for ch in plan.changes)
-    ordered = {(a, s): pairs[a, s] for a in Action for s in Status if pairs[a, s]}
-    by_action: Counter[Action] = Counter()
-    by_status: Counter[Status] = Counter()
-    by_outcome: Counter[str] = Counter()
-    for (action, status), n in ordered.items():
-        by_action[action] += n
-        by_status[status] += n
-        by_outcome[outcome(action, status)] += n
-    return Counts(
-        total=sum(ordered.values()),
-        by_action={a.value: by_action[a] for a in Action if by_action[a]},
-        by_status={s.value: by_status[s] for s in Status if by_status[s]},
-        by_action_status={(a.value, s.value): n for (a, s), n in ordered.items()},
-        errors=count_results(erring).errors,
-        by_outcome={o: by_outcome[o] for o in OUTCOMES if by_outcome[o]},
-    )
 
 
 def conditions(alerts: Alerts, end: RunEnd) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ again under the limits of the apply), or a fresh plan. ``Planned`` is what
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +21,7 @@ from linksync.config import Settings
 from linksync.errors import ConfigError
 from linksync.model import LinkSpec, Problem, Severity
 from linksync.model.outcome import EXIT_CHANGES_PENDING, EXIT_OK, EXIT_ROWS_FAILED
+from linksync.pipeline.changed import Changed, narrow_plan
 from linksync.pipeline.inputs import refuse_undeclared
 from linksync.pipeline.saved import workspace_here
 from linksync.sync.binding import check_workspace
@@ -87,18 +88,27 @@ async def make_plan(
     ai_og: bool = False,
     target: str | None = None,
     passwords: PasswordMemory | None = None,
+    changed: Changed | None = None,
 ) -> Plan:
     """Fetch what the plan needs, fill slugs/descriptions when asked, and diff
-    (``passwords``: what this machine sent, ``linksync.pipeline.passwords``).
+    (``passwords``: what this machine sent, ``linksync.pipeline.passwords``;
+    ``changed``: a partial run's, ``linksync.pipeline.changed``: only its links are
+    read, and only its removed links deleted).
 
     A mirror refuses first (``MirrorRefused``, no request sent) when its sources have a
     file-level error or declared nothing (``refuse_undeclared``); the fetch refuses a
     scope domain the workspace does not have (``ConfigError``); an owner tag no link
     and no row carries is a warning of the plan (``Plan.problems``)."""
     refuse_undeclared(validation, options)
-    specs = list(validation.specs)
-    valid = [s for i, s in enumerate(specs) if i not in validation.invalid]
-    remote = await fetch_remote(client, valid, options)
+    ignores = [entry for frame in validation.frames for entry in frame.ignore]
+    if ignores:  # a file's ``defaults: ignore:`` is the run's (``linksync.sync.ignoring``)
+        options = replace(options, ignore=(*options.ignore, *ignores))
+    specs: Sequence[LinkSpec] = validation.specs  # held once: no copy of a million rows
+    invalid = validation.invalid
+    valid = [s for i, s in enumerate(specs) if i not in invalid] if invalid else specs
+    gone = list(changed.removed) if changed is not None and options.deletes else []
+    desired = [*valid, *gone] if gone else valid
+    remote = await fetch_remote(client, desired, options, named=changed is not None)
     if ai_slug or ai_og:
         specs = await enrich(
             specs, remote, client, options, ai_slug=ai_slug, ai_og=ai_og, skip=validation.invalid
@@ -112,6 +122,8 @@ async def make_plan(
         target=target,
         passwords=passwords,
     )
+    if changed is not None:
+        made = narrow_plan(made, remote, changed)
     tags = (t for link in remote.links.values() for t in link.tags)
     unused = owner_tag_unused(options, remote.owner_tagged, specs, tags)
     return replace(made, problems=(*made.problems, unused)) if unused is not None else made
@@ -122,7 +134,8 @@ async def refresh_saved(client: LinkClient, plan: Plan, specs: Iterable[LinkSpec
     every row whose remote record changed since (writes, unchanged and skipped rows)
     blocked with STALE_PLAN."""
     plan = restore_passwords(plan, specs)
-    fresh = await fetch_remote(client, plan_specs(plan), plan.options)
+    named = plan.partial is not None  # a partial plan reads its own links again, no more
+    fresh = await fetch_remote(client, plan_specs(plan), plan.options, named=named)
     return mark_stale(plan, fresh)
 
 

@@ -39,12 +39,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from linksync.pipeline.fields import option, request_value
-from linksync.pipeline.preflight import PathArg
-from linksync.sync.options import Mode
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # names of types only: the request loads neither engine nor writers
     from linksync.config import NetworkFlags
     from linksync.pipeline.events import RunEvents
+    from linksync.pipeline.preflight import PathArg
+    from linksync.sync.options import Mode
     from linksync.sync.results import CancelSignal, ProgressSink
 
 
@@ -125,6 +125,12 @@ class Reading:
         flag="--check-destinations/--no-check-destinations",
         profile="check_destinations",
     )
+    changed_since: str | None = option(
+        "a git ref: read only the source files changed since it (and their versions there), "
+        "and plan only the links declared differently (linksync.pipeline.changed).",
+        default=None,
+        flag="--changed-since",
+    )
 
 
 @request_value
@@ -190,6 +196,27 @@ class SyncPolicy:
         default=None,
         flag="--slugless",
         profile="slugless",
+    )
+    ignore_changes: Sequence[str] | None = option(
+        "fields left to people (url, description, tags, apple, google, password): sent when a "
+        "link is created, never updated nor reported as drift; over each file's own.",
+        default=None,
+        flag="--ignore-changes",
+        profile="ignore_changes",
+    )
+    ignore: Sequence[str | Mapping[str, str]] | None = option(
+        "links left alone, never created, updated nor deleted: slug patterns (promo-*) and "
+        "tags (tag:NAME, or {'tag': NAME}); with every file's defaults: ignore:.",
+        default=None,
+        flag="--ignore",
+        profile="ignore",
+    )
+    retire_to: str | None = option(
+        "mirror mode: instead of deleting a link no source declares, point it at this URL "
+        "and tag it retired.",
+        default=None,
+        flag="--retire-to",
+        profile="retire_to",
     )
     ai_slug: bool = option("fill empty slugs from the AI tool.", default=False, flag="--ai-slug")
     ai_og: bool = option("fill empty descriptions from the AI tool.", default=False, flag="--ai-og")

@@ -29,7 +29,10 @@ from linksync.sync.plan import Plan
 from linksync.sync.saved_options import Rebound, options_for_saved
 
 #: Fields of the request a saved plan has no use for (it is applied as planned).
-UNUSED = ("ai_slug", "ai_og", "check_destinations", "fix_invisible", "fix_utm_case")
+UNUSED = (
+    *("ai_slug", "ai_og", "check_destinations", "fix_invisible", "fix_utm_case"),
+    "changed_since",
+)
 _READING = frozenset(Reading.__dataclass_fields__)
 
 

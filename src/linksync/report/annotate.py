@@ -50,6 +50,7 @@ _DONE = {
     Action.UPDATE: "updated",
     Action.REPLACE: "replaced",
     Action.DELETE: "deleted",
+    Action.RETIRE: "retired",
     Action.UNCHANGED: "unchanged",
 }
 #: When a row has several results, the one shown is the worst.

@@ -15,14 +15,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from linksync.model import RowResult
+from linksync.model.declared import shown_password
 from linksync.model.links import is_yaml_source
 from linksync.safe.secrets import redact
 from linksync.safe.terminal import printable
 
 #: First characters that make a spreadsheet treat a cell as a formula.
 FORMULA_PREFIXES: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r")
-
-#: What replaces a secret found in a report value.
 
 #: Characters XML 1.0 does not allow, even escaped.
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -134,9 +133,10 @@ def show_value(value: Any, width: int = 60) -> str:
 
 def field_change_text(field: str, old: Any, new: Any, width: int = 60) -> str:
     """'url: https://a -> https://b' (each value cut at ``width``); tags as 'added a, b;
-    removed c'; a password (write-only, never shown) only '(set)' or '(removed)'."""
+    removed c'; a password (write-only, never shown) only '(set)', '(set from env NAME)'
+    or '(removed)'."""
     if field == "password":
-        return "password: " + ("(set)" if new is not None else "(removed)")
+        return "password: " + shown_password(new)
     if field == "tags" and isinstance(old, tuple | list | None) and isinstance(new, tuple | list):
         added = [str(t) for t in new if t not in (old or ())]
         removed = [str(t) for t in (old or ()) if t not in new]

@@ -14,6 +14,7 @@ import html
 from pathlib import Path
 
 from linksync.model import Action, RowResult, RunInfo, Status
+from linksync.model.declared import shown_password
 from linksync.report.base import AssembledWriter, Closing, ReportOptions
 from linksync.report.cells import error_text, field_change_text, link_label, show_value, where
 from linksync.report.summary import Counts, outcome_sentence, run_title, safe_target
@@ -44,7 +45,9 @@ def change_texts(result: RowResult) -> list[str]:
     if result.action is Action.CREATE:
         sent = result.field_changes or ((("url", None, result.url),) if result.url else ())
         return [
-            "password: (set)" if name == "password" else f"{name}: {show_value(new, VALUE_WIDTH)}"
+            f"password: {shown_password(new)}"
+            if name == "password"
+            else f"{name}: {show_value(new, VALUE_WIDTH)}"
             for name, _, new in sent
         ]
     if result.field_changes:

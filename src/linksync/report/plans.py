@@ -4,16 +4,20 @@ markdown for a pull-request comment."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from functools import partial
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 from linksync.model import Action, Problem, RowResult, RunInfo, Status, in_column
+from linksync.model.declared import password_mark, shown_password
 from linksync.model.results import expiry_note
 from linksync.report.base import Closing, ReportOptions
 from linksync.report.cells import field_change_text, show_value
 from linksync.report.markdown import MarkdownWriter
-from linksync.safe.secrets import REDACTED
+from linksync.report.summary import Counts, Tally
 from linksync.sync.plan import Change, Plan
 from linksync.sync.slugs import Slugless
 
@@ -29,12 +33,13 @@ _SENT = ("description", "tags", "apple", "google")
 
 def sent_fields(ch: Change) -> tuple[tuple[str, Any, Any], ...]:
     """(field, None, value) of what a create sends: its URL, then the other fields of
-    its body (the password as ``***``; the expiry is in the row's message)."""
+    its body (the password as ``***``, or where it is read from: ``set from env NAME``;
+    the expiry is in the row's message)."""
     body = ch.payload
     out: list[tuple[str, Any, Any]] = [("url", None, body.get("url"))]
     out += [(name, None, body[name]) for name in _SENT if body.get(name)]
     if body.get("password") is not None:
-        out.append(("password", None, REDACTED))
+        out.append(("password", None, _mark(ch)))
     return tuple(out)
 
 
@@ -50,22 +55,53 @@ def plan_row(ch: Change) -> RowResult:
     return RowResult.from_change(
         ch,
         status,
-        constant=err.constant if err else None,
-        message=err.message if err else ch.reason,
-        field_name=err.field if err else None,
-        column=err.column if err else None,
+        problem=err,
+        message=None if err else ch.reason,
         field_changes=sent_fields(ch)
         if ch.action is Action.CREATE
         else tuple((f.field, f.old, f.new) for f in ch.fields),
     )
 
 
-def plan_rows(plan: Plan) -> list[RowResult]:
-    return [plan_row(ch) for ch in plan.changes]
+def plan_rows(plan: Plan) -> Iterator[RowResult]:
+    """The report row of every change, built one at a time as an output lists them
+    (a saved plan's JSON, markdown, a report file). What only counts rows reads
+    ``plan_counts``; what only lists the failed ones, ``failed_rows``."""
+    return (plan_row(ch) for ch in plan.changes)
+
+
+#: A plan row's status by its change's action (``plan_row``).
+_STATUS = {Action.INVALID: Status.INVALID, Action.SKIP: Status.SKIPPED}
+
+
+def plan_counts(plan: Plan) -> Counts:
+    """``count_results(plan_rows(plan))`` without a report row per change: the changes
+    are counted, and a row is built only as the example of each error constant."""
+    tally = Tally()
+    plain = Counter(map(attrgetter("action"), plan.changes))  # one pass, in C
+    for ch in plan.changes:
+        if not ch.problems:
+            continue  # counted above
+        plain[ch.action] -= 1
+        err = ch.error
+        constant = err.constant if err is not None else None
+        status = _STATUS.get(ch.action, Status.PLANNED)
+        tally.count(ch.action, status, constant, partial(plan_row, ch) if constant else None)
+    for action, n in plain.items():
+        tally.count(action, _STATUS.get(action, Status.PLANNED), times=n)
+    return tally.counts()
+
+
+def failed_rows(plan: Plan) -> Iterator[RowResult]:
+    """The report rows of the plan that failed (its invalid rows), in plan order:
+    those of ``plan_rows`` whose ``failed`` is true, with no row built for the others."""
+    return (plan_row(ch) for ch in plan.changes if ch.action is Action.INVALID)
 
 
 def slugless_note(plan: Plan) -> str | None:
     """How the plan's creates without a slug get one (None when it has none)."""
+    if not plan.counts[Action.CREATE.value]:
+        return None
     n = sum(
         1
         for ch in plan.changes
@@ -95,14 +131,19 @@ def _sent(ch: Change) -> str | None:
     body = ch.payload
     parts = [f"{name}: {show_value(body[name], VALUE_WIDTH)}" for name in _SENT if body.get(name)]
     if body.get("password") is not None:
-        parts.append("password: (set)")
+        parts.append(f"password: {shown_password(_mark(ch))}")
     return "with " + "; ".join(parts) if parts else None
 
 
+def _mark(ch: Change) -> str:
+    """What stands for a row's password: ``***``, or ``set from env NAME``."""
+    return password_mark(ch.spec.declared.password_from if ch.spec is not None else None)
+
+
 def _destination(ch: Change) -> str:
-    """' -> https://example.com/autumn?utm_source=news' for a create or replace (the
-    URL sent), ' (was https://...)' for a delete."""
-    if ch.action in (Action.CREATE, Action.REPLACE) and ch.payload.get("url"):
+    """' -> https://example.com/autumn?utm_source=news' for a create, replace or
+    retire (the URL sent), ' (was https://...)' for a delete."""
+    if ch.action in (Action.CREATE, Action.REPLACE, Action.RETIRE) and ch.payload.get("url"):
         return f" -> {show_value(ch.payload['url'], URL_WIDTH)}"
     if ch.action is Action.DELETE and ch.remote is not None:
         return f" (was {show_value(ch.remote.url, URL_WIDTH)})"
@@ -196,9 +237,13 @@ def render_plan_text(plan: Plan) -> str:
             f"  fetched {f.domain}: {f.strategy}, {f.requests} requests, {f.links} links{total}"
         )
     out.append(f"  requests to read the workspace: {plan.requests}")
+    if plan.partial is not None:
+        out.append(f"  {plan.partial.describe()}")
     if plan.quota is not None:
         out.append(f"  quota: {plan.quota.describe()}")
     out.append(f"  unmanaged: {plan.unmanaged.describe()}")
+    if plan.ignored.count:
+        out.append(f"  ignored: {plan.ignored.describe()}")
     out.extend(f"  {p.severity.value}: {p.constant}: {p.message}" for p in plan.problems)
     slugless = slugless_note(plan)
     if slugless is not None:
@@ -222,9 +267,13 @@ def render_plan_text(plan: Plan) -> str:
 def plan_notes(plan: Plan) -> tuple[str, ...]:
     """What a reader of the plan should know beyond its rows: quota, unmanaged links."""
     notes: list[str] = []
+    if plan.partial is not None:
+        notes.append(f"{plan.partial.describe()}.")
     if plan.quota is not None and plan.quota.excess:
         notes.append(f"Quota: {plan.quota.describe()}.")
     notes.append(f"Unmanaged: {plan.unmanaged.describe()}.")
+    if plan.ignored.count:
+        notes.append(f"Ignored: {plan.ignored.describe()}.")
     notes.extend(f"{p.severity.value.title()}: {p.constant}: {p.message}." for p in plan.problems)
     slugless = slugless_note(plan)
     if slugless is not None:

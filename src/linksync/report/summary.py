@@ -11,7 +11,7 @@ the exit code means.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ OUTCOMES: tuple[str, ...] = (
     "updated",
     "replaced",
     "deleted",
+    "retired",
     "unchanged",
     "invalid",
     "skipped",
@@ -42,6 +43,7 @@ _DONE = {
     Action.UPDATE: "updated",
     Action.REPLACE: "replaced",
     Action.DELETE: "deleted",
+    Action.RETIRE: "retired",
     Action.UNCHANGED: "unchanged",
     Action.INVALID: "invalid",
     Action.SKIP: "skipped",
@@ -128,6 +130,25 @@ class Tally:
             self._errors[constant] += 1
             self._examples.setdefault(constant, result)
 
+    def count(
+        self,
+        action: Action,
+        status: Status,
+        constant: str | None = None,
+        row: Callable[[], RowResult] | None = None,
+        *,
+        times: int = 1,
+    ) -> None:
+        """``add`` of a row not built (``times`` rows alike): ``row()`` builds it only
+        when it is the first of its error constant (the example the summary shows)."""
+        if times <= 0:
+            return
+        self._pairs[(action, status)] += times
+        if constant:
+            self._errors[constant] += times
+            if constant not in self._examples and row is not None:
+                self._examples[constant] = row()
+
     def counts(self) -> Counts:
         # The pairs in the order of Action, then Status.
         pairs = {(a, s): self._pairs[a, s] for a in Action for s in Status if self._pairs[a, s]}
@@ -178,7 +199,10 @@ def safe_target(target: str) -> str:
 
 
 def run_title(counts: Counts, info: RunInfo) -> str:
-    """'plan' when nothing was applied (dry run, or every row only planned), else 'apply'."""
+    """'plan' when nothing was applied (dry run, or every row only planned), 'undo' for
+    an undo (``linksync undo``), else 'apply'."""
+    if info.mode == "undo" and not info.dry_run:
+        return "undo"
     planned = counts.by_status.get(Status.PLANNED, 0)
     applied = counts.total - planned - counts.by_status.get(Status.INVALID, 0)
     return "plan" if info.dry_run or (planned and not applied) else "apply"

@@ -5,17 +5,6 @@ Both the sandbox (which rejects a request) and local validation (which flags a r
 before any request) import these, so the two can never disagree. Every check returns
 a constant of ``linksync.errors.ERRORS`` or ``None`` when the value is fine.
 
-- ``check_url``: http:// or https://, a host, no whitespace, no invisible Unicode.
-- ``check_slug``: ``SLUG_RE``, at most ``MAX_SLUG_BYTES`` bytes of UTF-8, not in
-  ``RESERVED_SLUGS`` (compared case-insensitively).
-- ``parse_expiry``: ISO 8601 date-time with a UTC designator (``Z``) or an offset,
-  strictly after ``now``; returns the instant in UTC.
-- ``check_tag`` / ``check_tags`` / ``check_description``: what the service refuses with
-  ``INVALID_REQUEST`` (a tag empty, invisible, with a line break or too long; too
-  many tags; a description too long), as a reason in words.
-- ``find_invisible`` / ``strip_invisible`` / ``describe_char``: invisible characters
-  pasted from editors (zero-width, bidi controls, NBSP, soft hyphen, controls...).
-
 Lowest layer, beside ``linksync.errors``, ``linksync.model`` and ``linksync.safe``: it may
 import ``linksync.errors`` (``timestamps``: the ``ConfigError`` of an unknown zone) and
 the standard library, nothing above.

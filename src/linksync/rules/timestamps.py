@@ -7,16 +7,6 @@ text), never the machine's local time; the service's records are UTC. A time wri
 with ``Z`` or an offset is that instant, whatever the zone. Only the service's own
 check of a request (``linksync.rules.parse_expiry`` without ``assume_utc``) requires
 the designator, as the interface does.
-
-- ``parse_iso``: an ISO 8601 date-time (``T`` or a space between date and time, ``Z``
-  or ``+hh:mm``, up to 9 fractional digits) as an aware UTC datetime, or None.
-- ``same_instant``: two timestamps that name the same instant (text when unreadable).
-- ``format_ts``: ``2026-01-02T03:04:05.678Z``, as the service writes them.
-- ``utc_now``: the current instant, written that way.
-- ``time_zone``: an IANA name as a zone (``ConfigError`` for an unknown one).
-- ``localize``: a naive local date-time in a zone as the UTC instant, with what is odd
-  about it (``GAP``: the clocks skip it; ``FOLD``: it happens twice, the first is used).
-- ``show_expiry``: ``2027-03-31 23:59 America/New_York = 2027-04-01T03:59:00.000Z``.
 """
 
 from __future__ import annotations

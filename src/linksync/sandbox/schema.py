@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import operator
 import sqlite3
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -56,12 +57,13 @@ CREATE TABLE IF NOT EXISTS clicks (
 );
 """
 
-LINK_COLUMNS = (
-    "id, domain, slug, url, description, tags, apple, google, password_hash, "
-    "expires_at, created_at, updated_at"
-)
+#: The links table's columns: ``LinkRow``'s fields, in their order.
+_FIELDS = tuple(f.name for f in dataclasses.fields(LinkRow))
+_TAGS = _FIELDS.index("tags")
+_LINK_VALUES = operator.attrgetter(*_FIELDS)
+LINK_COLUMNS = ", ".join(_FIELDS)
 
-INSERT_LINK = f"INSERT INTO links ({LINK_COLUMNS}) VALUES ({','.join('?' * 12)})"
+INSERT_LINK = f"INSERT INTO links ({LINK_COLUMNS}) VALUES ({','.join('?' * len(_FIELDS))})"
 
 
 def insert_row(db: sqlite3.Connection, table: str, row: Any) -> None:
@@ -75,39 +77,16 @@ def insert_row(db: sqlite3.Connection, table: str, row: Any) -> None:
 
 def link_values(link: LinkRow) -> tuple[Any, ...]:
     """A link's values in the order of ``LINK_COLUMNS`` (tags as JSON text)."""
-    return (
-        link.id,
-        link.domain,
-        link.slug,
-        link.url,
-        link.description,
-        json.dumps(list(link.tags)) if link.tags else "[]",
-        link.apple,
-        link.google,
-        link.password_hash,
-        link.expires_at,
-        link.created_at,
-        link.updated_at,
-    )
+    values = _LINK_VALUES(link)
+    tags = json.dumps(list(link.tags)) if link.tags else "[]"
+    return (*values[:_TAGS], tags, *values[_TAGS + 1 :])
 
 
 def link_row(_: sqlite3.Cursor, row: tuple[Any, ...]) -> LinkRow:
     """A cursor's row of ``LINK_COLUMNS`` as a ``LinkRow`` (a row factory)."""
-    i, domain, slug, url, description, tags, apple, google, pw, expires, created, updated = row
-    return LinkRow(
-        i,
-        domain,
-        slug,
-        url,
-        description,
-        tags_of(tags),
-        apple,
-        google,
-        pw,
-        expires,
-        created,
-        updated,
-    )
+    values = list(row)
+    values[_TAGS] = tags_of(values[_TAGS])
+    return LinkRow(*values)
 
 
 def tags_of(text: str) -> tuple[str, ...]:

@@ -5,76 +5,44 @@ URL is known at once. It listens with the settings' ``backlog``: the connections
 kernel queues before the server accepts them (5 acts like Python's ``http.server``: a
 burst of new connections then has SYNs dropped, resent by TCP after 1, 3, 7 s). The
 HTTP protocol is uvicorn's httptools one (a C parser: about a third of a millisecond
-less CPU a request than its pure-Python h11 one, still used where httptools is not
-installed), extended so the ``drop`` fault can abort a connection without any response
-(``gate.DROP_EXTENSION``).
+less CPU a request than its pure-Python h11 one), extended so the ``drop`` fault can
+abort a connection without any response (``gate.DROP_EXTENSION``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import socket
 from collections.abc import Callable
 from typing import Any
 
 import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from linksync.sandbox.app import create_app
 from linksync.sandbox.gate import DROP_EXTENSION
 from linksync.sandbox.settings import DEFAULT_BACKLOG, SandboxSettings
 
 
-def _offer_drop(protocol: Any) -> None:
-    """Wrap a uvicorn protocol's app so every request's scope offers ``protocol.drop``."""
-    inner: ASGIApp = protocol.app
-
-    async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        extensions = dict(scope.get("extensions") or {})
-        extensions[DROP_EXTENSION] = protocol.drop
-        scope["extensions"] = extensions
-        await inner(scope, receive, send)
-
-    protocol.app = app
-
-
-def _abort(protocol: Any) -> None:
-    """Abort the connection at once, the request's response never sent."""
-    if protocol.cycle is not None:
-        protocol.cycle.disconnected = True
-    protocol.transport.abort()
-
-
-class DroppingH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol, offering the app a way to abort the connection."""
+class DroppingProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol, offering the app a way to abort the connection:
+    every request's scope holds ``drop`` under ``DROP_EXTENSION``."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        _offer_drop(self)
+        inner: ASGIApp = self.app
+
+        async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            scope["extensions"] = {**(scope.get("extensions") or {}), DROP_EXTENSION: self.drop}
+            await inner(scope, receive, send)
+
+        self.app = app
 
     def drop(self) -> None:
-        _abort(self)
-
-
-PROTOCOL: type[asyncio.Protocol] = DroppingH11Protocol
-try:
-    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-except ImportError:  # pragma: no cover - httptools is a dependency; h11 is the fallback
-    pass
-else:
-
-    class DroppingHttpToolsProtocol(HttpToolsProtocol):
-        """uvicorn's httptools protocol, offering the app a way to abort the connection."""
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            _offer_drop(self)
-
-        def drop(self) -> None:
-            _abort(self)
-
-    PROTOCOL = DroppingHttpToolsProtocol
+        """Abort the connection at once, the request's response never sent."""
+        if self.cycle is not None:
+            self.cycle.disconnected = True
+        self.transport.abort()
 
 
 def bind(host: str, port: int, backlog: int = DEFAULT_BACKLOG) -> socket.socket:
@@ -111,7 +79,7 @@ def make_server(
         host=host,
         port=port,
         backlog=backlog,  # the socket is bound by ``bind`` with it; kept here in step
-        http=PROTOCOL,
+        http=DroppingProtocol,
         lifespan="off",
         log_level=log_level,
         access_log=False,

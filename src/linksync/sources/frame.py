@@ -27,8 +27,20 @@ def _none_array(n: int) -> np.ndarray:
     return np.full(n, None, dtype=object)
 
 
+def _shared_none(n: int) -> np.ndarray:
+    """One read-only array of None for every field a sheet has no column for (a field
+    the sheet sets nothing of costs no memory of its own; a fix makes its own copy)."""
+    arr = _none_array(n)
+    arr.flags.writeable = False
+    return arr
+
+
 def _none_mask(n: int) -> np.ndarray:
     return np.zeros(n, dtype=bool)
+
+
+#: Rows turned into ``LinkSpec`` objects at a time (``SpecFrame.iter_specs``).
+_BLOCK = 8192
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +84,10 @@ class SpecFrame:
     timezone: str | None = None
     #: The UTM rules of a YAML file's ``defaults: utm_rules:`` (over the profile's).
     utm_rules: UtmRules | None = None
+    #: A YAML file's ``defaults: ignore:`` entries (``linksync.model.ignore_rules``): the
+    #: links the run leaves alone. A file that declares no link but these has a frame of
+    #: no rows.
+    ignore: tuple[str, ...] = ()
     #: URL-part cells whose invisible characters were taken out (``Stripped``).
     stripped: tuple[Stripped, ...] = ()
     #: The column mapping the sheet was read with (spreadsheets; ``validate`` and
@@ -97,7 +113,8 @@ class SpecFrame:
         """A spreadsheet frame: a field is managed where its value is not None
         (``managed`` gives that mask for fields whose caller knows it already)."""
         n = len(rows)
-        full = {f: values[f] if f in values else _none_array(n) for f in LINK_FIELDS}
+        nothing = _shared_none(n) if len(values) < len(LINK_FIELDS) else None
+        full = {f: values[f] if f in values or nothing is None else nothing for f in LINK_FIELDS}
         known = managed or {}
         masks = {
             f: known[f] if f in known else (not_none(full[f]) if f in values else _none_mask(n))
@@ -153,14 +170,23 @@ class SpecFrame:
             code |= self.managed[f].astype(np.int64) << bit
         cache: dict[int, frozenset[str]] = {}
         cols = [self.values[f] for f in LINK_FIELDS]
-        for i, (c, url, slug, domain, desc, tags, pw, exp, apple, google) in enumerate(
-            zip(code.tolist(), *(col.tolist() for col in cols), strict=True)
-        ):
-            ms = cache.get(c)
-            if ms is None:
-                ms = cache[c] = frozenset(f for b, f in enumerate(LINK_FIELDS) if c >> b & 1)
-            prov = self.provenance(i)
-            yield LinkSpec(url, slug, domain, desc, tags, pw, exp, apple, google, ms, prov)
+        # A block of rows at a time: the columns' lists of a million rows at once would
+        # cost more than the specs themselves, for a moment.
+        for start in range(0, n, _BLOCK):
+            end = min(n, start + _BLOCK)
+            lists = [col[start:end].tolist() for col in cols]
+            if self.provenances is not None:
+                provs: Iterable[Provenance] = self.provenances[start:end]
+            else:  # as ``provenance(i)`` makes them, the rows' numbers read a block at once
+                src, sheet, columns, tz = self.source, self.sheet, self.columns, self.timezone
+                rows = self.rows[start:end].tolist()
+                provs = (Provenance(src, sheet, r, columns, tz) for r in rows)
+            block = zip(code[start:end].tolist(), *lists, provs, strict=True)
+            for c, url, slug, domain, desc, tags, pw, exp, apple, google, prov in block:
+                ms = cache.get(c)
+                if ms is None:
+                    ms = cache[c] = frozenset(f for b, f in enumerate(LINK_FIELDS) if c >> b & 1)
+                yield LinkSpec(url, slug, domain, desc, tags, pw, exp, apple, google, ms, prov)
 
     def with_values(self, field_name: str, values: np.ndarray) -> SpecFrame:
         """A copy with one field's values replaced (managed unchanged)."""

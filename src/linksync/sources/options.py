@@ -162,6 +162,9 @@ class ReadOptions:
     workbook_password: str | None = field(default=None, repr=False, compare=False)
     #: Read the rows a workbook hides (by a filter or by hand); else they are skipped.
     include_hidden: bool = False
+    #: A password a YAML file refers to that cannot be read is an error on its link;
+    #: False: a warning (``validate``, which may run where the secrets are not).
+    secrets_needed: bool = True
 
     @classmethod
     def build(
@@ -175,11 +178,14 @@ class ReadOptions:
         timezone: str | tzinfo | None = None,
         workbook_password: str | None = None,
         include_hidden: bool | None = False,
+        secrets_needed: bool = True,
     ) -> ReadOptions:
         """Checked options; ConfigError for an unknown encoding, date format or time
         zone (an IANA name such as America/New_York; None or UTC for UTC).
         ``workbook_password``: opens encrypted workbooks (``--workbook-password-file``).
-        ``include_hidden``: read the rows a workbook hides (``--include-hidden``)."""
+        ``include_hidden``: read the rows a workbook hides (``--include-hidden``).
+        ``secrets_needed``: False makes a password a YAML file refers to and that cannot
+        be read a warning (``validate``), not an error."""
         if encoding is not None:
             try:
                 encoding = codecs.lookup(encoding).name
@@ -196,6 +202,7 @@ class ReadOptions:
             timezone if isinstance(timezone, tzinfo) else time_zone(timezone),
             workbook_password or None,
             bool(include_hidden),
+            secrets_needed,
         )
 
     def is_empty_value(self, text: str) -> bool:

@@ -53,7 +53,11 @@ def repeated_headers(
         return []
     own = frozenset(normalize_header(h) for h in headers if h)
     column = values[key]
-    candidates = [i for i, v in enumerate(column.tolist()) if v is not None and _word(v, own)]
+    candidates = [  # a URL (the usual key) is no column name: told apart inline
+        i
+        for i, v in enumerate(column.tolist())
+        if v is not None and not (v.__class__ is str and "://" in v) and _word(v, own)
+    ]
     repeats = [i for i in candidates if _repeats(i, values, present, own)]
     if not repeats:
         return []

@@ -35,6 +35,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from linksync.errors import SourceError
 from linksync.model import FIELD_FROM_API, LINK_FIELDS, LinkSpec, Problem, Provenance, Severity
+from linksync.model.declared import Declared
+from linksync.model.ignore_rules import entry_texts, parse_ignore, parse_ignore_changes
 from linksync.model.utm_rules import UtmRules, parse_utm_rules
 from linksync.rules.timestamps import zone_name
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
@@ -51,15 +53,22 @@ from linksync.sources.yaml_nodes import (
     iter_yaml_files,
     line_of,
 )
+from linksync.sources.yaml_secrets import SecretFields, SecretReader, in_clear, parse_ref
 
 __all__ = ["YAML_SUFFIXES", "iter_yaml_files", "read_yaml_path"]
 
 #: YAML key -> field: wire names, snake_case names, and the utm block.
 _KEYS: dict[str, str] = {**{k: k for k in LINK_FIELDS}, **FIELD_FROM_API, "utm": "utm"}
+#: What a file says of a link beyond its fields (``linksync.model.declared``).
+_IGNORE_CHANGES = "ignore_changes"
 #: The keys a message suggests: the wire names first (``expiresAt``), then the others.
-_SHOWN_KEYS: list[str] = [*FIELD_FROM_API, *(k for k in _KEYS if k not in FIELD_FROM_API)]
+_SHOWN_KEYS: list[str] = [
+    *FIELD_FROM_API,
+    *(k for k in _KEYS if k not in FIELD_FROM_API),
+    _IGNORE_CHANGES,
+]
 _TOP_KEYS = ["links", "defaults"]
-_DEFAULTS_KEYS = [*(k for k in _SHOWN_KEYS if k not in ("url", "slug")), "utm_rules"]
+_DEFAULTS_KEYS = [*(k for k in _SHOWN_KEYS if k not in ("url", "slug")), "utm_rules", "ignore"]
 #: Top-level keys that hold anchors for merge keys and aliases (not read).
 _HOLDER_PREFIX = "x-"
 #: How to say a file has no link on purpose.
@@ -93,7 +102,7 @@ def _read_file(path: Path, display: str, result: ReadResult, opts: ReadOptions) 
             message = f"nothing to read: the file {what}, so it declares no link; {_NO_LINKS}"
             result.problems.append(Problem("EMPTY_SOURCE", message, Provenance(display)))
             return
-        _FileReader(display, result, opts).read(root)
+        _FileReader(display, result, opts, SecretReader(path, display)).read(root)
     except yaml.YAMLError as exc:
         raise SourceError(f"{display}: not valid YAML: {exc}", path=display) from exc
     except Refused as exc:
@@ -119,10 +128,11 @@ def _suggest(key: str, known: list[str], given: frozenset[str] = frozenset()) ->
 
 
 @dataclass
-class _FileReader(LinkFields):
+class _FileReader(LinkFields, SecretFields):
     display: str
     result: ReadResult
     opts: ReadOptions
+    secrets: SecretReader
     walk: Walk = field(default_factory=Walk)
     defaults: dict[str, Any] = field(default_factory=dict)
     #: ``defaults: utm_rules:``, the file's UTM rules (over the profile's).
@@ -132,6 +142,9 @@ class _FileReader(LinkFields):
     #: Findings of a link entry named by their own constant (the entry's other findings
     #: are INVALID_FIELD).
     named: list[Named] = field(default_factory=list)
+    #: ``defaults: ignore_changes:`` (a link's own replace them) and ``defaults: ignore:``.
+    ignore_changes: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
 
     def read(self, root: Node) -> None:
         links: Node | None = None
@@ -183,17 +196,26 @@ class _FileReader(LinkFields):
                 root,
                 constant="EMPTY_SOURCE",
             )
-        if self.specs:
+        if self.specs or self.ignore:
             frame = SpecFrame.from_specs(self.specs, tuple(self.row_problems), source=self.display)
             if self.utm_rules is not None:
                 frame = replace(frame, utm_rules=self.utm_rules)
+            if self.ignore:
+                frame = replace(frame, ignore=self.ignore)
             self.result.frames.append(frame)
         self.result.problems.extend(p for _, p in self.row_problems)
 
-    def _file_problem(self, message: str, node: Node, constant: str = "INVALID_FIELD") -> None:
-        """An error for the whole file, with its line: nothing of the file is sent."""
+    def _file_problem(
+        self,
+        message: str,
+        node: Node,
+        constant: str = "INVALID_FIELD",
+        severity: Severity = Severity.ERROR,
+    ) -> None:
+        """An error for the whole file, with its line: nothing of the file is sent (or
+        a warning of the file, such as a password in clear in ``defaults:``)."""
         prov = Provenance(self.display, None, line_of(node))
-        self.result.problems.append(Problem(constant, message, prov, None, Severity.ERROR))
+        self.result.problems.append(Problem(constant, message, prov, None, severity))
 
     def _unknown(self, key: str, node: Node, known: list[str], within: str = "") -> None:
         """An unknown top-level or ``defaults:`` key (``within``: "defaults.")."""
@@ -219,6 +241,9 @@ class _FileReader(LinkFields):
                 except ValueError as exc:
                     self._file_problem(f"defaults.{exc}", key_node)
                 continue
+            if key in (_IGNORE_CHANGES, "ignore"):
+                self._left_to_people(key, self.walk.plain(value), key_node)
+                continue
             fname = _KEYS.get(key)
             if fname is None:
                 self._unknown(key, key_node, _DEFAULTS_KEYS, "defaults.")
@@ -234,7 +259,40 @@ class _FileReader(LinkFields):
                 )
                 continue
             lines[fname] = (key, line_of(key_node))
-            self.defaults[fname] = (key, self.walk.plain(value))
+            plain = self.walk.plain(value)
+            if fname == "password" and not self._default_password(plain, key_node):
+                continue
+            self.defaults[fname] = (key, plain)
+
+    def _left_to_people(self, key: str, value: Any, node: Node) -> None:
+        """``defaults: ignore_changes:`` or ``defaults: ignore:``, checked (a mistake is an
+        error of the file: nothing of it is sent)."""
+        try:
+            if key == _IGNORE_CHANGES:
+                self.ignore_changes = parse_ignore_changes(value)
+            else:
+                self.ignore = entry_texts(parse_ignore(value))
+        except ValueError as exc:
+            self._file_problem(f"defaults.{exc}", node)
+
+    def _default_password(self, value: Any, node: Node) -> bool:
+        """Whether ``defaults: password:`` applies: a password in clear is warned of
+        once, here; a reference that is written wrong, or leads out of the repository's
+        tree, is an error of the file (a variable not set is said on each link)."""
+        if isinstance(value, str) and value.strip():
+            self._file_problem(
+                f"defaults.{in_clear(None)}", node, "SECRET_IN_SOURCE", Severity.WARNING
+            )
+        elif isinstance(value, dict):
+            try:
+                found = self.secrets.resolve(parse_ref(value))
+            except ValueError as exc:
+                self._file_problem(f"defaults.{exc}", node)
+                return False
+            if found.invalid is not None:
+                self._file_problem(f"defaults.{found.invalid}", node)
+                return False
+        return True
 
     def _entry(self, node: Node, slug_key: str | None, key_node: Node | None) -> None:
         check_tag(node)
@@ -244,12 +302,17 @@ class _FileReader(LinkFields):
         raw: dict[str, Any] = {}
         lines: dict[str, Node] = {}  # field -> its key node (lines only for messages)
         problems: list[tuple[str | None, str, Severity, str | None]] = []
+        own_ignore: tuple[str, ...] | None = None
         if slug_key is not None:
             raw["slug"], columns["slug"] = slug_key, "(key)"
         if isinstance(node, ScalarNode) and slug_key is not None:
             raw["url"], columns["url"] = self.walk.scalar(node), "(value)"
         elif isinstance(node, MappingNode):
             for key, knode, value in self.walk.pairs(node):
+                if key == _IGNORE_CHANGES:
+                    if own_ignore is None or not _merged(node, knode):
+                        own_ignore = self._own_ignore(self.walk.plain(value))
+                    continue
                 fname = _KEYS.get(key)
                 if fname is None:
                     self.result.unknown.append(UnknownColumn(self.display, None, key))
@@ -289,11 +352,16 @@ class _FileReader(LinkFields):
         for fname, (key, value) in self.defaults.items():
             if fname not in raw and fname not in ("tags", "utm"):
                 raw[fname], columns[fname] = value, f"defaults.{key}"
+        plain: list[tuple[str, str]] = []
+        key_line = line_of(lines["password"]) if "password" in lines else line
+        password_from = self._password(raw, columns, plain, key_line if key_line != line else None)
+        ignored = self.ignore_changes if own_ignore is None else own_ignore
+        declared = Declared(password_from, frozenset(ignored)) if password_from or ignored else None
         zone = self.opts.timezone
         prov = Provenance(
-            self.display, None, line, columns, zone_name(zone) if zone is not None else None
-        )
-        plain: list[tuple[str, str]] = []
+            self.display, None, line, columns, zone_name(zone) if zone is not None else None,
+            declared,
+        )  # fmt: skip
         values, managed = self._fields(raw, columns, plain)
         problems.extend((f, m, Severity.ERROR, None) for f, m in plain)
         values.setdefault("url", None)
@@ -304,6 +372,15 @@ class _FileReader(LinkFields):
         for constant, fname, message, severity, column in found:
             problem = Problem(constant, message, prov, fname, severity, column)
             self.row_problems.append((index, problem))
+
+    def _own_ignore(self, value: Any) -> tuple[str, ...]:
+        """A link's own ``ignore_changes:`` (over the file's); a mistake is an error of
+        the link, which is not sent."""
+        try:
+            return parse_ignore_changes(value)
+        except ValueError as exc:
+            self.named.append(("INVALID_FIELD", None, str(exc), Severity.ERROR, _IGNORE_CHANGES))
+            return ()
 
 
 def _merged(node: MappingNode, key_node: Node) -> bool:

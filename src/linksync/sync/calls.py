@@ -18,9 +18,12 @@ from collections.abc import Awaitable, Callable, Collection
 from dataclasses import replace
 from typing import Any, TypeVar
 
+import msgspec
+
 from linksync.api import CallEvent, LinkClient, call_scope
 from linksync.errors import SlugExists
 from linksync.model import Action, LinkKey, RemoteLink, RowResult, Status
+from linksync.model.results import CallFacts
 from linksync.sync.compare import compare
 from linksync.sync.options import Mode, SyncOptions
 from linksync.sync.ownership import OWNED_BY_OTHER, other_owners
@@ -133,11 +136,10 @@ class RowCalls:
                     message=f"no stable slug is free for this row: {slug} and the "
                     f"candidates before it are taken by links to other URLs (or reserved); "
                     "give the row a slug",
-                    http_status=409,
-                    attempts=spent,
+                    call=CallFacts(409, attempts=spent),
                 )
             slug, moved = nxt[1], True
-            ch = replace(ch, slug=slug, payload={**ch.payload, "slug": slug})
+            ch = msgspec.structs.replace(ch, slug=slug, payload={**ch.payload, "slug": slug})
             try:
                 _, event = await self.call(ch, self.client.create_link, dict(ch.payload))
             except SlugExists as exc:
@@ -167,8 +169,8 @@ class RowCalls:
         if options.mode is Mode.CREATE_ONLY and not cmp.same:
             # As the plan does with a link that exists and differs: left as it is.
             return RowResult.from_change(
-                ch, Status.SKIPPED, action=Action.SKIP, link=link, http_status=status,
-                request_id=request_id, attempts=spent,
+                ch, Status.SKIPPED, action=Action.SKIP, link=link,
+                call=CallFacts(status, request_id, spent),
                 message=f"{note}; it differs, and create-only mode does not update it",
             )  # fmt: skip
         owners = other_owners(link.tags, options)
@@ -186,13 +188,12 @@ class RowCalls:
                 link=link,
                 constant=blocked[0],
                 message=f"{note}, {blocked[1]}",
-                http_status=409,
-                attempts=spent,
+                call=CallFacts(409, attempts=spent),
             )
         if cmp.same:
             done = RowResult.from_change(
-                ch, Status.OK, action=Action.UNCHANGED, link=link, http_status=status,
-                request_id=request_id, attempts=spent,
+                ch, Status.OK, action=Action.UNCHANGED, link=link,
+                call=CallFacts(status, request_id, spent),
             )  # fmt: skip
             return replace(done.saying(f"{note}; it already matches"), changed_fields=())
         _, event = await self.call(

@@ -12,6 +12,8 @@ row's differs; a row whose password cannot be compared says it was not sent
 taken over (``allow_takeover``: see ``linksync.sync.ownership``).
 
 ``left_alone`` names the fields a row's empty cells leave as the service holds them.
+Fields the repository leaves to people (``ignore_changes``: ``linksync.sync.ignoring``)
+are never updated: a row that differs only in them is the same, with a note.
 """
 
 from __future__ import annotations
@@ -20,9 +22,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from linksync.model import API_NAMES, LinkSpec, Problem, RemoteLink, Severity
+from linksync.model.declared import password_mark
+from linksync.model.links import fold_domain
 from linksync.rules.timestamps import same_instant
 from linksync.sync.fingerprints import PasswordMemory
+from linksync.sync.ignoring import ignored_fields, left_note
 from linksync.sync.options import SyncOptions
 from linksync.sync.ownership import other_owners, taken_over
 from linksync.sync.plan import FieldChange
@@ -47,8 +54,8 @@ class Comparison:
 
 
 def row_domain(spec: LinkSpec, options: SyncOptions, system_domain: str) -> str:
-    """The domain a row's link lives on (lower case)."""
-    return (spec.domain or options.default_domain or system_domain).strip().lower()
+    """The domain a row's link lives on (lower case; one shared string per domain)."""
+    return fold_domain(spec.domain or options.default_domain or system_domain)
 
 
 def desired_tags(spec: LinkSpec, options: SyncOptions) -> tuple[str, ...]:
@@ -80,9 +87,10 @@ def compare(
     notes: list[str] = []
     unsent = False
     managed = spec.managed
-    if spec.url is not None and spec.url.strip() != remote.url.strip():
-        fields.append(FieldChange("url", remote.url, spec.url.strip()))
-        patch["url"] = spec.url.strip()
+    url = spec.url  # often the link's own text (``linksync.sync.remote``): no strip then
+    if url is not None and url is not remote.url and url.strip() != remote.url.strip():
+        fields.append(FieldChange("url", remote.url, url.strip()))
+        patch["url"] = url.strip()
     for name in ("description", "apple", "google"):
         if name in managed:
             new, old = getattr(spec, name) or None, getattr(remote, name) or None
@@ -107,7 +115,9 @@ def compare(
                 if send:
                     notes.append(PASSWORD_CHANGED_NOTE)
             if send:
-                fields.append(FieldChange("password", None, "***"))
+                fields.append(
+                    FieldChange("password", None, password_mark(spec.declared.password_from))
+                )
                 patch["password"] = spec.password
         elif remote.has_password:
             fields.append(FieldChange("password", "***", None))
@@ -116,11 +126,19 @@ def compare(
     if "expires_at" in managed and not same_instant(spec.expires_at, remote.expires_at):
         fields.append(FieldChange("expires_at", remote.expires_at, spec.expires_at))
         needs_replace = True
+    ignored = ignored_fields(spec, options)
+    if ignored:  # left to people: never updated, said in a note when they differ
+        left = [f.field for f in fields if f.field in ignored]
+        fields = [f for f in fields if f.field not in ignored]
+        patch = {k: v for k, v in patch.items() if k not in ignored}
+        unsent = unsent and "password" not in ignored
+        notes = [n for n in notes if n != PASSWORD_CHANGED_NOTE or "password" not in ignored]
+        notes += [left_note(left)] if left else []
     return Comparison(tuple(fields), patch, needs_replace, unsent, tuple(notes))
 
 
 #: Fields an empty cell leaves alone, in the order a note names them.
-_LEFT_FIELDS = ("url", "description", "tags", "expires_at", "apple", "google", "password")
+LEFT_FIELDS = ("url", "description", "tags", "expires_at", "apple", "google", "password")
 
 
 def left_alone(spec: LinkSpec, remote: RemoteLink, options: SyncOptions) -> tuple[str, ...]:
@@ -131,9 +149,7 @@ def left_alone(spec: LinkSpec, remote: RemoteLink, options: SyncOptions) -> tupl
     if prov is None or not prov.columns:
         return ()
     out: list[str] = []
-    for name in _LEFT_FIELDS:
-        if name in spec.managed or name not in prov.columns:
-            continue
+    for name in _unmanaged_columns(spec.managed, prov.columns):
         if name == "url":
             held: object = spec.url is None and remote.url
         elif name == "password":
@@ -145,6 +161,22 @@ def left_alone(spec: LinkSpec, remote: RemoteLink, options: SyncOptions) -> tupl
         if held:
             out.append(API_NAMES.get(name, name))
     return tuple(out)
+
+
+#: (managed fields, the columns' map) -> (that map, the fields of ``LEFT_FIELDS`` it has
+#: a column for and the row does not manage): rows of a sheet share both.
+_UNMANAGED: dict[tuple[frozenset[str], int], tuple[Mapping[str, str], tuple[str, ...]]] = {}
+
+
+def _unmanaged_columns(managed: frozenset[str], columns: Mapping[str, str]) -> tuple[str, ...]:
+    known = _UNMANAGED.get((managed, id(columns)))
+    if known is not None and known[0] is columns:
+        return known[1]
+    names = tuple(n for n in LEFT_FIELDS if n not in managed and n in columns)
+    if len(_UNMANAGED) > 256:
+        _UNMANAGED.clear()
+    _UNMANAGED[(managed, id(columns))] = (columns, names)
+    return names
 
 
 def left_alone_note(names: tuple[str, ...]) -> str | None:
@@ -165,6 +197,12 @@ def create_payload(
     """The POST body for ``spec`` (wire names). With ``carry`` (a replace), fields the
     row does not manage keep the remote record's values. ``slug``: the slug to send
     (a row's stable slug), else the row's own."""
+    if carry is not None:  # a replace keeps the link's own values of fields left to people
+        ignored = ignored_fields(spec, options) - {"password"}
+        if ignored:
+            url = None if "url" in ignored else spec.url
+            tags = None if "tags" in ignored else spec.tags  # the link's, and the owner tag
+            spec = msgspec.structs.replace(spec, url=url, tags=tags, managed=spec.managed - ignored)
     body: dict[str, Any] = {"url": (spec.url or (carry.url if carry else "")).strip()}
     if slug:
         body["slug"] = slug

@@ -4,10 +4,8 @@ Rules (docs/service.md, "Sync semantics"):
 
 - Identity is (domain, slug); a row naming no domain gets the default domain, else the
   system domain. A row without slug is matched by (domain, url): one match is that link,
-  none means create, several is AMBIGUOUS_MATCH. The create sends the row's stable slug
-  (``linksync.sync.slugs``: the first candidate not reserved, not taken by a link of
-  the workspace and not named by another row), or none with ``slugless=random`` (the
-  service generates one).
+  none means create, several is AMBIGUOUS_MATCH; a create sends the row's stable slug
+  (``linksync.sync.slugs``), or none with ``slugless=random``.
 - Only managed fields are compared (``linksync.sync.compare``): tags as sets, URLs
   trimmed, timestamps as instants; the password is write-only: a row's password for a
   link that has one is compared with the fingerprint of the one this machine last sent
@@ -23,11 +21,12 @@ Rules (docs/service.md, "Sync semantics"):
   link of its slug in the scope, whatever domain it named (a row without slug: every
   link of its URL); the plan names each such link ``skip``, kept by that row. While
   rows a workbook hides are skipped unread, no link is deleted: each delete is refused
-  with HIDDEN_ROW. Quota and safety are judged on the finished list of changes.
+  with HIDDEN_ROW; with ``retire_to`` each delete is a ``retire`` (``sync.retire``).
+  Quota and safety are judged on the finished list of changes.
 - An update, replace or delete of a link another owner tag marks is refused
-  (OWNED_BY_OTHER) unless ``allow_takeover`` (``linksync.sync.ownership``).
-- Links of fully listed domains that no row claims and that are outside the scope
-  (every link, when no scope is given) are the plan's ``unmanaged`` links.
+  (OWNED_BY_OTHER) unless ``allow_takeover`` (``linksync.sync.ownership``); a link
+  ``ignore:`` names is skipped (``linksync.sync.ignoring``).
+- Links of listed domains no row claims, outside the scope, are ``unmanaged``.
 """
 
 from __future__ import annotations
@@ -36,8 +35,10 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 
 from linksync.model import Action, LinkKey, LinkSpec, Place, Problem, RemoteLink, Severity
+from linksync.model.links import fold_slug
 from linksync.sync.compare import compare, create_payload, row_domain, said_of, unsent_password
 from linksync.sync.fingerprints import PasswordMemory
+from linksync.sync.ignoring import Ignoring
 from linksync.sync.options import Mode, SyncOptions
 from linksync.sync.ownership import (
     hidden_refusal,
@@ -48,10 +49,11 @@ from linksync.sync.ownership import (
     unmanaged_links,
 )
 from linksync.sync.plan import Change, FieldChange, Plan, Unmanaged, sort_changes
-from linksync.sync.safety import judge_safety, mark_quota
+from linksync.sync.retire import retire_deletes
+from linksync.sync.safety import judge_safety, mark_quota, quota_note
 from linksync.sync.slugs import MAX_CANDIDATES, Slugless, first_free, identity_domain
-from linksync.sync.state import RemoteState
-from linksync.sync.verdicts import QuotaNote
+from linksync.sync.state import KeyMap, RemoteState, unclaimed
+from linksync.sync.unchanged import QuickDiff
 
 
 def _problem(constant: str, message: str, spec: LinkSpec | None, field: str | None) -> Problem:
@@ -80,23 +82,24 @@ class _Differ:
         for p in problems:
             if p.provenance is not None and p.provenance.row is not None:
                 self.by_place.setdefault(p.provenance.place, []).append(p)
-        self.claimed: dict[LinkKey, int] = {}
+        self.claimed: KeyMap[int] = KeyMap()  # key -> the row that claims it
         self.claimed_urls: dict[tuple[str, str], int] = {}
         self.protected_urls: set[tuple[str, str]] = set()
         #: slug (folded) or URL (edges stripped) -> the first invalid row naming it
         self.kept_by: dict[str, LinkSpec] = {}
-        self.rows: dict[int, LinkSpec] = {}
         self.hidden: list[Problem] = []  # rows a workbook hides, skipped unread
+        self.ignoring = Ignoring(options)  # links left alone (ignore:)
+        self.quick = QuickDiff(remote, options, self.invalid, self.by_place, self.claimed)
 
     def row_change(self, index: int, spec: LinkSpec) -> Change:
-        self.rows[index] = spec
+        """The change of row ``index`` of ``desired`` (``spec``)."""
         domain = row_domain(spec, self.options, self.remote.system_domain)
         prov = spec.provenance
         found = list(self.by_place.get(prov.place, ())) if prov and self.by_place else []
-        hidden = next((p for p in found if p.constant == "HIDDEN_ROW"), None)
+        hidden = next((p for p in found if p.constant == "HIDDEN_ROW"), None) if found else None
         if hidden is not None:
             self.hidden.append(hidden)
-        if index in self.invalid or any(p.severity is Severity.ERROR for p in found):
+        if index in self.invalid or (found and any(p.severity is Severity.ERROR for p in found)):
             self._protect(spec, domain, index)
             return Change(Action.INVALID, domain, spec.slug, index, spec, problems=tuple(found))
         if hidden is not None:  # a row the workbook hides, not read: no link, no domain
@@ -109,7 +112,7 @@ class _Differ:
         link, match_problem = self._match(index, spec, domain)
         if match_problem is not None:
             return self._invalid(index, spec, domain, spec.slug, link, (*found, match_problem))
-        return self._decide(index, spec, domain, link, tuple(found))
+        return self.ignoring.skip_or(self._decide, index, spec, domain, link, tuple(found))
 
     def _invalid(
         self,
@@ -163,7 +166,7 @@ class _Differ:
     ) -> tuple[RemoteLink | None, Problem | None]:
         """The remote link a row refers to, or a problem (duplicate, ambiguous)."""
         if spec.slug:
-            key = LinkKey.of(domain, spec.slug)
+            key = LinkKey(domain, fold_slug(spec.slug))  # the domain is folded already
             link = self.remote.links.get(key)
         else:
             url = (spec.url or "").strip()
@@ -186,14 +189,11 @@ class _Differ:
                 return None, None
             link = matches[0]
             key = link.key
-        first = self.claimed.get(key)
-        if first is not None:
-            return link, self._duplicate(spec, first)
-        self.claimed[key] = index
-        return link, None
+        first = self.claimed.setdefault(key, index)
+        return link, (self._duplicate(spec, first) if first != index else None)
 
     def _duplicate(self, spec: LinkSpec, first: int) -> Problem:
-        other = self.rows.get(first)
+        other = self.desired[first] if first < len(self.desired) else None
         where = other.provenance.where() if other and other.provenance else f"row #{first + 1}"
         return _problem(
             "DUPLICATE_IN_SOURCE", f"same link as an earlier row ({where})", spec, "slug"
@@ -328,11 +328,13 @@ class _Differ:
 
     def deletes(self, start: int) -> list[Change]:
         out: list[Change] = []
-        for key, link in sorted(self.remote.links.items()):
-            if not self.in_scope(link) or key in self.claimed:
-                continue
-            if (key.domain, link.url.strip()) in self.protected_urls:
-                continue
+        protected, in_scope = self.protected_urls, self.in_scope
+        left = [
+            (key, link)
+            for key, link in unclaimed(self.remote.links, self.claimed)
+            if in_scope(link) and (key.domain, link.url.strip()) not in protected
+        ]
+        for key, link in sorted(self.ignoring.spare(left)):
             kept = kept_by_invalid(link, self.kept_by, start) if self.kept_by else None
             if kept is not None:
                 out.append(kept)
@@ -373,14 +375,12 @@ def diff(
     if options.system_domain is None:
         options = replace(options, system_domain=remote.system_domain)
     differ = _Differ(remote, options, problems, invalid, desired, passwords)
-    changes = [differ.row_change(i, spec) for i, spec in enumerate(desired)]
+    quick, full = differ.quick.unchanged, differ.row_change  # the short way first
+    changes = [quick(i, spec) or full(i, spec) for i, spec in enumerate(desired)]
     if options.deletes:
-        changes.extend(differ.deletes(len(desired)))
+        changes.extend(retire_deletes(differ.deletes(len(desired)), options))
     changes = mark_quota(changes, remote)
-    quota = None
-    if remote.org is not None:
-        creates = sum(1 for c in changes if c.action is Action.CREATE)
-        quota = QuotaNote(remote.org.link_count, remote.org.link_quota, creates)
+    quota = quota_note(changes, remote)
     return Plan(
         changes=sort_changes(changes),
         options=options,
@@ -395,4 +395,5 @@ def diff(
             ),
             tuple(sorted(remote.listed_domains - {""})),
         ),
+        ignored=differ.ignoring.ignored(),
     )

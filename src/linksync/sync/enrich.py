@@ -10,7 +10,8 @@ is taken (on the service or by another row) gets ``-2``, ``-3``... appended.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+
+import msgspec
 
 from linksync.api import LinkClient
 from linksync.model import LinkKey, LinkSpec
@@ -74,8 +75,10 @@ async def enrich(
         domain = row_domain(out[i], options, system)
         slug = _free_slug(suggestions[i], domain, remote, taken)
         taken.add(LinkKey.of(domain, slug))
-        out[i] = replace(out[i], slug=slug)
+        out[i] = msgspec.structs.replace(out[i], slug=slug)
     for i, text in descriptions.items():
         spec = out[i]
-        out[i] = replace(spec, description=text, managed=spec.managed | {"description"})
+        out[i] = msgspec.structs.replace(
+            spec, description=text, managed=spec.managed | {"description"}
+        )
     return out

@@ -2,9 +2,9 @@
 
 Scheduling: one pool (``sync.pool.run_pool``) of ``client.concurrency`` workers takes
 the writes in plan order (creates, updates and replaces first, rows that failed in the
-last run before the others; deletes once those are done); the client's shared limiter
-keeps the pool within the rate limit and retries transient failures, so the run goes
-as fast as the limit allows and no faster.
+last run before the others; deletes and retires once those are done); the client's
+shared limiter keeps the pool within the rate limit and retries transient failures, so
+the run goes as fast as the limit allows and no faster.
 
 Rules while running (docs/service.md), read from the error table (``ErrorDef.stops``):
 
@@ -35,16 +35,18 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from linksync.api import CallEvent, LinkClient
 from linksync.errors import ERRORS, ApiError, LinkNotFound, SlugExists, Stop, UnsafePlanError
 from linksync.model import Action, LinkKey, RowResult, RunInfo, Status
 from linksync.model.outcome import RemoteWrites
+from linksync.model.results import CallFacts
 from linksync.rules.timestamps import utc_now
 from linksync.sync.calls import RowCalls
 from linksync.sync.fingerprints import PasswordStore
 from linksync.sync.history import LastRun, failed_first
-from linksync.sync.journal import Journal, new_run_id
+from linksync.sync.journal import JOURNAL_FORMAT, Journal, WrittenLinks, new_run_id
 from linksync.sync.plan import Change, Plan
 from linksync.sync.pool import run_pool
 from linksync.sync.results import CancelSignal, ProgressSink, Results, ok_result, static_result
@@ -92,6 +94,8 @@ class _Run:
         self.cancel = cancel
         self.recheck_urls = recheck_urls
         self.results: dict[int, RowResult] = {}
+        #: The link each write left, for the journal's before and after of each row.
+        self.written = WrittenLinks()
         #: The links the plan's rows name (a stable slug moving on avoids them).
         self.planned = frozenset(ch.key for ch in plan.changes if ch.key is not None)
         self._emitted = 0
@@ -108,7 +112,8 @@ class _Run:
     def done(self, pos: int, result: RowResult) -> None:
         self.results[pos] = result
         if self.journal is not None:
-            self.journal.write("result", **result.to_dict())
+            undo = self.written.undo_fields(self.plan.changes[pos], result)
+            self.journal.write("result", **result.to_dict(), **undo)
         if self.progress is not None:
             self.progress.advance(result)
         self.emit_ready()
@@ -150,7 +155,7 @@ class _Run:
         try:
             if ch.action is Action.CREATE:
                 return await self.create(ch)
-            if ch.action is Action.UPDATE:
+            if ch.action in (Action.UPDATE, Action.RETIRE):
                 assert ch.slug is not None
                 _, event = await self.calls.call(
                     ch, self.client.update_link, ch.slug, dict(ch.payload), domain=ch.domain
@@ -161,7 +166,7 @@ class _Run:
             return await self.replace(ch)
         except ApiError as exc:
             self.react(exc, ch)
-            return RowResult.from_change(ch, Status.FAILED, error=exc, attempts=exc.attempts)
+            return RowResult.from_change(ch, Status.FAILED, error=exc)
 
     def react(self, exc: ApiError, ch: Change) -> None:
         """What a failure stops for the rest of the run (the error table says)."""
@@ -197,10 +202,8 @@ class _Run:
         try:
             _, event = await self.calls.call(ch, self.client.delete_link, ch.slug, domain=ch.domain)
         except LinkNotFound as exc:
-            done = RowResult.from_change(
-                ch, Status.OK, http_status=exc.status, request_id=exc.request_id,
-                attempts=exc.attempts,
-            )  # fmt: skip
+            facts = CallFacts(exc.status, exc.request_id, exc.attempts)
+            done = RowResult.from_change(ch, Status.OK, call=facts)
             return done.saying("already deleted")
         return ok_result(ch, event, link=ch.remote)
 
@@ -216,7 +219,7 @@ class _Run:
                 Status.FAILED,
                 error=exc,
                 message=f"deleted, but re-creating failed: {exc.message}",
-                attempts=deleted.attempts + exc.attempts,
+                call=CallFacts(attempts=deleted.attempts + exc.attempts),
             )
         return ok_result(ch, event, attempts=deleted.attempts + event.attempts)
 
@@ -241,19 +244,28 @@ def remember_password(store: PasswordStore, ch: Change, result: RowResult) -> No
             store.forget(key)
 
 
+@dataclass(frozen=True, slots=True)
+class Sinks:
+    """Where an apply's results and facts go as they happen (``execute``): the
+    ``journal``, the ``progress`` sink, ``on_result`` (once per row, in plan order), the
+    run's count of ``writes`` (owned by the caller), the ``passwords`` store."""
+
+    journal: Journal | None = None
+    progress: ProgressSink | None = None
+    on_result: Callable[[RowResult], None] | None = None
+    writes: RemoteWrites | None = None
+    passwords: PasswordStore | None = None
+
+
 async def execute(
     plan: Plan,
     client: LinkClient,
     *,
-    journal: Journal | None = None,
-    progress: ProgressSink | None = None,
+    sinks: Sinks | None = None,
     run_id: str | None = None,
-    on_result: Callable[[RowResult], None] | None = None,
     last: LastRun | None = None,
-    writes: RemoteWrites | None = None,
     recheck_urls: bool = False,
     cancel: CancelSignal | None = None,
-    passwords: PasswordStore | None = None,
 ) -> Results:
     """Apply ``plan``; one result per change, in plan order.
 
@@ -278,6 +290,9 @@ async def execute(
     """
     if plan.refused:
         raise UnsafePlanError(f"plan refused: {plan.safety.reason}; use --force to apply it")
+    sinks = sinks or Sinks()
+    journal, progress, on_result = sinks.journal, sinks.progress, sinks.on_result
+    writes, passwords = sinks.writes, sinks.passwords
     run_id = run_id or (journal.run_id if journal is not None else new_run_id())
     writes = writes if writes is not None else RemoteWrites()
     started_at, t0 = utc_now(), time.monotonic()
@@ -291,15 +306,17 @@ async def execute(
         static = static_result(ch)
         if static is not None:
             run.results[pos] = static
-        elif ch.action is Action.DELETE:
+        elif ch.action in (Action.DELETE, Action.RETIRE):
             deletes.append((pos, ch))
         else:
             todo.append((pos, ch))
     hooks = [client.subscribe(count_writes(writes))]
     if journal is not None:
         hooks.append(client.subscribe(journal.on_call))
+        hooks.append(client.subscribe(run.written.on_call))
         journal.write(
             "start",
+            format=JOURNAL_FORMAT,
             target=plan.target,
             mode=plan.options.mode.value,
             counts=plan.counts,

@@ -8,10 +8,12 @@ run simply plans again and converges. Events:
 - ``request``: one completed call (all its retries): op, action, domain, slug, row,
   HTTP status, constant, requestId, attempts, short URL (``on_call``, a hook of the
   client's call events: ``linksync.api.events``);
-- ``result``: the final result of one row (the report row);
+- ``result``: the final result of one row (the report row); a row whose link the run
+  wrote also holds ``before`` and ``after``, what the link held before the run wrote it
+  and what the run left (``WrittenLinks.undo_fields``), which ``linksync undo`` reads;
 - ``end``: counts by status, duration, interrupted, what stopped the run.
 
-Never holds the API key or a link password.
+Never holds the API key or a link password (only whether a link had one).
 
 The journal is the one output that is appended to rather than written atomically: it
 is the record of a run as it happens. A journal file given twice gathers both runs;
@@ -30,18 +32,80 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from linksync.errors import ConfigError
+from linksync.model import Action, LinkKey, RemoteLink, RowResult
 from linksync.rules.timestamps import utc_now
 from linksync.safe.outputs import is_journal_file
 from linksync.safe.state_folder import make_folder
 
 if TYPE_CHECKING:
     from linksync.api import CallEvent
+    from linksync.sync.plan import Change
 
 #: One encoder for every record (sorted keys, text as written).
 _ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
 
 #: Where journals go unless ``--journal FILE`` says otherwise (relative to the cwd).
 DEFAULT_RUNS_DIR = Path(".linksync") / "runs"
+
+#: The ``format`` of the ``start`` record: 2 since ``result`` records hold what each
+#: written link held before (a journal without it cannot be undone).
+JOURNAL_FORMAT = 2
+
+#: What a journal records of a link (wire names): every field a run may write, and
+#: whether a password gates it (the password itself is never returned).
+STATE_FIELDS: tuple[str, ...] = (
+    "url", "description", "tags", "apple", "google", "expiresAt", "hasPassword",
+)  # fmt: skip
+#: A changed field (``FieldChange.field``) -> the name a journal records it by.
+_RECORDED_AS = {"expires_at": "expiresAt", "password": "hasPassword"}
+_ATTRIBUTE = {"expiresAt": "expires_at", "hasPassword": "has_password"}
+
+
+def link_state(link: RemoteLink, names: tuple[str, ...] = STATE_FIELDS) -> dict[str, Any]:
+    """``names`` of ``link`` (wire names), tags as a list: what a journal records."""
+    out = {name: getattr(link, _ATTRIBUTE.get(name, name)) for name in names}
+    if "tags" in out:
+        out["tags"] = list(out["tags"])
+    return out
+
+
+class WrittenLinks:
+    """The link each write of a run left, from the client's call events (subscribe
+    ``on_call``): a create's or update's answer, or None once deleted. A row's journal
+    record takes its link's entry (``undo_fields``)."""
+
+    def __init__(self) -> None:
+        self._links: dict[LinkKey, RemoteLink | None] = {}
+
+    def on_call(self, event: CallEvent) -> None:
+        if not event.ok or not event.is_write:
+            return
+        if event.kind.startswith("DELETE"):
+            slug = event.labels.get("slug")
+            if slug:
+                self._links[LinkKey.of(event.labels.get("domain"), str(slug))] = None
+        elif event.link is not None:
+            self._links[event.link.key] = event.link
+
+    def undo_fields(self, ch: Change, result: RowResult) -> dict[str, Any]:
+        """``before`` and ``after`` of the link row ``ch`` wrote ({} when it wrote
+        none): the fields it changed (an update, a retire) or every field (a create, a
+        delete, a replace), as the plan saw them (None: created, or a link another
+        writer made meanwhile) and as the service answered the last write (None:
+        deleted; with its ``updatedAt``)."""
+        key = LinkKey.of(result.domain, result.slug) if result.slug else None
+        if key is None or key not in self._links:
+            return {}
+        after = self._links.pop(key)
+        names = STATE_FIELDS
+        if result.action in (Action.UPDATE, Action.RETIRE):
+            names = tuple(dict.fromkeys(_RECORDED_AS.get(f, f) for f in result.changed_fields))
+        remote = ch.remote if result.action is ch.action else None
+        before = link_state(remote, names) if remote is not None else None
+        state = None
+        if after is not None:
+            state = {**link_state(after, names), "updatedAt": after.updated_at}
+        return {"before": before, "after": state}
 
 
 def new_run_id() -> str:

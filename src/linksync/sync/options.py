@@ -11,6 +11,8 @@ from enum import StrEnum
 from typing import Any
 
 from linksync.errors import ConfigError
+from linksync.model.ignore_rules import entry_texts, parse_ignore, parse_ignore_changes
+from linksync.rules import check_url
 from linksync.sync.slugs import SLUGLESS_MODES, Slugless
 
 
@@ -47,6 +49,12 @@ class SyncOptions:
     - ``slugless``: how a row without a slug is created (``linksync.sync.slugs``):
       ``stable`` (default) sends a slug derived from the domain and URL, so racing runs
       on any number of machines make one link; ``random`` lets the service pick one.
+    - ``ignore_changes``: fields left to people (``linksync.model.ignore_rules``): sent
+      on create, never updated nor reported as drift (over each row's file's own).
+    - ``ignore``: links left alone, never created, updated nor deleted: slug patterns
+      (``promo-*``) and tags (``tag:NAME``), as ``IgnoreEntry.text`` writes them.
+    - ``retire_to``: a mirror retires instead of deleting (``linksync.sync.retire``):
+      each link it would delete is updated to point at this URL and tagged ``retired``.
     """
 
     mode: Mode = Mode.UPSERT
@@ -62,8 +70,16 @@ class SyncOptions:
     min_existing: int = 10
     force: bool = False
     slugless: Slugless = Slugless.STABLE
+    ignore_changes: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    retire_to: str | None = None
 
     def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "ignore_changes", parse_ignore_changes(self.ignore_changes))
+            object.__setattr__(self, "ignore", entry_texts(parse_ignore(self.ignore)))
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         if not isinstance(self.slugless, Slugless):
             try:
                 object.__setattr__(self, "slugless", Slugless(str(self.slugless).strip().lower()))
@@ -92,6 +108,14 @@ class SyncOptions:
             raise ConfigError("--max-deletes must be 0 or more")
         if not 0.0 <= self.max_change_ratio <= 1.0:
             raise ConfigError("the maximum change ratio must be between 0 and 1")
+        if self.retire_to is not None:
+            url = self.retire_to.strip()
+            if check_url(url) is not None:
+                raise ConfigError(
+                    f"--retire-to {self.retire_to!r}: not a URL the service takes (INVALID_URL): "
+                    "give an http:// or https:// address, e.g. https://example.com/ended"
+                )
+            object.__setattr__(self, "retire_to", url)
         if self.mode is Mode.MIRROR and not self.scope_domains and self.owner_tag is None:
             raise ConfigError(
                 "mirror mode deletes only inside an explicit scope: name the domains "
@@ -107,6 +131,8 @@ class SyncOptions:
         out["mode"] = self.mode.value
         out["scope_domains"] = list(self.scope_domains)
         out["slugless"] = self.slugless.value
+        out["ignore_changes"] = list(self.ignore_changes)
+        out["ignore"] = list(self.ignore)
         return out
 
     @classmethod
@@ -126,4 +152,7 @@ class SyncOptions:
             force=bool(data.get("force", False)),
             # A plan saved before stable slugs existed created slugless rows at random.
             slugless=Slugless(data.get("slugless", Slugless.RANDOM.value)),
+            ignore_changes=tuple(data.get("ignore_changes") or ()),
+            ignore=tuple(data.get("ignore") or ()),
+            retire_to=data.get("retire_to"),
         )

@@ -30,7 +30,7 @@ from linksync.errors import ConfigError
 from linksync.model import Action, LinkKey, LinkSpec, Problem, RemoteLink, Severity
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Change
-from linksync.sync.state import RemoteState
+from linksync.sync.state import RemoteState, unclaimed
 
 OWNED_BY_OTHER = "OWNED_BY_OTHER"
 _BY = "-by-"
@@ -204,12 +204,13 @@ def unmanaged_links(
     """Links of fully listed domains that no row claims (nor protects by its URL) and
     that are outside the scope (every link when there is no scope), by domain and slug."""
     scoped = bool(options.scope_domains) or options.owner_tag is not None
-    out: list[LinkKey] = []
-    for key, link in sorted(remote.links.items()):
-        if key in claimed or key.domain not in remote.listed_domains:
-            continue
-        if (key.domain, link.url.strip()) in protected_urls:
-            continue
-        if not (scoped and in_scope(link)):
-            out.append(key)
-    return tuple(out)
+    listed = remote.listed_domains
+    return tuple(
+        sorted(
+            key
+            for key, link in unclaimed(remote.links, claimed)
+            if key.domain in listed
+            and (key.domain, link.url.strip()) not in protected_urls
+            and not (scoped and in_scope(link))
+        )
+    )

@@ -17,7 +17,11 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
+from types import MappingProxyType
 from typing import Any
+
+import msgspec
 
 from linksync.model import (
     Action,
@@ -30,19 +34,22 @@ from linksync.model import (
     Severity,
     plain,
 )
+from linksync.model.declared import kept_mark
+from linksync.model.records import dataclass_compatible
 from linksync.safe.secrets import REDACTED
 from linksync.sync.binding import SourceDigest, WorkspaceId
 from linksync.sync.jsontext import readable
 from linksync.sync.options import SyncOptions
+from linksync.sync.partial import Partial
 from linksync.sync.state import DomainFetch
-from linksync.sync.verdicts import QuotaNote, Safety
+from linksync.sync.verdicts import Ignored, QuotaNote, Safety
 
 PLAN_FORMAT = 1
 
 
 #: Actions that send a write request.
 WRITE_ACTIONS: frozenset[Action] = frozenset(
-    {Action.CREATE, Action.UPDATE, Action.REPLACE, Action.DELETE}
+    {Action.CREATE, Action.UPDATE, Action.REPLACE, Action.DELETE, Action.RETIRE}
 )
 
 
@@ -55,8 +62,8 @@ class FieldChange:
     new: Any
 
     def to_dict(self) -> dict[str, Any]:
-        if self.field == "password":
-            return {"field": "password", "old": None, "new": REDACTED}
+        if self.field == "password":  # "***", or where it is read from: never the value
+            return {"field": "password", "old": None, "new": kept_mark(self.new)}
         out = {"field": self.field, "old": plain(self.old), "new": plain(self.new)}
         if self.field == "tags":
             added, removed = tags_added_removed(self.old, self.new)
@@ -82,8 +89,12 @@ def tags_added_removed(old: Any, new: Any) -> tuple[tuple[str, ...], tuple[str, 
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+#: The payload of a change that sends nothing: one shared, read-only mapping.
+NO_PAYLOAD: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass_compatible
+class Change(msgspec.Struct, frozen=True, gc=False):
     """What the plan does with one row (or one remote link, for a delete).
 
     ``domain`` and ``slug`` are the link's identity (``slug`` is None for a create the
@@ -93,6 +104,10 @@ class Change:
     that stops a planned write (STALE_PLAN); ``reason`` explains a skip. ``notes``: what
     the row should say beside its changes (a password changed since the last run from
     this machine; fields its empty cells leave as on the service).
+
+    A compact record (a ``msgspec.Struct`` that ``dataclasses.replace`` still copies):
+    a plan holds one per row, made fast and not tracked by the garbage collector (what
+    it holds never holds it).
     """
 
     action: Action
@@ -102,7 +117,7 @@ class Change:
     spec: LinkSpec | None = None
     remote: RemoteLink | None = None
     fields: tuple[FieldChange, ...] = ()
-    payload: Mapping[str, Any] = field(default_factory=dict)
+    payload: Mapping[str, Any] = NO_PAYLOAD
     problems: tuple[Problem, ...] = ()
     reason: str | None = None
     blocked_by: str | None = None
@@ -227,6 +242,12 @@ class Plan:
     sources: tuple[SourceDigest, ...] = ()
     #: Warnings of the plan as a whole, of no row (an owner tag nobody carries).
     problems: tuple[Problem, ...] = ()
+    #: The links ``ignore:`` entries left alone (``linksync.sync.ignoring``).
+    ignored: Ignored = field(default_factory=Ignored)
+    #: A plan of the links changed since a git ref only (``linksync.sync.partial``).
+    partial: Partial | None = None
+    #: ``counts``, made on first use (a plan of a million rows is counted once)
+    _counts: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __repr__(self) -> str:
         # Short, as ``Results``'s: a plan is the result of ``asyncio.run`` too.
@@ -235,17 +256,26 @@ class Plan:
     @property
     def counts(self) -> dict[str, int]:
         """Changes by action (every action present, zero when absent)."""
-        c = Counter(ch.action.value for ch in self.changes)
-        return {a.value: c.get(a.value, 0) for a in Action}
+        if self._counts is None:
+            c = Counter(map(attrgetter("action"), self.changes))  # one pass, in C
+            object.__setattr__(self, "_counts", {a.value: c.get(a, 0) for a in Action})
+        return dict(self._counts or {})
+
+    def _may_write(self) -> bool:
+        """Some change has a write action (its counts, made once, tell without a walk)."""
+        counts = self.counts
+        return any(counts[a.value] for a in WRITE_ACTIONS)
 
     @property
     def writes(self) -> tuple[Change, ...]:
+        if not self._may_write():
+            return ()
         return tuple(ch for ch in self.changes if ch.is_write)
 
     @property
     def has_changes(self) -> bool:
         """True when applying would send at least one write."""
-        return any(ch.is_write for ch in self.changes)
+        return self._may_write() and any(ch.is_write for ch in self.changes)
 
     @property
     def invalid(self) -> tuple[Change, ...]:
@@ -270,6 +300,8 @@ class Plan:
             "workspace": self.workspace.to_dict() if self.workspace is not None else None,
             "sources": [s.to_dict() for s in self.sources],
             "problems": [p.to_dict() for p in self.problems],
+            "ignored": self.ignored.to_dict(),
+            "partial": self.partial.to_dict() if self.partial is not None else None,
         }
 
     def to_json(self) -> str:
@@ -293,6 +325,8 @@ class Plan:
             workspace=WorkspaceId.from_dict(data["workspace"]) if data.get("workspace") else None,
             sources=tuple(SourceDigest.from_dict(s) for s in data.get("sources") or ()),
             problems=tuple(Problem.from_dict(p) for p in data.get("problems") or ()),
+            ignored=Ignored.from_dict(data.get("ignored") or {}),
+            partial=Partial.from_dict(data["partial"]) if data.get("partial") else None,
         )
 
     @classmethod
@@ -318,23 +352,29 @@ def restore_passwords(plan: Plan, specs: Iterable[LinkSpec]) -> Plan:
             if secret is not None:
                 payload = dict(ch.payload)
                 payload["password"] = secret
-                restored = replace(ch.spec, password=secret) if ch.spec is not None else None
-                ch = replace(ch, payload=payload, spec=restored)
+                spec = ch.spec
+                restored = msgspec.structs.replace(spec, password=secret) if spec else None
+                ch = msgspec.structs.replace(ch, payload=payload, spec=restored)
         changes.append(ch)
     return replace(plan, changes=tuple(changes))
 
 
 def sort_changes(changes: Sequence[Change]) -> tuple[Change, ...]:
     """Source rows in source order, then deletes (changes of no row: deletes, and
-    deletes refused) by (domain, slug)."""
-    return tuple(
-        sorted(
-            changes,
-            key=lambda c: (
-                c.spec is None,
-                c.index if c.spec is not None else 0,
-                c.domain,
-                (c.slug or "").lower(),
-            ),
-        )
-    )
+    deletes refused) by (domain, slug). Rows already in order (as the diff makes them)
+    are kept as they are: only what follows them is sorted."""
+    rows, last = 0, -1
+    for ch in changes:
+        if ch.spec is None or ch.index <= last:
+            break
+        rows, last = rows + 1, ch.index
+    if rows == len(changes):
+        return tuple(changes)  # every change a row, in order: no slice of a million
+    rest = changes[rows:]
+    if all(ch.spec is None for ch in rest):
+        return (*changes[:rows], *sorted(rest, key=_order))
+    return tuple(sorted(changes, key=_order))
+
+
+def _order(c: Change) -> tuple[bool, int, str, str]:
+    return (c.spec is None, c.index if c.spec is not None else 0, c.domain, (c.slug or "").lower())

@@ -29,17 +29,21 @@ is a warning of the plan (``linksync.sync.ownership.owner_tag_unused``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
+
+import msgspec
 
 from linksync.api import LinkClient, LinkPage
 from linksync.errors import ApiError, ConfigError
 from linksync.model import LinkKey, LinkSpec, RemoteLink
+from linksync.model.links import fold_domain, fold_slug
 from linksync.sync.compare import row_domain
 from linksync.sync.options import SyncOptions
 from linksync.sync.ownership import check_scope
 from linksync.sync.pool import run_pool
-from linksync.sync.state import DomainFetch, DomainInfo, OrgInfo, RemoteState
+from linksync.sync.state import DomainFetch, DomainInfo, LinkIndex, OrgInfo, RemoteState
 
 PAGE = 100
 
@@ -48,13 +52,14 @@ PAGE = 100
 class _Need:
     """What the plan needs of one domain."""
 
-    slugs: set[str] = field(default_factory=set)
+    #: folded slug -> the first row naming it
+    slugs: dict[str, LinkSpec] = field(default_factory=dict)
     must_list: bool = False
 
 
 @dataclass(slots=True)
 class _Acc:
-    links: dict[LinkKey, RemoteLink] = field(default_factory=dict)
+    links: LinkIndex = field(default_factory=LinkIndex)
     listed: set[str] = field(default_factory=set)
     read_keys: set[LinkKey] = field(default_factory=set)
     fetches: list[DomainFetch] = field(default_factory=list)
@@ -62,30 +67,44 @@ class _Acc:
     #: Page 1 of the unfiltered list, read to learn the system domain when the
     #: workspace has no custom domain: then it is page 1 of the system domain too.
     first_of_all: LinkPage | None = None
+    #: domain -> folded slug -> the row naming it (``_share_text``)
+    rows: dict[str, dict[str, LinkSpec]] = field(default_factory=dict)
 
 
 def needs(
-    desired: Iterable[LinkSpec], options: SyncOptions, system_domain: str
+    desired: Iterable[LinkSpec], options: SyncOptions, system_domain: str, *, named: bool = False
 ) -> dict[str, _Need]:
-    """Per domain: which slugs the rows name, and whether the domain must be listed."""
+    """Per domain: which slugs the rows name, and whether the domain must be listed
+    (``named``: the mirror's scope is not listed)."""
     out: dict[str, _Need] = {}
+    given: dict[str | None, _Need] = {}  # a row's domain as given -> its domain's need
     for spec in desired:
-        domain = row_domain(spec, options, system_domain)
-        need = out.setdefault(domain, _Need())
-        if spec.slug:
-            need.slugs.add(spec.slug.lower())
+        need = given.get(spec.domain)
+        if need is None:
+            domain = row_domain(spec, options, system_domain)
+            need = given[spec.domain] = out.setdefault(domain, _Need())
+        slug = spec.slug
+        if slug:
+            folded = slug.lower()  # ``fold_slug``: the slug itself when already folded
+            need.slugs.setdefault(slug if folded == slug else folded, spec)
         elif spec.url:  # a row with neither (a hidden row, not read) needs nothing
             need.must_list = True
-    if options.deletes:
+    if options.deletes and not named:
         for domain in options.scope_domains:
             out.setdefault(domain, _Need()).must_list = True
     return out
 
 
 async def fetch_remote(
-    client: LinkClient, desired: Sequence[LinkSpec], options: SyncOptions
+    client: LinkClient, desired: Sequence[LinkSpec], options: SyncOptions, *, named: bool = False
 ) -> RemoteState:
-    """Read the organization, the custom domains and the links the plan needs."""
+    """Read the organization, the custom domains and the links the plan needs.
+
+    ``named``: the links ``desired`` names and no others (a partial run, a saved
+    partial plan): a mirror's scope is not listed nor its owner tag looked for, and a
+    domain is read slug by slug unless even the whole workspace lists in fewer requests
+    (no first page is read to learn a domain's size); rows without a slug still list
+    their domain (they are matched by URL)."""
     acc = _Acc()
     org = await client.get_organization()
     domains = list(await client.list_domains())
@@ -100,16 +119,19 @@ async def fetch_remote(
     check_scope(options, system, custom)
     if not system:
         acc.listed.add("")
-    for domain, need in sorted(needs(desired, options, system).items()):
+    wanted = needs(desired, options, system, named=named)
+    acc.rows = {domain: need.slugs for domain, need in wanted.items()}
+    for domain, need in sorted(wanted.items()):
         if not domain:
             continue  # the unnamed system domain holds no link (see above)
         if domain != system and domain not in custom:
             continue  # the diff reports DOMAIN_NOT_FOUND; no request for it
         only_domain = not custom and domain == system
-        await _fetch_domain(client, domain, need, link_count, only_domain, acc)
-    if options.deletes and not options.scope_domains and options.owner_tag is not None:
-        await _fetch_owned(client, options.owner_tag, acc)
-    tagged = await _owner_tagged(client, options, acc)
+        await _fetch_domain(client, domain, need, link_count, only_domain, acc, named=named)
+    owner = options.owner_tag if options.deletes and not options.scope_domains else None
+    if owner is not None and not named:
+        await _fetch_owned(client, owner, acc)
+    tagged = None if named else await _owner_tagged(client, options, acc)
     return RemoteState(
         system_domain=system,
         links=acc.links,
@@ -150,6 +172,8 @@ async def _fetch_domain(
     link_count: int,
     only_domain: bool,
     acc: _Acc,
+    *,
+    named: bool = False,
 ) -> None:
     n = len(need.slugs)
     if not need.must_list and n == 0:
@@ -161,7 +185,7 @@ async def _fetch_domain(
             client, domain, acc, first=first, total=link_count if only_domain else None
         )
         return
-    if only_domain or n <= 2:
+    if only_domain or n <= 2 or named:
         await _read_slugs(
             client, domain, sorted(need.slugs), acc, total=link_count if only_domain else None
         )
@@ -176,18 +200,46 @@ async def _fetch_domain(
         acc.fetches.append(DomainFetch(domain, "list", 1, total, len(first.links)))
         return
     pages_left = math.ceil(total / PAGE) - 1 if total is not None else None
-    missing = sorted(need.slugs - found)
+    missing = sorted(need.slugs.keys() - found)
     if pages_left is not None and pages_left <= len(missing):
         await _list_rest(client, domain, acc, first=first, total=total)
     else:
         _keep(acc, [link for link in first.links if link.key.slug in need.slugs])
-        acc.read_keys.update(LinkKey.of(domain, s) for s in need.slugs & found)
+        acc.read_keys.update(LinkKey.of(domain, s) for s in need.slugs.keys() & found)
         await _read_slugs(client, domain, missing, acc, total=total, spent=1)
 
 
 def _keep(acc: _Acc, links: Iterable[RemoteLink]) -> None:
     for link in links:
-        acc.links[link.key] = link
+        acc.links.add(link)
+
+
+_force = msgspec.structs.force_setattr
+
+
+def _share_text(rows: Mapping[str, Mapping[str, LinkSpec]], links: Iterable[RemoteLink]) -> None:
+    """Let each link hold the text of the row naming it where the two are equal (its
+    URL, slug, description): a million unchanged links and their rows then hold one
+    string for each, not two. The values stay as they are."""
+    host: str | None = None
+    named: Mapping[str, LinkSpec] | None = None
+    for link in links:
+        if link.domain is not host:  # the links of a page share their domain's text
+            host = link.domain
+            named = rows.get(fold_domain(host))
+        if not named:
+            continue
+        spec = named.get(link.slug) or named.get(fold_slug(link.slug))
+        if spec is None:
+            continue
+        url, slug, description = spec.url, spec.slug, spec.description
+        if link.url is not url and link.url == url:
+            _force(link, "url", url)
+        if link.slug is not slug and link.slug == slug:
+            _force(link, "slug", slug)
+        text = link.description
+        if text is not description and text is not None and text == description:
+            _force(link, "description", description)
 
 
 async def _all_pages(
@@ -196,6 +248,7 @@ async def _all_pages(
     *,
     domain: str | None = None,
     tag: str | None = None,
+    rows: Mapping[str, Mapping[str, LinkSpec]] | None = None,
 ) -> tuple[list[LinkPage], int]:
     """Every page of a listing (of a domain or a tag), in page order, and the number
     of requests sent (``first``, when given, was page 1, already fetched).
@@ -203,24 +256,32 @@ async def _all_pages(
     Once page 1 gives the total, the other pages are fetched concurrently, through the
     client's shared limiter. Without a total, or when links were added meanwhile, pages
     are read one after another until the last; a page that brings no link not seen
-    before also ends the listing (a service that ignores ``page`` must not loop)."""
+    before also ends the listing (a service that ignores ``page`` must not loop).
+    Each page's links share the text of the ``rows`` naming them as it comes."""
     sent = 0
     if first is None:
         first = await client.list_links_page(page=1, limit=PAGE, tag=tag, domain=domain)
         sent += 1
+    share = partial(_share_text, rows) if rows else _no_share
+    share(first.links)
     pages: dict[int, LinkPage] = {1: first}
     last = _page_count(first)
     if not first.is_last and first.links and last is not None and last > 1:
 
         async def fetch(n: int) -> None:
-            pages[n] = await client.list_links_page(page=n, limit=PAGE, tag=tag, domain=domain)
+            page = await client.list_links_page(page=n, limit=PAGE, tag=tag, domain=domain)
+            share(page.links)
+            pages[n] = page
 
         await run_pool(range(2, last + 1), fetch, client.concurrency, queued=client.set_queued)
         sent += last - 1
-    seen = {link.key for page in pages.values() for link in page.links}
+    seen: set[LinkKey] | None = None  # made only when the listing goes on page by page
     n = max(pages)
     while not pages[n].is_last and len(pages[n].links) >= PAGE:
+        if seen is None:
+            seen = {link.key for page in pages.values() for link in page.links}
         page = await client.list_links_page(page=n + 1, limit=PAGE, tag=tag, domain=domain)
+        share(page.links)
         sent += 1
         fresh = {link.key for link in page.links} - seen
         n += 1
@@ -229,6 +290,10 @@ async def _all_pages(
             break
         seen |= fresh
     return [pages[k] for k in sorted(pages)], sent
+
+
+def _no_share(_: Iterable[RemoteLink]) -> None:
+    """No row to share text with."""
 
 
 def _page_count(page: LinkPage) -> int | None:
@@ -246,12 +311,13 @@ async def _list_rest(
     """List every link of ``domain`` (continuing after ``first`` when given; the first
     page of the unfiltered list goes on unfiltered: the workspace has only this domain)."""
     unfiltered = first is not None and first is acc.first_of_all
-    pages, sent = await _all_pages(client, first, domain=None if unfiltered else domain)
+    pages, sent = await _all_pages(
+        client, first, domain=None if unfiltered else domain, rows=acc.rows
+    )
     count = 0
     for page in pages:
-        for link in page.links:
-            acc.links[link.key] = link
-            count += 1
+        acc.links.add_all(page.links)
+        count += len(page.links)
         if total is None and page.total is not None:
             total = int(page.total)
     acc.requests += sent
@@ -289,12 +355,12 @@ async def _read_slugs(
 
 async def _fetch_owned(client: LinkClient, owner_tag: str, acc: _Acc) -> None:
     """Mirror scoped by owner tag alone: every link carrying the tag, on any domain."""
-    pages, spent = await _all_pages(client, None, tag=owner_tag)
+    pages, spent = await _all_pages(client, None, tag=owner_tag, rows=acc.rows)
     count = 0
     for page in pages:
         for link in page.links:
-            acc.links.setdefault(link.key, link)
-            count += 1
+            acc.links.keep_first(link)
+        count += len(page.links)
     acc.requests += spent
     acc.fetches.append(DomainFetch(f"tag:{owner_tag}", "list", spent, None, count))
 
@@ -305,7 +371,7 @@ async def _owner_tagged(client: LinkClient, options: SyncOptions, acc: _Acc) -> 
     tag = options.owner_tag
     if not options.deletes or tag is None:
         return None
-    if any(tag in link.tags for link in acc.links.values()):
+    if any(tag in link.tags for link in acc.links.all_values()):
         return True
     if not options.scope_domains:
         return False  # _fetch_owned listed every link carrying it: none

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from linksync.api import CallEvent
 from linksync.model import Action, RemoteLink, RowResult, RunInfo, Status
 from linksync.model.outcome import RemoteWrites, run_exit_code, stop_sentence
+from linksync.model.results import CallFacts
 from linksync.safe.secrets import REDACTED
 from linksync.sync.plan import Change, Plan
 
@@ -139,10 +140,8 @@ def static_result(ch: Change) -> RowResult | None:
         return RowResult.from_change(
             ch,
             Status.FAILED if ch.blocked_by is not None else Status.INVALID,
-            constant=ch.blocked_by or (err.constant if err else None),
-            message=err.message if err else None,
-            field_name=err.field if err else None,
-            column=err.column if err else None,
+            problem=err,
+            constant=ch.blocked_by,
         )
     if ch.action is Action.UNCHANGED:
         return RowResult.from_change(ch, Status.OK)
@@ -173,7 +172,7 @@ def ok_result(
         Status.OK,
         action=action,
         link=link if link is not None else event.link,
-        http_status=event.status,
-        request_id=event.request_id,
-        attempts=event.attempts if attempts is None else attempts,
+        call=CallFacts(
+            event.status, event.request_id, event.attempts if attempts is None else attempts
+        ),
     )

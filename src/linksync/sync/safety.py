@@ -4,14 +4,19 @@ a mirror's sources declared what it would delete (``mirror_refusal``). Pure: no 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from operator import attrgetter
+
+import msgspec
 
 from linksync.model import Action, Problem, RemoteLink, Severity
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Change
 from linksync.sync.state import RemoteState
-from linksync.sync.verdicts import Safety
+from linksync.sync.verdicts import QuotaNote, Safety
+
+_ACTION = attrgetter("action")
 
 
 def mark_quota(changes: list[Change], remote: RemoteState) -> list[Change]:
@@ -19,6 +24,8 @@ def mark_quota(changes: list[Change], remote: RemoteState) -> list[Change]:
     if remote.org is None:
         return changes
     room = max(0, remote.org.link_quota - remote.org.link_count)
+    if list(map(_ACTION, changes)).count(Action.CREATE) <= room:
+        return changes  # every create fits: nothing to mark
     out: list[Change] = []
     seen = 0
     for ch in changes:
@@ -33,9 +40,17 @@ def mark_quota(changes: list[Change], remote: RemoteState) -> list[Change]:
                     None,
                     Severity.WARNING,
                 )
-                ch = replace(ch, problems=(*ch.problems, warning))
+                ch = msgspec.structs.replace(ch, problems=(*ch.problems, warning))
         out.append(ch)
     return out
+
+
+def quota_note(changes: Sequence[Change], remote: RemoteState) -> QuotaNote | None:
+    """The plan's creates against the room under the link quota (None: no quota known)."""
+    if remote.org is None:
+        return None
+    creates = list(map(_ACTION, changes)).count(Action.CREATE)  # in C
+    return QuotaNote(remote.org.link_count, remote.org.link_quota, creates)
 
 
 def judge_safety(
@@ -44,23 +59,29 @@ def judge_safety(
     options: SyncOptions,
     in_scope: Callable[[RemoteLink], bool],
 ) -> Safety:
-    """octoDNS-style thresholds on updates+replaces+deletes against existing links.
+    """octoDNS-style thresholds on updates+replaces+deletes against existing links (a
+    retire, ``linksync.sync.retire``, counts as a delete).
 
     Existing links: in mirror mode those in the delete scope; otherwise the links of the
     domains the plan writes to (each domain's total when the fetch learned it).
     """
-    updates = sum(1 for c in changes if c.action in (Action.UPDATE, Action.REPLACE))
-    deletes = sum(1 for c in changes if c.action is Action.DELETE)
+    actions = Counter(map(_ACTION, changes))  # one pass, in C
+    updates = actions[Action.UPDATE] + actions[Action.REPLACE]
+    retires = actions[Action.RETIRE]
+    deletes = retires + actions[Action.DELETE]
     if options.deletes:
         existing = sum(1 for link in remote.links.values() if in_scope(link))
     else:
-        touched = {c.domain for c in changes if c.action in (Action.UPDATE, Action.REPLACE)}
+        updating = (Action.UPDATE, Action.REPLACE)
+        touched = {c.domain for c in changes if c.action in updating} if updates else set()
         existing = 0
         for d in sorted(touched):
             total = remote.domain_total(d)
             existing += total if total is not None else len(remote.on_domain(d))
     changed = updates + deletes
     reason = threshold_reason(existing, changed, deletes, options)
+    if reason is not None and retires:
+        reason += f" (its {retires} retires count as deletes)"
     return Safety(existing, changed, deletes, reason is not None, reason)
 
 

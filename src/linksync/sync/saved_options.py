@@ -14,7 +14,8 @@ conflict at once:
   (``--mode create-only`` on a plan with updates or deletes); a stricter mode that
   the plan's writes fit is applied;
 - an option that shapes the plan (scope, owner tag, default domain, replace, takeover,
-  passwords, slugless) must be the plan's own: another value is refused;
+  passwords, slugless, what is left to people) must be the plan's own: another value
+  is refused;
 - ``--force`` at apply time passes the thresholds; the plan's own ``force`` holds only
   while no limit was tightened at apply time.
 """
@@ -44,6 +45,9 @@ SHAPING: tuple[str, ...] = (
     "allow_takeover",
     "reset_passwords",
     "slugless",
+    "ignore_changes",
+    "ignore",
+    "retire_to",
 )
 #: The flag of an option (the library's keyword for those without one).
 FLAGS: Mapping[str, str] = {
@@ -55,7 +59,10 @@ FLAGS: Mapping[str, str] = {
     "reset_passwords": "--reset-passwords",
     "max_deletes": "--max-deletes",
     "slugless": "--slugless",
+    "retire_to": "--retire-to",
     "force": "--force",
+    "ignore_changes": "--ignore-changes",
+    "ignore": "--ignore",
 }
 _UPSERT = frozenset({Action.CREATE, Action.UPDATE, Action.REPLACE})
 #: The writes each mode does.
@@ -63,7 +70,7 @@ WRITES_OF: Mapping[Mode, frozenset[Action]] = {
     Mode.CREATE_ONLY: frozenset({Action.CREATE}),
     Mode.UPDATE_ONLY: frozenset({Action.UPDATE, Action.REPLACE}),
     Mode.UPSERT: _UPSERT,
-    Mode.MIRROR: _UPSERT | {Action.DELETE},
+    Mode.MIRROR: _UPSERT | {Action.DELETE, Action.RETIRE},
 }
 
 

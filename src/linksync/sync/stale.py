@@ -6,8 +6,12 @@ row's snapshot: a create (or a row skipped because its link did not exist) whose
 now exists; an update, replace, delete, unchanged or skipped row whose link is gone,
 whose ``updatedAt`` moved, or whose compared fields now differ from what the plan saw.
 Such a row is blocked: not written, a failed row of the run (exit 1). Every other change
-is done exactly as saved. ``read_saved_plan`` reads the file, refusing anything that is
-not a saved plan with a usage error.
+is done exactly as saved. A row skipped because ``ignore:`` names its link is not
+checked: people may change that link at any time; nor is the ``updatedAt`` of an update
+or unchanged row with fields left to people (``ignore_changes``), whose compared fields
+alone decide (a replace carries the link's values of them, so its ``updatedAt`` counts).
+``read_saved_plan`` reads the file, refusing anything that is not a saved plan with a
+usage error.
 """
 
 from __future__ import annotations
@@ -17,10 +21,13 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+import msgspec
+
 from linksync.errors import ConfigError
 from linksync.model import Action, LinkSpec, Problem, RemoteLink
 from linksync.rules.timestamps import same_instant
 from linksync.sync.compare import compare
+from linksync.sync.ignoring import ignored_fields
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Change, Plan
 from linksync.sync.state import RemoteState
@@ -33,6 +40,7 @@ CHECKED: frozenset[Action] = frozenset(
         Action.UPDATE,
         Action.REPLACE,
         Action.DELETE,
+        Action.RETIRE,
         Action.UNCHANGED,
         Action.SKIP,
     }
@@ -54,9 +62,10 @@ def plan_specs(plan: Plan) -> list[LinkSpec]:
         if not _checked(ch):
             continue
         if ch.spec is not None and not ch.spec.slug and ch.action is Action.CREATE:
-            out.append(replace(ch.spec, domain=ch.domain))
+            out.append(msgspec.structs.replace(ch.spec, domain=ch.domain))
         elif ch.spec is not None:
-            out.append(replace(ch.spec, slug=ch.slug or ch.spec.slug, domain=ch.domain))
+            spec = ch.spec
+            out.append(msgspec.structs.replace(spec, slug=ch.slug or spec.slug, domain=ch.domain))
         elif ch.slug:
             out.append(LinkSpec(url=None, slug=ch.slug, domain=ch.domain))
     return out
@@ -79,7 +88,7 @@ def _why_stale(
     if now is None:
         return f"{ch.label()} was deleted since the plan was made"
     before = ch.remote.updated_at if ch.remote is not None else None
-    if not same_instant(before, now.updated_at):
+    if not same_instant(before, now.updated_at) and not _left_to_people(ch, options):
         return (
             f"{ch.label()} changed since the plan was made (updatedAt {before} -> {now.updated_at})"
         )
@@ -93,17 +102,30 @@ def _why_stale(
     return None
 
 
+def _left_to_people(ch: Change, options: SyncOptions) -> bool:
+    """An update or unchanged row with fields left to people (``ignore_changes``): a
+    moved ``updatedAt`` alone is someone's edit of them; the compared fields decide."""
+    return (
+        ch.action in (Action.UPDATE, Action.UNCHANGED)
+        and ch.spec is not None
+        and bool(ignored_fields(ch.spec, options))
+    )
+
+
 def mark_stale(plan: Plan, fresh: RemoteState) -> Plan:
     """The plan with each stale row blocked by STALE_PLAN (a per-row failure): writes,
     and the unchanged and skipped rows the plan decided on what it saw."""
     changes: list[Change] = []
+    left_alone = plan.ignored.keys()  # ignore: people may edit those links at any time
     for ch in plan.changes:
-        if _checked(ch):
+        if _checked(ch) and (ch.domain, (ch.slug or "").lower()) not in left_alone:
             now = fresh.get(ch.domain, ch.slug) if ch.slug else None
             why = _why_stale(ch, now, fresh, plan.options)
             if why is not None:
                 problem = Problem("STALE_PLAN", why, ch.provenance, None)
-                ch = replace(ch, problems=(*ch.problems, problem), blocked_by="STALE_PLAN")
+                ch = msgspec.structs.replace(
+                    ch, problems=(*ch.problems, problem), blocked_by="STALE_PLAN"
+                )
         changes.append(ch)
     return replace(plan, changes=tuple(changes))
 

@@ -4,15 +4,163 @@
 What "absent" means depends on how a domain was read: on a ``listed`` domain every link
 is known, so a key not in ``links`` does not exist and rows without slug can be matched
 by URL; on a domain read slug by slug only the ``read_keys`` are known.
+
+The links are held in a ``LinkIndex``: one dict of links by slug per domain, so a
+million links cost one dict entry each and no key object of their own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, ItemsView, Iterable, Iterator, Mapping, ValuesView
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from linksync.model import LinkKey, RemoteLink
+from linksync.model.links import fold_domain, fold_slug
+
+V = TypeVar("V")
+T = TypeVar("T")
+
+
+class KeyMap(Mapping[LinkKey, V]):
+    """A mapping by ``LinkKey`` held as one dict per domain of values by folded slug:
+    a key costs one dict entry, and a ``LinkKey`` is made only when the map is
+    iterated. Keys given to it are folded already (``LinkKey.of``)."""
+
+    __slots__ = ("_domains",)
+
+    def __init__(self) -> None:
+        self._domains: dict[str, dict[str, V]] = {}
+
+    def _slugs(self, domain: str) -> dict[str, V]:
+        slugs = self._domains.get(domain)
+        if slugs is None:
+            slugs = self._domains[domain] = {}
+        return slugs
+
+    def __setitem__(self, key: LinkKey, value: V) -> None:
+        self._slugs(key[0])[key[1]] = value
+
+    def setdefault(self, key: LinkKey, value: V) -> V:
+        return self._slugs(key[0]).setdefault(key[1], value)
+
+    def slugs_on(self, domain: str) -> dict[str, V]:
+        """The values of ``domain`` (folded) by folded slug, to read and add to in place
+        (a key's slug folded as ``LinkKey.of`` folds it)."""
+        return self._slugs(domain)
+
+    def on_domain(self, domain: str) -> Mapping[str, V]:
+        """The values of ``domain`` (folded) by folded slug, in the order put."""
+        return self._domains.get(domain, {})
+
+    def __getitem__(self, key: LinkKey) -> V:
+        return self._domains[key[0]][key[1]]
+
+    @overload
+    def get(self, key: LinkKey, /) -> V | None: ...
+    @overload
+    def get(self, key: LinkKey, /, default: V | T) -> V | T: ...
+    def get(self, key: LinkKey, /, default: object = None) -> object:
+        slugs = self._domains.get(key[0])
+        return default if slugs is None else slugs.get(key[1], default)
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, tuple) or len(key) != 2:
+            return False
+        slugs = self._domains.get(key[0])
+        return slugs is not None and key[1] in slugs
+
+    def __iter__(self) -> Iterator[LinkKey]:
+        for domain, slugs in self._domains.items():
+            for slug in slugs:
+                yield LinkKey(domain, slug)
+
+    def __len__(self) -> int:
+        return sum(len(slugs) for slugs in self._domains.values())
+
+    def items(self) -> ItemsView[LinkKey, V]:
+        return _Pairs(self)
+
+    def values(self) -> ValuesView[V]:
+        return _Values(self)
+
+    def pairs(self) -> Iterator[tuple[LinkKey, V]]:
+        """(key, value) of every key, in the order put (what ``items()`` yields)."""
+        for domain, slugs in self._domains.items():
+            for slug, value in slugs.items():
+                yield LinkKey(domain, slug), value
+
+    def all_values(self) -> Iterator[V]:
+        """Every value, in the order put (what ``values()`` yields)."""
+        for slugs in self._domains.values():
+            yield from slugs.values()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({len(self)} keys)"
+
+
+class _Pairs(ItemsView[LinkKey, V]):
+    """``KeyMap.items()``: iterated without a lookup per key."""
+
+    _mapping: KeyMap[V]
+
+    def __iter__(self) -> Iterator[tuple[LinkKey, V]]:
+        return self._mapping.pairs()
+
+
+class _Values(ValuesView[V]):
+    """``KeyMap.values()``: iterated without a lookup per key."""
+
+    _mapping: KeyMap[V]
+
+    def __iter__(self) -> Iterator[V]:
+        return self._mapping.all_values()
+
+
+class LinkIndex(KeyMap[RemoteLink]):
+    """The remote links by their key (``KeyMap``), filled by ``add`` while the links
+    are fetched, then read as a mapping."""
+
+    __slots__ = ()
+
+    def __init__(self, links: Iterable[RemoteLink] = ()) -> None:
+        super().__init__()
+        for link in links:
+            self.add(link)
+
+    def add(self, link: RemoteLink) -> None:
+        """Hold ``link`` under its key (in place of a link of the same key)."""
+        self._slugs(fold_domain(link.domain))[fold_slug(link.slug)] = link
+
+    def add_all(self, links: Iterable[RemoteLink]) -> None:
+        """``add`` of each link (a page's links share their domain: looked up once)."""
+        host: str | None = None
+        slugs: dict[str, RemoteLink] = {}
+        for link in links:
+            if link.domain is not host:
+                host = link.domain
+                slugs = self._slugs(fold_domain(host))
+            slugs[fold_slug(link.slug)] = link
+
+    def keep_first(self, link: RemoteLink) -> None:
+        """Hold ``link`` unless a link of its key is held already."""
+        self._slugs(fold_domain(link.domain)).setdefault(fold_slug(link.slug), link)
+
+
+def unclaimed(
+    links: Mapping[LinkKey, RemoteLink], claimed: Collection[LinkKey]
+) -> Iterator[tuple[LinkKey, RemoteLink]]:
+    """(key, link) of the links whose key is not in ``claimed``, in the order held
+    (two ``KeyMap``s are compared domain by domain, slug by slug: no key is made for a
+    claimed link)."""
+    if not (isinstance(links, KeyMap) and isinstance(claimed, KeyMap)):
+        yield from ((key, link) for key, link in links.items() if key not in claimed)
+        return
+    for domain, slugs in links._domains.items():
+        taken = claimed.on_domain(domain)
+        for slug, link in slugs.items():
+            if slug not in taken:
+                yield LinkKey(domain, slug), link
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +231,8 @@ class RemoteState:
 
     def on_domain(self, domain: str) -> list[RemoteLink]:
         d = domain.lower()
+        if isinstance(self.links, LinkIndex):
+            return list(self.links.on_domain(d).values())
         return [link for (ld, _), link in self.links.items() if ld == d]
 
     def with_url(self, domain: str, url: str) -> list[RemoteLink]:

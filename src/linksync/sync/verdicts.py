@@ -1,5 +1,6 @@
 """The plan's verdicts, as values a plan carries: room under the link quota
-(``QuotaNote``) and the octoDNS-style safety verdict (``Safety``). ``linksync.sync.safety``
+(``QuotaNote``), the octoDNS-style safety verdict (``Safety``) and the links left alone
+by ``ignore:`` (``Ignored``, found by ``linksync.sync.ignoring``). ``linksync.sync.safety``
 reaches them from the changes and the remote state; this module imports only the
 standard library, so the plan can hold them without importing what judges them."""
 
@@ -76,3 +77,41 @@ class Safety:
             bool(data.get("refused", False)),
             data.get("reason"),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Ignored:
+    """Links the plan leaves alone because an ``ignore:`` entry names them, as
+    (domain, slug, entry): the rows that declare one (skipped) and the links a mirror
+    would have deleted. Neither is a change: they never make a plan non-empty."""
+
+    links: tuple[tuple[str, str, str], ...] = ()
+
+    @property
+    def count(self) -> int:
+        return len(self.links)
+
+    def keys(self) -> frozenset[tuple[str, str]]:
+        """(domain, slug folded) of each link left alone."""
+        return frozenset((d, s.lower()) for d, s, _ in self.links)
+
+    def describe(self) -> str:
+        """'3 links left alone by ignore: promo-* (2), tag: frozen (1); neither updated
+        nor deleted'."""
+        by: dict[str, int] = {}
+        for _, _, entry in self.links:
+            by[entry] = by.get(entry, 0) + 1
+        noun = "link" if self.count == 1 else "links"
+        each = ", ".join(f"{entry} ({n})" for entry, n in by.items())
+        return f"{self.count} {noun} left alone by ignore: {each}; neither updated nor deleted"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "count": self.count,
+            "links": [{"domain": d, "slug": s, "entry": e} for d, s, e in self.links],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Ignored:
+        links = data.get("links") or ()
+        return cls(tuple((str(x["domain"]), str(x["slug"]), str(x["entry"])) for x in links))

@@ -11,7 +11,7 @@ server-sent events (``progress``). A guide with screenshots is in ``docs/ui.md``
     from linksync.config import resolve
     from linksync.ui import start_ui
 
-    with start_ui(resolve(fallback=True)) as server:  # the sandbox when nothing is set
+    with start_ui(resolve(sandbox="if-unset")) as server:  # the sandbox when nothing is set
         print(server.url)
 
 Layer: under ``cli``. It may import every library package (the pipeline for runs,

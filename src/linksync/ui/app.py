@@ -15,6 +15,8 @@ and what they share for one server (``UiState``).
     GET    /api/runs/latest                 the last run's record (404: none yet)
     GET    /api/runs/{id}/events            its progress as server-sent events
     POST   /api/runs/{id}/cancel            ask it to stop (token)
+    POST   /api/runs/{id}/undo/plan         the reverse plan of a finished run (``undo``)
+    POST   /api/runs/{id}/undo {plan_id}    run that plan: Undo this run (token)
     GET    /runs/{id}/files/{name}          download a file the run wrote
 
 Every request passes ``security.PageGuard`` first. The target is described by its
@@ -62,6 +64,7 @@ from linksync.ui.choices import Choices, reading_view
 from linksync.ui.runs import Run, RunBusy, RunRegistry
 from linksync.ui.security import PageGuard
 from linksync.ui.steps import CheckView, PageFiles, ShownPlan, check, make_plan, plan_view
+from linksync.ui.undo import UNDO_ROUTES, UndoDesk
 from linksync.ui.unlock import locked, password_of
 from linksync.ui.uploads import KINDS, VISIT_ID, UploadRefused, UploadStore, size_text
 from linksync.ui.words import FIELD_LABELS, page_words
@@ -386,8 +389,10 @@ def create_ui_app(state: UiState) -> PageGuard:
             Route("/api/runs/{run_id}/events", run_events),
             Route("/api/runs/{run_id}/cancel", cancel_run, methods=["POST"]),
             Route("/runs/{run_id}/files/{name}", download),
+            *UNDO_ROUTES,
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
     )
     app.state.ui = state
+    app.state.undo = UndoDesk()
     return PageGuard(app, hosts=state.hosts, token=state.token)

@@ -61,7 +61,10 @@ def copy_names(names: Sequence[str]) -> list[str]:
 
 
 #: The words of ``outcome_words``, in the order said.
-_WORDS = ("created", "updated", "replaced", "deleted", "unchanged", "failed", "invalid", "skipped")
+_WORDS = (
+    "created", "updated", "replaced", "deleted", "retired", "unchanged", "failed", "invalid",
+    "skipped",
+)  # fmt: skip
 
 
 def outcome_words(rows: Sequence[RowResult]) -> str:

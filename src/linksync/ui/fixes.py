@@ -11,28 +11,9 @@ page names its own control instead ("tick “Fix invisible characters” in the 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator, Mapping
 
-from linksync.errors.advice import ADVICE, advice_for
+from linksync.errors.advice import advice_for
 from linksync.ui.words import page_words
-
-
-class _PageAdvice(Mapping[str, str]):
-    """The advice table as the page words it (read through, never copied: an entry
-    added to ``ADVICE`` is here too)."""
-
-    def __getitem__(self, constant: str) -> str:
-        return page_words(ADVICE[constant])
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(ADVICE)
-
-    def __len__(self) -> int:
-        return len(ADVICE)
-
-
-#: The page's words of the one advice table.
-FIXES: Mapping[str, str] = _PageAdvice()
 
 
 def fix_for(constant: str | None) -> str:

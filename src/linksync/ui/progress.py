@@ -71,20 +71,6 @@ class ProgressSnapshot:
             "wait_s": round(self.wait_s, 1),
         }
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ProgressSnapshot:
-        return cls(
-            state=RunState(data["state"]),
-            done=int(data.get("done") or 0),
-            total=int(data.get("total") or 0),
-            failed=int(data.get("failed") or 0),
-            not_attempted=int(data.get("not_attempted") or 0),
-            rate=data.get("rate"),
-            eta_s=data.get("eta_s"),
-            wait_s=float(data.get("wait_s") or 0.0),
-            message=data.get("message"),
-        )
-
 
 class RunFeed(PlainProgress):
     """The progress sink of a page run: counts as the plain progress lines do, and

@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from linksync.errors import LinksyncError
 from linksync.rules.timestamps import utc_now
 from linksync.safe.outputs import write_text_atomic
@@ -58,22 +60,6 @@ class RunRecord:
     def to_dict(self) -> dict[str, Any]:
         progress = self.progress.to_dict() if self.progress else None
         return {**asdict(self), "state": self.state.value, "progress": progress}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunRecord:
-        progress = data.get("progress")
-        return cls(
-            run_id=str(data["run_id"]),
-            kind=str(data["kind"]),
-            state=RunState(data["state"]),
-            started_at=str(data["started_at"]),
-            ended_at=data.get("ended_at"),
-            progress=ProgressSnapshot.from_dict(progress) if progress else None,
-            summary=data.get("summary"),
-            exit_code=data.get("exit_code"),
-            files=tuple(str(f) for f in data.get("files") or ()),
-            error=data.get("error"),
-        )
 
 
 def plain_name(name: str) -> bool:
@@ -263,9 +249,8 @@ class RunRegistry:
             return None
         for folder in sorted((p for p in self.folder.iterdir() if p.is_dir()), reverse=True):
             try:
-                data = json.loads((folder / RECORD).read_text(encoding="utf-8"))
-                record = RunRecord.from_dict(data)
-            except (OSError, ValueError, KeyError, TypeError):
+                record = msgspec.json.decode((folder / RECORD).read_bytes(), type=RunRecord)
+            except (OSError, msgspec.DecodeError):
                 continue  # not a run folder of the page
             if record.run_id != folder.name:
                 continue

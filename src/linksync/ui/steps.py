@@ -28,6 +28,7 @@ import linksync
 from linksync.config import Settings
 from linksync.errors import SourceError
 from linksync.model import Action, Severity
+from linksync.model.declared import password_mark, shown_password
 from linksync.model.results import expiry_note
 from linksync.pipeline.checking import CellProblem
 from linksync.pipeline.checking import check as check_sources
@@ -250,8 +251,9 @@ def _field_lines(ch: Change) -> tuple[str, ...]:
 
 def _payload_line(ch: Change, key: str, value: object) -> str:
     """One field a create sends; the expiry with the zone it was read in."""
-    if key == "password":
-        return f"{key}: (set)"
+    if key == "password":  # never the value: (set), or (set from env NAME)
+        source = ch.spec.declared.password_from if ch.spec is not None else None
+        return f"{key}: {shown_password(password_mark(source))}"
     if key == "expiresAt":
         note = expiry_note(ch.spec)
         if note is not None:

@@ -214,8 +214,10 @@ class UploadStore:
         """The uploads the visit has not chosen (earlier visits'), newest first."""
         with self._lock:
             mine = set(self._visit(visit))
-            rest = [u for i, u in self._uploads.items() if i not in mine]
-        return sorted(rest, key=lambda u: u.received_at, reverse=True)
+            rest = [(n, u) for n, (i, u) in enumerate(self._uploads.items()) if i not in mine]
+        # Newest first; two received within the clock's resolution: the later one first.
+        rest.sort(key=lambda nu: (nu[1].received_at, nu[0]), reverse=True)
+        return [u for _, u in rest]
 
     def choose(self, visit: str, upload_id: str) -> Upload | None:
         """Add an earlier upload to the visit's files (None: no such upload)."""

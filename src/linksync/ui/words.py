@@ -249,6 +249,9 @@ CONTROLS: dict[str, Control] = {
     "--ai-og": Control(f"descriptions from the AI tool ({_TERMINAL})"),
     "--slugless": Control("the profile's slugless:", argument=r"(?:stable|random|MODE)"),
     "--owner-tag": Control("the profile's owner_tag:", argument=r"(?:T|TAG)"),
+    "--ignore": Control("the profile's ignore:", argument=r"(?:PATTERN|\S+)"),
+    "--ignore-changes": Control("the profile's ignore_changes:", argument=r"(?:FIELD|\S+)"),
+    "--retire-to": Control("the profile's retire_to:", argument=r"(?:URL|'[^']*')"),
     "--max-deletes": Control("the profile's limits: max_deletes", argument=r"N"),
     "--proxy": Control(
         "the proxy linksync ui is started with",
@@ -293,6 +296,10 @@ CONTROLS: dict[str, Control] = {
         ),
     ),
     "--out": Control("the saved plan", argument=r"FILE"),
+    "--changed-since": Control(
+        f"reading only the files changed since a git ref ({_TERMINAL})",
+        argument=r"(?:REF|HEAD[~^\d]*|main|master|[0-9a-f]{7,40}|[\w.-]+[/~^][\w./~^-]*\w)",
+    ),
     "--journal": Control("the run's journal", argument=r"FILE"),
     "--lock": Control(
         "the run lock",

@@ -208,6 +208,7 @@
     cancel.disabled = run.state === "cancelling";
     cancel.dataset.runId = run.run_id;
     showFiles(run);
+    document.dispatchEvent(new CustomEvent("linksync:run", { detail: run }));  // undo.js
   }
 
   // What each download is, in words.

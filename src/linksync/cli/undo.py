@@ -1,0 +1,128 @@
+"""``linksync undo``: parse the flags, call ``linksync.undo`` (the reverse plan of a
+run, shown and confirmed, then applied as ``linksync apply`` applies: see
+``linksync.pipeline.undoing``), render the summary as apply does, exit with the code that
+says what happened."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from linksync.cli.apply import render
+from linksync.cli.common import err, given_flags, handle_errors
+from linksync.cli.events import CliEvents
+from linksync.cli.options import TargetOptions, target_options
+from linksync.cli.sync import start
+from linksync.errors import ConfigError
+from linksync.logs import json_active
+from linksync.model.outcome import EXIT_OK
+from linksync.pipeline import Hooks, Outputs, undo
+from linksync.sync.plan import Plan
+
+
+class UndoEvents(CliEvents):
+    """What an undo shows on stderr; its question names the undo."""
+
+    def confirm(self, plan: Plan) -> bool:
+        if self.yes:
+            return True
+        if not sys.stdin.isatty():
+            super().confirm(plan)  # says to pass --yes, and exits 2
+        return click.confirm(f"Undo: send {len(plan.writes)} changes?", default=False, err=True)
+
+
+@click.command("undo")
+@click.argument("run", required=False)
+@click.option("--last", is_flag=True, help="Undo the latest run against this target.")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@click.option(
+    "--report",
+    "reports",
+    multiple=True,
+    type=click.Path(),
+    help="Write a report of the undo (.csv .xlsx .json .jsonl .md .xml); repeatable.",
+)
+@click.option(
+    "--journal",
+    type=click.Path(),
+    help="The undo's own journal, .jsonl (default .linksync/runs/<run-id>.jsonl).",
+)
+@click.option(
+    "--runs-dir",
+    type=click.Path(file_okay=False),
+    help="Where the runs' journals are, to find RUN or --last (default .linksync/runs).",
+)
+@click.option(
+    "--lock",
+    "lock_path",
+    type=click.Path(),
+    help="Lock file against overlapping runs (default: the target's own, as apply's).",
+)
+@click.option(
+    "--lock-wait",
+    type=click.FloatRange(0),
+    default=0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Wait this long for another run's lock instead of exiting 2 at once.",
+)
+@click.option("--no-progress", is_flag=True, help="No progress bar or lines.")
+@click.option(
+    "--log-format",
+    type=click.Choice(["off", "text", "json"]),
+    default="off",
+    show_default=True,
+    help="Structured log on stderr (json: stderr holds JSON lines only).",
+)
+@target_options
+@handle_errors
+def undo_command(
+    target: TargetOptions,
+    run: str | None,
+    last: bool,
+    yes: bool,
+    reports: tuple[str, ...],
+    journal: str | None,
+    runs_dir: str | None,
+    lock_path: str | None,
+    lock_wait: float,
+    no_progress: bool,
+    log_format: str,
+) -> None:
+    """Undo what the run RUN wrote to the workspace.
+
+    RUN is the run id its summary printed (its journal is .linksync/runs/RUN.jsonl),
+    or a journal file; --last undoes the latest run against this target.
+
+    Links the run created are deleted, fields it updated set back, links it deleted
+    created again (without their password: the service never returns one), links it
+    replaced replaced back, links it retired restored. A link changed since the run
+    is left as it is and named. The plan is shown first and asked for, as apply does;
+    exit codes and reports are apply's, and the undo has its own journal, so it can
+    be undone too. A journal of another target is refused (exit 2).
+    """
+    from linksync.pipeline.fields import from_flags
+    from linksync.report.progress import progress_for
+
+    if bool(run) == last:
+        raise ConfigError(
+            "give RUN (a run id, or a journal file) or --last, not both"
+            if last
+            else "give the run to undo: RUN (the run id its summary printed, or its journal "
+            "file), or --last for the latest run against this target"
+        )
+    outputs = from_flags(Outputs, given_flags())
+    settings, logger = start(target, log_format)
+    progress = None if no_progress else progress_for(json_log=json_active())
+    results = undo(
+        run, settings, runs_dir=runs_dir, outputs=outputs,
+        hooks=Hooks(UndoEvents(yes=yes), progress, logger=logger),
+    )  # fmt: skip
+    if not results.plan.changes:
+        sys.exit(EXIT_OK)  # nothing to undo: said on stderr
+    if not results.confirmed:
+        err("Nothing undone.")
+        sys.exit(EXIT_OK)
+    render(results)
+    sys.exit(results.exit_code)

@@ -1,0 +1,123 @@
+"""List pages read from the answer's bytes: the service's own shape decoded straight
+into records, every other shape by the tolerant reader, the same links either way."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from linksync.api.parse import parse_link_page
+from linksync.errors import ApiError
+from linksync.model import RemoteLink
+
+
+def _record(i: int, **changes: Any) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "id": f"lnk_{i:04d}",
+        "domain": "lnk.test",
+        "slug": f"spring-{i}",
+        "shortUrl": f"https://lnk.test/spring-{i}",
+        "url": f"https://example.com/{i}",
+        "description": f"Link {i}",
+        "tags": ["news"] if i % 2 else [],
+        "apple": None,
+        "google": None,
+        "hasPassword": False,
+        "expiresAt": None,
+        "createdAt": "2026-11-01T10:00:00.000Z",
+        "updatedAt": "2026-11-01T10:00:00.000Z",
+    }
+    record.update(changes)
+    return {k: v for k, v in record.items() if v is not ...}
+
+
+def _own(records: list[dict[str, Any]], **pagination: Any) -> dict[str, Any]:
+    block = {"page": 1, "limit": 100, "total": len(records), "totalPages": 1} | pagination
+    return {"code": 0, "data": records, "pagination": block}
+
+
+#: name -> (answer body, what the links must show)
+SHAPES: dict[str, dict[str, Any]] = {
+    "the service's own": _own([_record(i) for i in range(5)]),
+    "an unknown field": _own([_record(1, clicks=7)]),
+    "a password in the record": _own([_record(1, password="hunter2", hasPassword=True)]),
+    "snake_case keys": _own(
+        [
+            {
+                "slug": "a",
+                "domain": "lnk.test",
+                "url": "https://e.com/a",
+                "short_url": "https://lnk.test/a",
+                "has_password": True,
+            }
+        ]
+    ),
+    "tags as text": _own([_record(1, tags="a, b")]),
+    "a numeric id": _own([_record(1, id=42)]),
+    "no domain": _own([_record(1, domain=...)]),
+    "an empty slug": _own([_record(1, slug="")]),
+    "a null URL": _own([_record(1, url=None)]),
+    "a title, no description": _own([_record(1, description=..., title="Spring")]),
+    "no pagination": {"code": 0, "data": [_record(1)]},
+    "pagination as text": _own([_record(1)], page="1", total="1"),
+    "pagination with hasMore": _own([_record(1)], hasMore=True),
+    "a zero page": _own([_record(1)], page=0, limit=0),
+    "nested in data": {"code": 0, "data": {"links": [_record(1)], "total": 1}},
+    "no envelope": {"links": [_record(1)]},
+    "an extra top-level key": {**_own([_record(1)]), "meta": {"total": 9}},
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_page_from_bytes_equals_page_from_json(shape: str) -> None:
+    raw = json.dumps(SHAPES[shape]).encode()
+    from_bytes = parse_link_page(raw, page=1, limit=100)
+    assert from_bytes == parse_link_page(json.loads(raw), page=1, limit=100)
+    assert all(isinstance(link, RemoteLink) for link in from_bytes.links)
+    for link in from_bytes.links:
+        assert "password" not in link.extra and "hunter2" not in repr(link)
+
+
+def test_own_shape_fields() -> None:
+    raw = json.dumps(_own([_record(i) for i in range(3)], total=250, totalPages=3)).encode()
+    page = parse_link_page(raw, page=1, limit=100)
+    assert (page.total, page.total_pages, page.is_last) == (250, 3, False)
+    second = page.links[1]
+    assert second.key == ("lnk.test", "spring-1")
+    assert second.tags == ("news",) and second.short_url == "https://lnk.test/spring-1"
+    assert second.extra == {} and second.to_dict()["createdAt"] == "2026-11-01T10:00:00.000Z"
+    # one text per domain, however many links
+    assert page.links[0].domain is page.links[2].domain
+
+
+def test_links_made_together_hold_their_time_once() -> None:
+    later = "2026-11-02T08:00:00.000Z"
+    records = [_record(0), _record(1), _record(2, createdAt=later, updatedAt=later)]
+    first, second, third = parse_link_page(
+        json.dumps(_own(records)).encode(), page=1, limit=100
+    ).links
+    assert first.created_at == second.created_at == "2026-11-01T10:00:00.000Z"
+    assert second.created_at is first.created_at  # equal times of neighbours: one text
+    assert (
+        third.created_at == third.updated_at == later and third.created_at is not first.created_at
+    )
+    assert [link.to_dict()["createdAt"] for link in (first, second, third)] == [
+        "2026-11-01T10:00:00.000Z", "2026-11-01T10:00:00.000Z", later,
+    ]  # fmt: skip
+
+
+def test_unknown_fields_and_short_url_fallbacks() -> None:
+    raw = json.dumps(
+        _own([_record(1, clicks=7), _record(2, domain=..., slug=..., title="T", description=...)])
+    ).encode()
+    first, second = parse_link_page(raw, page=1, limit=100).links
+    assert first.extra == {"clicks": 7}
+    assert (second.domain, second.slug, second.description) == ("lnk.test", "spring-2", "T")
+
+
+def test_bytes_that_are_not_json_are_refused() -> None:
+    with pytest.raises(ApiError) as caught:
+        parse_link_page(b"<html>busy</html>", page=1, limit=100)
+    assert caught.value.constant == "UNEXPECTED_RESPONSE"
