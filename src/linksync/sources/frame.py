@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Provenance
+from linksync.model.numbers import shared
 from linksync.model.utm_rules import UtmRules
 
 if TYPE_CHECKING:
@@ -179,7 +180,7 @@ class SpecFrame:
                 provs: Iterable[Provenance] = self.provenances[start:end]
             else:  # as ``provenance(i)`` makes them, the rows' numbers read a block at once
                 src, sheet, columns, tz = self.source, self.sheet, self.columns, self.timezone
-                rows = self.rows[start:end].tolist()
+                rows = shared(self.rows[start:end].tolist())  # one object a number
                 provs = (Provenance(src, sheet, r, columns, tz) for r in rows)
             block = zip(code[start:end].tolist(), *lists, provs, strict=True)
             for c, url, slug, domain, desc, tags, pw, exp, apple, google, prov in block:
