@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 import click
 
 from linksync._version import __version__
+from linksync.cli.heap import one_heap
 
 
 class Lazy(NamedTuple):
@@ -169,4 +170,5 @@ def main() -> None:
     # collection walk it (about 0.2 s once pandas is loaded). Every output the command
     # writes is closed before it exits; atexit runs this last (registered first).
     atexit.register(gc.freeze)
+    one_heap()  # before any thread starts (``linksync.cli.heap``)
     cli()
