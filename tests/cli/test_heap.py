@@ -1,4 +1,5 @@
-"""The command's process asks glibc for one heap, unless the user chose otherwise."""
+"""The command's process asks glibc for one heap and a fixed threshold for blocks of
+pages of their own, unless the user chose otherwise."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import sys
 
 import pytest
 
-ASK = "from linksync.cli.heap import one_heap; print(one_heap())"
+ASK = "from linksync.cli import heap; print(heap.one_heap(), heap.fixed_mmap_threshold())"
 GLIBC = sys.platform.startswith("linux") and os.confstr("CS_GNU_LIBC_VERSION") is not None
 
 
@@ -26,11 +27,11 @@ def _run(**env: str) -> str:
 
 @pytest.mark.skipif(not GLIBC, reason="glibc's heaps only")
 def test_one_heap_on_glibc() -> None:
-    assert _run() == "True"
+    assert _run() == "True True"
 
 
-def test_a_malloc_arena_max_the_user_set_wins() -> None:
-    assert _run(MALLOC_ARENA_MAX="4") == "False"
+def test_what_the_user_set_wins() -> None:
+    assert _run(MALLOC_ARENA_MAX="4", MALLOC_MMAP_THRESHOLD_="65536") == "False False"
 
 
 def test_the_command_still_runs_with_one_heap() -> None:

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import click
 
 from linksync._version import __version__
-from linksync.cli.heap import one_heap
+from linksync.cli.heap import fixed_mmap_threshold, one_heap
 
 
 class Lazy(NamedTuple):
@@ -171,4 +171,5 @@ def main() -> None:
     # writes is closed before it exits; atexit runs this last (registered first).
     atexit.register(gc.freeze)
     one_heap()  # before any thread starts (``linksync.cli.heap``)
+    fixed_mmap_threshold()
     cli()
