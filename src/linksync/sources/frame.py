@@ -115,10 +115,12 @@ class SpecFrame:
         (``managed`` gives that mask for fields whose caller knows it already)."""
         n = len(rows)
         nothing = _shared_none(n) if len(values) < len(LINK_FIELDS) else None
+        unset = _none_mask(n)  # read-only, shared by the fields the sheet has no column for
+        unset.flags.writeable = False
         full = {f: values[f] if f in values or nothing is None else nothing for f in LINK_FIELDS}
         known = managed or {}
         masks = {
-            f: known[f] if f in known else (not_none(full[f]) if f in values else _none_mask(n))
+            f: known[f] if f in known else (not_none(full[f]) if f in values else unset)
             for f in LINK_FIELDS
         }
         return cls(
