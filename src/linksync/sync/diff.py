@@ -377,13 +377,13 @@ def diff(
         options = replace(options, system_domain=remote.system_domain)
     differ = _Differ(remote, options, problems, invalid, desired, passwords)
     quick, full, at = differ.quick.unchanged, differ.row_change, shared_ints(len(desired))
-    changes = [quick(i, spec) or full(i, spec) for i, spec in zip(at, desired, strict=False)]
+    rows = tuple(quick(i, s) or full(i, s) for i, s in zip(at, desired, strict=False))  # no list
     if options.deletes:
-        changes.extend(retire_deletes(differ.deletes(len(desired)), options))
-    changes = mark_quota(changes, remote)
+        rows = (*rows, *retire_deletes(differ.deletes(len(desired)), options))
+    changes = mark_quota(rows, remote)
     quota = quota_note(changes, remote)
     return Plan(
-        changes=sort_changes(changes),
+        changes=sort_changes(changes),  # the very tuple when in order: no copy
         options=options,
         fetches=remote.fetches,
         requests=remote.requests,
