@@ -4,12 +4,14 @@ path gives, and leaves every other row to it."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 from sync_helpers import remote_state
 
 from linksync.model import Action, LinkSpec, Problem, Provenance, RemoteLink, Severity
+from linksync.sources import read_sources
 from linksync.sync import DomainInfo, Mode, SyncOptions, diff
 from linksync.sync.diff import _Differ
 from linksync.sync.state import LinkIndex, RemoteState
@@ -121,3 +123,20 @@ def test_a_row_an_ignore_entry_names_is_a_skip_not_unchanged() -> None:
     plan = diff([spec("promo-a")], remote_state(SYS, [link("promo-a")]), options)
     (change,) = plan.changes
     assert change.action is Action.SKIP and "ignore: promo-*" in (change.reason or "")
+
+
+def test_a_plans_positions_are_its_rows_numbers(tmp_path: Path) -> None:
+    """A plan of many rows holds each number once: a row's number in its provenance is
+    the very object of another row's position (memory, not a value: both read the same)."""
+    rows = 3000  # past the numbers Python itself holds once (up to 256)
+    lines = ["slug,url"] + [f"s{i},https://example.com/{i}" for i in range(rows)]
+    (tmp_path / "links.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    specs = [
+        s for frame in read_sources([tmp_path / "links.csv"]).frames for s in frame.iter_specs()
+    ]
+    links = [RemoteLink(SYS, f"s{i}", f"https://example.com/{i}") for i in range(rows)]
+    plan = diff(specs, remote_state(SYS, links), SyncOptions(system_domain=SYS))
+    assert [c.action for c in plan.changes] == [Action.UNCHANGED] * rows
+    numbers = [c.spec.provenance.row for c in plan.changes if c.spec and c.spec.provenance]
+    assert numbers == list(range(2, rows + 2))
+    assert all(plan.changes[i + 2].index is numbers[i] for i in range(rows - 2))

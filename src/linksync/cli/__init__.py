@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 import click
 
 from linksync._version import __version__
+from linksync.cli.heap import fixed_mmap_threshold, one_heap
 
 
 class Lazy(NamedTuple):
@@ -169,4 +170,6 @@ def main() -> None:
     # collection walk it (about 0.2 s once pandas is loaded). Every output the command
     # writes is closed before it exits; atexit runs this last (registered first).
     atexit.register(gc.freeze)
+    one_heap()  # before any thread starts (``linksync.cli.heap``)
+    fixed_mmap_threshold()
     cli()

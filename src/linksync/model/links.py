@@ -16,6 +16,7 @@ import msgspec
 
 from linksync.model.declared import NOTHING_DECLARED, Declared
 from linksync.model.records import dataclass_compatible
+from linksync.model.short_urls import hold_short_urls
 from linksync.safe.secrets import REDACTED
 
 #: Every input field of a link, in the interface's order (Python names).
@@ -270,6 +271,9 @@ class RemoteLink(
     updated_at: str | None = None
     extra: Mapping[str, Any] = NO_EXTRA
 
+    def __post_init__(self) -> None:  # ``https://<domain>/<slug>`` is not held as text
+        _hold_short_url(self)
+
     @property
     def key(self) -> LinkKey:
         return LinkKey.of(self.domain, self.slug)
@@ -314,6 +318,7 @@ class RemoteLink(
         )
 
 
+_hold_short_url = hold_short_urls(RemoteLink)
 _REMOTE_KEYS = frozenset(
     {"id", "domain", "slug", "shortUrl", "url", "description", "tags", "apple", "google",
      "hasPassword", "expiresAt", "createdAt", "updatedAt"}

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Provenance
+from linksync.model.numbers import shared
 from linksync.model.utm_rules import UtmRules
 
 if TYPE_CHECKING:
@@ -114,10 +115,12 @@ class SpecFrame:
         (``managed`` gives that mask for fields whose caller knows it already)."""
         n = len(rows)
         nothing = _shared_none(n) if len(values) < len(LINK_FIELDS) else None
+        unset = _none_mask(n)  # read-only, shared by the fields the sheet has no column for
+        unset.flags.writeable = False
         full = {f: values[f] if f in values or nothing is None else nothing for f in LINK_FIELDS}
         known = managed or {}
         masks = {
-            f: known[f] if f in known else (not_none(full[f]) if f in values else _none_mask(n))
+            f: known[f] if f in known else (not_none(full[f]) if f in values else unset)
             for f in LINK_FIELDS
         }
         return cls(
@@ -179,7 +182,7 @@ class SpecFrame:
                 provs: Iterable[Provenance] = self.provenances[start:end]
             else:  # as ``provenance(i)`` makes them, the rows' numbers read a block at once
                 src, sheet, columns, tz = self.source, self.sheet, self.columns, self.timezone
-                rows = self.rows[start:end].tolist()
+                rows = shared(self.rows[start:end].tolist())  # one object a number
                 provs = (Provenance(src, sheet, r, columns, tz) for r in rows)
             block = zip(code[start:end].tolist(), *lists, provs, strict=True)
             for c, url, slug, domain, desc, tags, pw, exp, apple, google, prov in block:

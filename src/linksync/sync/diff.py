@@ -36,6 +36,7 @@ from dataclasses import replace
 
 from linksync.model import Action, LinkKey, LinkSpec, Place, Problem, RemoteLink, Severity
 from linksync.model.links import fold_slug
+from linksync.model.numbers import shared_ints
 from linksync.sync.compare import compare, create_payload, row_domain, said_of, unsent_password
 from linksync.sync.fingerprints import PasswordMemory
 from linksync.sync.ignoring import Ignoring
@@ -375,14 +376,14 @@ def diff(
     if options.system_domain is None:
         options = replace(options, system_domain=remote.system_domain)
     differ = _Differ(remote, options, problems, invalid, desired, passwords)
-    quick, full = differ.quick.unchanged, differ.row_change  # the short way first
-    changes = [quick(i, spec) or full(i, spec) for i, spec in enumerate(desired)]
+    quick, full, at = differ.quick.unchanged, differ.row_change, shared_ints(len(desired))
+    rows = tuple(quick(i, s) or full(i, s) for i, s in zip(at, desired, strict=False))  # no list
     if options.deletes:
-        changes.extend(retire_deletes(differ.deletes(len(desired)), options))
-    changes = mark_quota(changes, remote)
+        rows = (*rows, *retire_deletes(differ.deletes(len(desired)), options))
+    changes = mark_quota(rows, remote)
     quota = quota_note(changes, remote)
     return Plan(
-        changes=sort_changes(changes),
+        changes=sort_changes(changes),  # the very tuple when in order: no copy
         options=options,
         fetches=remote.fetches,
         requests=remote.requests,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from operator import attrgetter
+from operator import attrgetter, countOf
 
 import msgspec
 
@@ -19,12 +19,12 @@ from linksync.sync.verdicts import QuotaNote, Safety
 _ACTION = attrgetter("action")
 
 
-def mark_quota(changes: list[Change], remote: RemoteState) -> list[Change]:
+def mark_quota(changes: Sequence[Change], remote: RemoteState) -> Sequence[Change]:
     """Warn on each create past the room left under the link quota (in plan order)."""
     if remote.org is None:
         return changes
     room = max(0, remote.org.link_quota - remote.org.link_count)
-    if list(map(_ACTION, changes)).count(Action.CREATE) <= room:
+    if countOf(map(_ACTION, changes), Action.CREATE) <= room:
         return changes  # every create fits: nothing to mark
     out: list[Change] = []
     seen = 0
@@ -49,7 +49,7 @@ def quota_note(changes: Sequence[Change], remote: RemoteState) -> QuotaNote | No
     """The plan's creates against the room under the link quota (None: no quota known)."""
     if remote.org is None:
         return None
-    creates = list(map(_ACTION, changes)).count(Action.CREATE)  # in C
+    creates = countOf(map(_ACTION, changes), Action.CREATE)  # in C, no list of a million
     return QuotaNote(remote.org.link_count, remote.org.link_quota, creates)
 
 
