@@ -99,6 +99,7 @@ def test_a_plan_since_a_ref_reads_and_plans_only_the_three_links_changed(
         {"file": f"links/f{n}.yaml", "status": "modified"} for n in range(3)
     ]
     assert "3 source file(s) changed: links/f0.yaml (modified)" in result.stderr
+    assert plan["unmanaged"]["why_not"] == "a partial plan reads only the links it names"
 
 
 def test_an_apply_since_a_ref_writes_the_three_and_deletes_no_link_of_a_file_not_read(

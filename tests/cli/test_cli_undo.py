@@ -172,6 +172,8 @@ def test_last_path_and_nothing_to_undo(workdir: Path) -> None:
     by_path = run("undo", str(first), "--yes", "--no-progress")
     assert by_path.exit_code == 0, by_path.output
     assert "Done: 7 deleted" in by_path.output and snapshot(workdir) == {}
+    # the links no file declares are not the undo's business, and it says why it did not count
+    assert "unmanaged: not counted (an undo reads only the links its run wrote)" in by_path.output
 
 
 def test_what_is_refused_and_what_a_declined_plan_does(workdir: Path) -> None:

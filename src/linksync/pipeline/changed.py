@@ -212,7 +212,11 @@ def narrow_plan(plan: Plan, remote: RemoteState, changed: Changed) -> Plan:
         reason += f" (its {retires} retires count as deletes)"
     safety = Safety(existing, updates + deletes, deletes, reason is not None, reason)
     return replace(
-        plan, changes=changes, safety=safety, unmanaged=Unmanaged(), partial=changed.partial
+        plan,
+        changes=changes,
+        safety=safety,
+        unmanaged=Unmanaged(why_not="a partial plan reads only the links it names"),
+        partial=changed.partial,
     )
 
 

@@ -198,6 +198,8 @@ class Unmanaged:
 
     links: tuple[tuple[str, str], ...] = ()
     domains: tuple[str, ...] = ()
+    #: Why nothing was counted, when the plan read only some links by design.
+    why_not: str = ""
 
     @property
     def count(self) -> int:
@@ -205,22 +207,24 @@ class Unmanaged:
 
     def describe(self) -> str:
         if not self.domains:
-            return "not counted (no domain was listed in full)"
+            return f"not counted ({self.why_not or 'no domain was listed in full'})"
         where = ", ".join(self.domains)
         noun = "link" if self.count == 1 else "links"
         return f"{self.count} {noun} in no file and outside the scope (counted on {where})"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "count": self.count,
             "domains": list(self.domains),
             "links": [{"domain": d, "slug": s} for d, s in self.links],
         }
+        return {**out, "why_not": self.why_not} if self.why_not else out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Unmanaged:
         links = tuple((str(x["domain"]), str(x["slug"])) for x in data.get("links") or ())
-        return cls(links, tuple(str(d) for d in data.get("domains") or ()))
+        why = str(data.get("why_not") or "")
+        return cls(links, tuple(str(d) for d in data.get("domains") or ()), why)
 
 
 @dataclass(frozen=True, slots=True, repr=False)

@@ -33,7 +33,7 @@ from linksync.rules.timestamps import parse_iso, same_instant
 from linksync.sync.history import WrittenRow
 from linksync.sync.journal import STATE_FIELDS, link_state
 from linksync.sync.options import SyncOptions
-from linksync.sync.plan import Change, FieldChange, Plan
+from linksync.sync.plan import Change, FieldChange, Plan, Unmanaged
 from linksync.sync.state import RemoteState
 
 #: A field a journal records (wire name) -> its name in a plan's field changes.
@@ -239,4 +239,5 @@ def reverse_plan(
         fetches=remote.fetches,
         requests=remote.requests,
         target=target,
+        unmanaged=Unmanaged(why_not="an undo reads only the links its run wrote"),
     )
