@@ -108,7 +108,7 @@ class _Reverser:
                 return skip("the journal records no values of it: left as it is")
             if current is not None:
                 return skip(f"{CHANGED} (made again since the run)")
-            return self._create(index, w, w.before, notes, skip)
+            return self._again(index, w, w.before, None, notes, skip)
         if current is None:
             if w.before is None and w.action is Action.CREATE:
                 note = "deleted since the run already: nothing to undo"
@@ -125,41 +125,31 @@ class _Reverser:
                 "before is not known: left as it is"
             )
         if w.action is Action.REPLACE:
-            return self._replace(index, w, w.before, current, notes, skip)
+            return self._again(index, w, w.before, current, notes, skip)
         return self._update(index, w, w.before, current, notes, skip)
 
-    def _create(
+    def _again(
         self,
         index: int,
         w: WrittenRow,
         before: Mapping[str, Any],
+        current: RemoteLink | None,
         notes: tuple[str, ...],
         skip: Skip,
     ) -> Change:
+        """The link as it was before the run, made again: created (``current`` None: the
+        run deleted it), or replaced back (the run replaced it)."""
         expired = _expired(before, self.now)
         if expired is not None:
-            return skip(f"its expiry ({expired}) has passed: it cannot be created again")
-        if before.get("hasPassword"):
-            notes = (*notes, f"created again without its password: {NO_PASSWORD}")
-        body = _create_body(before, w.domain, w.slug)
-        return Change(Action.CREATE, w.domain, w.slug, index, payload=body, notes=notes)
-
-    def _replace(
-        self,
-        index: int,
-        w: WrittenRow,
-        before: Mapping[str, Any],
-        current: RemoteLink,
-        notes: tuple[str, ...],
-        skip: Skip,
-    ) -> Change:
-        expired = _expired(before, self.now)
-        if expired is not None:
+            if current is None:
+                return skip(f"its expiry ({expired}) has passed: it cannot be created again")
             return skip(f"its expiry before the run ({expired}) has passed: left as it is")
         if before.get("hasPassword"):
             notes = (*notes, f"created again without its password: {NO_PASSWORD}")
-        fields = _field_changes(before, current, _CREATE_FIELDS)
         body = _create_body(before, w.domain, w.slug)
+        if current is None:
+            return Change(Action.CREATE, w.domain, w.slug, index, payload=body, notes=notes)
+        fields = _field_changes(before, current, _CREATE_FIELDS)
         return Change(
             Action.REPLACE, w.domain, w.slug, index, None, current, fields, body, notes=notes
         )
