@@ -20,12 +20,13 @@ files no one changed, duplicates across files are what it finds.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from linksync.errors import ConfigError
-from linksync.model import Action, LinkKey, LinkSpec, Problem
+from linksync.model import LinkKey, LinkSpec, Problem
 from linksync.model.links import fold_domain
 from linksync.pipeline.inputs import (
     SourceReading,
@@ -183,8 +184,7 @@ def narrow_plan(plan: Plan, remote: RemoteState, changed: Changed) -> Plan:
     was read in full); ``partial`` recorded."""
     from linksync.sync.compare import row_domain
     from linksync.sync.plan import Unmanaged
-    from linksync.sync.safety import threshold_reason
-    from linksync.sync.verdicts import Safety
+    from linksync.sync.safety import safety_of
 
     options, system = plan.options, remote.system_domain
     keys: set[LinkKey] = set()
@@ -203,14 +203,8 @@ def narrow_plan(plan: Plan, remote: RemoteState, changed: Changed) -> Plan:
         return link is not None and (fold_domain(ch.domain), link.url.strip()) in urls
 
     changes = tuple(ch for ch in plan.changes if ch.spec is not None or removed(ch))
-    updates = sum(1 for c in changes if c.action in (Action.UPDATE, Action.REPLACE))
-    retires = sum(1 for c in changes if c.action is Action.RETIRE)
-    deletes = retires + sum(1 for c in changes if c.action is Action.DELETE)
     existing = max(plan.safety.existing, remote.org.link_count if remote.org else 0)
-    reason = threshold_reason(existing, updates + deletes, deletes, options)
-    if reason is not None and retires:
-        reason += f" (its {retires} retires count as deletes)"
-    safety = Safety(existing, updates + deletes, deletes, reason is not None, reason)
+    safety = safety_of(Counter(ch.action for ch in changes), existing, options)
     return replace(
         plan,
         changes=changes,

@@ -32,7 +32,7 @@ from linksync.sync.journal import (
     iter_journal_lines,
     parse_record,
 )
-from linksync.sync.plan import Change
+from linksync.sync.plan import WRITE_ACTIONS, Change
 
 #: A row's identity across runs: its link, else where it came from.
 RowKey = LinkKey | Place
@@ -181,7 +181,7 @@ def _written(record: Mapping[str, Any]) -> WrittenRow | None:
     )
 
 
-_DONE = frozenset({"create", "update", "replace", "delete", "retire"})
+_DONE = frozenset(a.value for a in WRITE_ACTIONS)
 
 
 _WRITE_OPS = ("POST", "PATCH", "DELETE")

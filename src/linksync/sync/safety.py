@@ -5,7 +5,7 @@ a mirror's sources declared what it would delete (``mirror_refusal``). Pure: no 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import attrgetter, countOf
 
 import msgspec
@@ -66,18 +66,25 @@ def judge_safety(
     domains the plan writes to (each domain's total when the fetch learned it).
     """
     actions = Counter(map(_ACTION, changes))  # one pass, in C
-    updates = actions[Action.UPDATE] + actions[Action.REPLACE]
-    retires = actions[Action.RETIRE]
-    deletes = retires + actions[Action.DELETE]
     if options.deletes:
         existing = sum(1 for link in remote.links.values() if in_scope(link))
     else:
         updating = (Action.UPDATE, Action.REPLACE)
+        updates = actions[Action.UPDATE] + actions[Action.REPLACE]
         touched = {c.domain for c in changes if c.action in updating} if updates else set()
         existing = 0
         for d in sorted(touched):
             total = remote.domain_total(d)
             existing += total if total is not None else len(remote.on_domain(d))
+    return safety_of(actions, existing, options)
+
+
+def safety_of(actions: Mapping[Action, int], existing: int, options: SyncOptions) -> Safety:
+    """The verdict on changes counted by action (``actions``) against ``existing``
+    links: updates and replaces change a link, deletes and retires remove one."""
+    updates = actions.get(Action.UPDATE, 0) + actions.get(Action.REPLACE, 0)
+    retires = actions.get(Action.RETIRE, 0)
+    deletes = retires + actions.get(Action.DELETE, 0)
     changed = updates + deletes
     reason = threshold_reason(existing, changed, deletes, options)
     if reason is not None and retires:

@@ -28,7 +28,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from linksync.model import API_NAMES, Action, RemoteLink
+from linksync.model import Action, RemoteLink
+from linksync.model.links import FIELD_FROM_API
 from linksync.rules.timestamps import parse_iso, same_instant
 from linksync.sync.history import WrittenRow
 from linksync.sync.journal import STATE_FIELDS, link_state
@@ -37,7 +38,7 @@ from linksync.sync.plan import Change, FieldChange, Plan, Unmanaged
 from linksync.sync.state import RemoteState
 
 #: A field a journal records (wire name) -> its name in a plan's field changes.
-FIELD_NAMES: Mapping[str, str] = {v: k for k, v in API_NAMES.items()} | {"hasPassword": "password"}
+FIELD_NAMES: Mapping[str, str] = FIELD_FROM_API | {"hasPassword": "password"}
 #: The fields a create sends back (wire names), beside the slug and the domain.
 _CREATE_FIELDS = ("url", "description", "tags", "apple", "google", "expiresAt")
 
@@ -165,8 +166,9 @@ class _Reverser:
     ) -> Change:
         names = [n for n in STATE_FIELDS if n in before and n not in ("hasPassword", "expiresAt")]
         fields = list(_field_changes(before, current, names))
-        patch = {f_name: _wire(before.get(f_name)) for f_name in names}
-        patch = {n: v for n, v in patch.items() if not _same(n, v, link_state(current).get(n))}
+        held = link_state(current)
+        patch = {n: _wire(before.get(n)) for n in names}
+        patch = {n: v for n, v in patch.items() if not _same(n, v, held.get(n))}
         if "hasPassword" in before:
             if before["hasPassword"]:
                 notes = (*notes, f"its password stays as it is: {NO_PASSWORD}")
