@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 class CliEvents(RunEvents):
     """What a run shows on stderr; the confirmation on a terminal (``yes``: none)."""
 
+    #: The confirmation's question, of the number of changes it sends.
+    question = "Apply {} changes?"
+
     def __init__(self, *, yes: bool = True, prefix: str = "") -> None:
         self.yes = yes
         #: Before each problem, warning and notice (``[brand-a] `` for a target of several).
@@ -58,7 +61,7 @@ class CliEvents(RunEvents):
             return True
         if not sys.stdin.isatty():
             fail("no terminal to confirm on: pass --yes to apply without asking")
-        return click.confirm(f"Apply {len(plan.writes)} changes?", default=False, err=True)
+        return click.confirm(self.question.format(len(plan.writes)), default=False, err=True)
 
     def note(self, text: str) -> None:
         err(text)

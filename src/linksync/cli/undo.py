@@ -18,18 +18,12 @@ from linksync.errors import ConfigError
 from linksync.logs import json_active
 from linksync.model.outcome import EXIT_OK
 from linksync.pipeline import Hooks, Outputs, undo
-from linksync.sync.plan import Plan
 
 
 class UndoEvents(CliEvents):
     """What an undo shows on stderr; its question names the undo."""
 
-    def confirm(self, plan: Plan) -> bool:
-        if self.yes:
-            return True
-        if not sys.stdin.isatty():
-            super().confirm(plan)  # says to pass --yes, and exits 2
-        return click.confirm(f"Undo: send {len(plan.writes)} changes?", default=False, err=True)
+    question = "Undo: send {} changes?"
 
 
 @click.command("undo")

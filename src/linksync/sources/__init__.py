@@ -71,9 +71,12 @@ class SourceBatch:
             yield from frame.iter_specs()
 
 
-def read_source(path: str | PathLike[str], *, options: ReadOptions) -> ReadResult:
-    """Read one file or YAML directory; dispatch on the extension."""
-    display = str(path)
+def read_source(
+    path: str | PathLike[str], *, options: ReadOptions, display: str | None = None
+) -> ReadResult:
+    """Read one file or YAML directory; dispatch on the extension. ``display``: the
+    name its problems give (default: ``path``)."""
+    display = str(path) if display is None else display
     p = Path(path)
     if not p.exists():
         raise SourceError(f"{display}: no such file or directory", path=display)

@@ -294,24 +294,7 @@ def _read(path: Path, display: str, options: ReadOptions) -> ReadResult:
     """One file through the reader of its extension, named ``display``."""
     from linksync.sources import read_source
 
-    if display == str(path):
-        return read_source(path, options=options)
-    suffix = path.suffix.lower()
-    if suffix in YAML_SUFFIXES:
-        from linksync.sources.yaml_reader import read_yaml_path
-
-        return read_yaml_path(path, display, options)
-    from linksync.sources import CSV_SUFFIXES, EXCEL_SUFFIXES
-
-    if suffix in EXCEL_SUFFIXES:
-        from linksync.sources.excel import read_excel_file
-
-        return read_excel_file(path, display, options=options)
-    if suffix in CSV_SUFFIXES:
-        from linksync.sources.csv_reader import read_csv_file
-
-        return read_csv_file(path, display, options=options)
-    raise SourceError(f"{display}: unknown source type {suffix!r}", path=display)
+    return read_source(path, options=options, display=display)
 
 
 def _blobs(root: Path, commit: str, paths: Sequence[str]) -> dict[str, bytes]:
