@@ -5,18 +5,14 @@ short link is then opened with each password (its password gate)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import stat
 from pathlib import Path
 
-import httpx
 import pytest
 
-from linksync.config import resolve
-from linksync.sandbox import SandboxSettings, create_app
-from support.cli_runs import remote_links, run
+from support.cli_runs import opens, remote_links, run
 
 HEAD = "slug,Destination URL,password\n"
 
@@ -24,20 +20,6 @@ HEAD = "slug,Destination URL,password\n"
 def sheet(workdir: Path, *rows: str) -> str:
     (workdir / "links.csv").write_text(HEAD + "".join(f"{r}\n" for r in rows), encoding="utf-8")
     return "links.csv"
-
-
-def opens(workdir: Path, slug: str, password: str) -> int:
-    """The status the sandbox's short link answers with ``password`` (302: it opens)."""
-    target = resolve(cwd=workdir, env={}, sandbox=True).target
-    app = create_app(target.sandbox or SandboxSettings(), db_path=target.sandbox_db)
-
-    async def go() -> int:
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://sandbox.local") as c:
-            answer = await c.get(f"/r/lnk.test/{slug}", params={"password": password})
-            return answer.status_code
-
-    return asyncio.run(go())
 
 
 def state_files(root: Path) -> list[Path]:

@@ -6,18 +6,15 @@ the JSON log) grepped for them: absent, the plan saying where each came from."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 from pathlib import Path
 
-import httpx
 import pytest
 
 import linksync
 from linksync.config import resolve
-from linksync.sandbox import SandboxSettings, create_app
-from support.cli_runs import run
+from support.cli_runs import opens, run
 
 SECRET = "s3cret-VIP-2026"
 FILE_SECRET = "club-Pa55-from-file"
@@ -46,20 +43,6 @@ def repo(workdir: Path) -> Path:
     (workdir / "links").mkdir()
     (workdir / "links" / "go.yaml").write_text(LINKS, encoding="utf-8")
     return workdir
-
-
-def opens(workdir: Path, slug: str, password: str) -> int:
-    """The status the sandbox's short link answers with ``password`` (302: it opens)."""
-    target = resolve(cwd=workdir, env={}, sandbox=True).target
-    app = create_app(target.sandbox or SandboxSettings(), db_path=target.sandbox_db)
-
-    async def go() -> int:
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://sandbox.local") as c:
-            answer = await c.get(f"/r/lnk.test/{slug}", params={"password": password})
-            return answer.status_code
-
-    return asyncio.run(go())
 
 
 def written(root: Path) -> dict[str, str]:

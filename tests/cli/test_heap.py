@@ -14,7 +14,8 @@ GLIBC = sys.platform.startswith("linux") and os.confstr("CS_GNU_LIBC_VERSION") i
 
 
 def _run(**env: str) -> str:
-    clean = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
+    mine = ("MALLOC_ARENA_MAX", "MALLOC_MMAP_THRESHOLD_")
+    clean = {k: v for k, v in os.environ.items() if k not in mine}
     done = subprocess.run(
         [sys.executable, "-c", ASK],
         env={**clean, **env},

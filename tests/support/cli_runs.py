@@ -53,5 +53,24 @@ class Source:
         )
 
 
+def opens(workdir: Path, slug: str, password: str) -> int:
+    """The status the built-in sandbox's short link of ``slug`` (on lnk.test) answers
+    with ``password`` (302: it opens)."""
+    import httpx
+
+    from linksync.sandbox import SandboxSettings, create_app
+
+    target = resolve(cwd=workdir, env={}, sandbox=True).target
+    app = create_app(target.sandbox or SandboxSettings(), db_path=target.sandbox_db)
+
+    async def go() -> int:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://sandbox.local") as c:
+            answer = await c.get(f"/r/lnk.test/{slug}", params={"password": password})
+            return answer.status_code
+
+    return asyncio.run(go())
+
+
 def no_raw_controls(text: str) -> bool:
     return not any(c in text for c in RAW_CONTROLS)

@@ -14,7 +14,8 @@ from linksync.model import Action, LinkSpec, Problem, Provenance, RemoteLink, Se
 from linksync.sources import read_sources
 from linksync.sync import DomainInfo, Mode, SyncOptions, diff
 from linksync.sync.diff import _Differ
-from linksync.sync.state import LinkIndex, RemoteState
+from linksync.sync.state import KeyMap, LinkIndex, RemoteState
+from linksync.sync.unchanged import QuickDiff
 
 SYS = "lnk.test"
 COLUMNS = {"slug": "slug", "url": "url", "description": "description", "apple": "apple"}
@@ -140,3 +141,18 @@ def test_a_plans_positions_are_its_rows_numbers(tmp_path: Path) -> None:
     numbers = [c.spec.provenance.row for c in plan.changes if c.spec and c.spec.provenance]
     assert numbers == list(range(2, rows + 2))
     assert all(plan.changes[i + 2].index is numbers[i] for i in range(rows - 2))
+
+
+#: Cases the short way itself plans (the commonest unchanged rows): without it, they
+#: would pass the comparison above through the full path alone.
+SHORT = ("same", "url with edges", "slug in capitals", "left alone", "tags as sets")
+
+
+@pytest.mark.parametrize("what", SHORT)
+def test_the_commonest_unchanged_rows_take_the_short_way(what: str) -> None:
+    (rows, links, opts) = next(c[1:] for c in CASES if c[0] == what)
+    options = SyncOptions(system_domain=SYS, **opts)
+    st = replace(remote_state(SYS, links, custom_domains=DOMAINS), links=LinkIndex(links))
+    quick = QuickDiff(st, options, (), {}, KeyMap())
+    change = quick.unchanged(0, rows[0])
+    assert change is not None and change.action is Action.UNCHANGED
