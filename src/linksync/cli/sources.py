@@ -149,8 +149,9 @@ def validate_command(
     No request goes to the service; --check-destinations requests each destination
     URL once and reports dead ones on their rows.
     """
+    from linksync.pipeline.changed import validate_sources
     from linksync.pipeline.fields import from_flags
-    from linksync.pipeline.inputs import SourceReading, read_and_validate
+    from linksync.pipeline.inputs import SourceReading
     from linksync.pipeline.request import Reading
 
     prof = _profile(config_path, profile) or Profile()
@@ -166,18 +167,10 @@ def validate_command(
         network = Network(prof.proxy, prof.ca_bundle, prof.trust == "system")
         reading = replace(reading, network=network, progress=shown)
     domain = default_domain or prof.default_domain
-    try:
-        if asked.changed_since:  # the files changed since a git ref, every row of them
-            from linksync.pipeline.changed import read_changed_sources
-
-            changed = read_changed_sources(sources, reading, default_domain=domain, check_all=True)
-            batch, result = changed.batch, changed.full
-            for note in changed.notes:
-                click.echo(note, err=True)
-        else:
-            read, result = read_and_validate(sources, reading, default_domain=domain)
-            assert read is not None  # sources here are paths
-            batch = read
+    try:  # every row of the sources, or of the files changed since a git ref
+        batch, result = validate_sources(
+            sources, reading, default_domain=domain, note=lambda t: click.echo(t, err=True)
+        )
     finally:
         if shown is not None:
             shown.close()

@@ -33,6 +33,7 @@ from linksync.pipeline.inputs import (
     Sources,
     checked,
     load_specs,
+    read_and_validate,
     read_options,
     source_paths,
     with_destinations,
@@ -106,6 +107,27 @@ def read_declared(
     for line in changed.notes:
         note(line)
     return changed.validation, changed
+
+
+def validate_sources(
+    sources: Sources,
+    setup: SourceReading,
+    *,
+    default_domain: str | None,
+    note: Callable[[str], None],
+) -> tuple[SourceBatch, Validation]:
+    """What ``linksync validate`` checks: the sources read and every row validated, of
+    only the files changed since a git ref when ``setup`` asks (their notes told)."""
+    if setup.reading.changed_since:
+        changed = read_changed_sources(
+            sources, setup, default_domain=default_domain, check_all=True
+        )
+        for line in changed.notes:
+            note(line)
+        return changed.batch, changed.full
+    read, result = read_and_validate(sources, setup, default_domain=default_domain)
+    assert read is not None  # sources here are paths
+    return read, result
 
 
 def read_changed_sources(
