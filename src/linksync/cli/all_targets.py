@@ -42,15 +42,14 @@ def run_targets(
     secret of the log) announced on stderr, each target's events on stderr
     (``TargetEvents``)."""
     from linksync.config.targets import load_workspaces
-    from linksync.pipeline import Connection, Hooks
-    from linksync.pipeline.fields import from_flags
+    from linksync.pipeline import Hooks
 
     reading, policy, notify = asked(flags)
     secrets = Secrets(notify.urls or ())
     logger = setup_logging(log_format, secrets=secrets)  # type: ignore[arg-type]
     sandbox = target.sandbox or on_terminal()  # for the targets that name no base_url
     workspaces = load_workspaces(target.config, names or None, sandbox=sandbox)
-    connection = from_flags(Connection, flags)
+    connection = target.connection
     for ws in workspaces:
         try:
             settings = ws.settings(

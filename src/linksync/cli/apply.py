@@ -12,6 +12,7 @@ import click
 
 from linksync.cli.common import asked, echo, err, given_flags, handle_errors
 from linksync.cli.events import CliEvents
+from linksync.cli.flags import request_flags
 from linksync.cli.options import TargetOptions, refuse, selected, target_options, target_selection
 from linksync.cli.sync import start, sync_options
 from linksync.errors import ConfigError
@@ -34,47 +35,7 @@ from linksync.report import count_results, render_summary
     "changed since are refused: STALE_PLAN).",
 )
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
-@click.option(
-    "--report",
-    "reports",
-    multiple=True,
-    type=click.Path(),
-    help="Write a report (.csv .xlsx .json .jsonl .md .xml); repeatable.",
-)
-@click.option(
-    "--annotate",
-    "annotate",
-    multiple=True,
-    type=click.Path(),
-    help="Write an annotated copy of the spreadsheet source here (same extension); "
-    "repeat for the 2nd, 3rd... spreadsheet source.",
-)
-@click.option(
-    "--qr",
-    type=click.Path(dir_okay=False),
-    help="Write a QR code (SVG and PNG) of each short link to this .zip, and add a QR "
-    "code column to --annotate workbooks.",
-)
-@click.option(
-    "--journal",
-    type=click.Path(),
-    help="Journal file, .jsonl (default .linksync/runs/<run-id>.jsonl).",
-)
-@click.option(
-    "--lock",
-    "lock_path",
-    type=click.Path(),
-    help="Lock file against overlapping runs (default: one per target, in the user's "
-    "state folder; LINKSYNC_STATE_DIR moves it).",
-)
-@click.option(
-    "--lock-wait",
-    type=click.FloatRange(0),
-    default=0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Wait this long for another run's lock instead of exiting 2 at once.",
-)
+@request_flags(Outputs)
 @click.option("--no-progress", is_flag=True, help="No progress bar or lines.")
 @click.option("--json", "as_json", is_flag=True, help="With --all/--target: the summary as JSON.")
 @target_selection
@@ -86,12 +47,6 @@ def apply_command(
     sources: tuple[str, ...],
     plan_file: str | None,
     yes: bool,
-    reports: tuple[str, ...],
-    annotate: tuple[str, ...],
-    qr: str | None,
-    journal: str | None,
-    lock_path: str | None,
-    lock_wait: float,
     no_progress: bool,
     as_json: bool,
     **kw: Any,
@@ -117,10 +72,7 @@ def apply_command(
     if names is not None:
         from linksync.cli.all_targets import apply_targets
 
-        refuse(
-            target, sources, **{"--plan": plan_file, "--annotate": annotate, "--qr": qr,
-            "--journal": journal, "--lock": lock_path},
-        )  # fmt: skip
+        refuse(sources, flags, "--plan", "--annotate", "--qr", "--journal", "--lock")
         apply_targets(
             target, names, yes=yes, as_json=as_json, outputs=outputs, log_format=kw["log_format"],
             flags=flags,
