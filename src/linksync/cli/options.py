@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from linksync import config as cfg
-from linksync.cli.common import F, err, with_options
+from linksync.cli.common import F, err, handle_errors, with_options
 from linksync.cli.flags import request_flags
 from linksync.errors import ConfigError
 from linksync.pipeline.request import Connection
@@ -126,6 +126,12 @@ _OPTIONS: tuple[Callable[[F], F], ...] = (
 
 #: ``--json`` of the commands that show the workspace (links, members, domains...).
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+
+
+def service_command(fn: F) -> F:
+    """The target flags, ``--json`` and ``handle_errors``: a command showing what the
+    service answers (``links``, ``org``, ``members``, ``domains``, ``ai``)."""
+    return with_options(fn, (target_options, json_option, handle_errors))
 
 
 def target_options(fn: F) -> F:

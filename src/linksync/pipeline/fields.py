@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable, Mapping
-from dataclasses import MISSING, Field, dataclass, field, fields, replace
+from dataclasses import Field, dataclass, field, fields, replace
 from typing import Any, NamedTuple, TypeVar, dataclass_transform
 
 T = TypeVar("T")
@@ -70,17 +70,13 @@ def documented(cls: type[T]) -> type[T]:
     for f in fields(cls):  # type: ignore[arg-type]
         if not f.metadata.get(HELP):
             raise TypeError(f"{cls.__name__}.{f.name}: no help")
-        where = [w for w in (f.metadata[FLAG], _profile_words(f)) if w]
+        key = f.metadata[PROFILE]
+        where = [w for w in (f.metadata[FLAG], key and f"profile {key}") if w]
         more = f" [{'; '.join(where)}]" if where else ""
         lines.append(f"    {f.name}: {f.metadata[HELP]}{more}")
     doc = inspect.cleandoc(cls.__doc__ or "")
     cls.__doc__ = f"{doc}\n\nAttributes:\n" + "\n".join(lines) + "\n"
     return cls
-
-
-def _profile_words(f: Field[Any]) -> str | None:
-    key = f.metadata.get(PROFILE)
-    return f"profile {key}" if key else None
 
 
 def not_given(value: Any) -> bool:
@@ -208,10 +204,6 @@ def over(top: T, base: T) -> T:
     return replace(base, **changes)  # type: ignore[type-var]
 
 
-def _default(f: Field[Any]) -> Any:
-    return None if f.default is MISSING else f.default
-
-
 def command_words(values: Iterable[Any]) -> list[str]:
     """The command-line words that give ``values`` (request values), field by field:
     a field at its default gives none; ``True`` its flag, ``False`` its ``--no-`` form;
@@ -221,7 +213,7 @@ def command_words(values: Iterable[Any]) -> list[str]:
         for f in fields(obj):
             on, off = flags_of(f)
             value = getattr(obj, f.name)
-            if not on or value is None or value == _default(f):
+            if not on or value is None or value == f.default:
                 continue
             if value is True or value is False:
                 words += [on] if value else [off] if off else []
