@@ -19,20 +19,20 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Collection
-from dataclasses import Field, fields
+from dataclasses import fields
 from typing import Any
 
 import click
 
 from linksync.cli.common import F, with_options
-from linksync.pipeline.fields import BOUNDS, CHOICES, ENV, Flag, flag_of
+from linksync.pipeline.fields import Flag, flag_of
 
 
 def request_flags(*kinds: type[Any], only: Collection[str] = ()) -> Callable[[F], F]:
     """A decorator adding the flags of the fields of ``kinds`` (``only``: of these
     fields alone), in the order the fields are declared."""
     options = [
-        field_option(f, flag)
+        flag_option(flag)
         for kind in kinds
         for f in fields(kind)
         if (flag := flag_of(f)) and (not only or f.name in only)
@@ -40,31 +40,30 @@ def request_flags(*kinds: type[Any], only: Collection[str] = ()) -> Callable[[F]
     return lambda fn: with_options(fn, options)
 
 
-def field_option(f: Field[Any], flag: Flag) -> Callable[[F], F]:
-    """The click option of field ``f``: ``ctx.params[f.name]``, None (or ``()``, or
-    off) when not given."""
+def flag_option(flag: Flag) -> Callable[[F], F]:
+    """The click option of a field's flag: the command receives it by the field's name,
+    None (or ``()``, or off) when not given."""
     declared = f"{flag.on}/{flag.off}" if flag.off else flag.on
     options: dict[str, Any] = {"help": flag.help, "metavar": flag.metavar}
     if flag.kind == "bool":  # --x/--no-x: None, the profile's; --x alone: off
         options |= {"default": None} if flag.off else {"is_flag": True, "default": False}
     else:
-        options |= {"type": value_type(f, flag), "multiple": flag.many, "envvar": f.metadata[ENV]}
-    if isinstance(f.default, int | float) and not isinstance(f.default, bool):
-        options |= {"default": f.default, "show_default": True}  # a number: shown
-    return click.option(declared, f.name, **options)
+        options |= {"type": value_type(flag), "multiple": flag.many, "envvar": flag.env}
+    if isinstance(flag.default, int | float) and not isinstance(flag.default, bool):
+        options |= {"default": flag.default, "show_default": True}  # a number: shown
+    return click.option(declared, flag.name, **options)
 
 
-def value_type(f: Field[Any], flag: Flag) -> click.ParamType | None:
-    """What one value of the flag may be: one of the field's choices, a number within
-    its bounds, a file (FILE: never a folder) or a path (PATH), else a text."""
-    if f.metadata[CHOICES]:
-        module, _, name = str(f.metadata[CHOICES]).partition(":")
+def value_type(flag: Flag) -> click.ParamType | None:
+    """What one value of the flag may be: one of its choices, a number within its
+    bounds, a file (FILE: never a folder) or a path (PATH), else a text."""
+    if flag.choices:
+        module, _, name = flag.choices.partition(":")
         return click.Choice(getattr(importlib.import_module(module), name))
-    bounds = f.metadata[BOUNDS]
     if flag.kind == "int":
-        return click.IntRange(*bounds) if bounds else click.INT
+        return click.IntRange(*flag.bounds) if flag.bounds else click.INT
     if flag.kind == "float":
-        return click.FloatRange(*bounds) if bounds else click.FLOAT
+        return click.FloatRange(*flag.bounds) if flag.bounds else click.FLOAT
     if flag.metavar in ("FILE", "PATH"):
         return click.Path(dir_okay=flag.metavar == "PATH")
     return None

@@ -115,12 +115,17 @@ def flags_of(f: Field[Any]) -> tuple[str, str | None]:
 class Flag(NamedTuple):
     """A field as the command line offers it (``flag_of``)."""
 
+    name: str  # the field's: the name the command receives it by
     on: str  # --strict
     off: str | None  # --no-strict
     metavar: str | None  # the word for its value: FILE, PATH, URL...
     kind: str  # the type of one value: bool, int, float or str
     many: bool  # a list: the flag is repeated
     help: str  # its --help: the field's line, then what the line does not say
+    default: Any
+    choices: str | None  # "module:NAME" of a tuple of texts
+    bounds: tuple[Any, Any] | None  # least, greatest (None: no bound)
+    env: str | None
 
 
 def flag_of(f: Field[Any]) -> Flag | None:
@@ -135,8 +140,7 @@ def flag_of(f: Field[Any]) -> Flag | None:
     first = str(f.type).split(" | ")[0]
     many = first.startswith(("Sequence[", "Mapping["))
     item = first.partition("[")[2].split(",")[0].rstrip("]") if many else first
-    help = f.metadata[HELP]
-    key, env = f.metadata.get(PROFILE), f.metadata.get(ENV)
+    help, key, env = f.metadata[HELP], f.metadata[PROFILE], f.metadata[ENV]
     more = [
         *(["repeatable"] if many else []),
         *([f"env {env}"] if env else []),
@@ -144,7 +148,8 @@ def flag_of(f: Field[Any]) -> Flag | None:
     ]
     help = help[0].upper() + help[1:] + (f" [{'; '.join(more)}]" if more else "")
     kind = item if item in ("bool", "int", "float") else "str"
-    return Flag(on, off, metavar, kind, many, help)
+    choices, bounds = f.metadata[CHOICES], f.metadata[BOUNDS]
+    return Flag(f.name, on, off, metavar, kind, many, help, f.default, choices, bounds, env)
 
 
 def profile_fields(*classes: type[Any]) -> dict[str, tuple[type[Any], str]]:
