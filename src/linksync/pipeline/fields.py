@@ -130,9 +130,10 @@ class Flag(NamedTuple):
 
 def flag_of(f: Field[Any]) -> Flag | None:
     """The flag of a field (None: it has none). Its kind and whether it takes a list
-    come from the field's type (the first its annotation names: ``Sequence[str] |
-    None`` a list of texts); its help is the field's line, then in brackets what the
-    line does not say: repeatable, the environment variable, the profile key."""
+    come from the field's type as written (the request modules postpone annotations),
+    the first it names: ``Sequence[str] | None`` a list of texts; its help is the
+    field's line, then in brackets what the line does not say: repeatable, the
+    environment variable, the profile key."""
     on, off = flags_of(f)
     if not on:
         return None
