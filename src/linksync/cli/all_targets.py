@@ -49,13 +49,11 @@ def run_targets(
     logger = setup_logging(log_format, secrets=secrets)  # type: ignore[arg-type]
     sandbox = target.sandbox or on_terminal()  # for the targets that name no base_url
     workspaces = load_workspaces(target.config, names or None, sandbox=sandbox)
-    connection = target.connection
+    net = target.connection
     for ws in workspaces:
         try:
             settings = ws.settings(
-                insecure=connection.insecure,
-                concurrency=connection.concurrency,
-                network=connection.network,
+                insecure=net.insecure, concurrency=net.concurrency, network=net.network
             )
         except ConfigError:
             settings = None  # the run reports it as this target's error
@@ -71,7 +69,7 @@ def run_targets(
         return Hooks(events=TargetEvents(name, asking, yes=yes), logger=logger)
 
     return run_all(
-        workspaces, target.config, connection=connection, reading=reading, sync=policy,
+        workspaces, target.config, connection=net, reading=reading, sync=policy,
         notify=notify, outputs=outputs, hooks=hooks,
     )  # fmt: skip
 

@@ -191,7 +191,6 @@ def links_update(
     """Change fields of the link SLUG (only the fields given change)."""
     for name, value in (("--url", url), ("--apple", apple), ("--google", google)):
         _check_visible(name, value)
-    changes: dict[str, Any] = {}
     given = {
         "url": url,
         "description": description,
@@ -200,7 +199,7 @@ def links_update(
         "apple": apple,
         "google": google,
     }
-    changes = {k: v for k, v in given.items() if v is not None}
+    changes: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     for name in clear:
         if name in changes:
             raise click.UsageError(f"--clear {name} contradicts a new value for {name}")
