@@ -5,13 +5,7 @@ the targets), the target's settings and these values: frozen dataclasses whose f
 carry their line of help (``help(Reading)``, and the flag's ``--help``), the flag that
 sets them and the profile key they fall back on (``linksync.pipeline.fields``)::
 
-    linksync.apply(
-        ["links/"],
-        settings,
-        reading=Reading(date_format="dmy", check_destinations=True),
-        sync=SyncPolicy(mode="mirror", owner_tag="managed"),
-        outputs=Outputs(reports=["out/results.csv"]),
-    )
+    linksync.apply(["links/"], settings, sync=SyncPolicy(mode="mirror", owner_tag="managed"))
 
 ``Reading``: how the sources are read and checked; ``SyncPolicy``: what the run may do;
 ``Notify``: the alert at the run's end; ``Outputs`` (``PlanOutputs``): what an apply (a
