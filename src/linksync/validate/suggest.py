@@ -14,7 +14,6 @@ enough to name: a suggestion is never applied, only shown on the row.
 - ``suggest_domain``: ``https://Go.Example.com/`` -> ``go.example.com``.
 - ``suggest_expiry``: ``31/03/2027 23:59`` -> ``2027-03-31 23:59`` when only one
   reading is possible (the day is past 12).
-- ``suggestion``: the one of these a constant and field call for.
 - ``use``: the words a message ends with (``: use `black-friday```), or "".
 """
 
@@ -113,23 +112,6 @@ def suggest_expiry(value: str) -> str | None:
         return when.strftime("%Y-%m-%d")
     text = when.strftime("%Y-%m-%d %H:%M:%S" if ss else "%Y-%m-%d %H:%M")
     return text if parse_iso(text, assume_utc=True) is not None else None
-
-
-_BY_FIELD = {
-    "slug": suggest_slug,
-    "url": suggest_url,
-    "apple": suggest_url,
-    "google": suggest_url,
-    "tags": suggest_tag,
-    "domain": suggest_domain,
-    "expires_at": suggest_expiry,
-}
-
-
-def suggestion(field_name: str | None, value: object) -> str | None:
-    """The value to suggest for ``field_name`` holding ``value``, or None."""
-    fn = _BY_FIELD.get(field_name or "")
-    return fn(value) if fn is not None and isinstance(value, str) else None
 
 
 def use(suggested: str | None) -> str:
