@@ -36,14 +36,13 @@ from linksync.errors import ConfigError, LinksyncError
 from linksync.model import Action
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.request import Hooks, Outputs
-from linksync.report.cells import field_change_text, show_value
 from linksync.report.writers import WRITERS
 from linksync.sync.plan import Change, Plan
 from linksync.ui.apply_run import REPORT_STEM, PageEvents, run_summary
-from linksync.ui.fixes import visible
 from linksync.ui.progress import RunFeed, RunOutcome
 from linksync.ui.runs import RunBusy, RunRegistry
 from linksync.ui.security import error_answer
+from linksync.ui.steps import field_lines
 from linksync.ui.words import page_words
 
 #: The kinds of page runs that wrote to the workspace, and so can be undone.
@@ -114,21 +113,10 @@ class UndoRow:
     message: str
 
 
-def _fields(ch: Change) -> tuple[str, ...]:
-    if ch.fields:
-        return tuple(visible(field_change_text(f.field, f.old, f.new)) for f in ch.fields)
-    if ch.action is Action.CREATE:
-        return tuple(
-            visible(f"{k}: {show_value(v, 80)}")
-            for k, v in ch.payload.items()
-            if v is not None and k not in ("domain", "slug")
-        )
-    return ()
-
-
 def undo_row(ch: Change) -> UndoRow:
     said = [*ch.notes, *([ch.reason] if ch.reason else [])]
-    return UndoRow(ch.action.value, ch.label(), _fields(ch), say("; ".join(said)))
+    fields = field_lines(ch, (Action.CREATE,))  # a link replaced back: old -> new only
+    return UndoRow(ch.action.value, ch.label(), fields, say("; ".join(said)))
 
 
 def left_alone(rows: Sequence[Any]) -> list[str]:
