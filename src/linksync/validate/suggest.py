@@ -42,8 +42,6 @@ def _ascii(text: str) -> str:
 
 def suggest_slug(value: str) -> str | None:
     """A slug the service accepts, near ``value``, or None (nothing of it is left)."""
-    if not isinstance(value, str):
-        return None
     slug = _NOT_SLUG.sub("-", _ascii(value)).strip("-")
     if not slug:
         return None
@@ -58,8 +56,6 @@ def suggest_slug(value: str) -> str | None:
 
 def suggest_url(value: str) -> str | None:
     """An http(s) URL the service accepts, near ``value``, or None."""
-    if not isinstance(value, str):
-        return None
     url = rules.strip_invisible(value).strip()
     if not url[:8].lower().startswith(("http://", "https://")):
         if "://" in url or not _HOSTLIKE.fullmatch(url):
@@ -84,8 +80,6 @@ def suggest_tag(value: str) -> str | None:
 
 def suggest_domain(value: str) -> str | None:
     """A host name such as ``go.example.com`` near ``value``, or None."""
-    if not isinstance(value, str):
-        return None
     host = rules.strip_invisible(value).strip().lower()
     host = re.sub(r"^[a-z][a-z0-9+.-]*://", "", host).split("/", 1)[0].rstrip(".")
     if host == value or not rules.check_hostname(host):
@@ -96,8 +90,6 @@ def suggest_domain(value: str) -> str | None:
 def suggest_expiry(value: str) -> str | None:
     """``31/03/2027 23:59`` -> ``2027-03-31 23:59`` when the date can be read only one
     way (its first number is a day past 12), else None."""
-    if not isinstance(value, str):
-        return None
     m = _DAY_MONTH.fullmatch(value.strip())
     if m is None:
         return None
