@@ -246,12 +246,10 @@ async def run_events(request: Request) -> Response:
 
 
 async def cancel_run(request: Request) -> JSONResponse:
-    ui = ui_state(request)
-    run_id = request.path_params["run_id"]
-    if not ui.runs.cancel(run_id):
+    runs, run_id = ui_state(request).runs, request.path_params["run_id"]
+    if not runs.cancel(run_id):
         return error_answer(409, "this run is not going; nothing to cancel")
-    run = ui.runs.get(run_id)
-    return JSONResponse(_run_view(run), status_code=202)
+    return JSONResponse(_run_view(runs.get(run_id)), status_code=202)
 
 
 async def download(request: Request) -> Response:
