@@ -173,7 +173,7 @@ def main() -> None:
     # httpx imports its own command line (click, rich's console, progress and syntax,
     # pygments' lexers) whenever they are installed: a tenth of a small plan's start-up.
     # This process never runs it; httpx answers an import refused here with a stub.
-    sys.modules.setdefault("httpx._main", None)
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     one_heap()  # before any thread starts (``linksync.cli.heap``)
     fixed_mmap_threshold()
     cli()

@@ -19,7 +19,6 @@ stops with exit 2 (``linksync.config.choice``).
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import sys
 from collections.abc import Awaitable, Callable, Sequence
@@ -28,12 +27,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from linksync import config as cfg
 from linksync.api.defaults import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
 from linksync.cli.common import F, err, with_options
 from linksync.errors import ConfigError
 
 if TYPE_CHECKING:
+    from linksync import config as cfg
     from linksync.api import LinkServiceClient
 
 T = TypeVar("T")
@@ -56,11 +55,15 @@ class TargetOptions:
 
     @property
     def network(self) -> cfg.NetworkFlags:
+        from linksync import config as cfg  # here: a command's --help reads no config
+
         return cfg.NetworkFlags(self.proxy, self.ca_bundle, self.system_trust)
 
     def resolve(self, *, announce: bool = True, fallback: bool | None = None) -> cfg.Settings:
         """Flags > environment > config file; prints the target on stderr. ``fallback``:
         the built-in sandbox when nothing names a target (default: on a terminal)."""
+        from linksync import config as cfg
+
         fallback = on_terminal() if fallback is None else fallback
         settings = cfg.resolve(
             config=self.config,
@@ -98,6 +101,8 @@ def with_client(target: TargetOptions, work: Callable[[LinkServiceClient], Await
     async def main() -> T:
         async with settings.open_client() as client:
             return await work(client)
+
+    import asyncio  # here: a command's --help starts no event loop
 
     return asyncio.run(main())
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -25,11 +25,13 @@ from linksync.cli.options import (
     target_selection,
 )
 from linksync.cli.source_flags import source_flags
-from linksync.config import Settings
 from linksync.errors import ConfigError
 from linksync.logs import setup_logging
 from linksync.safe.secrets import Secrets
 from linksync.sync.options import MODES
+
+if TYPE_CHECKING:
+    from linksync.config import Settings
 
 _SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
     click.option("--mode", type=click.Choice(MODES), help="What the sync may do (upsert)."),
