@@ -4,8 +4,9 @@ runs use: the QR code library (``--qr``, an annotated workbook's codes), the wor
 editors (an Excel source, an annotated copy), the alert library (``--notify``), the
 terminal's progress bars and httpx's own command line (rich, pygments), the file lock (a
 plan takes none). Against a served sandbox the client loads no sandbox; against the
-built-in one, no network stack. Each case runs the command in a fresh interpreter and
-reads its sys.modules at exit."""
+built-in one, no network stack. ``plan --help`` and ``apply --help`` load no run at
+all. Each case runs the command in a fresh interpreter and reads its sys.modules at
+exit."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from support.served_sandbox import sandbox_process
 
@@ -103,3 +106,13 @@ def test_a_csv_apply_loads_no_qr_workbook_or_alert_library(tmp_path: Path) -> No
     assert report.count(",create,ok,") == 50  # every row written
     assert "filelock" in modules  # an apply takes the run lock
     assert modules & OTHER_RUNS == set()
+
+
+@pytest.mark.parametrize("command", ["plan", "apply"])
+def test_a_commands_help_loads_no_run(tmp_path: Path, command: str) -> None:
+    """``--help`` shows the flags: it reads no config, starts no event loop and loads
+    neither the run (``linksync.pipeline.applying``, the lock) nor the client."""
+    modules, proc = modules_after(tmp_path, command, "--help")
+    assert proc.returncode == 0 and f"Usage: linksync {command}" in proc.stdout
+    run = {"asyncio", "yaml", "linksync.config", "linksync.pipeline.applying", "httpx"}
+    assert modules & (run | {"linksync.pipeline.lock", "filelock"}) == set()
