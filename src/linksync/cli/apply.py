@@ -6,7 +6,7 @@ happened (``linksync.model.outcome``). Options shared with ``plan`` live in ``cl
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -20,8 +20,10 @@ from linksync.logs import json_active
 from linksync.model import RowResult
 from linksync.model.links import is_yaml_source
 from linksync.model.outcome import EXIT_MEANINGS, EXIT_OK
-from linksync.pipeline import Hooks, Outputs, Results, apply
-from linksync.report import count_results, render_summary
+from linksync.pipeline.request import Outputs
+
+if TYPE_CHECKING:
+    from linksync.pipeline import Results
 
 
 @click.command("apply")
@@ -63,6 +65,7 @@ def apply_command(
     where 2 (nothing written) holds only when no target wrote anything: a target that
     failed with 2 while another wrote makes the run 1.
     """
+    from linksync.pipeline import Hooks, apply  # here, as plan's: --help runs none
     from linksync.pipeline.fields import from_flags
     from linksync.report.progress import progress_for
 
@@ -99,6 +102,8 @@ def render(results: Results) -> None:
     """The summary on stdout (counts, top errors, the files written, what the exit
     code means, why the run stopped, the repeats of the last run); the journal's path
     on stderr."""
+    from linksync.report import count_results, render_summary
+
     code = results.exit_code
     counts = count_results(results.rows)
     echo(render_summary(counts, results.info, results.files, code, EXIT_MEANINGS.get(code)))

@@ -19,7 +19,6 @@ stops with exit 2 (``linksync.config.choice``).
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -28,13 +27,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from linksync import config as cfg
 from linksync.cli.common import F, err, handle_errors, with_options
 from linksync.cli.flags import request_flags
 from linksync.errors import ConfigError
 from linksync.pipeline.request import Connection
 
 if TYPE_CHECKING:
+    from linksync import config as cfg
     from linksync.api import LinkServiceClient
 
 T = TypeVar("T")
@@ -55,6 +54,8 @@ class TargetOptions:
     def resolve(self, *, announce: bool = True, fallback: bool | None = None) -> cfg.Settings:
         """Flags > environment > config file; prints the target on stderr. ``fallback``:
         the built-in sandbox when nothing names a target (default: on a terminal)."""
+        from linksync import config as cfg  # here: a command's --help reads no config
+
         fallback = on_terminal() if fallback is None else fallback
         settings = cfg.resolve(
             config=self.config,
@@ -87,6 +88,8 @@ def _isatty(stream: Any) -> bool:
 
 def with_client(target: TargetOptions, work: Callable[[LinkServiceClient], Awaitable[T]]) -> T:
     """Resolve the target, open a client, run ``work(client)``, close the client."""
+    import asyncio
+
     settings = target.resolve()
 
     async def main() -> T:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,11 +18,13 @@ from linksync.cli.common import F, asked, echo, err, given_flags, handle_errors,
 from linksync.cli.events import CliEvents
 from linksync.cli.flags import request_flags
 from linksync.cli.options import TargetOptions, refuse, selected, target_options, target_selection
-from linksync.config import Settings
 from linksync.errors import ConfigError
 from linksync.logs import setup_logging
 from linksync.pipeline.request import Notify, PlanOutputs, Reading, SyncPolicy
 from linksync.safe.secrets import Secrets
+
+if TYPE_CHECKING:
+    from linksync.config import Settings
 
 #: ``--log-format``: the command line's structured log (``linksync.logs``).
 LOG_FORMAT = click.option(
