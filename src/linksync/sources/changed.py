@@ -179,7 +179,7 @@ def changed_files(
                 f"{given[0].shown} ({root}); give the sources of one repository"
             )
     commit = resolve_ref(root, ref)
-    specs = [_relative(src.real, root) for src in given]
+    specs = [src.real.relative_to(root).as_posix() for src in given]
     listed = _git(root, "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff",
                   "--ignore-submodules", commit, "--", *specs)  # fmt: skip
     fields = listed.decode("utf-8", "surrogateescape").split("\0")
@@ -205,11 +205,6 @@ def changed_files(
                 problems.extend(_not_read(real, shown))
             break
     return root, commit, files, problems
-
-
-def _relative(real: Path, root: Path) -> str:
-    inside = real.relative_to(root).as_posix()
-    return inside if inside != "." else "."
 
 
 def _not_read(real: Path, shown: str) -> list[Problem]:
