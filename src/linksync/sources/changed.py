@@ -232,7 +232,7 @@ def read_changed(
     new.problems.extend(problems)
     for file in files:
         if file.now:
-            _add(new, _read(Path(file.display), file.display, options))
+            new.add(_read(Path(file.display), file.display, options))
     before = [f for f in files if f.before]
     old_problems: list[Problem] = []
     if before:
@@ -277,12 +277,6 @@ def _differing(root: Path, commit: str, paths: Sequence[Path]) -> tuple[str, ...
     out = _git(root, "diff", "--name-only", "-z", "--no-ext-diff", commit, "--", *inside)
     out += _git(root, "ls-files", "-z", "--others", "--exclude-standard", "--", *inside)
     return tuple(sorted({n for n in out.decode("utf-8", "surrogateescape").split("\0") if n}))
-
-
-def _add(into: ReadResult, read: ReadResult) -> None:
-    into.frames.extend(read.frames)
-    into.problems.extend(read.problems)
-    into.unknown.extend(read.unknown)
 
 
 def _read(path: Path, display: str, options: ReadOptions) -> ReadResult:
