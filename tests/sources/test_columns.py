@@ -13,7 +13,7 @@ from linksync.sources.columns import find_header_row, match_columns, normalize_h
 from linksync.sources.normalize import (
     merge_utm_checked,
     normalize_expiry,
-    split_short_url,
+    short_url_parts,
     split_tags,
 )
 
@@ -120,11 +120,11 @@ def test_merge_utm(url: str, params: dict[str, str], expected: str) -> None:
     assert merge_utm_checked(url, {}, params)[0] == expected  # file defaults: the URL wins
 
 
-def test_split_short_url() -> None:
-    assert split_short_url("https://Go.Example.com/Spring/") == ("go.example.com", "Spring")
-    assert split_short_url("bit.ly/3Xa9kLm") == ("bit.ly", "3Xa9kLm")
-    assert split_short_url("https://go.example.com/") is None
-    assert split_short_url("spring") is None
+def test_short_url_parts() -> None:
+    assert short_url_parts("https://Go.Example.com/Spring/") == ("go.example.com", "Spring")
+    assert short_url_parts("bit.ly/3Xa9kLm") == ("bit.ly", "3Xa9kLm")
+    assert short_url_parts("https://go.example.com/") == "it has no slug after the domain"
+    assert short_url_parts("spring") == "it is not a URL"
 
 
 @pytest.mark.parametrize(

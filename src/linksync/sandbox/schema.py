@@ -67,10 +67,9 @@ INSERT_LINK = f"INSERT INTO links ({LINK_COLUMNS}) VALUES ({','.join('?' * len(_
 
 
 def insert_row(db: sqlite3.Connection, table: str, row: Any) -> None:
-    """INSERT a row dataclass (its field names are the columns; tuples as JSON text)."""
+    """INSERT a row dataclass of plain values (a domain, a member); its fields are columns."""
     names = [f.name for f in dataclasses.fields(row)]
-    values = [getattr(row, n) for n in names]
-    values = [json.dumps(list(v)) if isinstance(v, tuple) else v for v in values]
+    values = dataclasses.astuple(row)
     marks = ",".join("?" * len(names))
     db.execute(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({marks})", values)
 

@@ -118,10 +118,7 @@ def _read_dir(path: Path, display: str, opts: ReadOptions) -> ReadResult:
     listing = list_folder(path)
     result = ReadResult()
     for file in listing.yaml:
-        read = read_yaml_path(file, str(Path(display) / file.relative_to(path)), opts)
-        result.frames.extend(read.frames)
-        result.problems.extend(read.problems)
-        result.unknown.extend(read.unknown)
+        result.add(read_yaml_path(file, str(Path(display) / file.relative_to(path)), opts))
     for file, why in listing.not_read:
         shown = str(Path(display) / file.relative_to(path)) if file != path else display
         result.problems.append(Problem("EMPTY_SOURCE", why, Provenance(shown)))
@@ -161,12 +158,7 @@ def read_sources(
         empty_values=empty_values,
         timezone=timezone,
     )
-    frames: list[SpecFrame] = []
-    problems: list[Problem] = []
-    unknown: list[UnknownColumn] = []
+    read = ReadResult()
     for path in paths:
-        res = read_source(path, options=opts)
-        frames.extend(res.frames)
-        problems.extend(res.problems)
-        unknown.extend(res.unknown)
-    return SourceBatch(tuple(frames), tuple(problems), tuple(unknown))
+        read.add(read_source(path, options=opts))
+    return SourceBatch(tuple(read.frames), tuple(read.problems), tuple(read.unknown))

@@ -179,7 +179,7 @@ def changed_files(
                 f"{given[0].shown} ({root}); give the sources of one repository"
             )
     commit = resolve_ref(root, ref)
-    specs = [_relative(src.real, root) for src in given]
+    specs = [src.real.relative_to(root).as_posix() for src in given]
     listed = _git(root, "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff",
                   "--ignore-submodules", commit, "--", *specs)  # fmt: skip
     fields = listed.decode("utf-8", "surrogateescape").split("\0")
@@ -207,11 +207,6 @@ def changed_files(
     return root, commit, files, problems
 
 
-def _relative(real: Path, root: Path) -> str:
-    inside = real.relative_to(root).as_posix()
-    return inside if inside != "." else "."
-
-
 def _not_read(real: Path, shown: str) -> list[Problem]:
     """The folder reader's reason for not reading ``real`` (none: left alone)."""
     listing = list_folder(real.parent)
@@ -237,7 +232,7 @@ def read_changed(
     new.problems.extend(problems)
     for file in files:
         if file.now:
-            _add(new, _read(Path(file.display), file.display, options))
+            new.add(_read(Path(file.display), file.display, options))
     before = [f for f in files if f.before]
     old_problems: list[Problem] = []
     if before:
@@ -282,12 +277,6 @@ def _differing(root: Path, commit: str, paths: Sequence[Path]) -> tuple[str, ...
     out = _git(root, "diff", "--name-only", "-z", "--no-ext-diff", commit, "--", *inside)
     out += _git(root, "ls-files", "-z", "--others", "--exclude-standard", "--", *inside)
     return tuple(sorted({n for n in out.decode("utf-8", "surrogateescape").split("\0") if n}))
-
-
-def _add(into: ReadResult, read: ReadResult) -> None:
-    into.frames.extend(read.frames)
-    into.problems.extend(read.problems)
-    into.unknown.extend(read.unknown)
 
 
 def _read(path: Path, display: str, options: ReadOptions) -> ReadResult:

@@ -15,7 +15,7 @@ that reads it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from linksync.model import Problem, Provenance, Severity
@@ -38,13 +38,7 @@ class ColumnUse:
     after: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "header": self.header,
-            "field": self.field,
-            "how": self.how,
-            "read": self.read,
-            "after": self.after,
-        }
+        return asdict(self)
 
     def text(self) -> str:
         name = f'"{self.header}"'

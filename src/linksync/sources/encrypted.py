@@ -105,10 +105,7 @@ def read_password_file(path: str | os.PathLike[str]) -> str:
         raise ConfigError(
             f"--workbook-password-file {path}: cannot read: {exc.strerror or exc}"
         ) from None
-    for end in ("\r\n", "\n", "\r"):
-        if text.endswith(end):
-            text = text[: -len(end)]
-            break
+    text = text.removesuffix("\n").removesuffix("\r")  # one line break: \r\n, \n or \r
     if not text:
         raise ConfigError(f"--workbook-password-file {path}: the file is empty")
     return text

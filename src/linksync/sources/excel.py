@@ -117,8 +117,7 @@ def _wall_clock(cell: Any) -> str:
 
 
 def read_excel_file(path: Path, display: str, *, options: ReadOptions) -> ReadResult:
-    opts = options
-    wanted = list(opts.sheets or ())
+    wanted = list(options.sheets or ())
     suffix = path.suffix.lower()
     try:
         size = path.stat().st_size
@@ -130,7 +129,7 @@ def read_excel_file(path: Path, display: str, *, options: ReadOptions) -> ReadRe
         )
     # An encrypted workbook is decrypted in memory; its bytes pass the same guards.
     data = (
-        decrypt_workbook(path, display, opts.workbook_password)
+        decrypt_workbook(path, display, options.workbook_password)
         if is_encrypted_workbook(path)
         else None
     )
@@ -138,7 +137,7 @@ def read_excel_file(path: Path, display: str, *, options: ReadOptions) -> ReadRe
     try:
         if pkg is not None:
             pkg.check_sizes()
-        return _read_book(path, display, wanted, opts, pkg, data)
+        return _read_book(path, display, wanted, options, pkg, data)
     finally:
         if pkg is not None:
             pkg.close()

@@ -235,3 +235,8 @@ class ReadResult:
     frames: list[SpecFrame] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     unknown: list[UnknownColumn] = field(default_factory=list)
+
+    def add(self, other: ReadResult) -> None:
+        self.frames.extend(other.frames)
+        self.problems.extend(other.problems)
+        self.unknown.extend(other.unknown)

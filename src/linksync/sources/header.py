@@ -50,11 +50,7 @@ def _text(cell: object) -> str:
 
 
 def _looks_like_data(row: Sequence[object]) -> bool:
-    for cell in row:
-        text = _text(cell).lower()
-        if text.startswith(("http://", "https://", "www.")):
-            return True
-    return False
+    return any(_text(cell).lower().startswith(("http://", "https://", "www.")) for cell in row)
 
 
 def _combine(

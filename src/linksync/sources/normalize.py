@@ -243,13 +243,6 @@ def merge_utm_checked(
     return f"{path}?{new_query}{hash_}{fragment}", tuple(replaced)
 
 
-def split_short_url(text: str) -> tuple[str, str] | None:
-    """'https://go.example.com/spring' -> ('go.example.com', 'spring'); None when the
-    text is not a short URL with one path segment (``short_url_parts`` says why)."""
-    parts = short_url_parts(text)
-    return parts if isinstance(parts, tuple) else None
-
-
 def short_url_parts(text: str) -> tuple[str, str] | str:
     """(domain, slug) of a short link (``https://go.example.com/spring``, the scheme
     optional, one trailing ``/`` allowed), or why it cannot be split: a query string,

@@ -199,9 +199,7 @@ def _workbook(
 def _csv(path: Path, name: str, mapping: Mapping[str, str] | None) -> SheetPreview:
     with path.open("rb") as fh:
         head = fh.read(CSV_SAMPLE_BYTES)
-    text = decode_sample(head, detect_encoding(head))
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = decode_sample(head, detect_encoding(head)).removeprefix("\ufeff")
     _, _, rows, sep_line = sniff_header(text, compile_mapping(mapping))
     return _table(name, None, rows, mapping, row_offset=1 if sep_line else 0)
 

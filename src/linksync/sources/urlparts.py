@@ -63,7 +63,7 @@ def not_one_value(text: str) -> str | None:
     """ "a query string" or "a URL" when a UTM cell holds one, else None."""
     if text[:8].lower().startswith(_URL_START):
         return "a URL"
-    body = text[1:] if text.startswith("?") else text
+    body = text.removeprefix("?")
     parts = body.split("&")
     if not all(_PAIR.fullmatch(p) for p in parts):
         return None
@@ -96,7 +96,7 @@ def _query_cell(text: str) -> tuple[tuple[tuple[str, str], ...], str | None, boo
     value = rules.strip_invisible(text) if invisible else text
     if value[:8].lower().startswith(_URL_START):
         return (), "is a URL, not a query string (name=value pairs joined by &)", invisible
-    body = value[1:] if value.startswith("?") else value
+    body = value.removeprefix("?")
     pairs: list[tuple[str, str]] = []
     for part in body.split("&"):
         if not part.strip():

@@ -165,20 +165,19 @@ class Package:
 
     def date1904(self) -> bool:
         """True when the workbook counts dates from 1904 (old Mac Excel)."""
-        try:
-            xml = self.zf.read("xl/workbook.xml")
-        except (KeyError, zipfile.BadZipFile, OSError):
-            return False
-        return _DATE1904_RE.search(xml) is not None
+        return self._workbook_says(_DATE1904_RE)
 
     def recalculates(self) -> bool:
         """True when the workbook asks to be recalculated when opened
         (``fullCalcOnLoad``): the values saved with its formulas are placeholders."""
+        return self._workbook_says(_FULL_CALC_RE)
+
+    def _workbook_says(self, pattern: re.Pattern[bytes]) -> bool:
         try:
             xml = self.zf.read("xl/workbook.xml")
         except (KeyError, zipfile.BadZipFile, OSError):
             return False
-        return _FULL_CALC_RE.search(xml) is not None
+        return pattern.search(xml) is not None
 
     def display_formats(self) -> dict[bytes, str]:
         """Style index -> number format code, for styles that change how a number

@@ -23,7 +23,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar
 
 import yaml
@@ -221,18 +220,6 @@ def check_tag(node: Node) -> None:
 
 def line_of(node: Node) -> int:
     return int(node.start_mark.line) + 1
-
-
-def iter_yaml_files(path: Path) -> list[Path]:
-    """Every *.yaml / *.yml under the directory ``path`` (sorted, hidden skipped)."""
-    found = [
-        p
-        for p in path.rglob("*")
-        if p.suffix.lower() in YAML_SUFFIXES
-        and p.is_file()
-        and not any(part.startswith(".") for part in p.relative_to(path).parts)
-    ]
-    return sorted(found)
 
 
 def compose(text: str) -> Node | None:

@@ -50,12 +50,11 @@ from linksync.sources.yaml_nodes import (
     Walk,
     check_tag,
     compose,
-    iter_yaml_files,
     line_of,
 )
 from linksync.sources.yaml_secrets import SecretFields, SecretReader, in_clear, parse_ref
 
-__all__ = ["YAML_SUFFIXES", "iter_yaml_files", "read_yaml_path"]
+__all__ = ["YAML_SUFFIXES", "read_yaml_path"]
 
 #: YAML key -> field: wire names, snake_case names, and the utm block.
 _KEYS: dict[str, str] = {**{k: k for k in LINK_FIELDS}, **FIELD_FROM_API, "utm": "utm"}
@@ -76,14 +75,9 @@ _NO_LINKS = 'write "links: []" for a file that declares no link on purpose'
 
 
 def read_yaml_path(path: Path, display: str, opts: ReadOptions) -> ReadResult:
-    """Read a YAML file or a directory tree of them."""
+    """Read one YAML file (a folder is listed by ``linksync.sources.folders``)."""
     result = ReadResult()
-    if path.is_dir():
-        for p in iter_yaml_files(path):
-            shown = str(Path(display) / p.relative_to(path))
-            _read_file(p, shown, result, opts)
-    else:
-        _read_file(path, display, result, opts)
+    _read_file(path, display, result, opts)
     return result
 
 
