@@ -31,8 +31,12 @@ GH_TOKEN = "gh-test-token"
 
 def env_with_linksync(**extra: str) -> dict[str, str]:
     """This environment with the test virtualenv's bin first on PATH (``linksync``),
-    and no target or GitHub settings leaking in from outside."""
+    and no target or GitHub settings leaking in from outside. The test's own state folder
+    (``LINKSYNC_STATE_DIR``) is kept, so the action's locks and journals never meet those
+    of another run on the machine."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LINKSYNC_", "GITHUB_"))}
+    if "LINKSYNC_STATE_DIR" in os.environ:
+        env["LINKSYNC_STATE_DIR"] = os.environ["LINKSYNC_STATE_DIR"]
     env["PATH"] = os.pathsep.join([str(BIN), env.get("PATH", "")])
     env.update(extra)
     return env
