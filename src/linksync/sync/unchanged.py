@@ -118,9 +118,13 @@ class QuickDiff:
             return None
         if claims.setdefault(folded, index) != index:
             return None  # a duplicate: the full path says so
-        return Change(
-            Action.UNCHANGED, domain, link.slug, index, spec, link, notes=self._notes(spec, link)
-        )
+        notes: tuple[str, ...] = ()
+        columns = prov.columns if prov is not None else None
+        if columns:  # ``_notes``, not called for a row of a sheet known to say nothing
+            left = self._left.get(spec.managed)
+            if left is None or left[0] is not columns or left[1]:
+                notes = self._notes(spec, link)
+        return Change(Action.UNCHANGED, domain, link.slug, index, spec, link, notes=notes)
 
     def _notes(self, spec: LinkSpec, link: RemoteLink) -> tuple[str, ...]:
         """``linksync.sync.compare.said_of`` of a row with nothing to change."""
