@@ -283,7 +283,7 @@ def throughput_case(case: Case, *, peer: bool, via_api: bool, timeout: float) ->
             theirs = run_peer(case, base_db, src, work, tmp, timeout)
     log(f"{case.name}: probing the sandbox's own capacity and the CLI's start-up time")
     capacity = sandbox_capacity(case.latency_ms, cores=CORES)
-    startup = run_cli(["apply", "--help"], timeout=60).wall_s  # imports the sync stack
+    startup = run_cli(["apply", "--help"], timeout=60).wall_s  # the CLI only: --help loads no run
     # The minimum counts the list pages (or one read per row, if fewer) and the
     # writes; the organization and domain reads (2) are left out.
     reads = min(math.ceil(case.existing / PAGE) or 1, case.rows)

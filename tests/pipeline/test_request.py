@@ -9,7 +9,9 @@ from __future__ import annotations
 import inspect
 import pydoc
 from collections.abc import Callable, Mapping
+from dataclasses import Field, fields
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import click
@@ -17,10 +19,12 @@ import pytest
 import yaml
 
 import linksync
+from linksync.cli import cli
 from linksync.cli.apply import apply_command
 from linksync.cli.common import given_flags
 from linksync.cli.sources import validate_command
 from linksync.cli.sync import plan_command
+from linksync.cli.undo import undo_command
 from linksync.config import resolve
 from linksync.config.profiles import PROFILE_KEYS, parse_profile
 from linksync.config.targets import TARGET_ONLY_KEYS
@@ -28,6 +32,7 @@ from linksync.errors import ConfigError
 from linksync.pipeline import entry
 from linksync.pipeline.fields import (
     command_words,
+    flag_of,
     flags_of,
     from_flags,
     from_profile,
@@ -146,56 +151,104 @@ VALIDATING = {
     "--profile": TARGET["--profile"],
 }
 
-Case = tuple[click.Command, tuple[type, ...], Mapping[str, str]]
+UNDOING = {
+    **LOGGING,
+    "--last": "undo's own: the latest run instead of RUN",
+    "--runs-dir": "undo(runs_dir=...): where the journals are is the undo's own parameter",
+    "--yes": APPLYING["--yes"],
+    "--no-progress": APPLYING["--no-progress"],
+}
+
+#: A command, the request values it takes, its flags of no field (flag -> reason) and
+#: the fields of those values it does not offer (flag -> reason).
+Case = tuple[click.Command, tuple[type, ...], Mapping[str, str], Mapping[str, str]]
 CASES: dict[str, Case] = {
     "plan": (
         plan_command,
         (Reading, SyncPolicy, Notify, PlanOutputs, Connection),
         {**TARGET, **SELECTING, **LOGGING, **PLANNING},
+        {},
     ),
     "apply": (
         apply_command,
         (Reading, SyncPolicy, Notify, Outputs, Connection),
         {**TARGET, **SELECTING, **LOGGING, **APPLYING},
+        {},
     ),
-    "validate": (validate_command, (Reading,), VALIDATING),
+    "validate": (validate_command, (Reading,), VALIDATING, {}),
+    "undo": (
+        undo_command,
+        (Outputs, Connection),
+        {**TARGET, **UNDOING},
+        because("an undo reads no spreadsheet: nothing to annotate", "--annotate", "--qr"),
+    ),
 }
 
 
-def flag_of(param: click.Parameter) -> str:
+def long_flag(param: click.Parameter) -> str:
     if isinstance(param, click.Argument):
         return str(param.name)
     return max(param.opts, key=len)
 
 
+def options_of(command: click.Command) -> dict[str, click.Option]:
+    return {long_flag(p): p for p in command.params if isinstance(p, click.Option)}
+
+
+def field_flags(kinds: tuple[type, ...]) -> dict[str, tuple[str, Field[Any]]]:
+    """Flag -> the field that names it (``Reading.strict``)."""
+    return {
+        flags_of(f)[0]: (f"{kind.__name__}.{f.name}", f)
+        for kind in kinds
+        for f in fields(kind)
+        if flags_of(f)[0]
+    }
+
+
+def declared_otherwise(param: click.Option, name: str, f: Field[Any]) -> list[str]:
+    """How an option differs from the flag its field makes (``fields.flag_of``): its
+    form, the name the command receives, its help, its metavar, repeated or not."""
+    flag = flag_of(f)
+    assert flag is not None
+    said = {
+        "flag": ("/".join([long_flag(param), *param.secondary_opts]), f"{flag.on}/{flag.off}"),
+        "name": (param.name, f.name),
+        "help": (param.help, flag.help),
+        "metavar": (param.metavar, flag.metavar),
+        "repeatable": (param.multiple, flag.many),
+    }
+    said["flag"] = (said["flag"][0], said["flag"][1].removesuffix("/None"))
+    return [
+        f"{name}: the option's {what} is {got!r}, the field's {want!r}"
+        for what, (got, want) in said.items()
+        if got != want
+    ]
+
+
 def disagreements(
-    command: click.Command, kinds: tuple[type, ...], cli_only: Mapping[str, str]
+    command: click.Command,
+    kinds: tuple[type, ...],
+    cli_only: Mapping[str, str],
+    left_out: Mapping[str, str] = MappingProxyType({}),
 ) -> list[str]:
     """What does not agree: a flag of no field, a field's flag the command does not
-    have (or declares otherwise), a table entry that is stale."""
-    options = {flag_of(p): p for p in command.params if isinstance(p, click.Option)}
-    fields = {
-        flags_of(f)[0]: (kind.__name__, f)
-        for kind in kinds
-        for f in kind.__dataclass_fields__.values()
-        if f.metadata["flag"]
-    }
+    have or declares otherwise than the field says, a table entry that is stale."""
+    options = options_of(command)
+    named = field_flags(kinds)
     wrong: list[str] = []
     for flag, param in options.items():
-        if flag in fields:
-            name, f = fields[flag]
-            declared = "/".join([flag, *param.secondary_opts])
-            if declared != f.metadata["flag"]:
-                wrong.append(f"{name}.{f.name} says {f.metadata['flag']}, the option {declared}")
+        if flag in named and flag not in left_out:
+            wrong += declared_otherwise(param, *named[flag])
         elif flag not in cli_only:
             wrong.append(f"{flag}: no field of {', '.join(k.__name__ for k in kinds)} names it")
     wrong += [
-        f"{name}.{f.name}: {flag} is no option of {command.name}"
-        for flag, (name, f) in fields.items()
-        if flag not in options
+        f"{name}: {flag} is no option of {command.name}"
+        for flag, (name, _) in named.items()
+        if flag not in options and flag not in left_out
     ]
     wrong += [f"CLI-only table: {f} is no option" for f in cli_only if f not in options]
-    wrong += [f"CLI-only table: {f} is a field's flag" for f in cli_only if f in fields]
+    wrong += [f"CLI-only table: {f} is a field's flag" for f in cli_only if f in named]
+    wrong += [f"left-out table: {f} is an option" for f in left_out if f in options]
     return wrong
 
 
@@ -205,7 +258,7 @@ def test_the_flags_and_the_fields_agree(case: str) -> None:
 
 
 def test_a_new_flag_without_a_field_or_a_field_without_its_flag_fails_the_check() -> None:
-    command, kinds, cli_only = CASES["apply"]
+    command, kinds, cli_only, _ = CASES["apply"]
     grown = click.Command("apply", params=[*command.params, click.Option(["--utm-policy"])])
     assert disagreements(grown, kinds, cli_only) == [
         "--utm-policy: no field of Reading, SyncPolicy, Notify, Outputs, Connection names it"
@@ -214,6 +267,58 @@ def test_a_new_flag_without_a_field_or_a_field_without_its_flag_fails_the_check(
     assert disagreements(fewer, kinds, cli_only) == [
         "SyncPolicy.owner_tag: --owner-tag is no option of apply"
     ]
+
+
+def test_a_flag_written_by_hand_otherwise_than_its_field_fails_the_check() -> None:
+    command, kinds, cli_only, _ = CASES["plan"]
+    by_hand = click.Option(["--owner-tag", "owner"], help="Only links with this tag.")
+    params = [by_hand if p.name == "owner_tag" else p for p in command.params]
+    assert disagreements(click.Command("plan", params=params), kinds, cli_only) == [
+        "SyncPolicy.owner_tag: the option's name is 'owner', the field's 'owner_tag'",
+        "SyncPolicy.owner_tag: the option's help is 'Only links with this tag.', the field's "
+        "'Only links with this tag may be deleted; added to every link created. [profile: "
+        "owner_tag]'",
+    ]
+
+
+def every_command() -> dict[str, click.Command]:
+    """Each command of the CLI by its words (``links create``)."""
+    ctx = click.Context(cli)
+    found: dict[str, click.Command] = {}
+
+    def walk(words: str, command: click.Command) -> None:
+        if isinstance(command, click.Group):
+            for name in command.list_commands(ctx):
+                walk(f"{words} {name}".strip(), command.get_command(ctx, name))  # type: ignore[arg-type]
+        else:
+            found[words] = command
+
+    walk("", cli)
+    return found
+
+
+def test_every_command_that_reaches_a_target_offers_the_connection_as_its_fields_say() -> None:
+    reaching = {w: c for w, c in every_command().items() if "--base-url" in options_of(c)}
+    assert {"plan", "apply", "undo", "export", "org", "links create"} <= set(reaching)
+    wrong = [
+        f"{words}: {problem}"
+        for words, command in reaching.items()
+        for problem in disagreements(command, (Connection,), dict.fromkeys(options_of(command)))
+        if "table" not in problem
+    ]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("kind", VALUES, ids=lambda k: k.__name__)
+def test_the_help_of_a_flag_is_the_help_of_its_field(kind: type) -> None:
+    for f in fields(kind):
+        flag = flag_of(f)
+        if flag is None:
+            continue
+        line = f.metadata["help"]
+        assert flag.help.startswith(line[0].upper() + line[1:]), f.name
+        rest = flag.help.removeprefix(line[0].upper() + line[1:])
+        assert rest == "" or (rest.startswith(" [") and rest.endswith("]")), f.name
 
 
 # --- the profile's keys and the fields ----------------------------------------------------

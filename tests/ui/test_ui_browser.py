@@ -13,12 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ui_support import ScriptedRun
+from ui_support import SAMPLE, ScriptedRun
 
 from linksync.config import resolve
 from linksync.ui import RunState, UiServer, start_ui
 
-SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "campaign.xlsx"
 MAX_BYTES = 100_000
 
 

@@ -8,48 +8,26 @@ name the zone."""
 
 from __future__ import annotations
 
-import io
-import json
 import logging
 import re
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from msoffcrypto.format.ooxml import OOXMLFile  # type: ignore[import-untyped]
+from ui_support import PASSWORD, SAMPLE, contents, encrypt, secret_forms
 
 from linksync.config import resolve
 from linksync.ui import RunState, UiServer, start_ui
 
-SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "campaign.xlsx"
-PASSWORD = "Fr\u00fchling-2027 s3cr3t!"
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
-
-
-def contents(folder: Path) -> Iterator[tuple[str, bytes]]:
-    """Every file under ``folder``, and every member of a zip (xlsx, QR codes) unpacked."""
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        data = path.read_bytes()
-        yield str(path), data
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as archive:
-                for member in archive.namelist():
-                    yield f"{path}!{member}", archive.read(member)
-
-
-def forms(password: str) -> list[bytes]:
-    return [password.encode(), json.dumps(password)[1:-1].encode(), password.encode("utf-16-le")]
 
 
 @pytest.fixture
 def locked(tmp_path: Path) -> Path:
-    out = io.BytesIO()
-    OOXMLFile(io.BytesIO(SAMPLE.read_bytes())).encrypt(PASSWORD, out)
     path = tmp_path / "desktop" / "campaign.xlsx"
     path.parent.mkdir()
-    path.write_bytes(out.getvalue())
+    path.write_bytes(encrypt(SAMPLE.read_bytes()))
     return path
 
 
@@ -126,7 +104,7 @@ def test_an_encrypted_workbook_from_drop_to_apply_and_the_password_kept_nowhere(
             assert answer.ok, where
             served.append(answer.body())
         page.close()
-    secret = forms(PASSWORD)
+    secret = secret_forms(PASSWORD)
     assert b"campaign.xlsx" in served[0] and b"campaign.xlsx" in served[2]
     for body in served:
         assert not any(s in body for s in secret), body[:300]

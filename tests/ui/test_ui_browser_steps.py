@@ -23,11 +23,11 @@ from typing import Any
 import openpyxl
 import pytest
 from PIL import Image
+from ui_support import SAMPLE
 
 from linksync.config import resolve
 from linksync.ui import RunState, UiServer, start_ui
 
-SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "campaign.xlsx"
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 BAD_ROWS = [
     ("Spring", "8", "INVALID_URL"),

@@ -11,10 +11,9 @@ from pathlib import Path
 
 import httpx
 from click.testing import CliRunner
+from ui_support import SAMPLE
 
 from linksync.cli import cli
-
-SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "campaign.xlsx"
 
 
 def test_help_says_what_the_page_does_and_has_no_host_option() -> None:

@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import csv
-import io
-import json
 import logging
 import shlex
-import zipfile
 from collections.abc import AsyncIterator, Iterator
 from functools import partial
 from pathlib import Path
@@ -21,21 +18,10 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-from msoffcrypto.format.ooxml import OOXMLFile  # type: ignore[import-untyped]
-from ui_support import eventually, page_client
+from ui_support import PASSWORD, SAMPLE, contents, encrypt, eventually, page_client, secret_forms
 
 from linksync.config import Settings
 from linksync.ui import RunState, UiState
-
-SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "campaign.xlsx"
-PASSWORD = "Fr\u00fchling-2027 s3cr3t!"
-
-
-def encrypt(data: bytes, password: str = PASSWORD) -> bytes:
-    """``data`` (an xlsx) encrypted as Excel does with a password (agile encryption)."""
-    out = io.BytesIO()
-    OOXMLFile(io.BytesIO(data)).encrypt(password, out)
-    return out.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -75,21 +61,6 @@ async def drop(client: httpx.AsyncClient, name: str, content: bytes) -> dict[str
     answer = await client.post("/api/uploads", params={"name": name}, content=content)
     assert answer.status_code == 201, answer.text
     return dict(answer.json())
-
-
-def contents(folder: Path) -> Iterator[tuple[str, bytes]]:
-    """Every file under ``folder``, and every member of a zip (xlsx, QR codes) unpacked."""
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        data = path.read_bytes()
-        yield str(path), data
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as archive:
-                for member in archive.namelist():
-                    yield f"{path}!{member}", archive.read(member)
-
-
-def secret_forms(password: str) -> list[bytes]:
-    return [password.encode(), json.dumps(password)[1:-1].encode(), password.encode("utf-16-le")]
 
 
 def assert_nowhere(password: str, *, folders: list[Path], answers: Answers, log: str) -> None:

@@ -8,12 +8,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from ui_support import ORIGIN, TOKEN, make_state, page_client
+from ui_support import ORIGIN, SAMPLE, TOKEN, make_state, page_client
 
 from linksync.config import resolve
 from linksync.ui import UiState, create_ui_app, start_ui
-
-SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "campaign.xlsx"
 
 
 async def test_the_page_itself_is_served_with_its_token_and_guard_headers(

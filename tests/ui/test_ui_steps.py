@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-from ui_support import eventually
+from ui_support import SAMPLE, eventually
 
 import linksync
 from linksync.config import Settings
@@ -22,8 +22,6 @@ from linksync.errors import ERRORS
 from linksync.errors.advice import ADVICE
 from linksync.ui import RunState, UiState
 from linksync.ui.fixes import fix_for, visible
-
-SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "campaign.xlsx"
 
 
 def csv_bytes(rows: int, *, first: int = 0) -> bytes:

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from ui_support import SAMPLE
 
 from linksync.ui import UiState, UploadStore
 from linksync.ui.uploads import display_name, size_text, too_large
-
-SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "campaign.xlsx"
 
 
 async def test_the_sample_workbook_is_received(client: httpx.AsyncClient, state: UiState) -> None:

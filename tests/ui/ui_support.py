@@ -1,15 +1,20 @@
-"""Helpers of the page's tests: a run the test drives step by step, and an in-process
-client of the page's app (the guard sees the Host of a server on ``PORT``)."""
+"""Helpers of the page's tests: a run the test drives step by step, an in-process
+client of the page's app (the guard sees the Host of a server on ``PORT``), and the
+encrypted sample workbook with the ways to look for its password in what was written."""
 
 from __future__ import annotations
 
+import io
+import json
 import queue
 import threading
 import time
-from collections.abc import Callable
+import zipfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
+from msoffcrypto.format.ooxml import OOXMLFile  # type: ignore[import-untyped]
 
 from linksync.config import Settings
 from linksync.model import Action, RowResult, Status
@@ -19,6 +24,31 @@ from linksync.ui.security import page_hosts
 PORT = 8765
 ORIGIN = f"http://127.0.0.1:{PORT}"
 TOKEN = "test-session-token"
+SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "campaign.xlsx"
+PASSWORD = "Fr\u00fchling-2027 s3cr3t!"
+
+
+def encrypt(data: bytes, password: str = PASSWORD) -> bytes:
+    """``data`` (an xlsx) encrypted as Excel does with a password (agile encryption)."""
+    out = io.BytesIO()
+    OOXMLFile(io.BytesIO(data)).encrypt(password, out)
+    return out.getvalue()
+
+
+def contents(folder: Path) -> Iterator[tuple[str, bytes]]:
+    """Every file under ``folder``, and every member of a zip (xlsx, QR codes) unpacked."""
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        yield str(path), data
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                for member in archive.namelist():
+                    yield f"{path}!{member}", archive.read(member)
+
+
+def secret_forms(password: str) -> list[bytes]:
+    """The password as it would stand in a file: UTF-8, inside JSON, UTF-16."""
+    return [password.encode(), json.dumps(password)[1:-1].encode(), password.encode("utf-16-le")]
 
 
 def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:

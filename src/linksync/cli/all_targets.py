@@ -42,21 +42,18 @@ def run_targets(
     secret of the log) announced on stderr, each target's events on stderr
     (``TargetEvents``)."""
     from linksync.config.targets import load_workspaces
-    from linksync.pipeline import Connection, Hooks
-    from linksync.pipeline.fields import from_flags
+    from linksync.pipeline import Hooks
 
     reading, policy, notify = asked(flags)
     secrets = Secrets(notify.urls or ())
     logger = setup_logging(log_format, secrets=secrets)  # type: ignore[arg-type]
     sandbox = target.sandbox or on_terminal()  # for the targets that name no base_url
     workspaces = load_workspaces(target.config, names or None, sandbox=sandbox)
-    connection = from_flags(Connection, flags)
+    net = target.connection
     for ws in workspaces:
         try:
             settings = ws.settings(
-                insecure=connection.insecure,
-                concurrency=connection.concurrency,
-                network=connection.network,
+                insecure=net.insecure, concurrency=net.concurrency, network=net.network
             )
         except ConfigError:
             settings = None  # the run reports it as this target's error
@@ -72,7 +69,7 @@ def run_targets(
         return Hooks(events=TargetEvents(name, asking, yes=yes), logger=logger)
 
     return run_all(
-        workspaces, target.config, connection=connection, reading=reading, sync=policy,
+        workspaces, target.config, connection=net, reading=reading, sync=policy,
         notify=notify, outputs=outputs, hooks=hooks,
     )  # fmt: skip
 

@@ -6,12 +6,13 @@ happened (``linksync.model.outcome``). Options shared with ``plan`` live in ``cl
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from linksync.cli.common import asked, echo, err, given_flags, handle_errors
 from linksync.cli.events import CliEvents
+from linksync.cli.flags import request_flags
 from linksync.cli.options import TargetOptions, refuse, selected, target_options, target_selection
 from linksync.cli.sync import start, sync_options
 from linksync.errors import ConfigError
@@ -19,8 +20,10 @@ from linksync.logs import json_active
 from linksync.model import RowResult
 from linksync.model.links import is_yaml_source
 from linksync.model.outcome import EXIT_MEANINGS, EXIT_OK
-from linksync.pipeline import Hooks, Outputs, Results, apply
-from linksync.report import count_results, render_summary
+from linksync.pipeline.request import Outputs
+
+if TYPE_CHECKING:
+    from linksync.pipeline import Results
 
 
 @click.command("apply")
@@ -34,47 +37,7 @@ from linksync.report import count_results, render_summary
     "changed since are refused: STALE_PLAN).",
 )
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
-@click.option(
-    "--report",
-    "reports",
-    multiple=True,
-    type=click.Path(),
-    help="Write a report (.csv .xlsx .json .jsonl .md .xml); repeatable.",
-)
-@click.option(
-    "--annotate",
-    "annotate",
-    multiple=True,
-    type=click.Path(),
-    help="Write an annotated copy of the spreadsheet source here (same extension); "
-    "repeat for the 2nd, 3rd... spreadsheet source.",
-)
-@click.option(
-    "--qr",
-    type=click.Path(dir_okay=False),
-    help="Write a QR code (SVG and PNG) of each short link to this .zip, and add a QR "
-    "code column to --annotate workbooks.",
-)
-@click.option(
-    "--journal",
-    type=click.Path(),
-    help="Journal file, .jsonl (default .linksync/runs/<run-id>.jsonl).",
-)
-@click.option(
-    "--lock",
-    "lock_path",
-    type=click.Path(),
-    help="Lock file against overlapping runs (default: one per target, in the user's "
-    "state folder; LINKSYNC_STATE_DIR moves it).",
-)
-@click.option(
-    "--lock-wait",
-    type=click.FloatRange(0),
-    default=0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Wait this long for another run's lock instead of exiting 2 at once.",
-)
+@request_flags(Outputs)
 @click.option("--no-progress", is_flag=True, help="No progress bar or lines.")
 @click.option("--json", "as_json", is_flag=True, help="With --all/--target: the summary as JSON.")
 @target_selection
@@ -86,12 +49,6 @@ def apply_command(
     sources: tuple[str, ...],
     plan_file: str | None,
     yes: bool,
-    reports: tuple[str, ...],
-    annotate: tuple[str, ...],
-    qr: str | None,
-    journal: str | None,
-    lock_path: str | None,
-    lock_wait: float,
     no_progress: bool,
     as_json: bool,
     **kw: Any,
@@ -108,6 +65,7 @@ def apply_command(
     where 2 (nothing written) holds only when no target wrote anything: a target that
     failed with 2 while another wrote makes the run 1.
     """
+    from linksync.pipeline import Hooks, apply  # here, as plan's: --help runs none
     from linksync.pipeline.fields import from_flags
     from linksync.report.progress import progress_for
 
@@ -117,10 +75,7 @@ def apply_command(
     if names is not None:
         from linksync.cli.all_targets import apply_targets
 
-        refuse(
-            target, sources, **{"--plan": plan_file, "--annotate": annotate, "--qr": qr,
-            "--journal": journal, "--lock": lock_path},
-        )  # fmt: skip
+        refuse(sources, flags, "--plan", "--annotate", "--qr", "--journal", "--lock")
         apply_targets(
             target, names, yes=yes, as_json=as_json, outputs=outputs, log_format=kw["log_format"],
             flags=flags,
@@ -147,6 +102,8 @@ def render(results: Results) -> None:
     """The summary on stdout (counts, top errors, the files written, what the exit
     code means, why the run stopped, the repeats of the last run); the journal's path
     on stderr."""
+    from linksync.report import count_results, render_summary
+
     code = results.exit_code
     counts = count_results(results.rows)
     echo(render_summary(counts, results.info, results.files, code, EXIT_MEANINGS.get(code)))

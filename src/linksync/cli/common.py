@@ -15,7 +15,7 @@ import functools
 import logging
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -57,23 +57,13 @@ def given_flags() -> dict[str, Any]:
     return flags
 
 
-class Asked(NamedTuple):
-    """What the flags of ``sync_options`` ask of a run (``linksync.pipeline.request``)."""
-
-    reading: Reading
-    sync: SyncPolicy
-    notify: Notify
-
-
-def asked(flags: Mapping[str, Any]) -> Asked:
-    """The request values of the flags given (``given_flags``): a flag not given leaves
-    its field None, the profile's setting."""
+def asked(flags: Mapping[str, Any]) -> tuple[Reading, SyncPolicy, Notify]:
+    """What the flags given (``given_flags``) ask of a run: how it reads, what it may do
+    and its alert (a flag not given leaves its field None, the profile's setting)."""
     from linksync.pipeline.fields import from_flags
     from linksync.pipeline.request import Notify, Reading, SyncPolicy
 
-    return Asked(
-        from_flags(Reading, flags), from_flags(SyncPolicy, flags), from_flags(Notify, flags)
-    )
+    return from_flags(Reading, flags), from_flags(SyncPolicy, flags), from_flags(Notify, flags)
 
 
 def parse_maps(pairs: Sequence[str]) -> dict[str, str]:

@@ -15,10 +15,10 @@ import click
 from linksync.cli.common import err, fail
 from linksync.model import Problem
 from linksync.pipeline.events import RunEvents
-from linksync.report.dest_progress import DestinationProgress
 
 if TYPE_CHECKING:
     from linksync.pipeline.lock import LockHolder
+    from linksync.report.dest_progress import DestinationProgress
     from linksync.sync.plan import Plan
 
 
@@ -38,6 +38,8 @@ class CliEvents(RunEvents):
         """A progress line on a terminal past a few seconds (``DestinationProgress``),
         removed when the last URL has its answer."""
         if self.destinations is None:
+            from linksync.report.dest_progress import DestinationProgress  # rich: only now
+
             self.destinations = DestinationProgress()
         self.destinations(done, total)
         if done >= total:

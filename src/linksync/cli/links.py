@@ -15,7 +15,7 @@ import click
 from linksync.api import LinkServiceClient
 from linksync.cli import workspace_render as render
 from linksync.cli.common import echo, handle_errors
-from linksync.cli.options import TargetOptions, json_option, target_options, with_client
+from linksync.cli.options import TargetOptions, service_command, target_options, with_client
 from linksync.errors import ConfigError
 from linksync.model import RemoteLink
 from linksync.rules import describe_invisible, find_invisible
@@ -73,9 +73,7 @@ def links_group() -> None:
 @click.option("--tag", help="Only links with this tag.")
 @domain_option
 @click.option("--limit", type=click.IntRange(min=1), help="Show at most this many links.")
-@target_options
-@json_option
-@handle_errors
+@service_command
 def links_list(
     target: TargetOptions,
     search: str | None,
@@ -101,9 +99,7 @@ def links_list(
 @links_group.command("get")
 @click.argument("slug")
 @domain_option
-@target_options
-@json_option
-@handle_errors
+@service_command
 def links_get(target: TargetOptions, slug: str, domain: str | None, as_json: bool) -> None:
     """Show one link."""
     link = with_client(target, lambda c: c.get_link(slug, domain))
@@ -134,9 +130,7 @@ def _show(link: RemoteLink, as_json: bool, verb: str | None = None) -> None:
 )
 @click.option("--apple", help="Redirect URL for iOS visitors.")
 @click.option("--google", help="Redirect URL for Android visitors.")
-@target_options
-@json_option
-@handle_errors
+@service_command
 def links_create(
     target: TargetOptions,
     url: str,
@@ -180,9 +174,7 @@ def links_create(
 @click.option(
     "--clear", "clear", multiple=True, type=click.Choice(CLEARABLE), help="Clear a field."
 )
-@target_options
-@json_option
-@handle_errors
+@service_command
 def links_update(
     target: TargetOptions,
     slug: str,
@@ -199,7 +191,6 @@ def links_update(
     """Change fields of the link SLUG (only the fields given change)."""
     for name, value in (("--url", url), ("--apple", apple), ("--google", google)):
         _check_visible(name, value)
-    changes: dict[str, Any] = {}
     given = {
         "url": url,
         "description": description,
@@ -208,7 +199,7 @@ def links_update(
         "apple": apple,
         "google": google,
     }
-    changes = {k: v for k, v in given.items() if v is not None}
+    changes: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     for name in clear:
         if name in changes:
             raise click.UsageError(f"--clear {name} contradicts a new value for {name}")

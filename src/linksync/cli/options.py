@@ -19,24 +19,25 @@ stops with exit 2 (``linksync.config.choice``).
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import sys
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from linksync import config as cfg
-from linksync.api.defaults import DEFAULT_CONCURRENCY, MAX_CONCURRENCY
-from linksync.cli.common import F, err, with_options
+from linksync.cli.common import F, err, handle_errors, with_options
+from linksync.cli.flags import request_flags
 from linksync.errors import ConfigError
+from linksync.pipeline.request import Connection
 
 if TYPE_CHECKING:
+    from linksync import config as cfg
     from linksync.api import LinkServiceClient
 
 T = TypeVar("T")
+_TARGET = ("config", "profile", "base_url", "sandbox", "api_key_file")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,28 +49,22 @@ class TargetOptions:
     base_url: str | None = None
     sandbox: bool = False
     api_key_file: str | None = None
-    insecure: bool = False
-    concurrency: int | None = None
-    proxy: str | None = field(default=None, repr=False)  # may hold credentials
-    ca_bundle: str | None = None
-    system_trust: bool = False
-
-    @property
-    def network(self) -> cfg.NetworkFlags:
-        return cfg.NetworkFlags(self.proxy, self.ca_bundle, self.system_trust)
+    connection: Connection = field(default_factory=Connection)
 
     def resolve(self, *, announce: bool = True, fallback: bool | None = None) -> cfg.Settings:
         """Flags > environment > config file; prints the target on stderr. ``fallback``:
         the built-in sandbox when nothing names a target (default: on a terminal)."""
+        from linksync import config as cfg  # here: a command's --help reads no config
+
         fallback = on_terminal() if fallback is None else fallback
         settings = cfg.resolve(
             config=self.config,
             profile=self.profile,
             base_url=self.base_url,
             api_key_file=self.api_key_file,
-            insecure=self.insecure,
-            concurrency=self.concurrency,
-            network=self.network,
+            insecure=self.connection.insecure,
+            concurrency=self.connection.concurrency,
+            network=self.connection.network,
             sandbox=True if self.sandbox else "if-unset" if fallback else False,
         )
         if announce:
@@ -93,6 +88,8 @@ def _isatty(stream: Any) -> bool:
 
 def with_client(target: TargetOptions, work: Callable[[LinkServiceClient], Awaitable[T]]) -> T:
     """Resolve the target, open a client, run ``work(client)``, close the client."""
+    import asyncio
+
     settings = target.resolve()
 
     async def main() -> T:
@@ -127,39 +124,6 @@ _OPTIONS: tuple[Callable[[F], F], ...] = (
         type=click.Path(dir_okay=False),
         help="File holding the API key [else env LINKSYNC_API_KEY or the profile].",
     ),
-    click.option(
-        "--insecure",
-        is_flag=True,
-        default=False,
-        help="Allow plain http:// to a host other than localhost.",
-    ),
-    click.option(
-        "--concurrency",
-        type=click.IntRange(1, MAX_CONCURRENCY),
-        help=f"Requests in flight at most (default {DEFAULT_CONCURRENCY}): a ceiling; "
-        "below it about rate x latency are kept in flight, new connections opened a few "
-        "at a time.",
-    ),
-    click.option(
-        "--proxy",
-        metavar="URL",
-        help="Send every request through this proxy, http://[user:pass@]host:port [profile "
-        "proxy:; else env HTTPS_PROXY, HTTP_PROXY, ALL_PROXY with NO_PROXY].",
-    ),
-    click.option(
-        "--ca-bundle",
-        type=click.Path(dir_okay=False),
-        metavar="FILE",
-        help="Trust the CA certificates of this PEM file for https [profile ca_bundle:; "
-        "else env SSL_CERT_FILE / SSL_CERT_DIR, or the bundled CAs].",
-    ),
-    click.option(
-        "--system-trust",
-        is_flag=True,
-        default=False,
-        help="Trust what the operating system trusts (its certificate store, as "
-        "browsers do) [profile trust: system].",
-    ),
 )
 
 
@@ -167,26 +131,24 @@ _OPTIONS: tuple[Callable[[F], F], ...] = (
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 
 
-#: ``--slugless``: how rows without a slug are created (``linksync.sync.slugs``).
-SLUGLESS_OPTION: Callable[[F], F] = click.option(
-    "--slugless",
-    type=click.Choice(["stable", "random"]),
-    help="Rows without a slug: stable (default: a slug derived from domain and URL, so "
-    "runs racing on any number of machines make one link) or random (the service picks "
-    "one; only the run lock on one machine prevents doubles) [profile: slugless].",
-)
+def service_command(fn: F) -> F:
+    """The target flags, ``--json`` and ``handle_errors``: a command showing what the
+    service answers (``links``, ``org``, ``members``, ``domains``, ``ai``)."""
+    return with_options(fn, (target_options, json_option, handle_errors))
 
 
 def target_options(fn: F) -> F:
-    """Add the target flags; the command receives them as ``target: TargetOptions``."""
+    """Add the target flags and the ``Connection``'s; the command receives them as
+    ``target: TargetOptions``."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        flags = {name: kwargs.pop(name) for name in TargetOptions.__dataclass_fields__}
-        kwargs["target"] = TargetOptions(**flags)
+        flags = {name: kwargs.pop(name) for name in _TARGET}
+        connection = Connection(**{f.name: kwargs.pop(f.name) for f in fields(Connection)})
+        kwargs["target"] = TargetOptions(**flags, connection=connection)
         return fn(*args, **kwargs)
 
-    return with_options(wrapper, _OPTIONS)  # type: ignore[return-value]
+    return with_options(wrapper, (*_OPTIONS, request_flags(Connection)))  # type: ignore[return-value]
 
 
 _SELECT: tuple[Callable[[F], F], ...] = (
@@ -220,17 +182,12 @@ def selected(kw: dict[str, Any]) -> tuple[str, ...] | None:
     return () if every else names
 
 
-def refuse(target: TargetOptions, sources: Sequence[str], **given: Any) -> None:
-    """Flags that name one target, or outputs of one run, make no sense for several."""
+def refuse(sources: Sequence[str], flags: Mapping[str, Any], *more: str) -> None:
+    """Flags that name one target (and ``more``: outputs of one run) given (``flags``,
+    ``given_flags``) make no sense for several."""
     if sources:
         raise ConfigError("give SOURCE files or --all/--target, not both: targets name their files")
-    flags = {
-        "--profile": target.profile,
-        "--base-url": target.base_url,
-        "--api-key-file": target.api_key_file,
-        **given,
-    }
-    bad = [flag for flag, value in flags.items() if value]
+    bad = [flag for flag in ("--profile", "--base-url", "--api-key-file", *more) if flags.get(flag)]
     if bad:
         raise ConfigError(
             f"{', '.join(bad)} cannot be used with --all/--target: each target names its "

@@ -10,11 +10,12 @@ import click
 
 from linksync import config as cfg
 from linksync.cli.common import echo, given_flags, handle_errors
-from linksync.cli.source_flags import source_flags
+from linksync.cli.flags import request_flags
 from linksync.config.profiles import Profile, load_profile
 from linksync.errors import ConfigError
 from linksync.model import Severity
 from linksync.model.outcome import EXIT_OK, EXIT_ROWS_FAILED
+from linksync.pipeline.request import Reading
 from linksync.sources import SourceBatch
 from linksync.sources.column_report import ColumnReport
 from linksync.sources.frame import column_lines
@@ -103,36 +104,14 @@ def render_json(batch: SourceBatch, result: Validation) -> str:
 
 @click.command("validate")
 @click.argument("sources", nargs=-1, required=True)
-@click.option(
-    "--sheet",
-    "sheets",
-    multiple=True,
-    help="Only this Excel sheet (repeatable). A name with control or direction characters "
-    "may be typed as linksync prints it (Links\\u202e\\u0007).",
-)
-@click.option(
-    "--fix-invisible",
-    is_flag=True,
-    help="Strip invisible characters (zero-width spaces, BOMs, bidi controls...) and "
-    "report each fix as a warning, instead of marking the row invalid.",
-)
-@click.option(
-    "--fix-utm-case",
-    is_flag=True,
-    help="Lower the case and replace spaces in UTM values the profile's utm_rules refuse, "
-    "and report each fix as a warning, instead of marking the row invalid.",
-)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@source_flags
+@request_flags(Reading)
 @click.option("--default-domain", help="Domain of rows without one (duplicate detection).")
 @click.option("--config", "config_path", help=f"Config file (default: ./{cfg.DEFAULT_CONFIG}).")
 @click.option("--profile", help="Profile of the config file (columns:, default_domain).")
 @handle_errors
 def validate_command(
     sources: tuple[str, ...],
-    sheets: tuple[str, ...],
-    fix_invisible: bool,
-    fix_utm_case: bool,
     as_json: bool,
     default_domain: str | None,
     config_path: str | None,
@@ -152,7 +131,6 @@ def validate_command(
     from linksync.pipeline.changed import validate_sources
     from linksync.pipeline.fields import from_flags
     from linksync.pipeline.inputs import SourceReading
-    from linksync.pipeline.request import Reading
 
     prof = _profile(config_path, profile) or Profile()
     asked = from_flags(Reading, given_flags())

@@ -9,114 +9,38 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from linksync.cli.common import F, asked, echo, err, given_flags, handle_errors, with_options
 from linksync.cli.events import CliEvents
-from linksync.cli.options import (
-    SLUGLESS_OPTION,
-    TargetOptions,
-    refuse,
-    selected,
-    target_options,
-    target_selection,
-)
-from linksync.cli.source_flags import source_flags
-from linksync.config import Settings
+from linksync.cli.flags import request_flags
+from linksync.cli.options import TargetOptions, refuse, selected, target_options, target_selection
 from linksync.errors import ConfigError
 from linksync.logs import setup_logging
+from linksync.pipeline.request import Notify, PlanOutputs, Reading, SyncPolicy
 from linksync.safe.secrets import Secrets
-from linksync.sync.options import MODES
 
-_SYNC_OPTIONS: tuple[Callable[[F], F], ...] = (
-    click.option("--mode", type=click.Choice(MODES), help="What the sync may do (upsert)."),
-    click.option(
-        "--domain",
-        "domains",
-        multiple=True,
-        help="Mirror scope: the only domain(s) where links may be deleted (repeatable).",
-    ),
-    click.option("--owner-tag", help="Only links with this tag may be deleted; added to creates."),
-    click.option(
-        "--retire-to",
-        metavar="URL",
-        help="Mirror mode: retire instead of delete: a link no source declares is pointed at "
-        "URL and tagged 'retired' (printed codes keep working); counted as a delete by the "
-        "safety limits [profile: retire_to].",
-    ),
-    click.option(
-        "--sheet",
-        "sheets",
-        multiple=True,
-        help="Only these workbook sheets. A name with control or direction characters "
-        "may be typed as linksync prints it (Links\\u202e\\u0007).",
-    ),
-    click.option("--fix-invisible", is_flag=True, help="Strip invisible characters (warned)."),
-    click.option(
-        "--fix-utm-case",
-        is_flag=True,
-        help="Lower the case and replace spaces in UTM values the utm_rules refuse "
-        "(each fix warned on its row).",
-    ),
-    click.option("--ai-slug", is_flag=True, help="Fill empty slugs from the AI tool."),
-    SLUGLESS_OPTION,
-    click.option("--ai-og", is_flag=True, help="Fill empty descriptions from the AI tool."),
-    click.option("--allow-replace", is_flag=True, help="Delete+create links whose expiry differs."),
-    click.option(
-        "--allow-takeover",
-        is_flag=True,
-        help="Update/delete links another owner tag marks (same prefix as --owner-tag).",
-    ),
-    click.option("--reset-passwords", is_flag=True, help="Send passwords even when set already."),
-    click.option(
-        "--ignore-changes",
-        multiple=True,
-        metavar="FIELD",
-        help="Leave this field to people (url, description, tags, apple, google, password): "
-        "sent on create, never updated nor drift (repeatable; over the profile's).",
-    ),
-    click.option(
-        "--ignore",
-        multiple=True,
-        metavar="PATTERN",
-        help="Leave alone the links whose slug matches PATTERN (promo-*) or that carry a tag "
-        "(tag:NAME): never created, updated nor deleted (repeatable; over the profile's).",
-    ),
-    click.option("--max-deletes", type=click.IntRange(0), help="Refuse more deletes than this."),
-    click.option("--force", is_flag=True, help="Apply even above the safety thresholds."),
-    # alerts (linksync.pipeline.notify)
-    click.option(
-        "--notify",
-        multiple=True,
-        metavar="URL",
-        envvar="LINKSYNC_NOTIFY",
-        help="At the run's end, alert this apprise URL (slack://, workflows:// for Teams, "
-        "discord://, mailtos://, json://...; repeatable; over the profile's notify). A "
-        "secret: never printed. Not delivered: a warning, the exit code unchanged. Or "
-        "LINKSYNC_NOTIFY: URLs separated by spaces or new lines (kept off the command line).",
-    ),
-    click.option(
-        "--notify-on",
-        metavar="WHEN",
-        help="When to alert: failed, drift, stopped, always, comma-separated "
-        "(default: failed,stopped).",
-    ),
-    click.option(
-        "--log-format",
-        type=click.Choice(["off", "text", "json"]),
-        default="off",
-        show_default=True,
-        help="Structured log on stderr: run start, plan counts, each failure, run end "
-        "(json: stderr holds JSON lines only).",
-    ),
+if TYPE_CHECKING:
+    from linksync.config import Settings
+
+#: ``--log-format``: the command line's structured log (``linksync.logs``).
+LOG_FORMAT = click.option(
+    "--log-format",
+    type=click.Choice(["off", "text", "json"]),
+    default="off",
+    show_default=True,
+    help="Structured log on stderr: run start, plan counts, each failure, run end "
+    "(json: stderr holds JSON lines only).",
 )
 
 
 def sync_options(fn: F) -> F:
-    return with_options(fn, (source_flags, *_SYNC_OPTIONS))
+    """The flags of what plan and apply ask of a run (``Reading``, ``SyncPolicy``,
+    ``Notify``; ``asked`` makes them into those values) and ``--log-format``."""
+    return with_options(fn, (request_flags(Reading, SyncPolicy, Notify), LOG_FORMAT))
 
 
 def start(
@@ -136,11 +60,7 @@ def start(
 
 @click.command("plan")
 @click.argument("sources", nargs=-1)
-@click.option(
-    "--out",
-    type=click.Path(),
-    help="Save the plan as JSON (.json); with several targets one file each (plans/{target}.json).",
-)
+@request_flags(PlanOutputs)
 @click.option(
     "--format",
     "fmt",
@@ -148,7 +68,6 @@ def start(
     default="table",
     show_default=True,
 )
-@click.option("--detailed-exitcode", is_flag=True, help="Exit 3 when there are changes.")
 @target_selection
 @sync_options
 @target_options
@@ -156,9 +75,7 @@ def start(
 def plan_command(
     target: TargetOptions,
     sources: tuple[str, ...],
-    out: str | None,
     fmt: str,
-    detailed_exitcode: bool,
     **kw: Any,
 ) -> None:
     """Show what apply would do to make the workspace match SOURCE... (no writes).
@@ -167,7 +84,7 @@ def plan_command(
     at once, and ends with one summary row per target; the exit code is the worst
     of theirs (see apply --help).
     """
-    from linksync.pipeline import Hooks, PlanOutputs, plan
+    from linksync.pipeline import Hooks, plan
     from linksync.pipeline.fields import from_flags
     from linksync.report import render_plan_markdown, render_plan_text
 
@@ -177,7 +94,7 @@ def plan_command(
     if names is not None:
         from linksync.cli.all_targets import plan_targets
 
-        refuse(target, sources)
+        refuse(sources, flags)
         plan_targets(target, names, fmt=fmt, log_format=kw["log_format"], flags=flags)
     if not sources:
         raise ConfigError("give SOURCE files, or --all / --target NAME for the config's targets")

@@ -6,14 +6,16 @@ says what happened."""
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
 from linksync.cli.apply import render
 from linksync.cli.common import err, given_flags, handle_errors
 from linksync.cli.events import CliEvents
+from linksync.cli.flags import request_flags
 from linksync.cli.options import TargetOptions, target_options
-from linksync.cli.sync import start
+from linksync.cli.sync import LOG_FORMAT, start
 from linksync.errors import ConfigError
 from linksync.logs import json_active
 from linksync.model.outcome import EXIT_OK
@@ -30,45 +32,14 @@ class UndoEvents(CliEvents):
 @click.argument("run", required=False)
 @click.option("--last", is_flag=True, help="Undo the latest run against this target.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
-@click.option(
-    "--report",
-    "reports",
-    multiple=True,
-    type=click.Path(),
-    help="Write a report of the undo (.csv .xlsx .json .jsonl .md .xml); repeatable.",
-)
-@click.option(
-    "--journal",
-    type=click.Path(),
-    help="The undo's own journal, .jsonl (default .linksync/runs/<run-id>.jsonl).",
-)
+@request_flags(Outputs, only=("reports", "journal", "lock", "lock_wait"))
 @click.option(
     "--runs-dir",
     type=click.Path(file_okay=False),
     help="Where the runs' journals are, to find RUN or --last (default .linksync/runs).",
 )
-@click.option(
-    "--lock",
-    "lock_path",
-    type=click.Path(),
-    help="Lock file against overlapping runs (default: the target's own, as apply's).",
-)
-@click.option(
-    "--lock-wait",
-    type=click.FloatRange(0),
-    default=0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Wait this long for another run's lock instead of exiting 2 at once.",
-)
 @click.option("--no-progress", is_flag=True, help="No progress bar or lines.")
-@click.option(
-    "--log-format",
-    type=click.Choice(["off", "text", "json"]),
-    default="off",
-    show_default=True,
-    help="Structured log on stderr (json: stderr holds JSON lines only).",
-)
+@LOG_FORMAT
 @target_options
 @handle_errors
 def undo_command(
@@ -76,13 +47,10 @@ def undo_command(
     run: str | None,
     last: bool,
     yes: bool,
-    reports: tuple[str, ...],
-    journal: str | None,
     runs_dir: str | None,
-    lock_path: str | None,
-    lock_wait: float,
     no_progress: bool,
     log_format: str,
+    **flags: Any,
 ) -> None:
     """Undo what the run RUN wrote to the workspace.
 

@@ -10,14 +10,12 @@ import click
 from linksync.api import ROLES
 from linksync.cli import workspace_render as render
 from linksync.cli.common import echo, handle_errors
-from linksync.cli.options import TargetOptions, json_option, target_options, with_client
+from linksync.cli.options import TargetOptions, service_command, target_options, with_client
 from linksync.safe.terminal import printable
 
 
 @click.command("org")
-@target_options
-@json_option
-@handle_errors
+@service_command
 def org_command(target: TargetOptions, as_json: bool) -> None:
     """Show the organization: plan, usage against each quota."""
     org = with_client(target, lambda c: c.get_organization())
@@ -31,9 +29,7 @@ def members_group() -> None:
 
 
 @members_group.command("list")
-@target_options
-@json_option
-@handle_errors
+@service_command
 def members_list(target: TargetOptions, as_json: bool) -> None:
     """List members with their roles."""
     members = with_client(target, lambda c: c.list_members())
@@ -44,9 +40,7 @@ def members_list(target: TargetOptions, as_json: bool) -> None:
 @members_group.command("invite")
 @click.argument("email")
 @click.option("--role", type=click.Choice(ROLES), default="member", show_default=True)
-@target_options
-@json_option
-@handle_errors
+@service_command
 def members_invite(target: TargetOptions, email: str, role: str, as_json: bool) -> None:
     """Invite EMAIL with a role."""
     inv = with_client(target, lambda c: c.invite_member(email, role))
@@ -60,9 +54,7 @@ def domains_group() -> None:
 
 
 @domains_group.command("list")
-@target_options
-@json_option
-@handle_errors
+@service_command
 def domains_list(target: TargetOptions, as_json: bool) -> None:
     """List the custom domains."""
     domains = with_client(target, lambda c: c.list_domains())
@@ -74,9 +66,7 @@ def domains_list(target: TargetOptions, as_json: bool) -> None:
 @click.argument("domain")
 @click.option("--root-redirect", help="Where the bare domain root redirects (URL).")
 @click.option("--not-found-redirect", help="Where unknown slugs redirect (URL).")
-@target_options
-@json_option
-@handle_errors
+@service_command
 def domains_add(
     target: TargetOptions,
     domain: str,
@@ -93,9 +83,7 @@ def domains_add(
 
 @domains_group.command("verify")
 @click.argument("domain_id", metavar="ID")
-@target_options
-@json_option
-@handle_errors
+@service_command
 def domains_verify(target: TargetOptions, domain_id: str, as_json: bool) -> None:
     """Ask the service to verify the domain with this ID."""
     verified = with_client(target, lambda c: c.verify_domain(domain_id))
@@ -136,9 +124,7 @@ def ai_group() -> None:
 
 @ai_group.command("slug")
 @click.argument("url")
-@target_options
-@json_option
-@handle_errors
+@service_command
 def ai_slug(target: TargetOptions, url: str, as_json: bool) -> None:
     """Suggest a slug for URL."""
     slug = with_client(target, lambda c: c.ai_slug(url))
@@ -147,9 +133,7 @@ def ai_slug(target: TargetOptions, url: str, as_json: bool) -> None:
 
 @ai_group.command("og")
 @click.argument("url")
-@target_options
-@json_option
-@handle_errors
+@service_command
 def ai_og(target: TargetOptions, url: str, as_json: bool) -> None:
     """Suggest a title and description for URL."""
     og = with_client(target, lambda c: c.ai_og(url))

@@ -169,11 +169,10 @@ def target_for(
 
 def sandbox_target(here: Path, prof: Profile, key: str | None) -> Target:
     """The built-in sandbox: in-process, its state in ``.linksync/sandbox.db``."""
-    from linksync.sandbox.settings import SandboxSettings
+    from linksync.sandbox.settings import resolve_settings
 
     db = prof.sandbox_db or DEFAULT_SANDBOX_DB
-    settings = SandboxSettings.load(prof.sandbox_config) if prof.sandbox_config else None
-    settings = settings or SandboxSettings()
+    settings = resolve_settings(prof.sandbox_config or None)
     db_path = db if db == ":memory:" or Path(db).is_absolute() else str(here / db)
     return Target(
         base_url=SANDBOX_BASE_URL,

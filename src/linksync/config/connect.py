@@ -55,15 +55,11 @@ def open_client(
             retry=retry,
             network=network,
         )
-    from linksync.sandbox import SandboxSettings, create_app
+    from linksync.sandbox import create_app
+    from linksync.sandbox.settings import resolve_settings
 
-    settings = target.sandbox  # read once, by ``sandbox_target``
-    if settings is None:  # a Target built by hand
-        settings = (
-            SandboxSettings.load(target.sandbox_config)
-            if target.sandbox_config
-            else SandboxSettings()
-        )
+    # read once, by ``sandbox_target``; a Target built by hand: read now
+    settings = target.sandbox or resolve_settings(target.sandbox_config or None)
     db = target.sandbox_db or DEFAULT_SANDBOX_DB
     if db != ":memory:":
         make_folder(Path(db).parent)

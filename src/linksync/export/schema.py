@@ -135,6 +135,11 @@ def _defaults_properties() -> dict[str, Any]:
     return props
 
 
+def _one_key(key: str, value: dict[str, Any]) -> dict[str, Any]:
+    """An object holding ``key`` (of the schema ``value``) and nothing else."""
+    return dict(type="object", properties={key: value}, required=[key], additionalProperties=False)
+
+
 def _left_to_people() -> dict[str, Any]:
     """The definitions of ``ignore_changes`` and ``ignore`` (``linksync.model.ignore_rules``)
     and of a password's reference."""
@@ -144,18 +149,8 @@ def _left_to_people() -> dict[str, Any]:
             "({env: VIP_PASSWORD}) or a file relative to this one, inside the repository "
             "({file: secrets/vip.txt}). Plans and reports say 'set from env VIP_PASSWORD'.",
             "anyOf": [
-                {
-                    "type": "object",
-                    "properties": {"env": {"type": "string", "pattern": ENV_NAME_PATTERN}},
-                    "required": ["env"],
-                    "additionalProperties": False,
-                },
-                {
-                    "type": "object",
-                    "properties": {"file": {"type": "string", "minLength": 1}},
-                    "required": ["file"],
-                    "additionalProperties": False,
-                },
+                _one_key("env", {"type": "string", "pattern": ENV_NAME_PATTERN}),
+                _one_key("file", {"type": "string", "minLength": 1}),
             ],
         },
         "ignoreChanges": {
@@ -171,12 +166,7 @@ def _left_to_people() -> dict[str, Any]:
             "items": {
                 "anyOf": [
                     {"type": "string", "pattern": IGNORE_PATTERN},
-                    {
-                        "type": "object",
-                        "properties": {"tag": {"type": "string", "minLength": 1}},
-                        "required": ["tag"],
-                        "additionalProperties": False,
-                    },
+                    _one_key("tag", {"type": "string", "minLength": 1}),
                 ]
             },
         },

@@ -13,10 +13,13 @@ be applied), ``confirm`` (only when the plan has writes), ``warning`` and ``noti
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from linksync.model import Problem
-from linksync.pipeline.lock import LockHolder
-from linksync.sync.plan import Plan
+
+if TYPE_CHECKING:  # annotations only: a command's --help loads neither the lock nor the engine
+    from linksync.pipeline.lock import LockHolder
+    from linksync.sync.plan import Plan
 
 
 class RunEvents:

@@ -2,15 +2,17 @@
 from them.
 
 Each field of a request value (``request_value``) is an ``option``: its one line of
-help, the command-line flag that sets it (as click declares it:
-``--strict/--no-strict``) and the profile key it falls back on (``limits.max_deletes``
-for a key of a profile's block). From them, and nothing else:
+help, the command-line flag that sets it (as ``--help`` shows it:
+``--strict/--no-strict``, ``--lock-wait SECONDS``) and the profile key it falls back on
+(``limits.max_deletes`` for a key of a profile's block). From them, and nothing else:
 
 - ``documented`` writes the class's ``Attributes:`` section, so ``help(Reading)`` and
   editors show each field's line, its flag and its profile key;
 - ``from_flags`` builds a value from the flags a command was given (the command line);
 - ``from_profile`` builds a value from a profile's keys, and ``over`` lays the values
   given over it (a field left None takes the profile's);
+- ``flag_of`` is a field as the command line offers it (``linksync.cli.flags`` makes
+  the click option of it: a new field with a flag is on the commands at once);
 - ``command_words`` is the command line that gives a value (the page shows it);
 - ``profile_fields`` is the table a test keeps in agreement with the profile's keys.
 
@@ -22,12 +24,12 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable, Mapping
-from dataclasses import MISSING, Field, dataclass, field, fields, replace
-from typing import Any, TypeVar, dataclass_transform
+from dataclasses import Field, dataclass, field, fields, replace
+from typing import Any, NamedTuple, TypeVar, dataclass_transform
 
 T = TypeVar("T")
 
-HELP, FLAG, PROFILE = "help", "flag", "profile"
+HELP, FLAG, PROFILE, CHOICES, BOUNDS, ENV = "help", "flag", "profile", "choices", "bounds", "env"
 
 
 def option(
@@ -37,11 +39,20 @@ def option(
     flag: str | None = None,
     profile: str | None = None,
     repr: bool = True,
+    choices: str | None = None,
+    bounds: tuple[float | None, float | None] | None = None,
+    env: str | None = None,
 ) -> Any:
     """A field of a request value: its ``default`` (None: not given), its line of help,
-    the flag that sets it and the profile key it falls back on (``repr=False``: a
-    secret, never shown)."""
-    return field(default=default, repr=repr, metadata={HELP: help, FLAG: flag, PROFILE: profile})
+    the flag that sets it as ``--help`` shows it (``--strict/--no-strict``: either way,
+    over the profile; ``--lock-wait SECONDS``: the word for its value, FILE a file, PATH
+    a file or a folder), the profile key it falls back on, the values it takes
+    (``choices``: ``"module:NAME"`` of a tuple of texts, loaded only by a command that
+    offers the flag; ``bounds``: its least and greatest number, None for no bound), the
+    environment variable the command line also reads (``env``); ``repr=False``: a
+    secret, never shown."""
+    metadata = {HELP: help, FLAG: flag, PROFILE: profile, CHOICES: choices, BOUNDS: bounds}
+    return field(default=default, repr=repr, metadata={**metadata, ENV: env})
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(option,))
@@ -59,17 +70,13 @@ def documented(cls: type[T]) -> type[T]:
     for f in fields(cls):  # type: ignore[arg-type]
         if not f.metadata.get(HELP):
             raise TypeError(f"{cls.__name__}.{f.name}: no help")
-        where = [w for w in (f.metadata[FLAG], _profile_words(f)) if w]
+        key = f.metadata[PROFILE]
+        where = [w for w in (f.metadata[FLAG], key and f"profile {key}") if w]
         more = f" [{'; '.join(where)}]" if where else ""
         lines.append(f"    {f.name}: {f.metadata[HELP]}{more}")
     doc = inspect.cleandoc(cls.__doc__ or "")
     cls.__doc__ = f"{doc}\n\nAttributes:\n" + "\n".join(lines) + "\n"
     return cls
-
-
-def _profile_words(f: Field[Any]) -> str | None:
-    key = f.metadata.get(PROFILE)
-    return f"profile {key}" if key else None
 
 
 def not_given(value: Any) -> bool:
@@ -100,9 +107,50 @@ def normalize(obj: Any) -> None:
 
 def flags_of(f: Field[Any]) -> tuple[str, str | None]:
     """The flag of a field and its negative form (``--strict``, ``--no-strict``)."""
-    flag = str(f.metadata.get(FLAG) or "")
+    flag = str(f.metadata.get(FLAG) or "").partition(" ")[0]
     on, _, off = flag.partition("/")
     return on, off or None
+
+
+class Flag(NamedTuple):
+    """A field as the command line offers it (``flag_of``)."""
+
+    name: str  # the field's: the name the command receives it by
+    on: str  # --strict
+    off: str | None  # --no-strict
+    metavar: str | None  # the word for its value: FILE, PATH, URL...
+    kind: str  # the type of one value: bool, int, float or str
+    many: bool  # a list: the flag is repeated
+    help: str  # its --help: the field's line, then what the line does not say
+    default: Any
+    choices: str | None  # "module:NAME" of a tuple of texts
+    bounds: tuple[Any, Any] | None  # least, greatest (None: no bound)
+    env: str | None
+
+
+def flag_of(f: Field[Any]) -> Flag | None:
+    """The flag of a field (None: it has none). Its kind and whether it takes a list
+    come from the field's type as written (the request modules postpone annotations),
+    the first it names: ``Sequence[str] | None`` a list of texts; its help is the
+    field's line, then in brackets what the line does not say: repeatable, the
+    environment variable, the profile key."""
+    on, off = flags_of(f)
+    if not on:
+        return None
+    metavar = str(f.metadata[FLAG]).partition(" ")[2] or None
+    first = str(f.type).split(" | ")[0]
+    many = first.startswith(("Sequence[", "Mapping["))
+    item = first.partition("[")[2].split(",")[0].rstrip("]") if many else first
+    help, key, env = f.metadata[HELP], f.metadata[PROFILE], f.metadata[ENV]
+    more = [
+        *(["repeatable"] if many else []),
+        *([f"env {env}"] if env else []),
+        *([f"profile: {key}"] if key and f"{key}:" not in help else []),
+    ]
+    help = help[0].upper() + help[1:] + (f" [{'; '.join(more)}]" if more else "")
+    kind = item if item in ("bool", "int", "float") else "str"
+    choices, bounds = f.metadata[CHOICES], f.metadata[BOUNDS]
+    return Flag(f.name, on, off, metavar, kind, many, help, f.default, choices, bounds, env)
 
 
 def profile_fields(*classes: type[Any]) -> dict[str, tuple[type[Any], str]]:
@@ -162,10 +210,6 @@ def over(top: T, base: T) -> T:
     return replace(base, **changes)  # type: ignore[type-var]
 
 
-def _default(f: Field[Any]) -> Any:
-    return None if f.default is MISSING else f.default
-
-
 def command_words(values: Iterable[Any]) -> list[str]:
     """The command-line words that give ``values`` (request values), field by field:
     a field at its default gives none; ``True`` its flag, ``False`` its ``--no-`` form;
@@ -175,7 +219,7 @@ def command_words(values: Iterable[Any]) -> list[str]:
         for f in fields(obj):
             on, off = flags_of(f)
             value = getattr(obj, f.name)
-            if not on or value is None or value == _default(f):
+            if not on or value is None or value == f.default:
                 continue
             if value is True or value is False:
                 words += [on] if value else [off] if off else []

@@ -59,14 +59,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from filelock import FileLock, Timeout
-
 from linksync.config.identity import WorkspaceIdentity, local_identity
 from linksync.errors import LockError
 from linksync.safe.outputs import write_text_atomic
 from linksync.safe.state_folder import make_folder
 
 if TYPE_CHECKING:
+    from filelock import FileLock
+
     from linksync.config import Target
 
 #: Environment variable naming the state folder (default: the platform's).
@@ -207,6 +207,8 @@ def _busy(lock_path: Path, waited: float) -> LockError:
 
 
 def _take(lock: FileLock, lock_path: Path, timeout: float) -> bool:
+    from filelock import Timeout
+
     try:
         lock.acquire(timeout=timeout)
     except Timeout:
@@ -239,6 +241,8 @@ def acquire_lock(
         make_folder(lock_path.parent)
     except OSError as exc:
         raise LockError(f"cannot create the lock folder {lock_path.parent}: {exc}") from exc
+    from filelock import FileLock  # here: a plan takes no lock and does without it
+
     lock = FileLock(str(lock_path))
     if not _take(lock, lock_path, 0):
         if wait <= 0:

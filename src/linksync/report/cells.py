@@ -107,18 +107,19 @@ def where(result: RowResult) -> str:
     return ", ".join(parts)
 
 
+def _joined(first: str | None, sep: str, second: str | None) -> str:
+    """Both halves joined by ``sep``, or whichever half is known, or ''."""
+    return f"{first}{sep}{second}" if first and second else first or second or ""
+
+
 def link_label(result: RowResult) -> str:
     """'go.example.com/spring-sale', or whichever half is known, or ''."""
-    if result.domain and result.slug:
-        return f"{result.domain}/{result.slug}"
-    return result.slug or result.domain or ""
+    return _joined(result.domain, "/", result.slug)
 
 
 def error_text(result: RowResult) -> str:
     """'CONSTANT: message' (or whichever half is known, or '')."""
-    if result.error_constant and result.message:
-        return f"{result.error_constant}: {result.message}"
-    return result.error_constant or result.message or ""
+    return _joined(result.error_constant, ": ", result.message)
 
 
 def show_value(value: Any, width: int = 60) -> str:

@@ -43,18 +43,17 @@ def sent_fields(ch: Change) -> tuple[tuple[str, Any, Any], ...]:
     return tuple(out)
 
 
+#: A plan row's status by its change's action (``plan_row``): else planned.
+_STATUS = {Action.INVALID: Status.INVALID, Action.SKIP: Status.SKIPPED}
+
+
 def plan_row(ch: Change) -> RowResult:
     """A plan change as a report row (status ``planned``, or invalid/skipped); a
     create's ``field_changes`` are what it sends (``sent_fields``)."""
-    status = Status.PLANNED
-    if ch.action is Action.INVALID:
-        status = Status.INVALID
-    elif ch.action is Action.SKIP:
-        status = Status.SKIPPED
     err = ch.error
     return RowResult.from_change(
         ch,
-        status,
+        _STATUS.get(ch.action, Status.PLANNED),
         problem=err,
         message=None if err else ch.reason,
         field_changes=sent_fields(ch)
@@ -68,10 +67,6 @@ def plan_rows(plan: Plan) -> Iterator[RowResult]:
     (a saved plan's JSON, markdown, a report file). What only counts rows reads
     ``plan_counts``; what only lists the failed ones, ``failed_rows``."""
     return (plan_row(ch) for ch in plan.changes)
-
-
-#: A plan row's status by its change's action (``plan_row``).
-_STATUS = {Action.INVALID: Status.INVALID, Action.SKIP: Status.SKIPPED}
 
 
 def plan_counts(plan: Plan) -> Counts:
@@ -223,6 +218,23 @@ def plan_ending(plan: Plan) -> str | None:
     return f"Nothing to send: {'; '.join(left)}."
 
 
+def _facts(plan: Plan, any_quota: bool) -> Iterator[tuple[str, str]]:
+    """(heading, text) of what a plan says beyond its rows, for the terminal and for
+    ``plan_notes``: the partial read, the quota (``any_quota``: also when not exceeded),
+    unmanaged and ignored links, the plan's problems, how slugless rows get a slug."""
+    if plan.partial is not None:
+        yield "", plan.partial.describe()
+    if plan.quota is not None and (any_quota or plan.quota.excess):
+        yield "quota", plan.quota.describe()
+    yield "unmanaged", plan.unmanaged.describe()
+    if plan.ignored.count:
+        yield "ignored", plan.ignored.describe()
+    yield from ((p.severity.value, f"{p.constant}: {p.message}") for p in plan.problems)
+    slugless = slugless_note(plan)
+    if slugless is not None:
+        yield "slugs", slugless
+
+
 def render_plan_text(plan: Plan) -> str:
     """The plan as text: fetch cost, changes (unchanged rows counted), quota, verdict."""
     out: list[str] = []
@@ -237,17 +249,7 @@ def render_plan_text(plan: Plan) -> str:
             f"  fetched {f.domain}: {f.strategy}, {f.requests} requests, {f.links} links{total}"
         )
     out.append(f"  requests to read the workspace: {plan.requests}")
-    if plan.partial is not None:
-        out.append(f"  {plan.partial.describe()}")
-    if plan.quota is not None:
-        out.append(f"  quota: {plan.quota.describe()}")
-    out.append(f"  unmanaged: {plan.unmanaged.describe()}")
-    if plan.ignored.count:
-        out.append(f"  ignored: {plan.ignored.describe()}")
-    out.extend(f"  {p.severity.value}: {p.constant}: {p.message}" for p in plan.problems)
-    slugless = slugless_note(plan)
-    if slugless is not None:
-        out.append(f"  slugs: {slugless}")
+    out.extend(f"  {head}{': ' if head else ''}{text}" for head, text in _facts(plan, True))
     shown = shown_changes(plan)
     for ch in shown[:MAX_SHOWN]:
         out.append(describe_change(ch))
@@ -266,19 +268,9 @@ def render_plan_text(plan: Plan) -> str:
 
 def plan_notes(plan: Plan) -> tuple[str, ...]:
     """What a reader of the plan should know beyond its rows: quota, unmanaged links."""
-    notes: list[str] = []
-    if plan.partial is not None:
-        notes.append(f"{plan.partial.describe()}.")
-    if plan.quota is not None and plan.quota.excess:
-        notes.append(f"Quota: {plan.quota.describe()}.")
-    notes.append(f"Unmanaged: {plan.unmanaged.describe()}.")
-    if plan.ignored.count:
-        notes.append(f"Ignored: {plan.ignored.describe()}.")
-    notes.extend(f"{p.severity.value.title()}: {p.constant}: {p.message}." for p in plan.problems)
-    slugless = slugless_note(plan)
-    if slugless is not None:
-        notes.append(f"Slugs: {slugless}.")
-    return tuple(notes)
+    return tuple(
+        f"{head.capitalize()}{': ' if head else ''}{text}." for head, text in _facts(plan, False)
+    )
 
 
 def render_plan_markdown(

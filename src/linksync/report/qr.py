@@ -32,8 +32,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import segno
-
 from linksync.model import Action, RemoteLink, RowResult, Status
 from linksync.report.cells import neutralize
 from linksync.safe.outputs import AtomicFile, Output
@@ -83,6 +81,8 @@ class QrInfo:
 def render_qr(short_url: str) -> QrImages:
     """PNG and SVG of the QR code of ``short_url`` (raises ``segno.DataOverflowError``
     when the text is too long for any QR code)."""
+    import segno  # here: a run that draws no code does without it
+
     code = segno.make_qr(short_url, error=ERROR_LEVEL)
     png, svg = io.BytesIO(), io.BytesIO()
     code.save(png, kind="png", scale=PNG_SCALE, border=BORDER)
@@ -107,6 +107,8 @@ class QrCodes:
         """The images, or why there are none (a text too long for a QR code)."""
         held = self._images.get(short_url)
         if held is None:
+            import segno
+
             try:
                 held = render_qr(short_url)
             except segno.DataOverflowError:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from xml.sax.saxutils import escape
 
 from linksync.report.cells import xml_attr
 
@@ -33,18 +34,15 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\ufffe\uffff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _URL_ENCODED = re.compile("%[0-9a-fA-F]{2}")
 _URL_UNSAFE = re.compile('[%" <>\\[\\]^`{}]')
+#: Those characters percent-encoded (lowercase hex, as Excel writes them).
+_URL_ESCAPES = str.maketrans({ch: f"%{ord(ch):02x}" for ch in '%" <>[]^`{}'})
 
 
 def escape_text(text: str) -> str:
     """``text`` as the content of an xlsx ``<t>`` element."""
     if not _NEEDS_ESCAPE.search(text):
         return text
-    if "&" in text:
-        text = text.replace("&", "&amp;")
-    if "<" in text:
-        text = text.replace("<", "&lt;")
-    if ">" in text:
-        text = text.replace(">", "&gt;")
+    text = escape(text)  # & < >
     if _ODD.search(text):
         text = _LITERAL_ESCAPE.sub(r"_x005F\1", text)
         text = _CONTROL.sub(lambda m: f"_x{ord(m.group()):04X}_", text)
@@ -56,21 +54,7 @@ def escape_url(url: str) -> str:
     """``url`` with the characters Excel wants percent-encoded in a link target."""
     if not _URL_UNSAFE.search(url) or _URL_ENCODED.search(url):
         return url  # nothing to encode, or already encoded
-    for ch, code in (
-        ("%", "%25"),
-        ('"', "%22"),
-        (" ", "%20"),
-        ("<", "%3c"),
-        (">", "%3e"),
-        ("[", "%5b"),
-        ("]", "%5d"),
-        ("^", "%5e"),
-        ("`", "%60"),
-        ("{", "%7b"),
-        ("}", "%7d"),
-    ):
-        url = url.replace(ch, code)
-    return url
+    return url.translate(_URL_ESCAPES)
 
 
 def column_width(chars: float) -> float:

@@ -283,11 +283,6 @@ def replace_into(tmp: Path, path: Path) -> Path:
     return path
 
 
-def remove_quietly(path: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
-
-
 class AtomicFile:
     """A file written under a temporary name and renamed over ``path`` by ``commit``.
 
@@ -312,7 +307,7 @@ class AtomicFile:
             )
         except BaseException:
             os.close(fd)
-            remove_quietly(self.tmp)
+            self.tmp.unlink(missing_ok=True)
             raise
         self._done = False
 
@@ -327,7 +322,7 @@ class AtomicFile:
             return replace_into(self.tmp, self.path)
         except BaseException:
             self.file.close()
-            remove_quietly(self.tmp)
+            self.tmp.unlink(missing_ok=True)
             raise
 
     def discard(self) -> None:
@@ -337,7 +332,7 @@ class AtomicFile:
         try:
             self.file.close()
         finally:
-            remove_quietly(self.tmp)
+            self.tmp.unlink(missing_ok=True)
 
     def __enter__(self) -> IO[Any]:
         return self.file
@@ -360,7 +355,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         yield tmp
         replace_into(tmp, target)
     except BaseException:
-        remove_quietly(tmp)
+        tmp.unlink(missing_ok=True)
         raise
 
 

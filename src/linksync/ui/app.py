@@ -62,7 +62,7 @@ from linksync.sync.options import MODES
 from linksync.ui.apply_run import PageApply
 from linksync.ui.choices import Choices, reading_view
 from linksync.ui.runs import Run, RunBusy, RunRegistry
-from linksync.ui.security import PageGuard
+from linksync.ui.security import PageGuard, error_answer
 from linksync.ui.steps import CheckView, PageFiles, ShownPlan, check, make_plan, plan_view
 from linksync.ui.undo import UNDO_ROUTES, UndoDesk
 from linksync.ui.unlock import locked, password_of
@@ -107,11 +107,6 @@ def ui_state(request: Request) -> UiState:
     """The state the app was made with (``create_ui_app``)."""
     state: UiState = request.app.state.ui
     return state
-
-
-def error_answer(status: int, message: str) -> JSONResponse:
-    """A refusal the page shows: ``{"error": message}`` with its status."""
-    return JSONResponse({"error": message}, status_code=status)
 
 
 #: Seconds between two looks at a run's progress for its event stream.
@@ -251,12 +246,10 @@ async def run_events(request: Request) -> Response:
 
 
 async def cancel_run(request: Request) -> JSONResponse:
-    ui = ui_state(request)
-    run_id = request.path_params["run_id"]
-    if not ui.runs.cancel(run_id):
+    runs, run_id = ui_state(request).runs, request.path_params["run_id"]
+    if not runs.cancel(run_id):
         return error_answer(409, "this run is not going; nothing to cancel")
-    run = ui.runs.get(run_id)
-    return JSONResponse(_run_view(run), status_code=202)
+    return JSONResponse(_run_view(runs.get(run_id)), status_code=202)
 
 
 async def download(request: Request) -> Response:

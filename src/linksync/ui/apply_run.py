@@ -35,6 +35,7 @@ from linksync.pipeline.request import Hooks, Outputs, Reading, SyncPolicy
 from linksync.report.annotate import status_text
 from linksync.report.writers import WRITERS
 from linksync.sync.plan import Plan
+from linksync.sync.results import Results
 from linksync.ui.progress import RunFeed, RunOutcome
 from linksync.ui.steps import PageFiles, ShownPlan, annotated_name
 
@@ -77,6 +78,16 @@ def outcome_words(rows: Sequence[RowResult]) -> str:
     order = [*_WORDS, "not attempted"]
     parts = [f"{counts[w]} {w}" for w in order if counts[w]]
     return ", ".join(parts) or "no rows"
+
+
+def run_summary(results: Results, events: PageEvents, head: str = "", kept: str = "") -> str:
+    """What the page says of a finished run: what became of its rows, its exit code,
+    ``kept`` (an undo's links left alone), why it stopped and its first warnings."""
+    code, meaning = results.exit_code, EXIT_MEANINGS.get(results.exit_code, "")
+    summary = f"{head}{outcome_words(results.rows)}. Exit code {code}: {meaning}.{kept}"
+    if results.stop_sentence:
+        summary += f" {results.stop_sentence}"
+    return summary + "".join(f" Warning: {text}." for text in events.warnings[:3])
 
 
 class PageEvents(RunEvents):
@@ -137,12 +148,7 @@ class PageApply:
         finally:
             self.password = None  # read: the run keeps it no longer
         feed.note(None)
-        code = results.exit_code
-        summary = f"{outcome_words(results.rows)}. Exit code {code}: {EXIT_MEANINGS.get(code, '')}."
-        if results.stop_sentence:
-            summary += f" {results.stop_sentence}"
-        for text in events.warnings[:3]:
-            summary += f" Warning: {text}."
+        summary = run_summary(results, events)
         for upload in self.files.encrypted:
             summary += (
                 f" No annotated copy of {upload.name}: it is encrypted, and linksync does not "
@@ -153,7 +159,7 @@ class PageApply:
         written.sort(
             key=lambda name: (not name.startswith(tuple(c.stem for c in copies)), name != QR_ZIP)
         )
-        return RunOutcome(self.say(summary), code, tuple(written), results.interrupted)
+        return RunOutcome(self.say(summary), results.exit_code, tuple(written), results.interrupted)
 
     def say(self, text: str) -> str:
         """A text of this run as the page shows it (``PageFiles.say``): the run's

@@ -24,7 +24,7 @@ import secrets
 from collections.abc import Iterable
 
 from starlette.datastructures import Headers
-from starlette.responses import PlainTextResponse
+from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from linksync.sandbox.gate import with_headers
@@ -50,6 +50,11 @@ SECURITY_HEADERS: dict[str, str] = {
 def page_hosts(port: int) -> frozenset[str]:
     """The Host values of a page served on 127.0.0.1:``port``."""
     return frozenset({f"127.0.0.1:{port}", f"localhost:{port}"})
+
+
+def error_answer(status: int, message: str) -> JSONResponse:
+    """A refusal the page shows: ``{"error": message}`` with its status."""
+    return JSONResponse({"error": message}, status_code=status)
 
 
 def refusal(headers: Headers, method: str, hosts: Iterable[str], token: str) -> str | None:

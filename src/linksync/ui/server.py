@@ -69,12 +69,7 @@ class UiServer:
 
 
 def _build(
-    settings: Settings,
-    port: int,
-    *,
-    max_upload_bytes: int,
-    runs_dir: Path,
-    journal_dir: Path | None,
+    settings: Settings, port: int, max_upload_bytes: int, runs_dir: Path, journal_dir: Path | None
 ) -> tuple[UiServer, socket.socket]:
     sock = bind(LOOPBACK, port)
     real_port = sock.getsockname()[1]
@@ -106,13 +101,7 @@ def start_ui(
     startup_timeout: float = 10.0,
 ) -> UiServer:
     """Serve the page in a daemon thread; returns once it listens."""
-    handle, sock = _build(
-        settings,
-        port,
-        max_upload_bytes=max_upload_bytes,
-        runs_dir=runs_dir,
-        journal_dir=journal_dir,
-    )
+    handle, sock = _build(settings, port, max_upload_bytes, runs_dir, journal_dir)
     handle.thread = threading.Thread(
         target=handle.server.run, kwargs={"sockets": [sock]}, name="linksync-ui", daemon=True
     )
@@ -139,13 +128,7 @@ def serve_ui(
     """Serve the page in the foreground until interrupted; ``on_ready(url)`` once the
     socket is bound, then the browser opens the page (unless ``open_browser`` is
     False)."""
-    handle, sock = _build(
-        settings,
-        port,
-        max_upload_bytes=max_upload_bytes,
-        runs_dir=runs_dir,
-        journal_dir=journal_dir,
-    )
+    handle, sock = _build(settings, port, max_upload_bytes, runs_dir, journal_dir)
     try:
         on_ready(handle.url)
         if open_browser:

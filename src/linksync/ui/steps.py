@@ -235,12 +235,14 @@ class ChangeRow:
     fix: str
 
 
-def _field_lines(ch: Change) -> tuple[str, ...]:
-    """Old -> new for each field an update changes; what a create sends (a password,
-    write-only, only as "set")."""
+def field_lines(
+    ch: Change, sending: tuple[Action, ...] = (Action.CREATE, Action.REPLACE)
+) -> tuple[str, ...]:
+    """Old -> new for each field an update changes; what a change of the ``sending``
+    actions sends (a password, write-only, only as "set")."""
     if ch.fields:
         return tuple(visible(field_change_text(f.field, f.old, f.new)) for f in ch.fields)
-    if ch.action in (Action.CREATE, Action.REPLACE):
+    if ch.action in sending:
         return tuple(
             _payload_line(ch, key, value)
             for key, value in ch.payload.items()
@@ -272,7 +274,7 @@ def _change_row(ch: Change, files: PageFiles) -> ChangeRow:
         action=ch.action.value,
         link=ch.label(),
         where=files.shorten(prov.where()) if prov is not None else "",
-        fields=_field_lines(ch),
+        fields=field_lines(ch),
         constant=err.constant if err is not None else ch.blocked_by,
         message=message,
         fix=fix_for(err.constant if err is not None else ch.blocked_by),

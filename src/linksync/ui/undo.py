@@ -34,16 +34,15 @@ import linksync
 from linksync.config import Settings
 from linksync.errors import ConfigError, LinksyncError
 from linksync.model import Action
-from linksync.model.outcome import EXIT_MEANINGS
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.request import Hooks, Outputs
-from linksync.report.cells import field_change_text, show_value
 from linksync.report.writers import WRITERS
 from linksync.sync.plan import Change, Plan
-from linksync.ui.apply_run import REPORT_STEM, PageEvents, outcome_words
-from linksync.ui.fixes import visible
+from linksync.ui.apply_run import REPORT_STEM, PageEvents, run_summary
 from linksync.ui.progress import RunFeed, RunOutcome
 from linksync.ui.runs import RunBusy, RunRegistry
+from linksync.ui.security import error_answer
+from linksync.ui.steps import field_lines
 from linksync.ui.words import page_words
 
 #: The kinds of page runs that wrote to the workspace, and so can be undone.
@@ -114,21 +113,10 @@ class UndoRow:
     message: str
 
 
-def _fields(ch: Change) -> tuple[str, ...]:
-    if ch.fields:
-        return tuple(visible(field_change_text(f.field, f.old, f.new)) for f in ch.fields)
-    if ch.action is Action.CREATE:
-        return tuple(
-            visible(f"{k}: {show_value(v, 80)}")
-            for k, v in ch.payload.items()
-            if v is not None and k not in ("domain", "slug")
-        )
-    return ()
-
-
 def undo_row(ch: Change) -> UndoRow:
     said = [*ch.notes, *([ch.reason] if ch.reason else [])]
-    return UndoRow(ch.action.value, ch.label(), _fields(ch), say("; ".join(said)))
+    fields = field_lines(ch, (Action.CREATE,))  # a link replaced back: old -> new only
+    return UndoRow(ch.action.value, ch.label(), fields, say("; ".join(said)))
 
 
 def left_alone(rows: Sequence[Any]) -> list[str]:
@@ -172,20 +160,15 @@ class PageUndo:
         feed.note(None)
         if events.moved:
             raise ConfigError(MOVED)
-        code = results.exit_code
-        summary = (
-            f"Undo of run {self.shown.run_id}: {outcome_words(results.rows)}. "
-            f"Exit code {code}: {EXIT_MEANINGS.get(code, '')}."
-        )
         kept = left_alone(results.rows)
-        if kept:
-            summary += f" Left as they are, changed since the run: {', '.join(kept)}."
-        if results.stop_sentence:
-            summary += f" {results.stop_sentence}"
-        for text in events.warnings[:3]:
-            summary += f" Warning: {text}."
+        summary = run_summary(
+            results,
+            events,
+            f"Undo of run {self.shown.run_id}: ",
+            f" Left as they are, changed since the run: {', '.join(kept)}." if kept else "",
+        )
         written = sorted(p.name for p in results.files if p.parent == folder)
-        return RunOutcome(say(summary), code, tuple(written), results.interrupted)
+        return RunOutcome(say(summary), results.exit_code, tuple(written), results.interrupted)
 
 
 def _host(request: Request) -> UndoHost:
@@ -196,10 +179,6 @@ def _host(request: Request) -> UndoHost:
 def _desk(request: Request) -> UndoDesk:
     desk: UndoDesk = request.app.state.undo
     return desk
-
-
-def _refused(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
 
 
 def _journal(host: UndoHost, run_id: str) -> Path | str:
@@ -231,14 +210,14 @@ async def undo_plan(request: Request) -> JSONResponse:
     run_id = request.path_params["run_id"]
     journal = _journal(host, run_id)
     if isinstance(journal, str):
-        return _refused(404 if journal == "no such run" else 409, journal)
+        return error_answer(404 if journal == "no such run" else 409, journal)
     said = _Said()
     try:
         plan = await asyncio.to_thread(
             linksync.plan_undo, journal, host.settings, runs_dir=host.journals, events=said
         )
     except LinksyncError as exc:
-        return _refused(400, page_words(str(exc)))
+        return error_answer(400, page_words(str(exc)))
     shown = ShownUndo(secrets.token_hex(8), run_id, journal, plan_key(plan))
     with desk.lock:
         desk.shown = shown if plan.writes else None
@@ -263,7 +242,7 @@ async def undo_start(request: Request) -> JSONResponse:
     try:
         body = json.loads(await request.body() or b"{}")
     except ValueError:
-        return _refused(400, "expected a JSON object")
+        return error_answer(400, "expected a JSON object")
     shown = desk.shown
     if (
         shown is None
@@ -271,22 +250,22 @@ async def undo_start(request: Request) -> JSONResponse:
         or body.get("plan_id") != shown.plan_id
         or shown.run_id != request.path_params["run_id"]
     ):
-        return _refused(409, "this is not the undo plan shown last: show it again, then undo")
+        return error_answer(409, "this is not the undo plan shown last: show it again, then undo")
     try:
         plan = await asyncio.to_thread(
             linksync.plan_undo, shown.journal, host.settings, runs_dir=host.journals
         )
     except LinksyncError as exc:
-        return _refused(400, page_words(str(exc)))
+        return error_answer(400, page_words(str(exc)))
     if plan_key(plan) != shown.key:
-        return _refused(409, MOVED)
+        return error_answer(409, MOVED)
     with desk.lock:
         if desk.shown is not shown:
-            return _refused(409, "this undo plan was run already: show it again, then undo")
+            return error_answer(409, "this undo plan was run already: show it again, then undo")
         try:
             run = host.runs.start(PageUndo(host.settings, shown, host.journals))
         except RunBusy as exc:
-            return _refused(409, str(exc))
+            return error_answer(409, str(exc))
         desk.shown = None  # an undo plan is run once
     return JSONResponse(run.current().to_dict(), status_code=202)
 

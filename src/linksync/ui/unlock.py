@@ -19,12 +19,12 @@ logged, or put in an answer; the command line the page shows names
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from linksync.errors import SourceError
+from linksync.sources.encrypted import workbook_password
 from linksync.ui.uploads import Upload
 from linksync.ui.words import PASSWORD_BOX
 
@@ -60,6 +60,13 @@ def opens(path: Path, password: str) -> bool:
     return True
 
 
+def _refusal(upload: Upload, password: str | None, end: str = "") -> str | None:
+    """Why ``password`` does not read the encrypted ``upload`` (None: it does)."""
+    if password is None:
+        return f"{upload.name} is encrypted: type its password at {PASSWORD_BOX}{end}"
+    return None if opens(upload.path, password) else f"the password does not open {upload.name}"
+
+
 def locked(
     uploads: tuple[Upload, ...], password: str | None, *, profile_env: str | None = None
 ) -> str | None:
@@ -67,16 +74,9 @@ def locked(
     or there are none): checked before an apply starts, so a run never fails on it.
     Without a password, the variable the profile's ``workbook_password_env`` names
     (``profile_env``) is the readers' to try, when it is set."""
-    for upload in uploads:
-        if not upload.encrypted:
-            continue
-        if password is None:
-            if profile_env and os.environ.get(profile_env):
-                return None
-            return f"{upload.name} is encrypted: type its password at {PASSWORD_BOX}"
-        if not opens(upload.path, password):
-            return f"the password does not open {upload.name}"
-    return None
+    if password is None and workbook_password(env_name=profile_env):
+        return None
+    return next(filter(None, (_refusal(u, password) for u in uploads if u.encrypted)), None)
 
 
 def locked_words(
@@ -86,8 +86,4 @@ def locked_words(
     open with the right password: none was typed, or the one typed does not open it;
     None for any other error (the library's words then)."""
     upload = next((u for u in uploads if u.encrypted and str(u.path) == error.path), None)
-    if upload is None:
-        return None
-    if password is None:
-        return f"{upload.name} is encrypted: type its password at {PASSWORD_BOX} to read it"
-    return None if opens(upload.path, password) else f"the password does not open {upload.name}"
+    return None if upload is None else _refusal(upload, password, " to read it")

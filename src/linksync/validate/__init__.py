@@ -57,6 +57,8 @@ from linksync.validate.utm import UtmChecker
 
 _FIELD_ORDER = {f: i for i, f in enumerate(LINK_FIELDS)}
 STRICT_NOTE = " (an error under --strict)"
+#: The counts of a sheet or file in ``Validation.summary``, before its first row.
+_ZERO = dict.fromkeys(("rows", "invalid", "errors", "warnings"), 0)
 
 
 @dataclass(frozen=True)
@@ -105,22 +107,10 @@ class Validation:
 
     def summary(self) -> list[dict[str, Any]]:
         """Per sheet/file: rows, invalid rows, errors, warnings (for the table)."""
-        out: list[dict[str, Any]] = []
-        counts: dict[tuple[str, str | None], dict[str, Any]] = {}
+        counts: dict[tuple[str, str | None], dict[str, Any]] = {}  # in the order first met
 
         def entry_of(source: str, sheet: str | None) -> dict[str, Any]:
-            entry = counts.get((source, sheet))
-            if entry is None:
-                entry = counts[(source, sheet)] = {
-                    "source": source,
-                    "sheet": sheet,
-                    "rows": 0,
-                    "invalid": 0,
-                    "errors": 0,
-                    "warnings": 0,
-                }
-                out.append(entry)
-            return entry
+            return counts.setdefault((source, sheet), {"source": source, "sheet": sheet, **_ZERO})
 
         for frame, offset in offsets(self.frames):
             entry = entry_of(frame.source, frame.sheet)
@@ -131,7 +121,7 @@ class Validation:
             sheet = p.provenance.sheet if p.provenance else None
             entry = entry_of(src, sheet)
             entry["errors" if p.severity is Severity.ERROR else "warnings"] += 1
-        return out
+        return list(counts.values())
 
 
 def validate(

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from linksync.model import Problem, Provenance
+from linksync.model import Problem
 from linksync.sources.frame import SpecFrame
 from linksync.validate.rows import offsets
 
@@ -45,13 +45,15 @@ def duplicates(
     out: list[tuple[int, str, Problem]] = []
     for k in candidates.tolist():
         pos = int(allpos[k])
-        domain = _value_at(frames, pos, "domain")
+        frame, i = _at(frames, pos)
+        domain = frame.values["domain"][i]
         key = (default if domain is None else _lower(domain), slugs[k])
         first_pos = first.setdefault(key, pos)
         if first_pos == pos:
             continue
-        prov = _provenance_at(frames, pos)
-        where = _provenance_at(frames, first_pos).where()
+        prov = frame.provenance(i)
+        held, j = _at(frames, first_pos)
+        where = held.provenance(j).where()
         shown = f"{key[0] or '(default domain)'}/{key[1]}"
         message = f"{shown} is declared twice; first at {where}"
         out.append((pos, "slug", Problem("DUPLICATE_IN_SOURCE", message, prov, "slug")))
@@ -61,10 +63,11 @@ def duplicates(
 _MARKS = 1 << 22
 
 
-def _value_at(frames: Sequence[SpecFrame], pos: int, fname: str) -> Any:
+def _at(frames: Sequence[SpecFrame], pos: int) -> tuple[SpecFrame, int]:
+    """The frame holding the row at ``pos`` (among all rows), and the row's index in it."""
     for frame, offset in offsets(frames):
         if offset <= pos < offset + len(frame):
-            return frame.values[fname][pos - offset]
+            return frame, pos - offset
     raise IndexError(pos)
 
 
@@ -85,10 +88,3 @@ def _lower_all(values: list[Any]) -> list[str]:
     if low == big:
         return values
     return low.split("\n") if values else []
-
-
-def _provenance_at(frames: Sequence[SpecFrame], pos: int) -> Provenance:
-    for frame, offset in offsets(frames):
-        if offset <= pos < offset + len(frame):
-            return frame.provenance(pos - offset)
-    raise IndexError(pos)

@@ -74,6 +74,12 @@ def _nothing_message(value: str) -> str:
     )
 
 
+def _removed(found: Sequence[tuple[int, str]]) -> str:
+    """The warning of a value whose invisible characters (position, character) were removed."""
+    named = ", ".join(f"{rules.describe_char(ch)} at position {k + 1}" for k, ch in found)
+    return f"removed invisible character(s): {named}"
+
+
 class FrameChecker:
     """Runs every column check of one frame; collects (global index, field, Problem)."""
 
@@ -222,13 +228,12 @@ class FrameChecker:
             if not found:
                 continue
             col[idx[j]] = rules.strip_invisible(text) or None
-            named = ", ".join(f"{rules.describe_char(ch)} at position {k + 1}" for k, ch in found)
             constant = (
                 "INVALID_SLUG"
                 if fname == "slug"
                 else ("INVALID_FIELD" if fname == "domain" else "INVALID_URL")
             )
-            self.add(int(idx[j]), fname, constant, f"removed invisible character(s): {named}", True)
+            self.add(int(idx[j]), fname, constant, _removed(found), True)
         self.frame = self.frame.with_values(fname, col)
         self._cache.pop(fname, None)
 
@@ -238,11 +243,7 @@ class FrameChecker:
         --fix-invisible a warning saying what was removed."""
         value = cell.value
         if self.fix:
-            named = ", ".join(
-                f"{rules.describe_char(ch)} at position {k + 1}"
-                for k, ch in rules.find_invisible(value)
-            )
-            message, severity = f"removed invisible character(s): {named}", Severity.WARNING
+            message, severity = _removed(rules.find_invisible(value)), Severity.WARNING
         else:
             message = f"{describe_value(value)} contains {rules.describe_invisible(value)}" + use(
                 rules.strip_invisible(value).strip()

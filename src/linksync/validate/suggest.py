@@ -14,7 +14,6 @@ enough to name: a suggestion is never applied, only shown on the row.
 - ``suggest_domain``: ``https://Go.Example.com/`` -> ``go.example.com``.
 - ``suggest_expiry``: ``31/03/2027 23:59`` -> ``2027-03-31 23:59`` when only one
   reading is possible (the day is past 12).
-- ``suggestion``: the one of these a constant and field call for.
 - ``use``: the words a message ends with (``: use `black-friday```), or "".
 """
 
@@ -43,8 +42,6 @@ def _ascii(text: str) -> str:
 
 def suggest_slug(value: str) -> str | None:
     """A slug the service accepts, near ``value``, or None (nothing of it is left)."""
-    if not isinstance(value, str):
-        return None
     slug = _NOT_SLUG.sub("-", _ascii(value)).strip("-")
     if not slug:
         return None
@@ -59,8 +56,6 @@ def suggest_slug(value: str) -> str | None:
 
 def suggest_url(value: str) -> str | None:
     """An http(s) URL the service accepts, near ``value``, or None."""
-    if not isinstance(value, str):
-        return None
     url = rules.strip_invisible(value).strip()
     if not url[:8].lower().startswith(("http://", "https://")):
         if "://" in url or not _HOSTLIKE.fullmatch(url):
@@ -85,8 +80,6 @@ def suggest_tag(value: str) -> str | None:
 
 def suggest_domain(value: str) -> str | None:
     """A host name such as ``go.example.com`` near ``value``, or None."""
-    if not isinstance(value, str):
-        return None
     host = rules.strip_invisible(value).strip().lower()
     host = re.sub(r"^[a-z][a-z0-9+.-]*://", "", host).split("/", 1)[0].rstrip(".")
     if host == value or not rules.check_hostname(host):
@@ -97,8 +90,6 @@ def suggest_domain(value: str) -> str | None:
 def suggest_expiry(value: str) -> str | None:
     """``31/03/2027 23:59`` -> ``2027-03-31 23:59`` when the date can be read only one
     way (its first number is a day past 12), else None."""
-    if not isinstance(value, str):
-        return None
     m = _DAY_MONTH.fullmatch(value.strip())
     if m is None:
         return None
@@ -113,23 +104,6 @@ def suggest_expiry(value: str) -> str | None:
         return when.strftime("%Y-%m-%d")
     text = when.strftime("%Y-%m-%d %H:%M:%S" if ss else "%Y-%m-%d %H:%M")
     return text if parse_iso(text, assume_utc=True) is not None else None
-
-
-_BY_FIELD = {
-    "slug": suggest_slug,
-    "url": suggest_url,
-    "apple": suggest_url,
-    "google": suggest_url,
-    "tags": suggest_tag,
-    "domain": suggest_domain,
-    "expires_at": suggest_expiry,
-}
-
-
-def suggestion(field_name: str | None, value: object) -> str | None:
-    """The value to suggest for ``field_name`` holding ``value``, or None."""
-    fn = _BY_FIELD.get(field_name or "")
-    return fn(value) if fn is not None and isinstance(value, str) else None
 
 
 def use(suggested: str | None) -> str:

@@ -1,0 +1,118 @@
+"""What a small run loads: a plan or an apply of a CSV file without a terminal loads the
+reader, the engine and the way it reaches the service, and none of what only other
+runs use: the QR code library (``--qr``, an annotated workbook's codes), the workbook
+editors (an Excel source, an annotated copy), the alert library (``--notify``), the
+terminal's progress bars and httpx's own command line (rich, pygments), the file lock (a
+plan takes none). Against a served sandbox the client loads no sandbox; against the
+built-in one, no network stack. ``plan --help`` and ``apply --help`` load no run at
+all. Each case runs the command in a fresh interpreter and reads its sys.modules at
+exit."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support.served_sandbox import sandbox_process
+
+PROBE = """
+import atexit, json, sys
+path = sys.argv[1]
+def report():
+    with open(path, "w") as fh:
+        json.dump(sorted(sys.modules), fh)
+atexit.register(report)
+sys.argv = ["linksync", *sys.argv[2:]]
+from linksync.cli import main
+main()
+"""
+
+#: Loaded only by the runs that use them; never by a plan or apply of a CSV file.
+OTHER_RUNS = {
+    "segno",  # QR codes
+    "openpyxl",  # annotated workbooks, Excel sources
+    "python_calamine",  # Excel sources
+    "xlsxwriter",
+    "msoffcrypto",  # encrypted workbooks
+    "apprise",  # --notify
+    "pygments",  # httpx's command line
+}
+#: Also unused by a plan without a terminal: no progress bar, no lock.
+NOT_IN_A_PLAN = OTHER_RUNS | {"rich", "filelock"}
+#: The sandbox's side: a client of a served sandbox is only a client.
+SERVER_SIDE = {"linksync.sandbox", "starlette", "uvicorn", "sqlite3"}
+
+KEY = "k-startup"
+
+
+def modules_after(
+    folder: Path, *args: str, env: dict[str, str] | None = None
+) -> tuple[set[str], subprocess.CompletedProcess[str]]:
+    out = folder / "modules.json"
+    base = {k: v for k, v in os.environ.items() if not k.startswith("LINKSYNC_")}
+    base["NO_COLOR"] = "1"
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, str(out), *args],
+        cwd=folder,
+        env={**base, **(env or {})},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return set(json.loads(out.read_text(encoding="utf-8"))), proc
+
+
+def write_csv(folder: Path, rows: int = 50) -> None:
+    lines = ["slug,url", *(f"start-{i},https://example.com/p/{i}" for i in range(rows))]
+    (folder / "links.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_a_csv_plan_on_the_built_in_sandbox_loads_only_what_it_uses(tmp_path: Path) -> None:
+    write_csv(tmp_path)
+    modules, proc = modules_after(tmp_path, "plan", "links.csv", "--sandbox")
+    assert proc.returncode == 0, proc.stderr
+    assert "/start-49 -> https://example.com/p/49" in proc.stdout
+    assert {"pandas", "linksync.sandbox"} <= modules  # the reader and the sandbox it used
+    assert modules & NOT_IN_A_PLAN == set()
+    assert "aiohttp" not in modules  # the built-in sandbox is reached in this process
+
+
+def test_a_csv_plan_against_a_served_sandbox_loads_no_sandbox(tmp_path: Path) -> None:
+    write_csv(tmp_path)
+    with sandbox_process(tmp_path, key=KEY) as served:
+        modules, proc = modules_after(
+            tmp_path, "plan", "links.csv", "--base-url", served.url, env={"LINKSYNC_API_KEY": KEY}
+        )
+    assert proc.returncode == 0, proc.stderr
+    assert "/start-49 -> https://example.com/p/49" in proc.stdout
+    assert "aiohttp" in modules  # the network transport it talked through
+    assert modules & (NOT_IN_A_PLAN | SERVER_SIDE) == set()
+
+
+def test_a_csv_apply_loads_no_qr_workbook_or_alert_library(tmp_path: Path) -> None:
+    write_csv(tmp_path)
+    modules, proc = modules_after(
+        tmp_path, "apply", "links.csv", "--sandbox", "--yes", "--report", "out.csv"
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = (tmp_path / "out.csv").read_text(encoding="utf-8")
+    assert report.count(",create,ok,") == 50  # every row written
+    assert "filelock" in modules  # an apply takes the run lock
+    assert modules & OTHER_RUNS == set()
+
+
+@pytest.mark.parametrize("command", ["plan", "apply"])
+def test_a_commands_help_loads_no_run(tmp_path: Path, command: str) -> None:
+    """``--help`` shows the flags: it reads no config, starts no event loop and loads
+    neither the run (``linksync.pipeline.applying``, the lock) nor the client."""
+    modules, proc = modules_after(tmp_path, command, "--help")
+    assert proc.returncode == 0 and f"Usage: linksync {command}" in proc.stdout
+    run = {"asyncio", "yaml", "linksync.config", "linksync.pipeline.applying", "httpx"}
+    assert modules & (run | {"linksync.pipeline.lock", "filelock"}) == set()
