@@ -1,11 +1,13 @@
-"""A sheet's frame: the fields it has no column for cost it no memory of their own."""
+"""A sheet's frame: the fields it has no column for cost it no memory of their own, and
+each spec it makes is its own row."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from linksync.model import LINK_FIELDS
+from linksync.model import LINK_FIELDS, LinkSpec
 from linksync.sources import read_sources
+from linksync.sources.frame import SpecFrame
 
 
 def test_the_fields_a_sheet_has_no_column_for_share_one_mask(tmp_path: Path) -> None:
@@ -19,3 +21,34 @@ def test_the_fields_a_sheet_has_no_column_for_share_one_mask(tmp_path: Path) -> 
     specs = list(frame.iter_specs())
     assert [s.managed for s in specs[:2]] == [frozenset({"slug", "url"})] * 2
     assert all(s.description is None for s in specs)
+
+
+def test_a_frames_specs_are_its_rows_one_by_one(tmp_path: Path) -> None:
+    """Made a block at a time, each spec is still its own row: its values, the fields
+    its cells set and its provenance (as ``SpecFrame.provenance`` gives it), across a
+    block's end, for a sheet and for a frame of ready-made specs (a YAML file's)."""
+    n = 8192 + 300  # more than one block (``frame._BLOCK``)
+    lines = ["slug,url,description,tags"] + [
+        f"s{i},https://example.com/{i},{'about' if i % 3 else ''},{'a;b' if i % 5 == 0 else ''}"
+        for i in range(n)
+    ]
+    (tmp_path / "links.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (frame,) = read_sources([tmp_path / "links.csv"]).frames
+    specs = list(frame.iter_specs())
+    one_by_one = [
+        LinkSpec(
+            *(frame.values[f][i] for f in LINK_FIELDS),
+            managed=frozenset(f for f in LINK_FIELDS if frame.managed[f][i]),
+            provenance=frame.provenance(i),
+        )
+        for i in range(n)
+    ]
+    assert specs == one_by_one
+    assert {s.managed for s in specs} == {
+        frozenset({"slug", "url"}),
+        frozenset({"slug", "url", "description"}),
+        frozenset({"slug", "url", "tags"}),
+        frozenset({"slug", "url", "description", "tags"}),
+    }
+    assert [s.provenance.row for s in specs[8190:8194] if s.provenance] == [8192, 8193, 8194, 8195]
+    assert list(SpecFrame.from_specs(specs).iter_specs()) == specs

@@ -92,7 +92,7 @@ class Answer:
 
 #: Where an answer's bytes hold neither of these, its JSON cannot be an error object
 #: (``{"error": ...}``; a JSON escape could spell the key ``"\u0065rror"``).
-_MAY_NAME_ERROR = (b'"error"', b"\\u")
+_NAMES_ERROR, _ESCAPE = b'"error"', b"\\u"
 
 
 @dataclass(slots=True)
@@ -252,7 +252,7 @@ class BaseClient:
         if status == 407:  # a proxy's answer (http:// services): the service saw nothing
             reason = self.redact(reason or "Proxy Authentication Required")
             raise proxy_auth_error(self.proxy, status, reason, state.attempts)
-        if 200 <= status < 300 and not any(m in content for m in _MAY_NAME_ERROR):
+        if 200 <= status < 300 and _NAMES_ERROR not in content and _ESCAPE not in content:
             # Not an error object: its JSON is decoded when read (``Answer.body``).
             attempts = state.attempts
 

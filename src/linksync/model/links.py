@@ -16,7 +16,7 @@ import msgspec
 
 from linksync.model.declared import NOTHING_DECLARED, Declared
 from linksync.model.records import dataclass_compatible
-from linksync.model.short_urls import hold_short_urls
+from linksync.model.short_urls import short_url_holder
 from linksync.safe.secrets import REDACTED
 
 #: Every input field of a link, in the interface's order (Python names).
@@ -242,6 +242,7 @@ WIRE_NAMES: dict[str, str] = {
 
 #: The ``extra`` of a record without unknown fields: one shared, read-only mapping.
 NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
+_held_short_url, _bind_short_urls = short_url_holder()  # ``RemoteLink``'s short URL
 
 
 @dataclass_compatible
@@ -271,8 +272,7 @@ class RemoteLink(
     updated_at: str | None = None
     extra: Mapping[str, Any] = NO_EXTRA
 
-    def __post_init__(self) -> None:  # ``https://<domain>/<slug>`` is not held as text
-        _hold_short_url(self)
+    __post_init__ = _held_short_url  # type: ignore[misc]  # the short URL not held as text
 
     @property
     def key(self) -> LinkKey:
@@ -318,7 +318,7 @@ class RemoteLink(
         )
 
 
-_hold_short_url = hold_short_urls(RemoteLink)
+_bind_short_urls(RemoteLink)
 _REMOTE_KEYS = frozenset(
     {"id", "domain", "slug", "shortUrl", "url", "description", "tags", "apple", "google",
      "hasPassword", "expiresAt", "createdAt", "updatedAt"}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -172,24 +173,25 @@ class SpecFrame:
         for bit, f in enumerate(LINK_FIELDS):
             code |= self.managed[f].astype(np.int64) << bit
         cache: dict[int, frozenset[str]] = {}
+        for c in np.unique(code).tolist():
+            cache[c] = frozenset(f for b, f in enumerate(LINK_FIELDS) if c >> b & 1)
         cols = [self.values[f] for f in LINK_FIELDS]
         # A block of rows at a time: the columns' lists of a million rows at once would
-        # cost more than the specs themselves, for a moment.
+        # cost more than the specs themselves, for a moment. Each row's records are made
+        # by ``map`` (no Python frame a row): its managed set, its provenance, its spec.
         for start in range(0, n, _BLOCK):
             end = min(n, start + _BLOCK)
             lists = [col[start:end].tolist() for col in cols]
+            managed = map(cache.__getitem__, code[start:end].tolist())
             if self.provenances is not None:
                 provs: Iterable[Provenance] = self.provenances[start:end]
             else:  # as ``provenance(i)`` makes them, the rows' numbers read a block at once
-                src, sheet, columns, tz = self.source, self.sheet, self.columns, self.timezone
                 rows = shared(self.rows[start:end].tolist())  # one object a number
-                provs = (Provenance(src, sheet, r, columns, tz) for r in rows)
-            block = zip(code[start:end].tolist(), *lists, provs, strict=True)
-            for c, url, slug, domain, desc, tags, pw, exp, apple, google, prov in block:
-                ms = cache.get(c)
-                if ms is None:
-                    ms = cache[c] = frozenset(f for b, f in enumerate(LINK_FIELDS) if c >> b & 1)
-                yield LinkSpec(url, slug, domain, desc, tags, pw, exp, apple, google, ms, prov)
+                provs = map(
+                    Provenance, repeat(self.source), repeat(self.sheet), rows,
+                    repeat(self.columns), repeat(self.timezone),
+                )  # fmt: skip
+            yield from map(LinkSpec, *lists, managed, provs)
 
     def with_values(self, field_name: str, values: np.ndarray) -> SpecFrame:
         """A copy with one field's values replaced (managed unchanged)."""

@@ -25,6 +25,17 @@ from linksync.sync.state import KeyMap, RemoteState
 #: comparison (``linksync.sync.compare.compare``) compares them.
 _PLAIN = ("description", "apple", "google")
 
+#: What the short way compares of a row, by its managed fields: the plain fields it
+#: manages, and whether it manages the password, the tags, the expiry. Rows of a sheet
+#: share a few managed sets: each is looked at once, not each row's fields one by one.
+_Checks = tuple[tuple[str, ...], bool, bool, bool]
+
+
+def _checks(managed: frozenset[str]) -> _Checks:
+    plain = tuple(name for name in _PLAIN if name in managed)
+    return plain, "password" in managed, "tags" in managed, "expires_at" in managed
+
+
 #: (a folded domain, its links by folded slug or None, the rows claiming them)
 _Domain = tuple[str, Mapping[str, RemoteLink] | None, dict[str, int]]
 
@@ -33,6 +44,7 @@ class QuickDiff:
     """The short way of one diff run (its caches: the domains of rows, as given)."""
 
     __slots__ = (
+        "_checks",
         "_claimed",
         "_domains",
         "_invalid",
@@ -65,6 +77,8 @@ class QuickDiff:
         self._domains: dict[str | None, _Domain | None] = {}
         #: a row's managed fields -> (its columns, the fields they could leave alone)
         self._left: dict[frozenset[str], tuple[Mapping[str, str], tuple[str, ...]]] = {}
+        #: a row's managed fields -> what ``_same`` compares of them (``_Checks``)
+        self._checks: dict[frozenset[str], _Checks] = {}
 
     def _domain(self, given: str | None) -> _Domain | None:
         remote = self._remote  # as ``linksync.sync.compare.row_domain`` folds it
@@ -86,11 +100,10 @@ class QuickDiff:
         if self._places and prov is not None and prov.place in self._places:
             return None
         given = spec.domain
-        domains = self._domains
-        if given in domains:
-            known = domains[given]
-        else:
-            known = domains[given] = self._domain(given)
+        try:
+            known = self._domains[given]
+        except KeyError:  # the first row of its domain (as given)
+            known = self._domains[given] = self._domain(given)
         if known is None:
             return None
         domain, on_domain, claims = known
@@ -105,9 +118,13 @@ class QuickDiff:
             return None
         if claims.setdefault(folded, index) != index:
             return None  # a duplicate: the full path says so
-        return Change(
-            Action.UNCHANGED, domain, link.slug, index, spec, link, notes=self._notes(spec, link)
-        )
+        notes: tuple[str, ...] = ()
+        columns = prov.columns if prov is not None else None
+        if columns:  # ``_notes``, not called for a row of a sheet known to say nothing
+            left = self._left.get(spec.managed)
+            if left is None or left[0] is not columns or left[1]:
+                notes = self._notes(spec, link)
+        return Change(Action.UNCHANGED, domain, link.slug, index, spec, link, notes=notes)
 
     def _notes(self, spec: LinkSpec, link: RemoteLink) -> tuple[str, ...]:
         """``linksync.sync.compare.said_of`` of a row with nothing to change."""
@@ -133,11 +150,15 @@ class QuickDiff:
         if url is not None and url is not remote_url and url.strip() != remote_url.strip():
             return False
         managed = spec.managed
-        for name in _PLAIN:
-            if name in managed and (getattr(spec, name) or None) != (getattr(link, name) or None):
+        checks = self._checks.get(managed)
+        if checks is None:
+            checks = self._checks[managed] = _checks(managed)
+        plain, password, tags, expires = checks
+        for name in plain:
+            if (getattr(spec, name) or None) != (getattr(link, name) or None):
                 return False
-        if "password" in managed and (spec.password or link.has_password):
+        if password and (spec.password or link.has_password):
             return False
-        if "tags" in managed and set(desired_tags(spec, self._options)) != set(link.tags):
+        if tags and set(desired_tags(spec, self._options)) != set(link.tags):
             return False
-        return "expires_at" not in managed or same_instant(spec.expires_at, link.expires_at)
+        return not expires or same_instant(spec.expires_at, link.expires_at)
