@@ -19,11 +19,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from contextlib import AsyncExitStack
 from dataclasses import replace
 from pathlib import Path
 
+from linksync.api import LinkClient
 from linksync.config import Settings, resolve
-from linksync.config.identity import workspace_identity
+from linksync.config.identity import local_identity, workspace_identity
 from linksync.errors import ConfigError, LinksyncError, describe
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RunInfo
@@ -40,11 +42,13 @@ from linksync.pipeline.inputs import (
     sync_options,
 )
 from linksync.pipeline.notify import RunEnd, alert_run, alerts_for
+from linksync.pipeline.overlap import Plans, read_beside, reads_ahead
 from linksync.pipeline.passwords import load_passwords, password_store
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
 from linksync.pipeline.preflight import PathArg, clear_leftovers, run_checks, run_paths
 from linksync.pipeline.request import Hooks, Notify, Outputs, PlanOutputs, Reading, SyncPolicy
 from linksync.pipeline.saved import saved_asks, workspace_here
+from linksync.pipeline.sizes import look_at
 from linksync.report.plans import failed_rows, plan_counts
 from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
@@ -166,15 +170,26 @@ async def _planning(
     started = time.monotonic()
     read = SourceReading.for_target(reading, settings, progress=events.checking)
     digests = digest_sources(sources)  # before reading: a file edited meanwhile is seen
-    validation, changed = read_declared(  # only what changed since a git ref, when asked
-        sources, read, default_domain=opts.default_domain, config=settings.config_path,
-        note=events.note,
-    )  # fmt: skip
-    keep_secrets(source_secrets(validation), secrets, log)
-    events.problems(validation.file_problems)
-    for note in validation.notes:
-        events.note(note)
-    async with settings.open_client() as client:
+    look = look_at(sources)
+    async with AsyncExitStack() as stack:
+        ahead = None
+        if not look.refusable:  # the service asked meanwhile (pipeline.overlap)
+            asked = Plans(opts, look, named=bool(read.reading.changed_since), organizations=2)
+            if local_identity(settings.target) is None:
+                asked = replace(asked, organizations=3)
+            ahead = await stack.enter_async_context(reads_ahead(settings.open_client, asked))
+        validation, changed = await read_beside(  # only what changed since a git ref, when asked
+            ahead is not None, read_declared, sources, read,
+            default_domain=opts.default_domain, config=settings.config_path, note=events.note,
+        )  # fmt: skip
+        keep_secrets(source_secrets(validation), secrets, log)
+        events.problems(validation.file_problems)
+        for note in validation.notes:
+            events.note(note)
+        if ahead is None:
+            client: LinkClient = await stack.enter_async_context(settings.open_client())
+        else:
+            client = ahead.early
         identity = await workspace_identity(client, settings.target)
         passwords = load_passwords(password_store(identity), events.warning)
         made = await make_plan(
