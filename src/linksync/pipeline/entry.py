@@ -42,13 +42,12 @@ from linksync.pipeline.inputs import (
     sync_options,
 )
 from linksync.pipeline.notify import RunEnd, alert_run, alerts_for
-from linksync.pipeline.overlap import Plans, read_beside, reads_ahead
+from linksync.pipeline.overlap import Plans, early_look, read_beside, reads_ahead
 from linksync.pipeline.passwords import load_passwords, password_store
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
 from linksync.pipeline.preflight import PathArg, clear_leftovers, run_checks, run_paths
 from linksync.pipeline.request import Hooks, Notify, Outputs, PlanOutputs, Reading, SyncPolicy
 from linksync.pipeline.saved import saved_asks, workspace_here
-from linksync.pipeline.sizes import look_at
 from linksync.report.plans import failed_rows, plan_counts
 from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
@@ -170,13 +169,12 @@ async def _planning(
     started = time.monotonic()
     read = SourceReading.for_target(reading, settings, progress=events.checking)
     digests = digest_sources(sources)  # before reading: a file edited meanwhile is seen
-    look = look_at(sources)
+    look = early_look(sources, read.reading)
     async with AsyncExitStack() as stack:
         ahead = None
-        if not look.refusable:  # the service asked meanwhile (pipeline.overlap)
-            asked = Plans(opts, look, named=bool(read.reading.changed_since), organizations=2)
-            if local_identity(settings.target) is None:
-                asked = replace(asked, organizations=3)
+        if look is not None:  # the service asked meanwhile (pipeline.overlap)
+            orgs = 2 if local_identity(settings.target) is not None else 3
+            asked = Plans(opts, look, organizations=orgs)
             ahead = await stack.enter_async_context(reads_ahead(settings.open_client, asked))
         validation, changed = await read_beside(  # only what changed since a git ref, when asked
             ahead is not None, read_declared, sources, read,

@@ -50,6 +50,7 @@ from linksync.pipeline.early import DOMAINS, ORG, EarlyClient, fill, page_key
 from linksync.pipeline.inputs import Sources
 from linksync.pipeline.lock import acquire_lock
 from linksync.pipeline.preflight import RunPaths
+from linksync.pipeline.request import Reading
 from linksync.pipeline.sizes import Look, look_at
 from linksync.sync.options import SyncOptions
 from linksync.sync.pool import run_pool
@@ -60,13 +61,11 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Plans:
-    """What the early calls go by: the run's options, the look at its sources,
-    whether it is partial (``named``: its links are read one by one), and how many
-    times it reads the organization."""
+    """What the early calls go by: the run's options, the look at its sources, and
+    how many times the run reads the organization."""
 
     options: SyncOptions
     look: Look
-    named: bool = False
     organizations: int = 1
 
 
@@ -115,13 +114,22 @@ def reads_while(
     request: Any, sources: Sources, options: SyncOptions, gate: Gate | None = None
 ) -> AbstractAsyncContextManager[Ahead | None]:
     """``reads_ahead`` for a run of ``request`` (an ``ApplyRequest``) reading
-    ``sources``; ``nullcontext()`` (nothing early) when there is none, or when a look at
-    them shows the reading may refuse the run (``look_at``)."""
-    look = look_at(sources)
-    if not sources or look.refusable:
+    ``sources``; ``nullcontext()`` (nothing early) when ``early_look`` says so."""
+    look = early_look(sources, request.reading.reading)
+    if look is None:
         return nullcontext()
-    named = bool(request.reading.reading.changed_since)
-    return reads_ahead(request.settings.open_client, Plans(options, look, named=named), gate)
+    return reads_ahead(request.settings.open_client, Plans(options, look), gate)
+
+
+def early_look(sources: Sources, reading: Reading) -> Look | None:
+    """The look at ``sources`` the early calls go by; None when nothing may start
+    early: no sources, a look that shows the reading may refuse the run, or a run of
+    what changed since a git ref (git's answer, a ref it does not know included, comes
+    first; its plan reads its links one by one)."""
+    if not sources or reading.changed_since:
+        return None
+    look = look_at(sources)
+    return None if look.refusable else look
 
 
 @asynccontextmanager
@@ -139,8 +147,9 @@ async def reads_ahead(
             yield ahead
         finally:
             await ahead.stop()
-            if ahead.identity is not None and ahead.identity.done():
-                ahead.identity.exception()  # read by the run, or dropped with it
+            if ahead.identity is not None:  # read by the run, or dropped with it
+                ahead.identity.cancel()
+                await asyncio.gather(ahead.identity, return_exceptions=True)
             await ahead.stack.aclose()
 
 
@@ -185,8 +194,6 @@ async def _calls(
     unfiltered = None
     if options.system_domain is None:
         unfiltered = early.start(page_key(1, None), lambda: inner.list_links_page(1, PAGE))
-    if plans.named:
-        return  # a partial run reads its links one by one
     try:
         link_count = (await asyncio.shield(org)).link_count
         custom = {d.domain.lower() for d in await asyncio.shield(domains) if d.domain}
@@ -220,7 +227,7 @@ def _listed(plans: Plans, system: str, custom: set[str], link_count: int) -> lis
     they are at least as many as its pages (``linksync.sync.remote._fetch_domain``)."""
     options, look = plans.options, plans.look
     out: list[str] = []
-    if options.deletes and not plans.named:
+    if options.deletes:
         out += options.scope_domains
     bound = max(1, math.ceil(link_count / PAGE))
     if look.rows is not None and not look.names_domain and look.rows >= bound:
