@@ -10,10 +10,12 @@
    belongs to no row refuses the run (``FileProblems``) unless a saved plan is applied
    (its sources are read for their passwords only). A mirror refuses first
    (``MirrorRefused``, exit 2) a source that was not read or declared nothing
-   (``refuse_undeclared``), ``force`` or not.
+   (``refuse_undeclared``), ``force`` or not. Meanwhile (``linksync.pipeline.overlap``:
+   not for a saved plan, nor sources a quick look finds refusable) the identity is read,
+   the lock tried, and once held the calls the plan will make are sent.
 3. The run lock is taken (by default keyed on the workspace the service reports, read
-   once here: ``linksync.config.identity``); then the reports are opened and the last
-   run against the target is read from the journals.
+   once: ``linksync.config.identity``), unless held since step 2; then the reports are
+   opened and the last run against the target is read from the journals.
 4. The plan (fresh, or the saved one checked against its workspace and refreshed:
    stale rows blocked) is shown (``RunEvents.planned``), refused above the safety
    thresholds without force, and confirmed (``RunEvents.confirm``) when it has writes.
