@@ -135,12 +135,20 @@ def early_look(sources: Sources, reading: Reading) -> Look | None:
 @asynccontextmanager
 async def reads_ahead(
     opened: Callable[[], Any], plans: Plans, gate: Gate | None = None
-) -> AsyncIterator[Ahead]:
+) -> AsyncIterator[Ahead | None]:
     """Open the client (``opened()``, an async context manager) and start the calls
-    (see the module docstring) once ``gate(ahead)`` says yes; yield at once. On the
-    way out the calls left are cancelled, then what ``gate`` entered (the lock) is
-    left, then the client closed."""
-    async with opened() as client:
+    (see the module docstring) once ``gate(ahead)`` says yes; yield at once (None when
+    the client does not open: the run opens it after reading, and meets the error
+    there, as it always did). On the way out the calls left are cancelled, then what
+    ``gate`` entered (the lock) is left, then the client closed."""
+    async with AsyncExitStack() as opening:
+        try:
+            client = await opening.enter_async_context(opened())
+        except Exception:
+            client = None
+        if client is None:
+            yield None
+            return
         ahead = Ahead(client, EarlyClient(client))
         ahead.task = asyncio.ensure_future(_calls(ahead, plans, gate))
         try:
