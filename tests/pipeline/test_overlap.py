@@ -10,7 +10,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -225,3 +225,19 @@ def test_an_apply_lists_nothing_while_another_run_holds_its_lock(
             outputs=linksync.Outputs(journal=False, lock="run.lock"),
         )
     assert [p for _, p in service.recorder.seen if p.startswith(LINKS)] == []
+
+
+def test_a_client_that_cannot_open_does_not_hide_the_file_error(workdir: Path) -> None:
+    """The sandbox's state folder cannot be made (a file stands in its way) and the
+    source is wrong: the apply says what it always said first, the file's error."""
+    Path("blocker").write_text("a file where a folder should be", encoding="utf-8")
+    settings = resolve(sandbox=True, env={}, cwd=workdir)
+    target = replace(settings.target, sandbox_db=str(workdir / "blocker" / "s.db"))
+    settings = replace(settings, target=target)
+    Path("links.yaml").write_text("links: 5\n", encoding="utf-8")
+    with pytest.raises(FileProblems, match="links: must be a list"):
+        linksync.apply(["links.yaml"], settings, outputs=linksync.Outputs(journal=False))
+    Path("links.yaml").write_text("links:\n  - {slug: a, url: https://e.com/a}\n", "utf-8")
+    with pytest.raises((LinksyncError, OSError)) as got:
+        linksync.apply(["links.yaml"], settings, outputs=linksync.Outputs(journal=False))
+    assert "blocker" in str(got.value)
