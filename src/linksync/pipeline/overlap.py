@@ -9,10 +9,10 @@ and the rate limit) while the event loop sends those calls (``reads_ahead``):
 - the organization (as many times as the run reads it) and the custom domains;
 - page 1 of the unfiltered list when no profile names the system domain (it names it);
 - the listing of each domain the plan will list whatever the rows: a mirror's scope
-  domains (not in a partial run); and the domain the rows land on when the sources hold
-  at least as many rows (``linksync.pipeline.sizes.look_at``) as its listing has pages,
-  which is when the plan lists it (``linksync.sync.remote``); not when the sources name
-  domains themselves, which only the reading tells.
+  domains; and the domain the rows land on when the sources hold at least as many rows
+  (``linksync.pipeline.sizes.look_at``) as its listing has pages, which is when the
+  plan lists it (``linksync.sync.remote``); not when the sources name domains
+  themselves, which only the reading tells.
 
 Each answer waits in ``EarlyClient`` until the plan makes that very call, and is used
 once; a call nobody started goes to the service then. So the requests are the ones
@@ -22,9 +22,14 @@ with its own message, whatever the service said meanwhile. Nothing is written be
 the plan is made. An apply lists only once it holds the run lock (its identity read,
 the lock tried without waiting; held by another run: it lists after the reading, as
 before). Nothing starts when a cheap look at the sources (``look_at``) shows the
-reading may refuse the run (a missing, empty, binary file...): the run reads first
-and asks the service nothing before. Left over when the run ends or is refused, the
-calls are cancelled and their answers dropped.
+reading may refuse the run (a missing, empty, binary file...), nor for a run of what
+changed since a git ref (``early_look``): the run reads first and asks the service
+nothing before. Left over when the plan is made, or when the run is refused, the calls
+are cancelled and their answers dropped.
+
+A row count the look gets wrong (many rows invalid, or on other domains) can list a
+domain the plan then reads slug by slug: those pages are sent for nothing. The reading
+cannot be stopped halfway: a Ctrl-C while it goes ends the run once it is done.
 """
 
 from __future__ import annotations
