@@ -33,6 +33,8 @@ def env_with_linksync(**extra: str) -> dict[str, str]:
     """This environment with the test virtualenv's bin first on PATH (``linksync``),
     and no target or GitHub settings leaking in from outside."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LINKSYNC_", "GITHUB_"))}
+    if "LINKSYNC_STATE_DIR" in os.environ:  # the test's own run locks, not the machine's
+        env["LINKSYNC_STATE_DIR"] = os.environ["LINKSYNC_STATE_DIR"]
     env["PATH"] = os.pathsep.join([str(BIN), env.get("PATH", "")])
     env.update(extra)
     return env
