@@ -10,10 +10,12 @@
    belongs to no row refuses the run (``FileProblems``) unless a saved plan is applied
    (its sources are read for their passwords only). A mirror refuses first
    (``MirrorRefused``, exit 2) a source that was not read or declared nothing
-   (``refuse_undeclared``), ``force`` or not.
+   (``refuse_undeclared``), ``force`` or not. Meanwhile (``linksync.pipeline.overlap``:
+   not for a saved plan, nor sources a quick look finds refusable) the identity is read,
+   the lock tried, and once held the calls the plan will make are sent.
 3. The run lock is taken (by default keyed on the workspace the service reports, read
-   once here: ``linksync.config.identity``); then the reports are opened and the last
-   run against the target is read from the journals.
+   once: ``linksync.config.identity``), unless held since step 2; then the reports are
+   opened and the last run against the target is read from the journals.
 4. The plan (fresh, or the saved one checked against its workspace and refreshed:
    stale rows blocked) is shown (``RunEvents.planned``), refused above the safety
    thresholds without force, and confirmed (``RunEvents.confirm``) when it has writes.
@@ -42,11 +44,7 @@ from typing import Any
 
 from linksync.api import LinkClient
 from linksync.config import Settings
-from linksync.config.identity import (
-    WorkspaceIdentity,
-    read_workspace_identity,
-    workspace_identity,
-)
+from linksync.config.identity import WorkspaceIdentity, workspace_identity
 from linksync.errors import (
     InterruptedAfterWrites,
     LinksyncError,
@@ -57,20 +55,19 @@ from linksync.errors import (
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RowResult, RunInfo
 from linksync.model.outcome import RemoteWrites
-from linksync.pipeline.changed import Changed, read_declared, saved_sources
+from linksync.pipeline.changed import Changed, RunReading, read_run, saved_sources
 from linksync.pipeline.collector import fewer_collections
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import (
     SourceReading,
     Sources,
     keep_secrets,
-    refuse_file_errors,
-    refuse_undeclared,
     source_paths,
     source_secrets,
 )
 from linksync.pipeline.lock import LockHolder, acquire_lock
 from linksync.pipeline.notify import Alerts, RunEnd, alert_run
+from linksync.pipeline.overlap import Ahead, identity_of, lock_first, reads_while
 from linksync.pipeline.passwords import load_passwords, password_store, save_passwords
 from linksync.pipeline.planning import plan_to_apply
 from linksync.pipeline.preflight import (
@@ -83,6 +80,7 @@ from linksync.pipeline.preflight import (
 )
 from linksync.pipeline.request import Hooks, Outputs
 from linksync.pipeline.saved import SavedAsks, check_saved
+from linksync.pipeline.stopped import after_writes
 from linksync.report import ReportOptions, ReportSet
 from linksync.report.annotate import annotation_pairs, write_copies
 from linksync.report.summary import Counts
@@ -147,6 +145,8 @@ class ApplyRun:
         self.identity: WorkspaceIdentity | None = None
         #: What a run since a git ref read (``linksync.pipeline.changed``).
         self.changed: Changed | None = None
+        #: The calls sent while the sources were read (``linksync.pipeline.overlap``).
+        self._ahead: Ahead | None = None
 
     @property
     def label(self) -> str:
@@ -194,34 +194,22 @@ class ApplyRun:
             sources=[str(s) for s in source_paths(req.sources)] or [str(req.saved_path or "")],
             run_id=self.run_id,
         )
-        validation = None
         sources = saved_sources(req.sources, saved) if saved else req.sources
-        if sources:
-            reading = replace(req.reading, progress=self.events.checking)
-            if saved is not None:  # read for the passwords only: nothing to check
-                reading = reading.without_checks()
-            domain = self.options.default_domain
-            validation, self.changed = read_declared(  # since a git ref, when asked
-                sources, reading, default_domain=domain, config=req.settings.config_path,
-                note=self.events.note,
-            )  # fmt: skip
-            keep_secrets(source_secrets(validation), self.secrets, self.log)
-            self.events.problems(validation.file_problems)
-            for note in validation.notes:
-                self.events.note(note)
-            if saved is None:
-                refuse_undeclared(validation, req.options)
-                refuse_file_errors(validation)
-        if paths.lock is None and paths.lock_is_default:
-            self.identity = self.identity or await read_workspace_identity(req.settings)
-            paths = paths.identified(self.identity)
-        try:
-            results = await self._locked(paths, validation, saved)
-        except (LinksyncError, OSError) as exc:
-            if not self.writes.any or isinstance(exc, StoppedAfterWrites):
-                raise
-            lead = f"{describe(exc)}. Before this error the run wrote to the workspace"
-            raise _after_writes(StoppedAfterWrites, lead, self.writes, paths.journal) from exc
+        gate = lock_first(paths, self.label, req.settings.target, self.identity)
+        early = reads_while(req, sources, self.options, gate) if saved is None else nullcontext()
+        async with early as ahead:  # read-only calls sent while reading (pipeline.overlap)
+            self._ahead = ahead
+            validation = await self._read_sources(sources, saved, beside=ahead is not None)
+            if paths.lock is None and paths.lock_is_default:
+                self.identity = self.identity or await identity_of(ahead, req.settings)
+                paths = paths.identified(self.identity)
+            try:
+                results = await self._locked(paths, validation, saved)
+            except (LinksyncError, OSError) as exc:
+                if not self.writes.any or isinstance(exc, StoppedAfterWrites):
+                    raise
+                lead = f"{describe(exc)}. Before this error the run wrote to the workspace"
+                raise after_writes(StoppedAfterWrites, lead, self.writes, paths.journal) from exc
         log_run_end(
             self.log,
             counts=results.counts,
@@ -231,6 +219,20 @@ class ApplyRun:
             run_id=results.run_id,
         )
         return results
+
+    async def _read_sources(self, sources: Sources, saved: Plan | None, *, beside: bool) -> Any:
+        """The sources read, validated and refused as step 2 says (``read_run``), in a
+        worker thread ``beside`` the calls started meanwhile."""
+        if not sources:
+            return None
+        req = self.request
+        reading = replace(req.reading, progress=self.events.checking)
+        validation, self.changed = await read_run(
+            sources, reading, RunReading(self.options, req.settings.config_path, saved is not None),
+            self.events, beside=beside,
+        )  # fmt: skip
+        keep_secrets(source_secrets(validation), self.secrets, self.log)
+        return validation
 
     def _bind(self, saved: Plan) -> None:
         """Check a saved plan before any request (``linksync.pipeline.saved``): the
@@ -271,8 +273,8 @@ class ApplyRun:
         return paths
 
     def _lock(self, paths: RunPaths) -> AbstractContextManager[LockHolder | None]:
-        if paths.lock is None:
-            return nullcontext()
+        if paths.lock is None or (self._ahead is not None and self._ahead.locked == paths.lock):
+            return nullcontext()  # none, or held since the reading (``lock_first``)
         wait = self.request.outputs.lock_wait
 
         def waiting(holder: LockHolder | None) -> None:
@@ -323,10 +325,17 @@ class ApplyRun:
         on_result: Callable[[RowResult], None],
     ) -> Results:
         req = self.request
-        async with req.settings.open_client() as client:
-            self.identity = self.identity or await workspace_identity(client, req.settings.target)
+        ahead = self._ahead
+        opened = nullcontext(ahead.client) if ahead else req.settings.open_client()
+        async with opened as client:
+            target = req.settings.target
+            self.identity = self.identity or await (
+                ahead.workspace(target) if ahead else workspace_identity(client, target)
+            )
             passwords = password_store(self.identity)
-            plan = await self._plan(client, validation, saved, passwords)
+            plan = await self._plan(ahead.early if ahead else client, validation, saved, passwords)
+            if ahead is not None:
+                await ahead.stop()  # nothing more is read early once the plan is made
             log_plan_counts(self.log, plan.counts)
             self.events.planned(plan)
             if plan.refused:
@@ -385,16 +394,4 @@ def run_apply(run: ApplyRun) -> Results:
         if not run.writes.any:
             raise
         lead = "Interrupted after writing to the workspace"
-        raise _after_writes(InterruptedAfterWrites, lead, run.writes, run.journal) from None
-
-
-def _after_writes(
-    kind: type[StoppedAfterWrites], lead: str, writes: RemoteWrites, journal: Path | None
-) -> StoppedAfterWrites:
-    """The error that ends a run which wrote already: what it wrote, where its journal is."""
-    written = writes.describe()
-    return kind(
-        f"{lead}: {written}; the journal {journal} holds every result",
-        written=written,
-        journal=str(journal) if journal else None,
-    )
+        raise after_writes(InterruptedAfterWrites, lead, run.writes, run.journal) from None

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from linksync.errors import ConfigError
 from linksync.model import LinkKey, LinkSpec, Problem
 from linksync.model.links import fold_domain
+from linksync.pipeline.events import RunEvents
 from linksync.pipeline.inputs import (
     SourceReading,
     Sources,
@@ -35,15 +36,19 @@ from linksync.pipeline.inputs import (
     load_specs,
     read_and_validate,
     read_options,
+    refuse_file_errors,
+    refuse_undeclared,
     source_paths,
     with_destinations,
 )
+from linksync.pipeline.overlap import read_beside
 from linksync.sync.partial import Partial, declared_changes
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from linksync.sources import SourceBatch
+    from linksync.sync.options import SyncOptions
     from linksync.sync.plan import Change, Plan
     from linksync.sync.state import RemoteState
     from linksync.validate import Validation
@@ -107,6 +112,38 @@ def read_declared(
     for line in changed.notes:
         note(line)
     return changed.validation, changed
+
+
+@dataclass(frozen=True, slots=True)
+class RunReading:
+    """What an apply's reading needs of the run: its options, its config file, and
+    whether it applies a saved plan (its sources are read for their passwords only)."""
+
+    options: SyncOptions
+    config: Path | None = None
+    saved: bool = False
+
+
+async def read_run(
+    sources: Sources, setup: SourceReading, run: RunReading, events: RunEvents, *, beside: bool
+) -> tuple[Validation, Changed | None]:
+    """An apply's sources read and validated (``read_declared``; in a worker thread
+    ``beside`` the calls sent meanwhile, ``linksync.pipeline.overlap``), their problems
+    and notes told to ``events``; then refused (``MirrorRefused``, ``FileProblems``) for
+    declaring nothing in a mirror or for a file-level error, unless ``run.saved``."""
+    if run.saved:  # read for the passwords only: nothing to check
+        setup = setup.without_checks()
+    validation, changed = await read_beside(
+        beside, read_declared, sources, setup, default_domain=run.options.default_domain,
+        config=run.config, note=events.note,
+    )  # fmt: skip
+    events.problems(validation.file_problems)
+    for note in validation.notes:
+        events.note(note)
+    if not run.saved:
+        refuse_undeclared(validation, run.options)
+        refuse_file_errors(validation)
+    return validation, changed
 
 
 def validate_sources(

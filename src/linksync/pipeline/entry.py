@@ -19,11 +19,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from contextlib import AsyncExitStack
 from dataclasses import replace
 from pathlib import Path
 
+from linksync.api import LinkClient
 from linksync.config import Settings, resolve
-from linksync.config.identity import workspace_identity
+from linksync.config.identity import local_identity, workspace_identity
 from linksync.errors import ConfigError, LinksyncError, describe
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RunInfo
@@ -40,6 +42,7 @@ from linksync.pipeline.inputs import (
     sync_options,
 )
 from linksync.pipeline.notify import RunEnd, alert_run, alerts_for
+from linksync.pipeline.overlap import Plans, early_look, read_beside, reads_ahead
 from linksync.pipeline.passwords import load_passwords, password_store
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
 from linksync.pipeline.preflight import PathArg, clear_leftovers, run_checks, run_paths
@@ -166,15 +169,25 @@ async def _planning(
     started = time.monotonic()
     read = SourceReading.for_target(reading, settings, progress=events.checking)
     digests = digest_sources(sources)  # before reading: a file edited meanwhile is seen
-    validation, changed = read_declared(  # only what changed since a git ref, when asked
-        sources, read, default_domain=opts.default_domain, config=settings.config_path,
-        note=events.note,
-    )  # fmt: skip
-    keep_secrets(source_secrets(validation), secrets, log)
-    events.problems(validation.file_problems)
-    for note in validation.notes:
-        events.note(note)
-    async with settings.open_client() as client:
+    look = early_look(sources, read.reading)
+    async with AsyncExitStack() as stack:
+        ahead = None
+        if look is not None:  # the service asked meanwhile (pipeline.overlap)
+            orgs = 2 if local_identity(settings.target) is not None else 3
+            asked = Plans(opts, look, organizations=orgs)
+            ahead = await stack.enter_async_context(reads_ahead(settings.open_client, asked))
+        validation, changed = await read_beside(  # only what changed since a git ref, when asked
+            ahead is not None, read_declared, sources, read,
+            default_domain=opts.default_domain, config=settings.config_path, note=events.note,
+        )  # fmt: skip
+        keep_secrets(source_secrets(validation), secrets, log)
+        events.problems(validation.file_problems)
+        for note in validation.notes:
+            events.note(note)
+        if ahead is None:
+            client: LinkClient = await stack.enter_async_context(settings.open_client())
+        else:
+            client = ahead.early
         identity = await workspace_identity(client, settings.target)
         passwords = load_passwords(password_store(identity), events.warning)
         made = await make_plan(

@@ -250,7 +250,7 @@ def refuse_file_errors(validation: Validation) -> None:
 
 
 def refuse_undeclared(validation: Validation, options: SyncOptions) -> None:
-    """Raise ``MirrorRefused`` (exit 2, before any request) when a mirror's sources
+    """Raise ``MirrorRefused`` (exit 2, before any write) when a mirror's sources
     have a file-level error or declared nothing (``EMPTY_SOURCE``, whatever its
     severity): the deletes it would plan follow from no declaration. ``force`` does not
     pass it."""

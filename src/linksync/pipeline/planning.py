@@ -95,7 +95,7 @@ async def make_plan(
     ``changed``: a partial run's, ``linksync.pipeline.changed``: only its links are
     read, and only its removed links deleted).
 
-    A mirror refuses first (``MirrorRefused``, no request sent) when its sources have a
+    A mirror refuses first (``MirrorRefused``, before its own requests) when its sources have a
     file-level error or declared nothing (``refuse_undeclared``); the fetch refuses a
     scope domain the workspace does not have (``ConfigError``); an owner tag no link
     and no row carries is a warning of the plan (``Plan.problems``)."""

@@ -1,0 +1,120 @@
+"""A cheap look at the sources before they are read: how many rows they hold, about,
+and whether their reading could refuse the run.
+
+``look_at(sources)`` reads no cell: it counts the lines of a CSV (its header left out)
+and the ``url:`` keys of a YAML file, and counts ``LinkSpec`` objects; a workbook's
+rows are not counted (``rows`` None). It says ``refusable`` when the reading may
+refuse the run without reading every row: a path that is not a readable file or
+folder, an empty file, a CSV of a header alone, a binary file where text is expected,
+an unknown type, a folder with stray files or without YAML. A run then reads first,
+as it always did, and asks the service nothing before (``linksync.pipeline.overlap``).
+
+``names_domain``: a CSV header or a YAML file that mentions a domain; the rows may
+then be spread over domains, and only the reading can tell which.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from linksync.model import LinkSpec
+
+#: Bytes looked at for a NUL (a binary file given as text) and for a CSV's header.
+HEAD = 8192
+_TEXT = frozenset({".csv", ".tsv", ".txt"})
+_YAML = frozenset({".yaml", ".yml"})
+_BOOKS = frozenset({".xlsx", ".xlsm", ".xlsb", ".xls", ".ods"})
+#: A link's ``url:`` key in YAML (block or flow style, quoted or not).
+_URL_KEY = re.compile(rb"""(?<![\w-])["']?url["']?\s*:""")
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """What ``look_at`` saw: ``rows`` (None: not counted), ``names_domain``,
+    ``refusable`` (see the module docstring)."""
+
+    rows: int | None = 0
+    names_domain: bool = False
+    refusable: bool = False
+
+    def __add__(self, other: Look) -> Look:
+        rows = None if self.rows is None or other.rows is None else self.rows + other.rows
+        return Look(
+            rows,
+            self.names_domain or other.names_domain,
+            self.refusable or other.refusable,
+        )
+
+
+REFUSABLE = Look(None, True, True)
+
+
+def look_at(sources: Iterable[str | os.PathLike[str] | LinkSpec]) -> Look:
+    """The sources looked at (see the module docstring); no source at all is
+    ``refusable`` (a mirror refuses it)."""
+    seen = Look(0)
+    specs = 0
+    any_source = False
+    for source in sources:
+        any_source = True
+        if isinstance(source, LinkSpec):
+            specs += 1
+            seen += Look(0, source.domain is not None)
+        else:
+            seen += _look_at_path(Path(source))
+    if not any_source:
+        return REFUSABLE
+    return seen + Look(specs)
+
+
+def _look_at_path(path: Path) -> Look:
+    try:
+        if path.is_dir():
+            return _look_at_folder(path)
+        suffix = path.suffix.lower()
+        if suffix in _BOOKS:
+            return Look(None, True, path.stat().st_size == 0)
+        if suffix in _TEXT:
+            return _look_at_csv(path.read_bytes())
+        if suffix in _YAML:
+            return _look_at_yaml(path.read_bytes())
+    except OSError:
+        return REFUSABLE
+    return REFUSABLE
+
+
+def _look_at_csv(data: bytes) -> Look:
+    if not data or b"\0" in data[:HEAD]:
+        return REFUSABLE
+    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    header = data[: data.find(b"\n")] if b"\n" in data else data
+    rows = lines - 1
+    if rows < 1:
+        return REFUSABLE  # a header alone: EMPTY_SOURCE
+    return Look(rows, b"domain" in header.lower())
+
+
+def _look_at_yaml(data: bytes) -> Look:
+    if not data.strip() or b"\0" in data[:HEAD]:
+        return REFUSABLE
+    rows = len(_URL_KEY.findall(data))
+    return Look(rows, b"domain" in data.lower())
+
+
+def _look_at_folder(root: Path) -> Look:
+    from linksync.sources.folders import list_folder
+
+    listing = list_folder(root)
+    if listing.not_read or not listing.yaml:
+        return REFUSABLE
+    seen = Look(0)
+    for file in listing.yaml:
+        try:
+            seen += _look_at_yaml(file.read_bytes())
+        except OSError:
+            return REFUSABLE
+    return seen

@@ -1,0 +1,66 @@
+"""The quick look at the sources before a run reads them: how many rows, about, whether
+they name domains, and whether the reading could refuse the run (then nothing is asked
+of the service before the reading)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import openpyxl
+
+from linksync.model import LinkSpec
+from linksync.pipeline.sizes import look_at
+
+
+def test_a_csv_counts_its_lines_under_the_header(tmp_path: Path) -> None:
+    csv = tmp_path / "links.csv"
+    csv.write_text("slug,Destination URL\na,https://e.com/a\nb,https://e.com/b", "utf-8")
+    seen = look_at([csv])
+    assert (seen.rows, seen.names_domain, seen.refusable) == (2, False, False)
+    csv.write_text("Slug,URL,Short domain\na,https://e.com/a\n", "utf-8")
+    assert look_at([csv]).names_domain
+
+
+def test_yaml_counts_its_url_keys_block_and_flow(tmp_path: Path) -> None:
+    yml = tmp_path / "links.yaml"
+    yml.write_text(
+        "links:\n  - slug: a\n    url: https://e.com/a\n    short_url: x\n"
+        "  - {slug: b, url: https://e.com/b}\n",
+        "utf-8",
+    )
+    assert look_at([yml]).rows == 2
+    yml.write_text("defaults:\n  domain: go.example.com\nlinks: []\n", "utf-8")
+    seen = look_at([yml])
+    assert (seen.rows, seen.names_domain, seen.refusable) == (0, True, False)
+
+
+def test_what_the_reading_may_refuse_is_refusable(tmp_path: Path) -> None:
+    header = tmp_path / "header.csv"
+    header.write_text("slug,url\n", "utf-8")
+    binary = tmp_path / "export.csv"
+    binary.write_bytes(b"PK\x03\x04\0\0binary")
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("", "utf-8")
+    stray = tmp_path / "links"
+    stray.mkdir()
+    (stray / "a.yaml").write_text("links:\n  - {slug: a, url: https://e.com/a}\n", "utf-8")
+    (stray / "notes.xlsx").write_bytes(b"")
+    for source in (header, binary, empty, stray, tmp_path / "missing.csv", tmp_path / "x.json"):
+        assert look_at([source]).refusable, source
+    assert look_at([]).refusable  # no source declares nothing
+    (stray / "notes.xlsx").unlink()
+    assert look_at([stray]).rows == 1 and not look_at([stray]).refusable
+
+
+def test_a_workbook_is_not_counted_and_specs_are(tmp_path: Path) -> None:
+    book = openpyxl.Workbook()
+    book.active.append(["slug", "url"])
+    book.active.append(["a", "https://e.com/a"])
+    book.save(tmp_path / "links.xlsx")
+    seen = look_at([tmp_path / "links.xlsx"])
+    assert seen.rows is None and not seen.refusable
+    specs = [LinkSpec(url=f"https://e.com/{i}", slug=str(i)) for i in range(3)]
+    assert look_at(specs).rows == 3 and not look_at(specs).names_domain
+    assert look_at(
+        [LinkSpec(url="https://e.com/d", slug="d", domain="go.example.com")]
+    ).names_domain
