@@ -176,6 +176,30 @@ def test_last_path_and_nothing_to_undo(workdir: Path) -> None:
     assert "unmanaged: not counted (an undo reads only the links its run wrote)" in by_path.output
 
 
+def test_a_second_undo_last_is_refused_and_names_the_undo_to_give(workdir: Path) -> None:
+    """A double click: the second ``undo --last`` would undo the first undo and bring the
+    apply back; it is refused (exit 2, nothing done), naming the run id to give when that
+    is what is meant, and naming it does it."""
+    assert apply_sheet(workdir, BEFORE).exit_code == 0
+    applied = apply_sheet(workdir, AFTER, *MIRROR)
+    assert applied.exit_code == 0, applied.output
+    after_apply = snapshot(workdir, passwords=False)
+    first = run("undo", "--last", "--yes", "--no-progress")
+    assert first.exit_code == 0, first.output
+    undone = snapshot(workdir, passwords=False)
+    assert undone != after_apply
+
+    second = run("undo", "--last", "--yes", "--no-progress")
+    assert second.exit_code == 2, second.output
+    assert f"is the undo of run {run_id(applied)}" in second.output
+    assert f"linksync undo {run_id(first)} (nothing done)" in second.output
+    assert snapshot(workdir, passwords=False) == undone  # nothing changed
+
+    named = run("undo", run_id(first), "--yes", "--no-progress")
+    assert named.exit_code == 0, named.output
+    assert snapshot(workdir, passwords=False) == after_apply
+
+
 def test_what_is_refused_and_what_a_declined_plan_does(workdir: Path) -> None:
     applied = apply_sheet(workdir, BEFORE)
     neither = run("undo")

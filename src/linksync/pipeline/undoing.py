@@ -104,7 +104,8 @@ async def reverse_of(client: LinkClient, past: PastRun, options: SyncOptions, ta
     """The reverse plan of ``past``: the links it wrote read from the workspace."""
     specs = [LinkSpec(url=None, slug=w.slug, domain=w.domain) for w in past.written]
     remote = await fetch_remote(client, specs, options)
-    return reverse_plan(past.written, remote, now=datetime.now(UTC), options=options, target=target)
+    plan = reverse_plan(past.written, remote, now=datetime.now(UTC), options=options, target=target)
+    return replace(plan, undoes=past.run_id or None)
 
 
 class UndoRun(ApplyRun):

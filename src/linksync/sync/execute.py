@@ -321,6 +321,7 @@ async def execute(
             mode=plan.options.mode.value,
             counts=plan.counts,
             writes=len(todo) + len(deletes),
+            **({"undoes": plan.undoes} if plan.undoes else {}),
         )
         for pos in sorted(run.results):
             journal.write("result", **run.results[pos].to_dict())

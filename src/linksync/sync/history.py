@@ -283,6 +283,20 @@ def _start_of(path: Path) -> dict[str, Any] | None:
     return None
 
 
+def _not_an_undo(path: Path, target: str) -> None:
+    """``--last`` names the latest run; when that run is itself an undo (a second click
+    on undo, or a second ``undo --last``), undoing it would bring back what the first
+    undo set back: refused, naming the run to give when that is meant."""
+    start = _start_of(path) or {}
+    if start.get("undoes"):
+        run = start.get("run")
+        raise ConfigError(
+            f"the latest run against {target}, {run}, is the undo of run {start['undoes']}: "
+            f"undoing it would bring back what it set back. To do that, name it: "
+            f"linksync undo {run} (nothing done)"
+        )
+
+
 def find_run(
     run: str | os.PathLike[str] | None, target: str, runs_dir: Path | str = DEFAULT_RUNS_DIR
 ) -> tuple[Path, str | None]:
@@ -303,6 +317,7 @@ def find_run(
         )
         if latest is None:
             raise ConfigError(f"no run against {target} has a journal in {folder} (nothing done)")
+        _not_an_undo(latest[2], target)
         return latest[2], None
     text = os.fspath(run)
     given = Path(text)

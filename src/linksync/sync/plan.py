@@ -250,6 +250,8 @@ class Plan:
     ignored: Ignored = field(default_factory=Ignored)
     #: A plan of the links changed since a git ref only (``linksync.sync.partial``).
     partial: Partial | None = None
+    #: An undo's plan: the run id it undoes (its journal's ``start`` says so).
+    undoes: str | None = None
     #: ``counts``, made on first use (a plan of a million rows is counted once)
     _counts: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
