@@ -241,3 +241,60 @@ def test_a_client_that_cannot_open_does_not_hide_the_file_error(workdir: Path) -
     with pytest.raises((LinksyncError, OSError)) as got:
         linksync.apply(["links.yaml"], settings, outputs=linksync.Outputs(journal=False))
     assert "blocker" in str(got.value)
+
+
+class HeldShop(BaseHTTPRequestHandler):
+    """A destination that holds every request until ``release`` is set."""
+
+    arrived: threading.Event
+    release: threading.Event
+
+    def log_message(self, format: str, *args: object) -> None:  # quiet
+        pass
+
+    def do_HEAD(self) -> None:
+        self.arrived.set()
+        self.release.wait(30)
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_HEAD
+
+
+def test_a_run_cancelled_while_reading_ends_without_waiting_for_the_reading(
+    service: Service, workdir: Path
+) -> None:
+    """A Ctrl-C (the run's task cancelled) while the sources are being read ends the
+    run at once: the reading is left to end on its own, it does not hold the exit."""
+    arrived, release = threading.Event(), threading.Event()
+    handler = type("Held", (HeldShop,), {"arrived": arrived, "release": release})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    seed(service, [f"https://example.com/{i}" for i in range(30)])
+    Path("links.csv").write_text(f"slug,url\nnew,{base}/new\n", "utf-8")
+
+    async def main() -> None:
+        run = asyncio.create_task(
+            linksync.plan_async(
+                ["links.csv"], service.settings, reading=linksync.Reading(check_destinations=True)
+            )
+        )
+        assert await asyncio.to_thread(arrived.wait, 10), "the reading never reached the shop"
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+
+    try:
+        asyncio.run(main())
+        reading = [t for t in threading.enumerate() if t.name == "linksync-read"]
+        assert reading and reading[0].is_alive(), "the run waited for the reading to end"
+        assert reading[0].daemon
+    finally:
+        release.set()
+        for t in threading.enumerate():
+            if t.name == "linksync-read":
+                t.join(30)
+        server.shutdown()
+        server.server_close()

@@ -29,15 +29,24 @@ are cancelled and their answers dropped.
 
 A row count the look gets wrong (many rows invalid, or on other domains) can list a
 domain the plan then reads slug by slug: those pages are sent for nothing. The reading
-cannot be stopped halfway: a Ctrl-C while it goes ends the run once it is done.
+runs in a daemon thread (``read_beside``): a Ctrl-C while it goes ends the run at once
+(exit 130), the reading left to end on its own; it writes nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import math
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, nullcontext
+from contextlib import (
+    AbstractAsyncContextManager,
+    AsyncExitStack,
+    asynccontextmanager,
+    nullcontext,
+    suppress,
+)
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -283,7 +292,30 @@ def _page_count(page: LinkPage) -> int | None:
 
 async def read_beside(beside: bool, read: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """``read(*args, **kwargs)``: in a worker thread when calls go ``beside`` it (the
-    event loop sends them meanwhile), else here."""
-    if beside:
-        return await asyncio.to_thread(read, *args, **kwargs)
-    return read(*args, **kwargs)
+    event loop sends them meanwhile), else here. The thread is a daemon, not one of the
+    loop's executor: a Ctrl-C during the reading ends the run at once, not once the
+    reading is done (an executor's threads are waited for at exit)."""
+    if not beside:
+        return read(*args, **kwargs)
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[T] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if answer.done():  # the run was cancelled meanwhile
+            return
+        if error is not None:
+            answer.set_exception(error)
+        else:
+            answer.set_result(result)
+
+    def work() -> None:
+        try:
+            result, error = context.run(read, *args, **kwargs), None
+        except BaseException as exc:  # handed to the awaiting run, raised there
+            result, error = None, exc
+        with suppress(RuntimeError):  # the loop is closed: the run ended without it
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=work, name="linksync-read", daemon=True).start()
+    return await answer
