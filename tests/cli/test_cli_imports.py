@@ -5,46 +5,15 @@ in a fresh interpreter and reads its sys.modules at exit."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import click
 import pytest
 
 from linksync.cli import COMMANDS, cli
-
-PROBE = """
-import atexit, json, sys
-path = sys.argv[1]
-def report():
-    with open(path, "w") as fh:
-        json.dump(sorted(sys.modules), fh)
-atexit.register(report)
-sys.argv = ["linksync", *sys.argv[2:]]
-from linksync.cli import main
-main()
-"""
+from support.imports import modules_after
 
 HEAVY = ("pandas", "numpy", "python_calamine", "openpyxl", "xlsxwriter")
-
-
-def modules_after(tmp_path: Path, *args: str) -> tuple[set[str], subprocess.CompletedProcess[str]]:
-    out = tmp_path / "modules.json"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LINKSYNC_")}
-    env["NO_COLOR"] = "1"
-    proc = subprocess.run(
-        [sys.executable, "-c", PROBE, str(out), *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    return set(json.loads(out.read_text(encoding="utf-8"))), proc
 
 
 def test_help_imports_no_command_module(tmp_path: Path) -> None:

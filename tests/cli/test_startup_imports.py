@@ -10,27 +10,12 @@ exit."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from support.imports import modules_after
 from support.served_sandbox import sandbox_process
-
-PROBE = """
-import atexit, json, sys
-path = sys.argv[1]
-def report():
-    with open(path, "w") as fh:
-        json.dump(sorted(sys.modules), fh)
-atexit.register(report)
-sys.argv = ["linksync", *sys.argv[2:]]
-from linksync.cli import main
-main()
-"""
 
 #: Loaded only by the runs that use them; never by a plan or apply of a CSV file.
 OTHER_RUNS = {
@@ -48,25 +33,6 @@ NOT_IN_A_PLAN = OTHER_RUNS | {"rich", "filelock"}
 SERVER_SIDE = {"linksync.sandbox", "starlette", "uvicorn", "sqlite3"}
 
 KEY = "k-startup"
-
-
-def modules_after(
-    folder: Path, *args: str, env: dict[str, str] | None = None
-) -> tuple[set[str], subprocess.CompletedProcess[str]]:
-    out = folder / "modules.json"
-    base = {k: v for k, v in os.environ.items() if not k.startswith("LINKSYNC_")}
-    base["NO_COLOR"] = "1"
-    proc = subprocess.run(
-        [sys.executable, "-c", PROBE, str(out), *args],
-        cwd=folder,
-        env={**base, **(env or {})},
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    return set(json.loads(out.read_text(encoding="utf-8"))), proc
 
 
 def write_csv(folder: Path, rows: int = 50) -> None:

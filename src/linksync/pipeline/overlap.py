@@ -68,7 +68,7 @@ from linksync.pipeline.request import Reading
 from linksync.pipeline.sizes import Look, look_at
 from linksync.sync.options import SyncOptions
 from linksync.sync.pool import run_pool
-from linksync.sync.remote import PAGE
+from linksync.sync.remote import PAGE, page_count
 
 T = TypeVar("T")
 
@@ -271,7 +271,7 @@ async def _list(early: EarlyClient, domain: str, first: LinkPage | None) -> None
         except Exception:
             return
         first = got
-    last = _page_count(first)
+    last = page_count(first)
     if first.is_last or not first.links or last is None or last <= 1:
         return
     places = {n: early.reserve(page_key(n, shown)) for n in range(2, last + 1)}
@@ -280,14 +280,6 @@ async def _list(early: EarlyClient, domain: str, first: LinkPage | None) -> None
         await fill(places[n], lambda: inner.list_links_page(n, PAGE, domain=shown))
 
     await run_pool(places, fetch, inner.concurrency, queued=inner.set_queued)
-
-
-def _page_count(page: LinkPage) -> int | None:
-    if page.total_pages is not None:
-        return int(page.total_pages)
-    if page.total is not None:
-        return math.ceil(int(page.total) / PAGE)
-    return None
 
 
 async def read_beside(beside: bool, read: Callable[..., T], *args: Any, **kwargs: Any) -> T:

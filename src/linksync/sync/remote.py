@@ -265,7 +265,7 @@ async def _all_pages(
     share = partial(_share_text, rows) if rows else _no_share
     share(first.links)
     pages: dict[int, LinkPage] = {1: first}
-    last = _page_count(first)
+    last = page_count(first)
     if not first.is_last and first.links and last is not None and last > 1:
 
         async def fetch(n: int) -> None:
@@ -296,7 +296,7 @@ def _no_share(_: Iterable[RemoteLink]) -> None:
     """No row to share text with."""
 
 
-def _page_count(page: LinkPage) -> int | None:
+def page_count(page: LinkPage) -> int | None:
     """How many pages the listing has, from page 1's pagination block (None: unknown)."""
     if page.total_pages is not None:
         return int(page.total_pages)
