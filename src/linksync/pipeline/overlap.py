@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import math
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import (
@@ -68,7 +67,7 @@ from linksync.pipeline.request import Reading
 from linksync.pipeline.sizes import Look, look_at
 from linksync.sync.options import SyncOptions
 from linksync.sync.pool import run_pool
-from linksync.sync.remote import PAGE, page_count
+from linksync.sync.remote import PAGE, lists_domain, page_count, system_domain_of
 
 T = TypeVar("T")
 
@@ -223,8 +222,8 @@ async def _calls(
     except Exception:
         return  # the plan meets the error where it makes the call
     system = options.system_domain
-    if system is None:
-        system = _system_of(first, custom)
+    if system is None and first is not None:
+        system = system_domain_of(first, custom)
     if system is None:
         return
     system = system.lower()
@@ -234,16 +233,6 @@ async def _calls(
     )
 
 
-def _system_of(page: LinkPage | None, custom: set[str]) -> str | None:
-    """The system domain page 1 of the unfiltered list names (as ``fetch_remote``)."""
-    if page is None:
-        return None
-    for link in page.links:
-        if link.domain.lower() not in custom:
-            return str(link.domain)
-    return "" if page.is_last else None
-
-
 def _listed(plans: Plans, system: str, custom: set[str], link_count: int) -> list[str]:
     """The domains the plan will list: a mirror's scope, and the rows' domain when
     they are at least as many as its pages (``linksync.sync.remote._fetch_domain``)."""
@@ -251,8 +240,7 @@ def _listed(plans: Plans, system: str, custom: set[str], link_count: int) -> lis
     out: list[str] = []
     if options.deletes:
         out += options.scope_domains
-    bound = max(1, math.ceil(link_count / PAGE))
-    if look.rows is not None and not look.names_domain and look.rows >= bound:
+    if look.rows is not None and not look.names_domain and lists_domain(link_count, look.rows):
         out.append(fold_domain(options.default_domain or system))
     return [d for d in dict.fromkeys(out) if d and (d == system or d in custom)]
 

@@ -22,12 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from linksync.model import LinkSpec
+from linksync.sources import CSV_SUFFIXES, EXCEL_SUFFIXES
+from linksync.sources.folders import list_folder
+from linksync.sources.sniff import looks_like
+from linksync.sources.yaml_nodes import YAML_SUFFIXES
 
-#: Bytes looked at for a NUL (a binary file given as text) and for a CSV's header.
+#: A CSV file is counted this many bytes at a time (never held whole).
+CHUNK = 1 << 20
+#: Bytes looked at for a NUL (a binary file of no known signature given as text).
 HEAD = 8192
-_TEXT = frozenset({".csv", ".tsv", ".txt"})
-_YAML = frozenset({".yaml", ".yml"})
-_BOOKS = frozenset({".xlsx", ".xlsm", ".xlsb", ".xls", ".ods"})
 #: A link's ``url:`` key in YAML (block or flow style, quoted or not).
 _URL_KEY = re.compile(rb"""(?<![\w-])["']?url["']?\s*:""")
 
@@ -76,23 +79,30 @@ def _look_at_path(path: Path) -> Look:
         if path.is_dir():
             return _look_at_folder(path)
         suffix = path.suffix.lower()
-        if suffix in _BOOKS:
+        if suffix in EXCEL_SUFFIXES:
             return Look(None, True, path.stat().st_size == 0)
-        if suffix in _TEXT:
-            return _look_at_csv(path.read_bytes())
-        if suffix in _YAML:
-            return _look_at_yaml(path.read_bytes())
+        if suffix not in CSV_SUFFIXES and suffix not in YAML_SUFFIXES:
+            return REFUSABLE
+        if looks_like(path) is not None:  # a binary file under a text name
+            return REFUSABLE
+        if suffix in CSV_SUFFIXES:
+            return _look_at_csv(path)
+        return _look_at_yaml(path.read_bytes())
     except OSError:
         return REFUSABLE
-    return REFUSABLE
 
 
-def _look_at_csv(data: bytes) -> Look:
-    if not data or b"\0" in data[:HEAD]:
-        return REFUSABLE
-    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    header = data[: data.find(b"\n")] if b"\n" in data else data
-    rows = lines - 1
+def _look_at_csv(path: Path) -> Look:
+    with path.open("rb") as fh:
+        chunk = fh.read(CHUNK)
+        if not chunk or b"\0" in chunk[:HEAD]:
+            return REFUSABLE  # an empty file (EMPTY_SOURCE), or a binary one
+        header, lines = chunk.split(b"\n", 1)[0], 0
+        while chunk:
+            lines += chunk.count(b"\n")
+            last = chunk[-1:]
+            chunk = fh.read(CHUNK)
+    rows = lines + (0 if last == b"\n" else 1) - 1
     if rows < 1:
         return REFUSABLE  # a header alone: EMPTY_SOURCE
     return Look(rows, b"domain" in header.lower())
@@ -106,8 +116,6 @@ def _look_at_yaml(data: bytes) -> Look:
 
 
 def _look_at_folder(root: Path) -> Look:
-    from linksync.sources.folders import list_folder
-
     listing = list_folder(root)
     if listing.not_read or not listing.yaml:
         return REFUSABLE

@@ -29,7 +29,7 @@ is a warning of the plan (``linksync.sync.ownership.owner_tag_unused``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -152,17 +152,31 @@ async def _discover_system_domain(
     acc.requests += 1
     if not custom:
         acc.first_of_all = page
-    for link in page.links:
-        if link.domain.lower() not in custom:
-            return str(link.domain)
-    if page.is_last:
-        # No link on the system domain at all: its name does not matter for matching
-        # (nothing to match); "" makes creates leave the domain to the service.
-        return ""
+    system = system_domain_of(page, custom)
+    if system is not None:
+        return system
     raise ConfigError(
         "cannot tell the service's system domain from this workspace; set system_domain "
         "in the profile (or SyncOptions.system_domain)"
     )
+
+
+def system_domain_of(page: LinkPage, custom: Collection[str]) -> str | None:
+    """The system domain page 1 of the unfiltered list names: its first link on no
+    custom domain; "" when the workspace has no such link at all (its name then does
+    not matter for matching, and creates leave the domain to the service); None when
+    the page cannot tell."""
+    for link in page.links:
+        if link.domain.lower() not in custom:
+            return str(link.domain)
+    return "" if page.is_last else None
+
+
+def lists_domain(link_count: int, rows: int) -> bool:
+    """Whether a domain is listed whole for ``rows`` rows rather than read slug by
+    slug: the organization's ``link_count`` bounds its pages, and listing them costs
+    no more requests than the rows' reads."""
+    return max(1, math.ceil(link_count / PAGE)) <= rows
 
 
 async def _fetch_domain(
@@ -178,8 +192,7 @@ async def _fetch_domain(
     n = len(need.slugs)
     if not need.must_list and n == 0:
         return
-    bound = max(1, math.ceil(link_count / PAGE))
-    if need.must_list or bound <= n:
+    if need.must_list or lists_domain(link_count, n):
         first = acc.first_of_all if only_domain else None
         await _list_rest(
             client, domain, acc, first=first, total=link_count if only_domain else None
