@@ -61,8 +61,23 @@ def request_url(root: str, path: str, params: Mapping[str, Any] | None) -> str:
     (values left out when None or empty; form encoding: a space is ``+``)."""
     if not params:
         return root + path
-    query = [(k, _param(v)) for k, v in params.items() if v is not None and v != ""]
-    return f"{root}{path}?{urlencode(query)}" if query else root + path
+    query = []
+    plain = True  # every name and value is written as it is (a list page's numbers)
+    for k, v in params.items():
+        if v is None or v == "":
+            continue
+        if type(v) is int:
+            text = str(v)
+        else:
+            text = _param(v)
+            plain = plain and text.isascii() and text.isalnum()
+        plain = plain and k.isascii() and k.isalnum()
+        query.append((k, text))
+    if not query:
+        return root + path
+    if plain:  # what urlencode would write, without its quoting passes
+        return f"{root}{path}?{'&'.join([f'{k}={v}' for k, v in query])}"
+    return f"{root}{path}?{urlencode(query)}"
 
 
 class HttpxWire:
