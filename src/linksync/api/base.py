@@ -27,7 +27,7 @@ import orjson
 
 from linksync._version import __version__
 from linksync.api.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
-from linksync.api.events import CallEvent, CallHook, CallHooks
+from linksync.api.events import CallHook, CallHooks
 from linksync.api.failures import error_from_answer, is_success, read_body, request_id_of
 from linksync.api.limiter import RateLimiter
 from linksync.api.network import (
@@ -335,11 +335,9 @@ class BaseClient:
                     kind_ = classify(failed)
                     if kind_ is None or state.failures[kind_] > policy.budget(kind_):
                         if outermost:
-                            self._hooks.emit(
-                                CallEvent(
-                                    kind, failed.status, failed.request_id, failed.attempts,
-                                    error=failed,
-                                )
+                            self._hooks.ended(
+                                kind, failed.status, failed.request_id, failed.attempts,
+                                error=failed,
                             )  # fmt: skip
                         if failed is not exc:
                             raise failed from None
@@ -352,10 +350,9 @@ class BaseClient:
         finally:
             self._hooks.leave(token)
         if outermost:
-            event = CallEvent(
+            self._hooks.ended(
                 kind, state.status, state.request_id, state.attempts, state.confirmed, result=value
             )
-            self._hooks.emit(event)
         return value
 
     async def _attempt(
