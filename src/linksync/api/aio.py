@@ -183,8 +183,8 @@ class NetworkTransport(AiohttpTransport):
         session = aiohttp.ClientSession(
             connector=connector,
             # No read timeout of aiohttp's: the client bounds each request whole
-            # (``api/deadline.Deadline`` in ``BaseClient._send``, from before it is sent, so
-            # it always ends first), and aiohttp would move a timer at every read.
+            # (``asyncio.timeout`` in ``BaseClient._send``, from before it is sent, so it
+            # always ends first), and aiohttp would move a timer at every read.
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=self._timeout),
             proxy=str(proxy.url) if proxy is not None else None,
             skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding"),

@@ -16,6 +16,7 @@ Only this module and client.py, network.py, wire.py and aio.py import httpx.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
@@ -25,7 +26,6 @@ import httpx
 import orjson
 
 from linksync._version import __version__
-from linksync.api.deadline import Deadline
 from linksync.api.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
 from linksync.api.events import CallHook, CallHooks
 from linksync.api.failures import error_from_answer, is_success, read_body, request_id_of
@@ -240,7 +240,7 @@ class BaseClient:
             else:
                 sent, data = self._json_headers, orjson.dumps(body)
             try:
-                with Deadline(self.timeout):  # as asyncio.timeout, cheaper
+                async with asyncio.timeout(self.timeout):
                     status, reason, headers, content = await self._wire.exchange(
                         method, url, sent, data, trace
                     )
