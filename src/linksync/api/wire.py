@@ -16,7 +16,6 @@ headers that look names up case-insensitively (``headers.get("x-request-id")``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, Protocol
 from urllib.parse import urlencode
@@ -57,32 +56,13 @@ def _param(value: Any) -> str:
     return str(value)
 
 
-#: Text that form encoding (``quote_plus``) leaves as it is: letters, digits, ``_.-~``.
-_UNQUOTED = re.compile(r"[A-Za-z0-9_.~-]+").fullmatch
-
-
 def request_url(root: str, path: str, params: Mapping[str, Any] | None) -> str:
     """``root`` + ``path`` with the query httpx's client would add for ``params``
     (values left out when None or empty; form encoding: a space is ``+``)."""
     if not params:
         return root + path
-    query = []
-    plain = True  # every name and value is written as it is (numbers, a domain)
-    for k, v in params.items():
-        if v is None or v == "":
-            continue
-        if type(v) is int:
-            text = str(v)
-        else:
-            text = _param(v)
-            plain = plain and _UNQUOTED(text) is not None
-        plain = plain and _UNQUOTED(k) is not None
-        query.append((k, text))
-    if not query:
-        return root + path
-    if plain:  # what urlencode would write, without its quoting passes
-        return f"{root}{path}?{'&'.join([f'{k}={v}' for k, v in query])}"
-    return f"{root}{path}?{urlencode(query)}"
+    query = [(k, _param(v)) for k, v in params.items() if v is not None and v != ""]
+    return f"{root}{path}?{urlencode(query)}" if query else root + path
 
 
 class HttpxWire:
