@@ -138,11 +138,14 @@ class Store:
         ]
         assignments = ", ".join(f"{c} = ?" for c in [*cols, "updated_at"])
         with self.transaction() as db:
-            db.execute(
-                f"UPDATE links SET {assignments} WHERE id = ?", (*values, updated_at, link_id)
+            cursor = db.execute(
+                f"UPDATE links SET {assignments} WHERE id = ? RETURNING {LINK_COLUMNS}",
+                (*values, updated_at, link_id),
             )
+            cursor.row_factory = link_row
+            link: LinkRow | None = cursor.fetchone()
+            cursor.close()  # the statement done before the COMMIT
             self._order.changed(link_id)
-            link = _one_link(db, "id = ?", (link_id,))
             if link is None:  # deleted by another connection since the caller read it
                 raise LookupError(link_id)
             return link
