@@ -6,9 +6,10 @@ row plans ``unchanged``; a plan of a million of them walks this path a million t
 gives such a row, or None for every other row (that path then decides it, from the
 start). It only ever records what the full path records for the row (the row's claim
 on its link), so a row it leaves to the full path is decided as if it had never been
-looked at. ``QuickDiff.row`` is what the diff calls for each row: such a row with
-nothing to say (no note) is only recorded in ``quiet`` (``linksync.sync.quiet``), no
-``Change`` made; every other row gets its change, by the short way or the full path.
+looked at. ``QuickDiff.plan_rows`` is what the diff calls, for every row at once:
+such a row with nothing to say (no note) is only recorded in ``quiet``
+(``linksync.sync.quiet``), no ``Change`` made; every other row gets its change, by
+the short way or the full path.
 """
 
 from __future__ import annotations
@@ -149,7 +150,12 @@ class QuickDiff:
         )
         for index, spec in rows:
             slug, prov = spec.slug, spec.provenance
-            if not slug or off or index in invalid or (places and prov and prov.place in places):
+            if (
+                not slug
+                or off
+                or index in invalid
+                or (places and prov is not None and prov.place in places)
+            ):
                 keep(full(index, spec))
                 continue
             known = domains.get(spec.domain, _UNSEEN)
