@@ -58,7 +58,7 @@ class Planned:
         return self.plan.counts
 
     @property
-    def changes(self) -> tuple[Change, ...]:
+    def changes(self) -> Sequence[Change]:
         return self.plan.changes
 
     @property

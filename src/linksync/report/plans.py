@@ -73,8 +73,9 @@ def plan_counts(plan: Plan) -> Counts:
     """``count_results(plan_rows(plan))`` without a report row per change: the changes
     are counted, and a row is built only as the example of each error constant."""
     tally = Tally()
-    plain = Counter(map(attrgetter("action"), plan.changes))  # one pass, in C
-    for ch in plan.changes:
+    plain = Counter(map(attrgetter("action"), plan.listed))  # one pass, in C
+    plain[Action.UNCHANGED] += plan.quiet  # rows with no problem: counted, not walked
+    for ch in plan.listed:
         if not ch.problems:
             continue  # counted above
         plain[ch.action] -= 1
@@ -90,7 +91,7 @@ def plan_counts(plan: Plan) -> Counts:
 def failed_rows(plan: Plan) -> Iterator[RowResult]:
     """The report rows of the plan that failed (its invalid rows), in plan order:
     those of ``plan_rows`` whose ``failed`` is true, with no row built for the others."""
-    return (plan_row(ch) for ch in plan.changes if ch.action is Action.INVALID)
+    return (plan_row(ch) for ch in plan.invalid)
 
 
 def slugless_note(plan: Plan) -> str | None:
@@ -99,7 +100,7 @@ def slugless_note(plan: Plan) -> str | None:
         return None
     n = sum(
         1
-        for ch in plan.changes
+        for ch in plan.listed
         if ch.action is Action.CREATE and ch.spec is not None and not ch.spec.slug
     )
     if not n:
@@ -175,7 +176,7 @@ def shown_changes(plan: Plan) -> list[Change]:
     """The changes a plan for people lists: every change but the unchanged rows that
     have nothing to say (no note, no warning)."""
     return [
-        ch for ch in plan.changes if ch.action is not Action.UNCHANGED or ch.notes or ch.problems
+        ch for ch in plan.listed if ch.action is not Action.UNCHANGED or ch.notes or ch.problems
     ]
 
 
@@ -193,13 +194,16 @@ def left_to_do(plan: Plan) -> tuple[str, ...]:
         out.append(_rows(invalid, "is invalid" if invalid == 1 else "are invalid"))
     if skipped:
         out.append(f"{skipped} skipped")
-    blocked = sorted({ch.blocked_by for ch in plan.changes if ch.blocked_by is not None})
+    blocked: Counter[str] = Counter()
+    unsent = 0
+    for ch in plan.listed:  # the quiet rows are neither blocked nor warned
+        if ch.blocked_by is not None:
+            blocked[ch.blocked_by] += 1
+        if ch.problems and any(p.constant == "PASSWORD_NOT_SENT" for p in ch.problems):
+            unsent += 1
     if blocked:
-        n = sum(1 for ch in plan.changes if ch.blocked_by is not None)
-        out.append(f"{n} blocked ({', '.join(blocked)})")
-    unsent = sum(
-        1 for ch in plan.changes if any(p.constant == "PASSWORD_NOT_SENT" for p in ch.problems)
-    )
+        n = sum(blocked.values())
+        out.append(f"{n} blocked ({', '.join(sorted(blocked))})")
     if unsent:
         noun = "password" if unsent == 1 else "passwords"
         out.append(f"{unsent} {noun} not sent (--reset-passwords sends them)")
@@ -239,10 +243,8 @@ def render_plan_text(plan: Plan) -> str:
     """The plan as text: fetch cost, changes (unchanged rows counted), quota, verdict."""
     out: list[str] = []
     counts = plan.counts
-    out.append(
-        "Plan: " + ", ".join(f"{n} {a}" for a, n in counts.items() if n) if plan.changes else
-        "Plan: no rows"
-    )  # fmt: skip
+    said = ", ".join(f"{n} {a}" for a, n in counts.items() if n)
+    out.append(f"Plan: {said}" if said else "Plan: no rows")
     for f in plan.fetches:
         total = f" of {f.total}" if f.total is not None else ""
         out.append(

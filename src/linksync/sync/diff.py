@@ -36,7 +36,6 @@ from dataclasses import replace
 
 from linksync.model import Action, LinkKey, LinkSpec, Place, Problem, RemoteLink, Severity
 from linksync.model.links import fold_slug
-from linksync.model.numbers import shared_ints
 from linksync.sync.compare import compare, create_payload, row_domain, said_of, unsent_password
 from linksync.sync.fingerprints import PasswordMemory
 from linksync.sync.ignoring import Ignoring
@@ -50,6 +49,7 @@ from linksync.sync.ownership import (
     unmanaged_links,
 )
 from linksync.sync.plan import Change, FieldChange, Plan, Unmanaged, sort_changes
+from linksync.sync.quiet import PlanChanges
 from linksync.sync.retire import retire_deletes
 from linksync.sync.safety import judge_safety, mark_quota, quota_note
 from linksync.sync.slugs import MAX_CANDIDATES, Slugless, first_free, identity_domain
@@ -376,14 +376,14 @@ def diff(
     if options.system_domain is None:
         options = replace(options, system_domain=remote.system_domain)
     differ = _Differ(remote, options, problems, invalid, desired, passwords)
-    quick, full, at = differ.quick.unchanged, differ.row_change, shared_ints(len(desired))
-    rows = tuple(quick(i, s) or full(i, s) for i, s in zip(at, desired, strict=False))  # no list
+    # a Change for each row but the quiet ones, only counted (``linksync.sync.quiet``)
+    rows = [ch for ch in differ.quick.plan_rows(desired, differ.row_change) if ch is not None]
     if options.deletes:
-        rows = (*rows, *retire_deletes(differ.deletes(len(desired)), options))
-    changes = mark_quota(rows, remote)
+        rows += retire_deletes(differ.deletes(len(desired)), options)
+    changes = mark_quota(rows, remote)  # the quiet rows plan no create nor write
     quota = quota_note(changes, remote)
     return Plan(
-        changes=sort_changes(changes),  # the very tuple when in order: no copy
+        changes=PlanChanges(sort_changes(changes), differ.quick.quiet),
         options=options,
         fetches=remote.fetches,
         requests=remote.requests,

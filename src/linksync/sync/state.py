@@ -160,9 +160,12 @@ def unclaimed(
         return
     for domain, slugs in links._domains.items():
         taken = claimed.on_domain(domain)
-        for slug, link in slugs.items():
-            if slug not in taken:
-                yield LinkKey(domain, slug), link
+        if 2 * len(taken) < len(slugs):  # most links unclaimed
+            yield from ((LinkKey(domain, s), link) for s, link in slugs.items() if s not in taken)
+            continue
+        left = slugs.keys() - taken.keys()  # in C, and small: none when all are claimed
+        if left:
+            yield from ((LinkKey(domain, s), link) for s, link in slugs.items() if s in left)
 
 
 @dataclass(frozen=True, slots=True)

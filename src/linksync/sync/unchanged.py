@@ -6,19 +6,26 @@ row plans ``unchanged``; a plan of a million of them walks this path a million t
 gives such a row, or None for every other row (that path then decides it, from the
 start). It only ever records what the full path records for the row (the row's claim
 on its link), so a row it leaves to the full path is decided as if it had never been
-looked at.
+looked at. ``QuickDiff.plan_rows`` is what the diff calls, for every row at once:
+such a row with nothing to say (no note) is only recorded in ``quiet``
+(``linksync.sync.quiet``), no ``Change`` made; every other row gets its change, by
+the short way or the full path.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from functools import partial
+from typing import Any
 
 from linksync.model import Action, LinkKey, LinkSpec, Place, RemoteLink
 from linksync.model.links import fold_domain
+from linksync.model.numbers import shared_ints
 from linksync.rules.timestamps import same_instant
 from linksync.sync.compare import LEFT_FIELDS, desired_tags, left_alone, left_alone_note
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Change
+from linksync.sync.quiet import QuietRows
 from linksync.sync.state import KeyMap, RemoteState
 
 #: The fields a row may manage and still take the short way, compared as the full
@@ -35,6 +42,13 @@ def _checks(managed: frozenset[str]) -> _Checks:
     plain = tuple(name for name in _PLAIN if name in managed)
     return plain, "password" in managed, "tags" in managed, "expires_at" in managed
 
+
+def _left(index: int, spec: LinkSpec) -> None:
+    """No full path: ``QuickDiff.unchanged`` leaves the row to the caller's."""
+
+
+#: What a row's domain (as given) has not been looked up as yet.
+_UNSEEN: Any = object()
 
 #: (a folded domain, its links by folded slug or None, the rows claiming them)
 _Domain = tuple[str, Mapping[str, RemoteLink] | None, dict[str, int]]
@@ -53,6 +67,7 @@ class QuickDiff:
         "_options",
         "_places",
         "_remote",
+        "quiet",
     )
 
     def __init__(
@@ -62,8 +77,12 @@ class QuickDiff:
         invalid: Collection[int],
         places: Mapping[Place, object],
         claimed: KeyMap[int],
+        *,
+        quiet: QuietRows | None = None,
     ) -> None:
+        """``quiet``: where ``plan_rows`` holds the rows with nothing to say."""
         self._remote = remote
+        self.quiet = quiet if quiet is not None else QuietRows()
         self._options = options
         self._invalid = invalid
         self._places = places
@@ -93,38 +112,117 @@ class QuickDiff:
 
     def unchanged(self, index: int, spec: LinkSpec) -> Change | None:
         """The ``unchanged`` change of row ``index``, or None: the full path decides."""
-        slug = spec.slug
-        if not slug or self._off or index in self._invalid:
-            return None
-        prov = spec.provenance
-        if self._places and prov is not None and prov.place in self._places:
-            return None
-        given = spec.domain
-        try:
-            known = self._domains[given]
-        except KeyError:  # the first row of its domain (as given)
-            known = self._domains[given] = self._domain(given)
-        if known is None:
-            return None
-        domain, on_domain, claims = known
-        folded = slug.lower()  # as ``fold_slug`` folds it: the slug itself when equal
-        if folded == slug:
-            folded = slug
-        if on_domain is not None:
-            link = on_domain.get(folded)
-        else:
-            link = self._remote.links.get(LinkKey(domain, folded))
-        if link is None or not self._same(spec, link):
-            return None
-        if claims.setdefault(folded, index) != index:
-            return None  # a duplicate: the full path says so
-        notes: tuple[str, ...] = ()
-        columns = prov.columns if prov is not None else None
-        if columns:  # ``_notes``, not called for a row of a sheet known to say nothing
-            left = self._left.get(spec.managed)
-            if left is None or left[0] is not columns or left[1]:
-                notes = self._notes(spec, link)
-        return Change(Action.UNCHANGED, domain, link.slug, index, spec, link, notes=notes)
+        quiet = self.quiet
+        got = self._rows(((index, spec),), _left)
+        if got:
+            return got[0]  # a change with notes, or None: left to the full path
+        link = quiet.links.pop()  # the caller holds the change: not held as quiet too
+        quiet.at.pop()
+        domain = quiet.domains[spec.domain]
+        return Change(Action.UNCHANGED, domain, link.slug, index, spec, link)
+
+    def plan_rows(
+        self, desired: Sequence[LinkSpec], full: Callable[[int, LinkSpec], Change | None]
+    ) -> list[Change | None]:
+        """The change of each row of ``desired``, by the short way, else by the full
+        path (``full``); a row the short way finds unchanged with nothing to say gets
+        none: it is held in ``quiet`` (as a position in ``desired``, held as it is now).
+
+        One loop over a million rows, its names bound once: a row the short way takes
+        costs a few lookups and comparisons, no call."""
+        desired = self.quiet.desired = tuple(desired)
+        return self._rows(zip(shared_ints(len(desired)), desired, strict=False), full)
+
+    def _rows(
+        self,
+        rows: Iterable[tuple[int, LinkSpec]],
+        full: Callable[[int, LinkSpec], Change | None],
+    ) -> list[Change | None]:
+        """``plan_rows`` of rows given with their positions."""
+        out: list[Change | None] = []
+        keep, quiet_at, quiet_links = out.append, self.quiet.at.append, self.quiet.links.append
+        off, invalid, places, domains = self._off, self._invalid, self._places, self._domains
+        all_checks, links = self._checks, self._remote.links
+        tags_of, left, note_of = (
+            partial(desired_tags, options=self._options),
+            self._left,
+            self._notes,
+        )
+        for index, spec in rows:
+            slug, prov = spec.slug, spec.provenance
+            if (
+                not slug
+                or off
+                or index in invalid
+                or (places and prov is not None and prov.place in places)
+            ):
+                keep(full(index, spec))
+                continue
+            known = domains.get(spec.domain, _UNSEEN)
+            if known is _UNSEEN:  # the first row of its domain (as given)
+                known = self._first_of(spec.domain)
+            if known is None:
+                keep(full(index, spec))
+                continue
+            domain, on_domain, claims = known
+            folded = slug.lower()  # as ``fold_slug`` folds it: the slug itself when equal
+            if folded == slug:
+                folded = slug
+            if on_domain is not None:
+                link = on_domain.get(folded)
+            else:
+                link = links.get(LinkKey(domain, folded))
+            if link is None:
+                keep(full(index, spec))
+                continue
+            # What the full comparison compares (``linksync.sync.compare.compare``); a
+            # row it might find a field, a note or a password of goes the full path.
+            url, remote_url = spec.url, link.url
+            if url is not None and url is not remote_url and url.strip() != remote_url.strip():
+                keep(full(index, spec))
+                continue
+            managed = spec.managed
+            checks = all_checks.get(managed)
+            if checks is None:
+                checks = all_checks[managed] = _checks(managed)
+            plain, password, tags, expires = checks
+            differs = False
+            for name in plain:
+                if (getattr(spec, name) or None) != (getattr(link, name) or None):
+                    differs = True
+                    break
+            if (
+                differs
+                or (password and (spec.password or link.has_password))
+                or (tags and set(tags_of(spec)) != set(link.tags))
+                or (expires and not same_instant(spec.expires_at, link.expires_at))
+            ):
+                keep(full(index, spec))
+                continue
+            if claims.setdefault(folded, index) != index:
+                keep(full(index, spec))  # a duplicate: the full path says so
+                continue
+            columns = prov.columns if prov is not None else None
+            if columns:  # ``_notes``, not called for a row of a sheet known to say nothing
+                said = left.get(managed)
+                if said is None or said[0] is not columns or said[1]:
+                    notes = note_of(spec, link)
+                    if notes:
+                        said_change = Change(
+                            Action.UNCHANGED, domain, link.slug, index, spec, link, notes=notes
+                        )
+                        keep(said_change)
+                        continue
+            quiet_at(index)
+            quiet_links(link)
+        return out
+
+    def _first_of(self, given: str | None) -> _Domain | None:
+        """What the rows of a domain (as given) share; noted for the quiet rows."""
+        known = self._domains[given] = self._domain(given)
+        if known is not None:
+            self.quiet.domains[given] = known[0]
+        return known
 
     def _notes(self, spec: LinkSpec, link: RemoteLink) -> tuple[str, ...]:
         """``linksync.sync.compare.said_of`` of a row with nothing to change."""
@@ -140,25 +238,3 @@ class QuickDiff:
             return ()  # the row has a cell for each field it could leave alone
         note = left_alone_note(left_alone(spec, link, self._options))
         return (note,) if note is not None else ()
-
-    def _same(self, spec: LinkSpec, link: RemoteLink) -> bool:
-        """True when the full comparison finds no field to change, no note and no
-        password it cannot compare; False also where it might (the full path then
-        compares)."""
-        url = spec.url
-        remote_url = link.url
-        if url is not None and url is not remote_url and url.strip() != remote_url.strip():
-            return False
-        managed = spec.managed
-        checks = self._checks.get(managed)
-        if checks is None:
-            checks = self._checks[managed] = _checks(managed)
-        plain, password, tags, expires = checks
-        for name in plain:
-            if (getattr(spec, name) or None) != (getattr(link, name) or None):
-                return False
-        if password and (spec.password or link.has_password):
-            return False
-        if tags and set(desired_tags(spec, self._options)) != set(link.tags):
-            return False
-        return not expires or same_instant(spec.expires_at, link.expires_at)

@@ -329,7 +329,7 @@ def make_plan(
 
 def plan_view(shown: ShownPlan, files: PageFiles) -> PlanView:
     plan = shown.planned.plan
-    listed = [ch for ch in plan.changes if ch.action is not Action.UNCHANGED]
+    listed = [ch for ch in plan.listed if ch.action is not Action.UNCHANGED]
     quota = plan.quota
     return PlanView(
         plan_id=shown.plan_id,
