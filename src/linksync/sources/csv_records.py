@@ -1,40 +1,54 @@
-"""pandas' C parser over the records of a CSV, every cell read as text.
+"""The records of a CSV, every cell read as text, without pandas.
 
-Cells are never converted (``dtype=str``, no missing-value markers): ``007``, ``NA``,
-``null`` and ``nan`` stay as typed. No column is ever taken for an index
-(``index_col=False``): pandas would otherwise shift every value of a file whose first
-record holds one value more than the header.
+Cells are never converted: ``007``, ``NA``, ``null`` and ``nan`` stay as typed. A
+record with fewer values than the header is filled with empty cells (a blank line is
+a record of empty cells); only the wanted columns are kept.
 
-Which columns: all of them, unless most are not wanted. Selecting columns (``usecols``)
-slows the parser down (1,000,000 records x 10 columns, 8 wanted: 2.3-2.8 s against
-1.9-2.4 s for all, measured) and pays only in memory. Reading all columns has a second
-use: pandas refuses a record with more values than the header (a ``ParserError``, or a
-``ParserWarning`` for the first record), so when it reads them all without a word, no
-record has values beyond the header and the structural scan (``csv_scan``) has nothing
-to look for. When it refuses, the file is read again with ``usecols``, which drops such
-values, and the scan names them.
+Two ways through the file, chosen a block (a few MB, cut at a line end) at a time:
+
+- A block without a quote, whose every line holds exactly ``width - 1`` delimiters
+  (the usual export), is split by ``str.split`` over the whole block: its lines are
+  its records, and a column is every ``width``-th value. No Python work per row.
+- From the first block that does not qualify to the end, the ``csv`` module reads the
+  records (quoted values, line breaks inside them, ragged records). All blocks before
+  it held no quote, so that block starts on a record's boundary.
+
+A record with values beyond the header's columns makes ``whole`` False (the reader then
+names them through ``linksync.sources.csv_scan``). A quote that opens and never
+closes is found with a sentinel line after the file's end: the ``csv`` module swallows
+it into the open value. ``unclosed`` is then the record where the quote opened
+(0 = the file's first record, header lines included), and only the records before it
+are returned. A byte the encoding cannot decode raises ``UnicodeDecodeError``.
 """
 
 from __future__ import annotations
 
+import codecs
+import csv
 import io
-import re
-import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import chain, repeat
 from pathlib import Path
 
-import pandas as pd
+from linksync.sources.csv_scan import big_fields
 
-_TOO_MANY = re.compile(r"Expected \d+ fields in line \d+, saw \d+")
+#: Characters read at a time (the file's bytes are decoded a block at a time).
+_BLOCK = 4 << 20
+#: After the file's last record: read as a record of its own, unless a quote is open.
+_SENTINEL = "\x00\x1flinksync-end-of-file\x1f\x00"
 
 
 @dataclass(frozen=True)
 class Records:
-    """The cells (columns named by position) and whether every value of every record
-    was read (True: no record has more values than the header)."""
+    """The wanted columns' cells (``columns[c]`` for each wanted column ``c``, one
+    value a data record), whether every value of every record was within the header
+    (True: no record has more values than the header), and the record where a quote
+    opens and never closes (None: none)."""
 
-    frame: pd.DataFrame
+    columns: dict[int, list[str]]
     whole: bool
+    unclosed: int | None = None
 
 
 def read_records(
@@ -45,50 +59,118 @@ def read_records(
     skip: int,
     width: int,
     wanted: list[int],
-    nrows: int | None = None,
 ) -> Records:
     """The records after the first ``skip`` ones; ``source`` is a path, or decoded text
-    (``encoding`` None). pandas' own errors (``ParserError``, ``UnicodeDecodeError``)
-    propagate for the reader to word."""
-    if len(wanted) * 2 < width:
-        return Records(_read(source, encoding, delimiter, skip, width, wanted, nrows), False)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = _read(source, encoding, delimiter, skip, width, None, nrows)
-    except pd.errors.ParserWarning:
-        pass
-    except pd.errors.ParserError as exc:
-        if not _TOO_MANY.search(str(exc)):
-            raise
-    else:
-        return Records(frame, True)
-    return Records(_read(source, encoding, delimiter, skip, width, wanted, nrows), False)
+    (``encoding`` None)."""
+    return _Reader(delimiter, skip, max(width, 1), wanted).read(_texts(source, encoding))
 
 
-def _read(
-    source: Path | str,
-    encoding: str | None,
-    delimiter: str,
-    skip: int,
-    width: int,
-    usecols: list[int] | None,
-    nrows: int | None,
-) -> pd.DataFrame:
-    frame: pd.DataFrame = pd.read_csv(
-        io.StringIO(source) if isinstance(source, str) else source,
-        sep=delimiter,
-        encoding=encoding,
-        header=None,
-        names=list(range(width)),
-        index_col=False,
-        skiprows=skip,
-        usecols=usecols,
-        dtype=str,
-        keep_default_na=False,
-        na_filter=False,
-        skip_blank_lines=False,
-        engine="c",
-        nrows=nrows,
-    )
-    return frame
+def _texts(source: Path | str, encoding: str | None) -> Iterator[str]:
+    """The text in blocks, each ending at a line end (but the last)."""
+    if isinstance(source, str):
+        start = 0
+        while start < len(source):
+            cut = source.find("\n", start + _BLOCK) + 1 or len(source)
+            yield source[start:cut]
+            start = cut
+        return
+    decoder = codecs.getincrementaldecoder(encoding or "utf-8")()
+    rest = ""
+    with source.open("rb") as fh:
+        while data := fh.read(_BLOCK):
+            rest += decoder.decode(data)
+            cut = rest.rfind("\n") + 1
+            if cut:
+                yield rest[:cut]
+                rest = rest[cut:]
+    rest += decoder.decode(b"", final=True)
+    if rest:
+        yield rest
+
+
+def _columns(body: str, delim: str, width: int) -> list[list[str]] | None:
+    """The columns of ``body`` (lines without quotes), or None unless every line holds
+    exactly ``width - 1`` delimiters.
+
+    Split at the delimiters, the values at every ``width - 1``-th place hold the line
+    breaks: the last value of a line and the first of the next. When each of those holds
+    exactly one line break and the others none, every line has ``width - 1``
+    delimiters; split at their line breaks, they give the first and the last column."""
+    lines = body.count("\n") + 1
+    if width == 1:
+        return [body.split("\n")]
+    if body.count(delim) != lines * (width - 1):
+        return None
+    pieces = body.split(delim)
+    step = width - 1
+    edges = pieces[::step]  # first value of line 0, the joins, last value of the last line
+    inner = edges[1:-1]
+    if not all(map(str.__contains__, inner, repeat("\n"))):
+        return None
+    ends = "\n".join(edges).split("\n")
+    if len(ends) != 2 * lines:
+        return None
+    middle = [pieces[c::step] for c in range(1, step)]
+    return [ends[0::2], *middle, ends[1::2]]
+
+
+class _Reader:
+    def __init__(self, delim: str, skip: int, width: int, wanted: list[int]):
+        self.delim, self.skip, self.width = delim, skip, width
+        self.wanted = sorted(set(wanted))
+        self.columns: dict[int, list[str]] = {c: [] for c in self.wanted}
+        self.records = 0  # records met so far, header lines included
+        self.whole = True
+
+    def read(self, blocks: Iterator[str]) -> Records:
+        for block in blocks:
+            if not self._split(block):
+                return self._csv(chain([block], blocks))
+        return Records(self.columns, self.whole)
+
+    def _split(self, block: str) -> bool:
+        """The block split at once (module docstring); False when it does not qualify."""
+        if '"' in block:
+            return False
+        if "\r" in block:
+            if block.count("\r") != block.count("\r\n"):
+                return False
+            block = block.replace("\r\n", "\n")
+        body = block[:-1] if block.endswith("\n") else block
+        head = max(self.skip - self.records, 0)
+        columns = _columns(body, self.delim, self.width)
+        if columns is None:
+            return False
+        self.records += len(columns[0])
+        for c in self.wanted:
+            self.columns[c].extend(columns[c][head:] if head else columns[c])
+        return True
+
+    def _csv(self, blocks: Iterator[str]) -> Records:
+        """The rest of the file through the ``csv`` module."""
+        ends = {"last": ""}
+
+        def lines() -> Iterator[str]:
+            for block in blocks:
+                ends["last"] = block[-1:]
+                yield from io.StringIO(block, newline="")
+            yield _SENTINEL if ends["last"] in ("\n", "\r", "") else "\n" + _SENTINEL
+
+        width, wanted, columns = self.width, self.wanted, self.columns
+        index = self.records
+        unclosed: int | None = None
+        with big_fields():
+            for record in csv.reader(lines(), delimiter=self.delim):
+                if record and record[-1].endswith(_SENTINEL):
+                    if record != [_SENTINEL]:
+                        unclosed = index
+                    break
+                if index >= self.skip:
+                    count = len(record)
+                    if count > width:
+                        self.whole = False
+                    for c in wanted:
+                        columns[c].append(record[c] if c < count else "")
+                index += 1
+        self.records = index
+        return Records(columns, self.whole, unclosed)
