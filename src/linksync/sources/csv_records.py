@@ -28,13 +28,16 @@ import csv
 import io
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import chain, repeat
+from itertools import chain
 from pathlib import Path
+
+import numpy as np
 
 from linksync.sources.csv_scan import big_fields
 
 #: Characters read at a time (the file's bytes are decoded a block at a time).
 _BLOCK = 4 << 20
+_NEWLINE = ord("\n")
 #: After the file's last record: read as a record of its own, unless a quote is open.
 _SENTINEL = "\x00\x1flinksync-end-of-file\x1f\x00"
 
@@ -90,28 +93,22 @@ def _texts(source: Path | str, encoding: str | None) -> Iterator[str]:
 
 def _columns(body: str, delim: str, width: int) -> list[list[str]] | None:
     """The columns of ``body`` (lines without quotes), or None unless every line holds
-    exactly ``width - 1`` delimiters.
-
-    Split at the delimiters, the values at every ``width - 1``-th place hold the line
-    breaks: the last value of a line and the first of the next. When each of those holds
-    exactly one line break and the others none, every line has ``width - 1``
-    delimiters; split at their line breaks, they give the first and the last column."""
-    lines = body.count("\n") + 1
+    exactly ``width - 1`` delimiters (counted over the bytes at numpy speed: the
+    delimiters before each line break)."""
     if width == 1:
         return [body.split("\n")]
-    if body.count(delim) != lines * (width - 1):
+    raw = np.frombuffer(body.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    breaks = np.flatnonzero(raw == _NEWLINE)
+    delims = np.flatnonzero(raw == ord(delim))
+    lines = len(breaks) + 1
+    if len(delims) != lines * (width - 1):
         return None
-    pieces = body.split(delim)
-    step = width - 1
-    edges = pieces[::step]  # first value of line 0, the joins, last value of the last line
-    inner = edges[1:-1]
-    if not all(map(str.__contains__, inner, repeat("\n"))):
+    before = np.searchsorted(delims, breaks)
+    if not np.array_equal(before, np.arange(1, lines, dtype=np.int64) * (width - 1)):
         return None
-    ends = "\n".join(edges).split("\n")
-    if len(ends) != 2 * lines:
-        return None
-    middle = [pieces[c::step] for c in range(1, step)]
-    return [ends[0::2], *middle, ends[1::2]]
+    del raw, breaks, delims, before
+    flat = body.replace("\n", delim).split(delim)
+    return [flat[c::width] for c in range(width)]
 
 
 class _Reader:
