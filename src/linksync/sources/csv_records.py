@@ -151,7 +151,9 @@ class _Reader:
             for block in blocks:
                 ends["last"] = block[-1:]
                 yield from io.StringIO(block, newline="")
-            yield _SENTINEL if ends["last"] in ("\n", "\r", "") else "\n" + _SENTINEL
+            if ends["last"] not in ("\n", "\r", ""):
+                yield "\n"  # the last line's end, on a line of its own
+            yield _SENTINEL
 
         width, wanted, columns = self.width, self.wanted, self.columns
         index = self.records
