@@ -125,7 +125,8 @@ def fast_slug_ok(values: Sequence[Any]) -> np.ndarray:
         and text[-1] != "-"
         and max(map(len, values)) <= rules.MAX_SLUG_BYTES
     ):
-        lowered = text.lower().split("\n")
+        low = text.lower()
+        lowered = values if low == text else low.split("\n")  # no new text when all lower
         if reserved.isdisjoint(lowered):
             return np.ones(n, dtype=bool)
         return ~np.fromiter(map(reserved.__contains__, lowered), dtype=bool, count=n)
