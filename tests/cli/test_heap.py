@@ -1,5 +1,5 @@
-"""The command's process asks glibc for one heap and a fixed threshold for blocks of
-pages of their own, unless the user chose otherwise."""
+"""The command's process asks glibc for one heap, a fixed threshold for blocks of
+pages of their own and a padded top, unless the user chose otherwise."""
 
 from __future__ import annotations
 
@@ -9,12 +9,15 @@ import sys
 
 import pytest
 
-ASK = "from linksync.cli import heap; print(heap.one_heap(), heap.fixed_mmap_threshold())"
+ASK = (
+    "from linksync.cli import heap; "
+    "print(heap.one_heap(), heap.fixed_mmap_threshold(), heap.padded_top())"
+)
 GLIBC = sys.platform.startswith("linux") and os.confstr("CS_GNU_LIBC_VERSION") is not None
 
 
 def _run(**env: str) -> str:
-    mine = ("MALLOC_ARENA_MAX", "MALLOC_MMAP_THRESHOLD_")
+    mine = ("MALLOC_ARENA_MAX", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_")
     clean = {k: v for k, v in os.environ.items() if k not in mine}
     done = subprocess.run(
         [sys.executable, "-c", ASK],
@@ -28,11 +31,14 @@ def _run(**env: str) -> str:
 
 @pytest.mark.skipif(not GLIBC, reason="glibc's heaps only")
 def test_one_heap_on_glibc() -> None:
-    assert _run() == "True True"
+    assert _run() == "True True True"
 
 
 def test_what_the_user_set_wins() -> None:
-    assert _run(MALLOC_ARENA_MAX="4", MALLOC_MMAP_THRESHOLD_="65536") == "False False"
+    assert (
+        _run(MALLOC_ARENA_MAX="4", MALLOC_MMAP_THRESHOLD_="65536", MALLOC_TOP_PAD_="0")
+        == "False False False"
+    )
 
 
 def test_the_command_still_runs_with_one_heap() -> None:
@@ -40,3 +46,36 @@ def test_the_command_still_runs_with_one_heap() -> None:
         [sys.executable, "-m", "linksync", "--version"], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0 and done.stdout.strip()
+
+
+#: Buffers made and dropped over and over, as a listing makes its pages': the system's
+#: page faults they cost, in a process set up as the command sets itself up (or not).
+CHURN = """
+import resource, sys
+from linksync.cli import heap
+heap.fixed_mmap_threshold()
+if sys.argv[1] == "padded":
+    heap.padded_top()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(500):
+    blocks = [bytes(60_000) for _ in range(8)]
+    del blocks
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+def _faults(how: str) -> int:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    done = subprocess.run(
+        [sys.executable, "-c", CHURN, how], env=clean, capture_output=True, text=True, check=True
+    )
+    return int(done.stdout)
+
+
+@pytest.mark.skipif(not GLIBC, reason="glibc's heaps only")
+def test_a_padded_top_does_not_ask_the_system_again_for_pages_it_just_dropped() -> None:
+    # Without the pad each round hands the heap's top back and faults it in again
+    # (tens of thousands of faults); with it the pages stay in hand.
+    plain, padded = _faults("plain"), _faults("padded")
+    assert plain > 10_000
+    assert padded < plain // 20

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import click
 
 from linksync._version import __version__
-from linksync.cli.heap import fixed_mmap_threshold, one_heap
+from linksync.cli.heap import fixed_mmap_threshold, one_heap, padded_top
 
 
 class Lazy(NamedTuple):
@@ -176,4 +176,5 @@ def main() -> None:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     one_heap()  # before any thread starts (``linksync.cli.heap``)
     fixed_mmap_threshold()
+    padded_top()
     cli()
