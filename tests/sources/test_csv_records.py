@@ -14,6 +14,8 @@ import pytest
 from hostile_inputs import Expect, validate
 
 from linksync.sources import read_sources
+from linksync.sources.csv_records import PANDAS_FROM
+from support.imports import modules_after
 
 HEAD = "slug,url,description\n"
 #: Rows enough to fill more than one block of the reader (about 6 MB).
@@ -115,3 +117,35 @@ def test_a_closed_quote_on_the_last_line_without_a_line_break(workdir: Path) -> 
     path = _write(workdir / "end.csv", text)
     assert _read(path)[-1] == ("end", "https://e.com/end", "closed, at the end", 4)
     validate(path, code=0, good_rows=[2, 3, 4])
+
+
+def _quoted_rows(n: int, start: int = 0, pad: str = "") -> str:
+    return "".join(
+        f's{i},https://e.com/p/{i},"row, number {i}{pad}"\n' for i in range(start, start + n)
+    )
+
+
+def test_a_big_quoted_file_names_its_ragged_row_and_unclosed_quote(workdir: Path) -> None:
+    """Quoted values from the start of a file bigger than ``PANDAS_FROM`` (pandas' C
+    parser reads it): the same findings as in a small file."""
+    many = 80_000  # about 35 MB
+    text = (
+        HEAD
+        + _quoted_rows(many, pad=" " + "x" * 400)
+        + "rag,https://e.com/r,d,extra\n"
+        + _quoted_rows(1, many)
+    )
+    text += 'open,"https://e.com/q,d\n' + _rows(2, many + 1)  # no quote after it
+    path = _write(workdir / "big.csv", text)
+    assert path.stat().st_size > PANDAS_FROM
+    expect = [Expect(many + 2, "D (no header)", "'extra'"), Expect(many + 4, "url", "never closes")]
+    checked = validate(path, code=1, expect=expect)
+    assert checked.doc["valid"] == many + 1 and checked.doc["invalid"] == 2
+
+
+def test_a_small_quoted_file_is_read_without_pandas(tmp_path: Path) -> None:
+    (tmp_path / "q.csv").write_text(HEAD + _quoted_rows(3) + 'x,"https://e.com/x",\n')
+    modules, proc = modules_after(tmp_path, "validate", "q.csv")
+    assert proc.returncode == 0, proc.stderr
+    assert "4 row(s)" in proc.stdout or "4 rows" in proc.stdout, proc.stdout
+    assert "pandas" not in modules

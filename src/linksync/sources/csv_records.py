@@ -1,4 +1,4 @@
-"""The records of a CSV, every cell read as text, without pandas.
+"""The records of a CSV, every cell read as text (pandas only for a big quoted file).
 
 Cells are never converted: ``007``, ``NA``, ``null`` and ``nan`` stay as typed. A
 record with fewer values than the header is filled with empty cells (a blank line is
@@ -7,11 +7,16 @@ a record of empty cells); only the wanted columns are kept.
 Two ways through the file, chosen a block (a few MB, cut at a line end) at a time:
 
 - A block without a quote, whose every line holds exactly ``width - 1`` delimiters
-  (the usual export), is split by ``str.split`` over the whole block: its lines are
-  its records, and a column is every ``width``-th value. No Python work per row.
+  (the usual export; the delimiters of each line counted over its bytes by numpy), is
+  split by ``str.split`` over the whole block: its lines are its records, and a
+  column is every ``width``-th value. No Python work per row.
 - From the first block that does not qualify to the end, the ``csv`` module reads the
   records (quoted values, line breaks inside them, ragged records). All blocks before
-  it held no quote, so that block starts on a record's boundary.
+  it held no quote, so that block starts on a record's boundary. When what is left
+  from there is big (``PANDAS_FROM``), the whole file is read by pandas' C parser
+  instead (``linksync.sources.csv_pandas``, imported only then): on quoted records it
+  costs about half the ``csv`` module's CPU, which pays for its import on a big file
+  only.
 
 A record with values beyond the header's columns makes ``whole`` False (the reader then
 names them through ``linksync.sources.csv_scan``). A quote that opens and never
@@ -28,16 +33,24 @@ import csv
 import io
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, islice
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
 
 from linksync.sources.csv_scan import big_fields
 
+#: From this many bytes (or characters) left to read with quotes in them, the rest is
+#: not worth the ``csv`` module: the file is read whole by pandas' C parser instead
+#: (``linksync.sources.csv_pandas``; about 0.011 s of CPU less a MB of quoted records,
+#: against 0.35 s to import pandas).
+PANDAS_FROM = 32 << 20
 #: Characters read at a time (the file's bytes are decoded a block at a time).
 _BLOCK = 4 << 20
 _NEWLINE = ord("\n")
+#: Records the ``csv`` module reads at a time before they are put into columns.
+_BATCH = 1 << 14
 #: After the file's last record: read as a record of its own, unless a quote is open.
 _SENTINEL = "\x00\x1flinksync-end-of-file\x1f\x00"
 
@@ -65,7 +78,17 @@ def read_records(
 ) -> Records:
     """The records after the first ``skip`` ones; ``source`` is a path, or decoded text
     (``encoding`` None)."""
-    return _Reader(delimiter, skip, max(width, 1), wanted).read(_texts(source, encoding))
+    size = len(source) if isinstance(source, str) else source.stat().st_size
+    reader = _Reader(delimiter, skip, max(width, 1), wanted)
+    read = reader.read(_texts(source, encoding), size)
+    if read is not None:
+        return read
+    from linksync.sources.csv_pandas import pandas_records
+
+    columns, whole, unclosed = pandas_records(
+        source, encoding=encoding, delimiter=delimiter, skip=skip, width=width, wanted=wanted
+    )
+    return Records(columns, whole, unclosed)
 
 
 def _texts(source: Path | str, encoding: str | None) -> Iterator[str]:
@@ -119,10 +142,15 @@ class _Reader:
         self.records = 0  # records met so far, header lines included
         self.whole = True
 
-    def read(self, blocks: Iterator[str]) -> Records:
+    def read(self, blocks: Iterator[str], size: int) -> Records | None:
+        """The records; None when the rest of a big file has quotes (module docstring)."""
+        done = 0
         for block in blocks:
             if not self._split(block):
+                if size - done >= PANDAS_FROM:
+                    return None
                 return self._csv(chain([block], blocks))
+            done += len(block)
         return Records(self.columns, self.whole)
 
     def _split(self, block: str) -> bool:
@@ -155,21 +183,32 @@ class _Reader:
                 yield "\n"  # the last line's end, on a line of its own
             yield _SENTINEL
 
-        width, wanted, columns = self.width, self.wanted, self.columns
-        index = self.records
         unclosed: int | None = None
         with big_fields():
-            for record in csv.reader(lines(), delimiter=self.delim):
-                if record and record[-1].endswith(_SENTINEL):
-                    if record != [_SENTINEL]:
-                        unclosed = index
-                    break
-                if index >= self.skip:
-                    count = len(record)
-                    if count > width:
-                        self.whole = False
-                    for c in wanted:
-                        columns[c].append(record[c] if c < count else "")
-                index += 1
-        self.records = index
-        return Records(columns, self.whole, unclosed)
+            reader = csv.reader(lines(), delimiter=self.delim)
+            while batch := list(islice(reader, _BATCH)):
+                last = batch[-1]
+                if last and last[-1].endswith(_SENTINEL):
+                    batch.pop()
+                    if last != [_SENTINEL]:
+                        unclosed = self.records + len(batch)
+                self._take(batch)
+        return Records(self.columns, self.whole, unclosed)
+
+    def _take(self, batch: list[list[str]]) -> None:
+        """A batch of records into the columns (those before ``skip`` left out): a
+        column at a time where every record has as many values as the header."""
+        head = max(self.skip - self.records, 0)
+        self.records += len(batch)
+        if head:
+            batch = batch[head:]
+        width = self.width
+        counts = set(map(len, batch))
+        if counts and max(counts) > width:
+            self.whole = False
+        if counts == {width}:
+            for c in self.wanted:
+                self.columns[c].extend(map(itemgetter(c), batch))
+            return
+        for c in self.wanted:
+            self.columns[c].extend([r[c] if c < len(r) else "" for r in batch])
