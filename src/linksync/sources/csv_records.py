@@ -48,7 +48,7 @@ from linksync.sources.csv_scan import big_fields
 PANDAS_FROM = 32 << 20
 #: Characters read at a time (the file's bytes are decoded a block at a time).
 _BLOCK = 4 << 20
-_NEWLINE = ord("\n")
+_NEWLINE, _RETURN = ord("\n"), ord("\r")
 #: Records the ``csv`` module reads at a time before they are put into columns.
 _BATCH = 1 << 14
 #: After the file's last record: read as a record of its own, unless a quote is open.
@@ -114,14 +114,20 @@ def _texts(source: Path | str, encoding: str | None) -> Iterator[str]:
         yield rest
 
 
-def _columns(body: str, delim: str, width: int) -> list[list[str]] | None:
-    """The columns of ``body`` (lines without quotes), or None unless every line holds
-    exactly ``width - 1`` delimiters (counted over the bytes at numpy speed: the
-    delimiters before each line break)."""
-    if width == 1:
-        return [body.split("\n")]
+def _columns(body: str, delim: str, width: int, end: str) -> list[list[str]] | None:
+    """The columns of ``body`` (lines without quotes, ending with ``end``: a line feed,
+    or a carriage return and a line feed), or None unless every line holds exactly
+    ``width - 1`` delimiters and, with ``\r\n``, every line feed follows a carriage
+    return and no other carriage return is met (counted over the bytes at numpy speed:
+    the delimiters before each line break)."""
+    if width == 1 and end == "\n":
+        return [body.split(end)]
     raw = np.frombuffer(body.encode("utf-8", "surrogatepass"), dtype=np.uint8)
     breaks = np.flatnonzero(raw == _NEWLINE)
+    if end != "\n" and not np.array_equal(np.flatnonzero(raw == _RETURN), breaks - 1):
+        return None
+    if width == 1:
+        return [body.split(end)]
     delims = np.flatnonzero(raw == ord(delim))
     lines = len(breaks) + 1
     if len(delims) != lines * (width - 1):
@@ -130,7 +136,7 @@ def _columns(body: str, delim: str, width: int) -> list[list[str]] | None:
     if not np.array_equal(before, np.arange(1, lines, dtype=np.int64) * (width - 1)):
         return None
     del raw, breaks, delims, before
-    flat = body.replace("\n", delim).split(delim)
+    flat = body.replace(end, delim).split(delim)
     return [flat[c::width] for c in range(width)]
 
 
@@ -157,13 +163,12 @@ class _Reader:
         """The block split at once (module docstring); False when it does not qualify."""
         if '"' in block:
             return False
-        if "\r" in block:
-            if block.count("\r") != block.count("\r\n"):
-                return False
-            block = block.replace("\r\n", "\n")
-        body = block[:-1] if block.endswith("\n") else block
+        end = "\r\n" if "\r" in block else "\n"
+        body = block
+        if block.endswith("\n"):  # the last line's end
+            body = block[:-2] if block.endswith("\r\n") else block[:-1]
         head = max(self.skip - self.records, 0)
-        columns = _columns(body, self.delim, self.width)
+        columns = _columns(body, self.delim, self.width, end)
         if columns is None:
             return False
         self.records += len(columns[0])
