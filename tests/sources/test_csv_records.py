@@ -1,7 +1,7 @@
 """A CSV's records read the way Python's csv module reads them, whichever way the
 reader goes through a part of the file: split at once where a block of lines has no
 quote and the same number of values on each line, the csv module from the first block
-that does not. Files bigger than one block (a few MB) put the quote, the ragged row or
+that does not. Files bigger than one block (about a MB) put the quote, the ragged row or
 the unclosed quote far from the start, as a long export does."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Cells are never converted: ``007``, ``NA``, ``null`` and ``nan`` stay as typed. 
 record with fewer values than the header is filled with empty cells (a blank line is
 a record of empty cells); only the wanted columns are kept.
 
-Two ways through the file, chosen a block (a few MB, cut at a line end) at a time:
+Two ways through the file, chosen a block (about a MB, cut at a line end) at a time:
 
 - A block without a quote, whose every line holds exactly ``width - 1`` delimiters
   (the usual export; the delimiters of each line counted over its bytes by numpy), is
@@ -47,7 +47,7 @@ from linksync.sources.csv_scan import big_fields
 #: against 0.35 s to import pandas).
 PANDAS_FROM = 32 << 20
 #: Characters read at a time (the file's bytes are decoded a block at a time).
-_BLOCK = 4 << 20
+_BLOCK = 1 << 20
 _NEWLINE, _RETURN = ord("\n"), ord("\r")
 #: Records the ``csv`` module reads at a time before they are put into columns.
 _BATCH = 1 << 14
