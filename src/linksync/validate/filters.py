@@ -86,7 +86,8 @@ def _url_ok(values: Sequence[Any]) -> np.ndarray:
             text = "\n".join(block) + "\n"
         except TypeError:  # not all text
             text = ""
-        if text and text.count("\n") == len(block) and lines(text).end() == len(text):
+        whole = lines(text) if text and text.count("\n") == len(block) else None
+        if whole is not None and whole.end() == len(text):
             out[start : start + len(block)] = True
         else:
             out[start : start + len(block)] = _each_url_ok(block)
