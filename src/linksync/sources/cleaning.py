@@ -59,7 +59,7 @@ def clean_column(
     if hasattr(column, "tolist"):  # a numpy array, a pandas Series
         vals: list[Any] = column.tolist()
     else:
-        vals = list(column)
+        vals = column if isinstance(column, list) else list(column)  # not changed here
     n = len(vals)
     try:
         text = list(map(str.strip, vals, repeat(ASCII_WS)))
@@ -70,6 +70,8 @@ def clean_column(
     if empty_values:
         text = ["" if v.casefold() in empty_values else v for v in text]
     out = np.fromiter(text, dtype=object, count=n)
-    empty = np.equal(out, "") if n else np.zeros(0, dtype=bool)
+    if "" not in text:  # one comparison a cell in C: the usual full column
+        return out, np.ones(n, dtype=bool)
+    empty = np.equal(out, "")
     out[empty] = None
     return out, ~empty
