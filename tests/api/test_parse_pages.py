@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from linksync.api.parse import parse_link_page
+from linksync.api.pages import fast_link
+from linksync.api.parse import parse_link, parse_link_page, unwrap_record
 from linksync.errors import ApiError
 from linksync.model import RemoteLink
 
@@ -121,3 +122,32 @@ def test_bytes_that_are_not_json_are_refused() -> None:
     with pytest.raises(ApiError) as caught:
         parse_link_page(b"<html>busy</html>", page=1, limit=100)
     assert caught.value.constant == "UNEXPECTED_RESPONSE"
+
+
+ONE_LINK: dict[str, dict[str, Any]] = {
+    name: {"code": 0, "data": body["data"][0]}
+    for name, body in SHAPES.items()
+    if isinstance(body.get("data"), list) and body["data"]
+} | {
+    "no envelope code": {"data": _record(3)},
+    "nested under link": {"code": 0, "data": {"link": _record(4)}},
+    "a request id beside data": {"code": 0, "data": _record(5), "requestId": "req_1"},
+}
+
+
+@pytest.mark.parametrize("shape", sorted(ONE_LINK))
+def test_one_links_answer_from_bytes_equals_the_tolerant_reading(shape: str) -> None:
+    raw = json.dumps(ONE_LINK[shape]).encode()
+    tolerant = parse_link(unwrap_record(json.loads(raw), "link"))
+    fast = fast_link(raw)
+    if shape in ("the service's own", "no envelope code"):
+        assert fast is not None  # the service's own shape: no dict in between
+    if fast is not None:
+        assert fast == tolerant and repr(fast) == repr(tolerant)
+        assert fast.to_dict() == tolerant.to_dict()
+
+
+def test_one_links_answer_of_another_shape_is_left_to_the_tolerant_reader() -> None:
+    for body in (_record(1, clicks=7), _record(1, slug=""), _record(1, url=None)):
+        assert fast_link(json.dumps({"code": 0, "data": body}).encode()) is None
+    assert fast_link(b"<html>busy</html>") is None

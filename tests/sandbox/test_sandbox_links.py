@@ -136,6 +136,29 @@ async def test_bad_json_bodies_are_invalid_request(http: httpx.AsyncClient, body
     assert_error(r, 400, "INVALID_REQUEST")
 
 
+@pytest.mark.parametrize(
+    ("body", "status", "constant"),
+    [
+        # a UTF-8 byte order mark, and UTF-16: read as before, the link is created
+        (b'\xef\xbb\xbf{"url": "https://e.com/bom", "slug": "bom"}', 201, None),
+        ('{"url": "https://e.com/u16", "slug": "u16"}'.encode("utf-16"), 201, None),
+        # NaN, an integer past 64 bits: JSON read, then refused by field
+        (b'{"url": "https://e.com/n", "description": NaN}', 400, "INVALID_REQUEST"),
+        (b'{"url": "https://e.com/i", "tags": [123456789012345678901234567890]}', 400,
+         "INVALID_REQUEST"),
+    ],
+)  # fmt: skip
+async def test_bodies_only_a_lenient_json_reader_reads_are_answered_as_before(
+    http: httpx.AsyncClient, body: bytes, status: int, constant: str | None
+) -> None:
+    r = await http.post("/api/v1/links", content=body, headers={"Content-Type": "application/json"})
+    if constant is None:
+        assert r.status_code == status, r.text
+        assert r.json()["data"]["url"].startswith("https://e.com/")
+    else:
+        assert_error(r, status, constant)
+
+
 async def test_wrong_content_type_is_invalid_request(http: httpx.AsyncClient) -> None:
     r = await http.post("/api/v1/links", content=b'{"url":"https://e.com"}')
     assert_error(r, 400, "INVALID_REQUEST")

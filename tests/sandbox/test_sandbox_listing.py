@@ -10,7 +10,7 @@ import pytest
 from linksync.sandbox import SandboxSettings, create_app
 from support.sandbox_helpers import ManualClock
 
-from .conftest import assert_error, client_for
+from .conftest import AppFactory, assert_error, client_for
 
 
 async def seed(http: httpx.AsyncClient, clock: ManualClock, n: int) -> list[str]:
@@ -195,3 +195,43 @@ async def test_a_page_shows_the_writes_of_another_app_on_the_same_file(
         listed = await _every_page(a)
         assert listed[4]["url"] == "https://o.example/"
         assert "item-005" not in {x["slug"] for x in listed}
+
+
+@pytest.mark.parametrize("scheme", ["https", "http"])
+async def test_a_listed_link_reads_as_the_same_link_fetched_alone(
+    make_app: AppFactory, scheme: str
+) -> None:
+    """Every field of a list page's record, whatever its text holds (quotes, backslashes,
+    line breaks, tabs, emoji, U+2028, text in other scripts), as GET of the one link."""
+    async with client_for(make_app(short_url_scheme=scheme)) as http:
+        assert (await http.post("/api/v1/domains", json={"domain": "go.example.com"})).is_success
+        bodies = [
+            {"url": "https://e.com/plain", "slug": "plain"},
+            {
+                "url": 'https://e.com/caf\u00e9?q="x"&p=1#\u00fc',
+                "slug": "tricky",
+                "domain": "go.example.com",
+                "description": 'Line one\nline\ttwo "quoted" back\\slash \u2028 \U0001f600 \u6f22',
+                "tags": ["caf\u00e9", 'say "hi"', "back\\slash", "\u0444\u043e\u0442\u043e"],
+                "password": "s3cret",
+                "expiresAt": "2099-01-02T03:04:05.678Z",
+                "apple": "https://apps.apple.com/app/id1",
+                "google": "https://play.google.com/store/apps/details?id=x",
+            },
+        ]
+        for body in bodies:
+            assert (await http.post("/api/v1/links", json=body)).status_code == 201
+        listed = {}
+        for domain in (None, "go.example.com"):
+            params = {"domain": domain} if domain else {}
+            for link in (await http.get("/api/v1/links", params=params)).json()["data"]:
+                listed[link["slug"]] = link
+        assert set(listed) == {"plain", "tricky"}
+        for slug, domain in (("plain", None), ("tricky", "go.example.com")):
+            params = {"domain": domain} if domain else {}
+            alone = (await http.get(f"/api/v1/links/{slug}", params=params)).json()["data"]
+            assert listed[slug] == alone
+            assert list(listed[slug]) == list(alone)  # the same fields in the same order
+        assert listed["tricky"]["hasPassword"] is True
+        assert listed["plain"]["hasPassword"] is False
+        assert listed["tricky"]["shortUrl"] == f"{scheme}://go.example.com/tricky"

@@ -20,7 +20,6 @@ import asyncio
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Self, TypeVar
 
 import httpx
@@ -28,7 +27,7 @@ import orjson
 
 from linksync._version import __version__
 from linksync.api.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
-from linksync.api.events import CallEvent, CallHook, CallHooks
+from linksync.api.events import CallHook, CallHooks
 from linksync.api.failures import error_from_answer, is_success, read_body, request_id_of
 from linksync.api.limiter import RateLimiter
 from linksync.api.network import (
@@ -95,19 +94,31 @@ class Answer:
 _NAMES_ERROR, _ESCAPE = b'"error"', b"\\u"
 
 
-@dataclass(slots=True)
 class CallState:
     """What one call (all its attempts) has seen so far; for its event, the final HTTP
     status and requestId (None when no answer came), and whether an unknown outcome
     (a timeout after sending) was settled by reading the service (``confirmed``)."""
 
-    failures: Counter[RetryClass] = field(default_factory=Counter)
-    attempts: int = 0
-    unknown_outcome: bool = False
-    first_sent_at: float | None = None
-    status: int | None = None
-    request_id: str | None = None
-    confirmed: bool = False
+    __slots__ = (
+        "_failures", "attempts", "confirmed", "first_sent_at", "request_id", "status",
+        "unknown_outcome",
+    )  # fmt: skip
+
+    def __init__(self) -> None:  # one a call: plain slots, the counter made when needed
+        self._failures: Counter[RetryClass] | None = None
+        self.attempts = 0
+        self.unknown_outcome = False
+        self.first_sent_at: float | None = None
+        self.status: int | None = None
+        self.request_id: str | None = None
+        self.confirmed = False
+
+    @property
+    def failures(self) -> Counter[RetryClass]:
+        """The failed attempts of each retry class."""
+        if self._failures is None:
+            self._failures = Counter()
+        return self._failures
 
 
 class BaseClient:
@@ -324,11 +335,9 @@ class BaseClient:
                     kind_ = classify(failed)
                     if kind_ is None or state.failures[kind_] > policy.budget(kind_):
                         if outermost:
-                            self._hooks.emit(
-                                CallEvent(
-                                    kind, failed.status, failed.request_id, failed.attempts,
-                                    error=failed,
-                                )
+                            self._hooks.ended(
+                                kind, failed.status, failed.request_id, failed.attempts,
+                                error=failed,
                             )  # fmt: skip
                         if failed is not exc:
                             raise failed from None
@@ -341,10 +350,9 @@ class BaseClient:
         finally:
             self._hooks.leave(token)
         if outermost:
-            event = CallEvent(
+            self._hooks.ended(
                 kind, state.status, state.request_id, state.attempts, state.confirmed, result=value
             )
-            self._hooks.emit(event)
         return value
 
     async def _attempt(

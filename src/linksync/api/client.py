@@ -33,6 +33,7 @@ import httpx
 
 from linksync.api import parse as p
 from linksync.api.base import Answer, BaseClient, CallState
+from linksync.api.pages import fast_link
 from linksync.api.types import (
     Domain,
     Invitation,
@@ -70,6 +71,13 @@ def _body(read: Callable[[Any], T]) -> Callable[[Answer], Awaitable[T]]:
 async def _link_page(a: Answer, *, page: int, limit: int) -> LinkPage:
     """A list page, decoded from the answer's bytes (``linksync.api.parse``)."""
     return p.parse_link_page(a.content or a.body, page=page, limit=limit)
+
+
+async def _one_link(a: Answer) -> RemoteLink:
+    """A link read: decoded from the answer's bytes in the service's own shape, else
+    by the tolerant reader (the same record either way)."""
+    fast = fast_link(a.content) if a.content else None
+    return fast if fast is not None else p.parse_link(p.unwrap(a.body))
 
 
 async def _nothing(_: Any) -> None:
@@ -179,6 +187,9 @@ class LinkServiceClient(BaseClient):
     # --- links --------------------------------------------------------------------------
 
     async def _link_answer(self, a: Answer, slug: str | None, domain: str | None) -> RemoteLink:
+        fast = fast_link(a.content) if a.content else None  # the service's own shape
+        if fast is not None:
+            return fast
         data = p.unwrap_record(a.body, "link")
         if isinstance(data, Mapping) and (data.get("slug") or data.get("shortUrl")):
             return p.parse_link(data)
@@ -290,7 +301,7 @@ class LinkServiceClient(BaseClient):
     ) -> RemoteLink:
         return await self._call(
             "GET", f"/api/v1/links/{_seg(slug)}", kind="GET /links/:slug",
-            parse=_body(lambda body: p.parse_link(p.unwrap(body))), params={"domain": domain},
+            parse=_one_link, params={"domain": domain},
         )  # fmt: skip
 
     async def update_link(

@@ -139,3 +139,23 @@ class CallHooks:
             scope.events.append(event)
         for hook in tuple(self._hooks):
             hook(event)
+
+    def ended(
+        self,
+        kind: str,
+        status: int | None,
+        request_id: str | None,
+        attempts: int,
+        confirmed: bool = False,
+        error: ApiError | None = None,
+        result: object = None,
+    ) -> None:
+        """``emit`` the event of a call that ended, made once with the scope's labels
+        (one event a call: no copy of it made to add them)."""
+        scope = _SCOPE.get()
+        labels = scope.labels if scope is not None else {}
+        event = CallEvent(kind, status, request_id, attempts, confirmed, error, result, labels)
+        if scope is not None:
+            scope.events.append(event)
+        for hook in tuple(self._hooks):
+            hook(event)

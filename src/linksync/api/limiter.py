@@ -72,11 +72,12 @@ _ASSUMED_WINDOW = 1.0
 
 
 def _number(headers: Mapping[str, str], name: str) -> float | None:
-    value = header(headers, name)
+    # aiohttp's and httpx's headers look names up case-insensitively; a plain dict not
+    value = header(headers, name) if isinstance(headers, dict) else headers.get(name)
     if value is None:
         return None
     try:
-        number = float(value.strip())
+        number = float(value)  # surrounding whitespace allowed, as str.strip() removes it
     except ValueError:
         return None
     return number if math.isfinite(number) else None
@@ -111,7 +112,8 @@ class RateLimiter:
         self._clock = clock
         self._max_reset_wait = max_reset_wait
         self._semaphore = asyncio.Semaphore(concurrency)
-        self._answer = asyncio.Event()  # replaced after each answer; waiters hold the old
+        self._answer = asyncio.Event()  # replaced after an answer a task waited for
+        self._answer_awaited = False  # a task waits for ``_answer`` (it is set, replaced)
         self._in_flight = 0
         self._answered = False
         self._limit: int | None = None
@@ -186,10 +188,10 @@ class RateLimiter:
                 continue
             self._roll(now)
             if not self._answered and self._in_flight > 0:
-                await self._answer.wait()  # the first request goes alone
+                await self._next_answer()  # the first request goes alone
                 continue
             if self._in_flight >= self._cap.value:
-                await self._answer.wait()  # rule 3: as many as rate x latency needs
+                await self._next_answer()  # rule 3: as many as rate x latency needs
                 continue
             opening = self._cap.opening_delay(self._in_flight, now)
             if opening > 0:  # rule 3: a few new connections at a time
@@ -198,7 +200,7 @@ class RateLimiter:
             budget = None if self._remaining is None else self._remaining - self._in_flight
             if budget is not None and budget <= 0:
                 if self._in_flight > 0:
-                    await self._answer.wait()  # it may free a request (see _observe)
+                    await self._next_answer()  # it may free a request (see _observe)
                 elif self._reset_at is not None:
                     self._resume_at = max(self._resume_at, self._reset_at + self._lag)
                 else:  # nothing left and no known end: ask once, the answer will tell
@@ -227,9 +229,14 @@ class RateLimiter:
         left = self._reset_at + self._lag - now
         return left / budget if left > 0 else 0.0
 
+    def _next_answer(self) -> Awaitable[bool]:
+        """Until the next answer comes."""
+        self._answer_awaited = True
+        return self._answer.wait()
+
     async def _answer_or_sleep(self, seconds: float) -> None:
         """Until the next answer (its idle connection may take the send) or ``seconds``."""
-        answer = asyncio.ensure_future(self._answer.wait())
+        answer = asyncio.ensure_future(self._next_answer())
         timer = asyncio.ensure_future(self._sleep(seconds))
         try:
             await asyncio.wait((answer, timer), return_when=asyncio.FIRST_COMPLETED)
@@ -260,8 +267,9 @@ class RateLimiter:
             self._answered = True
             self._observe(headers, sent_at)
             self._cap.answered(max(0.0, now - sent_at), self._rate())
-        wake, self._answer = self._answer, asyncio.Event()
-        wake.set()
+        if self._answer_awaited:  # else nobody waits: the event stays as it is, unset
+            wake, self._answer, self._answer_awaited = self._answer, asyncio.Event(), False
+            wake.set()
 
     def _rate(self) -> float | None:
         """Requests a second the service allows in the long run: the limit over the

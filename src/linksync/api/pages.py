@@ -4,7 +4,8 @@ A list page in the service's own shape (``{"code", "data": [records], "paginatio
 camelCase records of the known fields and types, no other field) is decoded by msgspec
 into ``RemoteLink`` records, with no dict per link in between (``fast_link_page``);
 an answer of any other shape gives None, and ``linksync.api.parse`` reads it with its
-tolerant reader, which gives the same links. Records of a page share their domain's
+tolerant reader, which gives the same links. One link's answer (a create, an update, a
+read) likewise (``fast_link``). Records of a page share their domain's
 text (as do equal ``createdAt`` of links next to each other, and an ``updatedAt`` equal
 to ``createdAt``): a million links hold one string per domain (``compact_links``).
 """
@@ -38,6 +39,28 @@ class _LinkList(msgspec.Struct, forbid_unknown_fields=True):
 
 
 _LINK_LIST = msgspec.json.Decoder(_LinkList)
+
+
+class _LinkAnswer(msgspec.Struct, forbid_unknown_fields=True):
+    """The service's own answer of one link (a create, an update, a read)."""
+
+    data: RemoteLink
+    code: int | None = None
+
+
+_LINK_ANSWER = msgspec.json.Decoder(_LinkAnswer)
+
+
+def fast_link(raw: bytes | bytearray | memoryview) -> RemoteLink | None:
+    """One link's answer decoded straight into its record, or None when the answer is
+    of another shape (the tolerant reader, ``parse_link``, then reads it)."""
+    try:
+        link = _LINK_ANSWER.decode(raw).data
+    except msgspec.DecodeError:
+        return None
+    if not link.slug or not link.domain:
+        return None  # the tolerant reader takes them from the short URL
+    return link
 
 
 def fast_link_page(

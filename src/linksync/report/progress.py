@@ -11,24 +11,15 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from typing import IO, Any
-
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TaskProgressColumn,
-    TextColumn,
-    TimeRemainingColumn,
-)
-from rich.text import Text
+from functools import cache
+from typing import IO, TYPE_CHECKING, Any
 
 from linksync.logs import get_logger, log_event
 from linksync.model import RowResult, Status
 from linksync.sync.results import WaitFn
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def no_wait() -> float:
@@ -36,33 +27,52 @@ def no_wait() -> float:
     return 0.0
 
 
-class _WaitColumn(ProgressColumn):
-    def __init__(self) -> None:
-        super().__init__()
-        self.wait: WaitFn = no_wait
+@cache
+def _columns() -> tuple[type[Any], type[Any]]:
+    """The bar's own columns (the rate-limit wait, the rate), made on first use: rich
+    is loaded only when a bar is shown (a run without a terminal never loads it)."""
+    from rich.progress import ProgressColumn, Task
+    from rich.text import Text
 
-    def render(self, task: Task) -> Text:
-        w = self.wait()
-        return Text(f"rate-limit wait {w:.1f}s" if w > 0.05 else "", style="yellow")
+    class WaitColumn(ProgressColumn):
+        def __init__(self) -> None:
+            super().__init__()
+            self.wait: WaitFn = no_wait
 
+        def render(self, task: Task) -> Text:
+            w = self.wait()
+            return Text(f"rate-limit wait {w:.1f}s" if w > 0.05 else "", style="yellow")
 
-class _RateColumn(ProgressColumn):
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text(f"{speed:.1f}/s" if speed else "", style="cyan")
+    class RateColumn(ProgressColumn):
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text(f"{speed:.1f}/s" if speed else "", style="cyan")
+
+    return WaitColumn, RateColumn
 
 
 class RichProgress:
     """A live bar on a terminal (stderr)."""
 
     def __init__(self, console: Console | None = None) -> None:
-        self._wait_column = _WaitColumn()
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        wait_column, rate_column = _columns()
+        self._wait_column = wait_column()
         self._progress = Progress(
             TextColumn("applying"),
             BarColumn(),
             MofNCompleteColumn(),
             TaskProgressColumn(),
-            _RateColumn(),
+            rate_column(),
             TimeRemainingColumn(),
             TextColumn("{task.fields[failed]} failed{task.fields[skipped]}"),
             self._wait_column,

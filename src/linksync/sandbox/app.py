@@ -14,6 +14,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import orjson
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -55,6 +56,10 @@ async def json_body(request: Request) -> Any:
     body = await request.body()
     if len(body) > MAX_BODY_BYTES:
         raise ServiceError("INVALID_REQUEST", f"the body is larger than {MAX_BODY_BYTES} bytes")
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        pass  # what orjson refuses (NaN, a lone surrogate, a huge integer): as json reads it
     try:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError):

@@ -37,6 +37,7 @@ from linksync.sandbox.rows import (
     SlugTaken,
 )
 from linksync.sandbox.rules import DomainInput, LinkInput, ListQuery
+from linksync.sandbox.schema import RecordSql
 from linksync.sandbox.settings import SandboxSettings
 from linksync.sandbox.store import Store
 
@@ -80,6 +81,7 @@ class Backend:
         self._id_lock = threading.Lock()
         self._id_rng = random.Random()  # seeded from the OS: ids differ across processes
         self._last_id: tuple[int, int] = (0, 0)
+        self._records = RecordSql(settings.short_url_scheme)  # list pages' records
         if not store.has_owner():
             # another process sharing the file may seed it first
             with contextlib.suppress(AlreadyExists):
@@ -103,7 +105,10 @@ class Backend:
         return f"{prefix}_{ms:012x}{seq:04x}{tail:06x}"
 
     def _ts(self) -> str:
-        return format_ts(self.now())
+        """Now as ``format_ts`` writes it (``isoformat`` is the same text, a third of the
+        cost of ``strftime``: a create or an update stamps one)."""
+        text = self.now().isoformat(timespec="milliseconds")
+        return text[:-6] + "Z"  # "+00:00" -> "Z"
 
     def _month(self) -> str:
         return self.now().strftime("%Y-%m")
@@ -242,7 +247,8 @@ class Backend:
         }
 
     def encode_link(self, link: LinkRow) -> bytes:
-        """A link's record as JSON bytes (what a list page is made of)."""
+        """A link's record as JSON bytes (a list page's records are the same JSON,
+        encoded by SQLite: ``schema.RecordSql``)."""
         return orjson.dumps(self.link_record(link))
 
     def _generated_slug(self) -> str:
@@ -336,7 +342,7 @@ class Backend:
             data, pagination = self.list_links(q)
             return wire.ok_body(data, pagination=pagination)
         offset = (q.page - 1) * q.limit
-        records, total = self.store.page_encoded(q.domain or ALL, offset, q.limit, self.encode_link)
+        records, total = self.store.page_encoded(q.domain or ALL, offset, q.limit, self._records)
         return wire.list_body(records, self._pagination(q, total))
 
     @staticmethod

@@ -35,7 +35,13 @@ ANONYMOUS = "anonymous"
 
 
 def with_headers(send: Send, extra: dict[str, str]) -> Send:
-    raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()]
+    return with_raw_headers(
+        send, [(k.encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()]
+    )
+
+
+def with_raw_headers(send: Send, raw: list[tuple[bytes, bytes]]) -> Send:
+    """``send`` adding ``raw`` (encoded names and values) to the response's headers."""
 
     async def wrapped(message: Message) -> None:
         if message["type"] == "http.response.start":
@@ -86,7 +92,9 @@ class Gate:
         token = bearer_token(scope)
         kind = self._keys.get(token) if token is not None else None
         decision = self.limiter.hit(token if kind is not None and token else ANONYMOUS)
-        send = with_headers(send, {"x-request-id": request_id, **decision.headers()})
+        raw = decision.raw_headers()
+        raw.insert(0, (b"x-request-id", request_id.encode("ascii")))
+        send = with_raw_headers(send, raw)
 
         async def reject(exc: ServiceError) -> None:
             await error_response(exc, request_id)(scope, receive, send)

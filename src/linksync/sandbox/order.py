@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import bisect
 import sqlite3
-from collections.abc import Callable
-from typing import Any
 
 Key = tuple[str, str]  # (created_at, id)
 
@@ -37,7 +35,7 @@ class LinkOrder:
         self._count: int | None = None
         self._version: int | None = None
         self.encoded: dict[str, bytes] = {}
-        self._encoder: Callable[[Any], bytes] | None = None
+        self._encoder: object = None
 
     def sync(self, db: sqlite3.Connection) -> None:
         """Drop everything when another connection committed since the last look."""
@@ -51,7 +49,7 @@ class LinkOrder:
         self._count = None
         self.encoded.clear()
 
-    def encoded_by(self, encoder: Callable[[Any], bytes]) -> dict[str, bytes]:
+    def encoded_by(self, encoder: object) -> dict[str, bytes]:
         """The links encoded so far by ``encoder`` (id -> bytes; another encoder than
         the last one starts afresh)."""
         if encoder != self._encoder:  # a bound method is a new object at each access

@@ -28,6 +28,14 @@ class RateDecision:
             "x-ratelimit-reset": str(self.reset),
         }
 
+    def raw_headers(self) -> list[tuple[bytes, bytes]]:
+        """``headers()`` as an ASGI response's raw header list."""
+        return [
+            (b"x-ratelimit-limit", b"%d" % self.limit),
+            (b"x-ratelimit-remaining", b"%d" % self.remaining),
+            (b"x-ratelimit-reset", b"%d" % self.reset),
+        ]
+
 
 class FixedWindowLimiter:
     def __init__(self, limit: int, window_s: float, clock: Callable[[], float]) -> None:

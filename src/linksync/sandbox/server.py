@@ -81,6 +81,7 @@ def make_server(
         backlog=backlog,  # the socket is bound by ``bind`` with it; kept here in step
         http=DroppingProtocol,
         lifespan="off",
+        proxy_headers=False,  # no proxy in front: no X-Forwarded-* to read on each request
         log_level=log_level,
         access_log=False,
     )

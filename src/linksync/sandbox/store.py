@@ -33,6 +33,7 @@ from linksync.sandbox.schema import (
     INSERT_LINK,
     LINK_COLUMNS,
     SCHEMA,
+    RecordSql,
     casefold_or_none,
     insert_row,
     link_row,
@@ -138,11 +139,14 @@ class Store:
         ]
         assignments = ", ".join(f"{c} = ?" for c in [*cols, "updated_at"])
         with self.transaction() as db:
-            db.execute(
-                f"UPDATE links SET {assignments} WHERE id = ?", (*values, updated_at, link_id)
+            cursor = db.execute(
+                f"UPDATE links SET {assignments} WHERE id = ? RETURNING {LINK_COLUMNS}",
+                (*values, updated_at, link_id),
             )
+            cursor.row_factory = link_row
+            link: LinkRow | None = cursor.fetchone()
+            cursor.close()  # the statement done before the COMMIT
             self._order.changed(link_id)
-            link = _one_link(db, "id = ?", (link_id,))
             if link is None:  # deleted by another connection since the caller read it
                 raise LookupError(link_id)
             return link
@@ -211,19 +215,31 @@ class Store:
             return [by_id[i] for i in ids if i in by_id], len(keys)
 
     def page_encoded(
-        self, domain: str | None, offset: int, limit: int, encode: Callable[[LinkRow], bytes]
+        self,
+        domain: str | None,
+        offset: int,
+        limit: int,
+        encode: Callable[[LinkRow], bytes] | RecordSql,
     ) -> tuple[list[bytes], int]:
         """The page ``list_links`` gives without search or tag, each link as
-        ``encode(link)``: kept from earlier pages until the link changes (its update or
-        deletion, its domain's deletion, a commit of another connection)."""
+        ``encode(link)`` (or as SQLite encodes it, given a ``RecordSql``): kept from
+        earlier pages until the link changes (its update or deletion, its domain's
+        deletion, a commit of another connection)."""
         with self._lock:
             self._order.sync(self._db)
             keys = self._order.keys(self._db, domain)
             ids = [key[1] for key in keys[offset : offset + limit]]
             encoded = self._order.encoded_by(encode)
             missing = [i for i in ids if i not in encoded]
-            for link in self._links_by_id(missing):
-                encoded[link.id] = encode(link)
+            if not missing:
+                pass
+            elif isinstance(encode, RecordSql):
+                sql, head = encode.select(len(missing))
+                for link_id, text in self._db.execute(sql, (*head, *missing)):
+                    encoded[link_id] = text.encode("utf-8")
+            else:
+                for link in self._links_by_id(missing):
+                    encoded[link.id] = encode(link)
             return [encoded[i] for i in ids if i in encoded], len(keys)
 
     def _links_by_id(self, ids: list[str]) -> list[LinkRow]:

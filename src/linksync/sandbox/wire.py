@@ -2,7 +2,7 @@
 the interface shows them), and a list page put together from links encoded once.
 
 A list page is most of what a big workspace's client asks for. Each link's record is
-encoded once (``Backend.encode_link``) and kept by the store until the link changes
+encoded once (by SQLite: ``schema.RecordSql``) and kept by the store until the link changes
 (``Store.page_encoded``), so a page is a join of 100 kept byte strings.
 """
 

@@ -26,20 +26,23 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from linksync.errors import ConfigError
 from linksync.model import Action, LinkKey, RemoteLink, RowResult
-from linksync.rules.timestamps import utc_now
 from linksync.safe.outputs import is_journal_file
 from linksync.safe.state_folder import make_folder
 
 if TYPE_CHECKING:
     from linksync.api import CallEvent
     from linksync.sync.plan import Change
+
+#: How the journal is opened: appended to, created if missing, bytes as written.
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
 
 #: One encoder for every record (sorted keys, text as written).
 _ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
@@ -117,8 +120,25 @@ def default_journal_path(run_id: str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -
     return Path(runs_dir) / f"{run_id}.jsonl"
 
 
+class _Stamps:
+    """The current instant as ``rules.timestamps.utc_now`` writes it, the text of the
+    second kept (a line costs a ``time_ns``, not a ``datetime`` and a ``strftime``)."""
+
+    def __init__(self) -> None:
+        self._second = -1
+        self._head = ""
+
+    def now(self) -> str:
+        second, ns = divmod(time.time_ns(), 1_000_000_000)
+        if second != self._second:
+            self._head = time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(second))
+            self._second = second
+        return f"{self._head}{ns // 1_000_000:03d}Z"
+
+
 class Journal:
-    """Append-only JSONL file; each ``write`` is flushed before it returns."""
+    """Append-only JSONL file; each ``write`` is in the file (one ``write`` system
+    call, no buffer of this process) before it returns."""
 
     def __init__(self, path: Path | str, run_id: str) -> None:
         self.path = Path(path)
@@ -128,14 +148,18 @@ class Journal:
         elif self.path.is_file() and not is_journal_file(self.path):
             raise ConfigError(f"journal {self.path} exists and is not a linksync journal")
         make_folder(self.path.parent)
-        self._file: IO[str] | None = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+        self._fd: int | None = os.open(self.path, _APPEND, 0o666)
+        self._stamps = _Stamps()
 
     def write(self, event: str, **fields: Any) -> None:
-        if self._file is None:
+        if self._fd is None:
             raise ValueError("journal is closed")
-        record = {"ts": utc_now(), "run": self.run_id, "event": event, **fields}
-        self._file.write(_ENCODE(record) + "\n")
-        self._file.flush()
+        record = {"ts": self._stamps.now(), "run": self.run_id, "event": event, **fields}
+        line = (_ENCODE(record) + "\n").encode("utf-8")
+        written = os.write(self._fd, line)
+        while written < len(line):  # a short write (a full disk, a signal): the rest
+            line = line[written:]
+            written = os.write(self._fd, line)
 
     def on_call(self, event: CallEvent) -> None:
         """One finished call as a ``request`` record (subscribe it to the client)."""
@@ -158,15 +182,14 @@ class Journal:
 
     def sync(self) -> None:
         """Force the journal to disk (called at the end of a run)."""
-        if self._file is not None:
-            self._file.flush()
-            os.fsync(self._file.fileno())
+        if self._fd is not None:
+            os.fsync(self._fd)
 
     def close(self) -> None:
-        if self._file is not None:
+        if self._fd is not None:
             self.sync()
-            self._file.close()
-            self._file = None
+            os.close(self._fd)
+            self._fd = None
 
     def __enter__(self) -> Journal:
         return self
