@@ -11,6 +11,14 @@ linksync's read of the same file run as a pair, one after the other, ``--repeat`
 times: the ratios (wall and CPU) are taken within each pair, so they hold on a noisy
 machine, and their median is set against the targets (``TARGETS``). Prints JSON.
 
+``--against DIR`` (another checkout, e.g. main's) measures a run's reading instead, this
+tree's code and DIR's side by side, alternated ``--repeat`` times: ``plan_read``
+(``linksync.pipeline.inputs.read_and_validate`` as a plan calls it, then every
+``LinkSpec`` built) on CSV files of ``--sizes`` unchanged rows (``_workload``'s
+``unchanged_rows``: slug, url, description), CPU and peak RSS, medians; and the CPU of
+``linksync plan`` of a 50-row CSV on the built-in sandbox, start-up included, and what
+it imports (pandas, numpy).
+
 Cases: ``csv_bare`` (``pandas.read_csv(dtype=str, keep_default_na=False)``),
 ``csv_linksync`` (``read_sources`` + ``validate``), ``csv_specs`` (the same plus
 building every ``LinkSpec``); ``xlsx_bare`` (python-calamine ``to_python``),
@@ -124,9 +132,14 @@ def run_case(case: str, path: str) -> dict[str, Any]:
 
     Every module is imported before the clock starts: on a loaded machine importing
     pandas alone takes seconds, which is not the cost of reading a file."""
-    import pandas as pd
-    import yaml
-    from python_calamine import CalamineWorkbook
+    if case == "plan_read":  # what the reader loads itself (pandas, or not), no more
+        import linksync.pipeline.inputs
+        import linksync.sources.csv_reader
+        import linksync.validate
+    else:
+        import pandas as pd
+        import yaml
+        from python_calamine import CalamineWorkbook
 
     if case.endswith(("_linksync", "_specs")):
         import linksync.pipeline.collector
@@ -169,6 +182,18 @@ def run_case(case: str, path: str) -> dict[str, Any]:
             built = sum(1 for _ in result.iter_specs())
             extra["specs_s"] = round(time.perf_counter() - t1, 3)
             assert built == rows
+    elif case == "plan_read":
+        from linksync.pipeline.inputs import read_and_validate
+
+        c0 = time.process_time()
+        _batch, result = read_and_validate([path])
+        c1 = time.process_time()
+        rows = sum(1 for _ in result.iter_specs())
+        extra = {
+            "read_validate_cpu_s": round(c1 - c0, 3),
+            "specs_cpu_s": round(time.process_time() - c1, 3),
+            "problems": len(result.problems),
+        }
     else:
         raise SystemExit(f"unknown case {case}")
     seconds = time.perf_counter() - t0
@@ -184,12 +209,15 @@ def run_case(case: str, path: str) -> dict[str, Any]:
     }
 
 
-def measure(case: str, path: Path) -> dict[str, Any]:
+def measure(case: str, path: Path, src: Path | None = None) -> dict[str, Any]:
+    """``case`` in its own process; ``src``: the ``src`` folder of the linksync to run."""
+    env = {**os.environ, "PYTHONPATH": str(src)} if src is not None else None
     proc = subprocess.run(
         [sys.executable, __file__, "--case", case, "--file", str(path)],
         capture_output=True,
         text=True,
         check=False,
+        env=env,
     )
     if proc.returncode != 0:
         return {"case": case, "error": proc.stderr.strip().splitlines()[-1:]}
@@ -233,6 +261,94 @@ def paired_ratios(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
+def startup(src: Path, folder: Path) -> dict[str, Any]:
+    """``linksync plan links.csv --sandbox`` of 50 rows: the CPU of the whole process
+    (start-up included) and whether it imported pandas and numpy."""
+    probe = (
+        "import runpy, sys\n"
+        "sys.argv = ['linksync', 'plan', 'links.csv', '--sandbox']\n"
+        "try:\n    runpy.run_module('linksync', run_name='__main__')\n"
+        "finally:\n"
+        "    print('IMPORTED', 'pandas' in sys.modules, 'numpy' in sys.modules, file=sys.stderr)\n"
+    )
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(src), "LINKSYNC_SANDBOX": "1"},
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    flags = proc.stderr.rsplit("IMPORTED", 1)[-1].split()
+    return {
+        "exit": proc.returncode,
+        "cpu_s": round(cpu, 3),
+        "pandas": flags[:1] == ["True"],
+        "numpy": flags[1:2] == ["True"],
+    }
+
+
+def against(other: Path, sizes: list[int], repeat: int) -> dict[str, Any]:
+    """This tree's reading beside ``other``'s (module docstring)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from _workload import unchanged_rows, write_csv
+
+    trees = {"this": Path(__file__).resolve().parents[1] / "src", "other": other / "src"}
+    out: dict[str, Any] = {
+        "other": str(other),
+        "load_average_before": [round(x, 2) for x in os.getloadavg()],
+    }
+    with tempfile.TemporaryDirectory(prefix="linksync-bench-") as tmp:
+        d = Path(tmp)
+        for n in sizes:
+            path = write_csv(unchanged_rows(n, n), d / f"rows-{n}.csv")
+            runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+            for _ in range(max(1, repeat)):
+                for name, src in trees.items():
+                    runs[name].append(measure("plan_read", path, src))
+            entry: dict[str, Any] = {}
+            for name, got in runs.items():
+                ok = [r for r in got if "cpu_s" in r]
+                entry[name] = (
+                    {
+                        key: _median([r[key] for r in ok])
+                        for key in ("read_validate_cpu_s", "specs_cpu_s", "cpu_s", "peak_rss_mb")
+                    }
+                    if ok
+                    else {"error": got[-1]}
+                )
+            if "cpu_s" in entry["this"] and "cpu_s" in entry["other"]:
+                entry["cpu_ratio"] = round(entry["this"]["cpu_s"] / entry["other"]["cpu_s"], 2)
+            out[f"plan_read_{n}"] = entry
+        write_csv(unchanged_rows(50, 50), d / "links.csv")
+        for src in trees.values():  # as an installed package runs: bytecode compiled
+            compile_all = [sys.executable, "-m", "compileall", "-q", str(src)]
+            subprocess.run(compile_all, capture_output=True, check=False)
+        starts: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+        for _ in range(max(3, repeat)):
+            for name, src in trees.items():
+                starts[name].append(startup(src, d))
+        out["startup_plan_50_rows"] = {
+            name: {
+                "cpu_s": _median([r["cpu_s"] for r in got]),
+                "exit": got[-1]["exit"],
+                "pandas": got[-1]["pandas"],
+                "numpy": got[-1]["numpy"],
+            }
+            for name, got in starts.items()
+        }
+    out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--csv-rows", type=int, default=1_000_000)
@@ -240,11 +356,17 @@ def main() -> None:
     ap.add_argument("--yaml-entries", type=int, default=50_000)
     ap.add_argument("--no-openpyxl", action="store_true", help="skip the slow openpyxl case")
     ap.add_argument("--repeat", type=int, default=3, help="pairs of bare/linksync runs")
+    ap.add_argument("--against", type=Path, help="another checkout: its reading beside this one")
+    ap.add_argument("--sizes", default="200000,1000000", help="rows of --against's CSV files")
     ap.add_argument("--case", help=argparse.SUPPRESS)
     ap.add_argument("--file", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.case:
         print(json.dumps(run_case(args.case, args.file)))
+        return
+    if args.against:
+        sizes = [int(x) for x in args.sizes.split(",") if x]
+        print(json.dumps(against(args.against, sizes, args.repeat), indent=2))
         return
     results: dict[str, Any] = {
         "python": platform.python_version(),

@@ -1,12 +1,12 @@
 """What a small run loads: a plan or an apply of a CSV file without a terminal loads the
 reader, the engine and the way it reaches the service, and none of what only other
 runs use: the QR code library (``--qr``, an annotated workbook's codes), the workbook
-editors (an Excel source, an annotated copy), the alert library (``--notify``), the
-terminal's progress bars and httpx's own command line (rich, pygments), the file lock (a
-plan takes none). Against a served sandbox the client loads no sandbox; against the
-built-in one, no network stack. ``plan --help`` and ``apply --help`` load no run at
-all. Each case runs the command in a fresh interpreter and reads its sys.modules at
-exit."""
+editors (an Excel source, an annotated copy) and pandas (the Excel reader), the alert
+library (``--notify``), the terminal's progress bars and httpx's own command line (rich,
+pygments), the file lock (a plan takes none). Against a served sandbox the client loads
+no sandbox; against the built-in one, no network stack. ``plan --help`` and ``apply
+--help`` load no run at all. Each case runs the command in a fresh interpreter and
+reads its sys.modules at exit."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ OTHER_RUNS = {
     "apprise",  # --notify
     "pygments",  # httpx's command line
 }
+#: Loaded by the Excel reader only: a CSV file is read with the csv module.
+SPREADSHEETS_ONLY = {"pandas"}
 #: Also unused by a plan without a terminal: no progress bar, no lock.
 NOT_IN_A_PLAN = OTHER_RUNS | {"rich", "filelock"}
 #: The sandbox's side: a client of a served sandbox is only a client.
@@ -45,8 +47,8 @@ def test_a_csv_plan_on_the_built_in_sandbox_loads_only_what_it_uses(tmp_path: Pa
     modules, proc = modules_after(tmp_path, "plan", "links.csv", "--sandbox")
     assert proc.returncode == 0, proc.stderr
     assert "/start-49 -> https://example.com/p/49" in proc.stdout
-    assert {"pandas", "linksync.sandbox"} <= modules  # the reader and the sandbox it used
-    assert modules & NOT_IN_A_PLAN == set()
+    assert {"linksync.sources.csv_reader", "linksync.sandbox"} <= modules  # what it used
+    assert modules & (NOT_IN_A_PLAN | SPREADSHEETS_ONLY) == set()
     assert "aiohttp" not in modules  # the built-in sandbox is reached in this process
 
 
@@ -59,7 +61,7 @@ def test_a_csv_plan_against_a_served_sandbox_loads_no_sandbox(tmp_path: Path) ->
     assert proc.returncode == 0, proc.stderr
     assert "/start-49 -> https://example.com/p/49" in proc.stdout
     assert "aiohttp" in modules  # the network transport it talked through
-    assert modules & (NOT_IN_A_PLAN | SERVER_SIDE) == set()
+    assert modules & (NOT_IN_A_PLAN | SERVER_SIDE | SPREADSHEETS_ONLY) == set()
 
 
 def test_a_csv_apply_loads_no_qr_workbook_or_alert_library(tmp_path: Path) -> None:
@@ -71,7 +73,7 @@ def test_a_csv_apply_loads_no_qr_workbook_or_alert_library(tmp_path: Path) -> No
     report = (tmp_path / "out.csv").read_text(encoding="utf-8")
     assert report.count(",create,ok,") == 50  # every row written
     assert "filelock" in modules  # an apply takes the run lock
-    assert modules & OTHER_RUNS == set()
+    assert modules & (OTHER_RUNS | SPREADSHEETS_ONLY) == set()
 
 
 @pytest.mark.parametrize("command", ["plan", "apply"])

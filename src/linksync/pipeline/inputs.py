@@ -6,8 +6,9 @@ sources with an error that belongs to no row, and a mirror over sources that did
 declare what it would delete (``refuse_undeclared``).
 
 The readers and validation are imported when a run reads its sources, not with this
-module (``linksync plan --help`` stays light); the spreadsheet readers bring pandas
-only when a spreadsheet is read (a plan of YAML files loads numpy, not pandas).
+module (``linksync plan --help`` stays light); the Excel reader brings pandas only
+when a workbook is read (a plan of YAML or CSV files loads numpy, not pandas; the CSV
+reader loads it for a big file with quoted values only).
 """
 
 from __future__ import annotations

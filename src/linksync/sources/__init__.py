@@ -85,8 +85,8 @@ def read_source(
         return _read_dir(p, display, options)
     if suffix in YAML_SUFFIXES:
         return read_yaml_path(p, display, options)
-    # The spreadsheet readers bring pandas (and calamine): imported when a
-    # spreadsheet is read, so a run over YAML files does without them.
+    # The Excel reader brings pandas (and calamine): imported when a workbook is read.
+    # The CSV reader loads pandas only for a big file with quoted values.
     if suffix in EXCEL_SUFFIXES:
         from linksync.sources.excel import read_excel_file
 

@@ -1,5 +1,6 @@
 """Columns of cells -> clean text: ASCII whitespace trimmed, empty cells and the
-user's ``--empty-value`` placeholders as None (not managed)."""
+user's ``--empty-value`` placeholders as None (not managed); ``factorize``, the
+distinct values of a column. Without pandas: a CSV run never loads it."""
 
 from __future__ import annotations
 
@@ -7,16 +8,41 @@ from itertools import repeat
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 ASCII_WS = " \t\r\n"
+
+
+def missing(v: Any) -> bool:
+    """A missing cell: None, NaN, NaT, or pandas' NA (whose comparisons have no truth)."""
+    if v is None:
+        return True
+    try:
+        return bool(v != v)
+    except TypeError:  # pandas' NA
+        return True
 
 
 def _as_text(v: Any) -> str:
     """A cell as text; missing cells (None, NaN, NA, NaT) as ""."""
     if isinstance(v, str):
         return v
-    return "" if v is None or bool(pd.isna(v)) else str(v)
+    return "" if missing(v) else str(v)
+
+
+def factorize(values: Any) -> tuple[np.ndarray, list[Any]]:
+    """(each value's code, the distinct values in the order first met): code -1 for a
+    missing value (``missing``), which is not among the distinct ones."""
+    vals: list[Any] = values.tolist() if hasattr(values, "tolist") else list(values)
+    code: dict[Any, int] = {}
+    uniques: list[Any] = []
+    for v in dict.fromkeys(vals):
+        if v is None or (v.__class__ is not str and missing(v)):
+            code[v] = -1
+        else:
+            code[v] = len(uniques)
+            uniques.append(v)
+    codes = np.fromiter(map(code.__getitem__, vals), dtype=np.int64, count=len(vals))
+    return codes, uniques
 
 
 def clean_column(
@@ -30,10 +56,10 @@ def clean_column(
     Only ASCII whitespace is trimmed: a no-break space or a zero-width space is left
     in place for validation to name.
     """
-    if isinstance(column, pd.Series | np.ndarray):
+    if hasattr(column, "tolist"):  # a numpy array, a pandas Series
         vals: list[Any] = column.tolist()
     else:
-        vals = list(column)
+        vals = column if isinstance(column, list) else list(column)  # not changed here
     n = len(vals)
     try:
         text = list(map(str.strip, vals, repeat(ASCII_WS)))
@@ -44,6 +70,8 @@ def clean_column(
     if empty_values:
         text = ["" if v.casefold() in empty_values else v for v in text]
     out = np.fromiter(text, dtype=object, count=n)
-    empty = np.equal(out, "") if n else np.zeros(0, dtype=bool)
+    if "" not in text:  # one comparison a cell in C: the usual full column
+        return out, np.ones(n, dtype=bool)
+    empty = np.equal(out, "")
     out[empty] = None
     return out, ~empty

@@ -16,10 +16,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
-import re
 from pathlib import Path
-
-import pandas as pd
 
 from linksync.errors import SourceError
 from linksync.model import Problem, Provenance, Severity
@@ -48,7 +45,6 @@ __all__ = ["DELIMITERS", "detect_encoding", "read_csv_file", "sniff"]
 
 DELIMITERS: tuple[str, ...] = (",", ";", "\t")
 _SAMPLE_BYTES = CSV_SAMPLE_BYTES
-_EOF_IN_QUOTE = re.compile(r"EOF inside string starting at row (\d+)")
 #: The constant of encoding warnings, and of a file not read for its encoding.
 _UNCERTAIN = "UNCERTAIN_ENCODING"
 
@@ -126,7 +122,7 @@ class _CsvRead:
         self.path, self.display, self.opts = path, display, opts
         self.result = ReadResult()
         self.issues: list[CellIssue] = []
-        self.whole = False  # pandas read every value of every record
+        self.whole = False  # no record has values beyond the header
 
     def fail(self, message: str) -> SourceError:
         return SourceError(f"{self.display}: {message}", path=self.display)
@@ -224,14 +220,13 @@ class _CsvRead:
     ) -> None:
         width = len(header)
         try:
-            frame_df, unclosed = self._pandas(decoded, delim, skip, match.used, width)
+            columns_of, unclosed = self._records(decoded, delim, skip, match.used, width)
         except _Asked as exc:
             self.problem(_UNCERTAIN, str(exc))
             return
-        # The scan runs after pandas, which may have had to decode the file another
-        # way (beside pandas in a thread it gains nothing: the C parser keeps the GIL),
-        # and only when pandas did not read every value (``csv_records``) or the
-        # records of a mixed file must be found by byte offset.
+        # The scan runs after the records are read, which may have had to decode the
+        # file another way, and only when a record has values beyond the header
+        # (``csv_records``) or the records of a mixed file must be found by byte offset.
         if self.whole and unclosed is None and not decoded.fallback:
             structure = Structure()
         else:
@@ -255,7 +250,7 @@ class _CsvRead:
         if unclosed is not None:
             self._unclosed(unclosed - skip, delim, header)
         self._mixed(decoded, structure, skip)
-        columns = {f: [frame_df[c] for c in match.columns_of(f)] for f in match.fields}
+        columns = {f: [columns_of[c] for c in match.columns_of(f)] for f in match.fields}
         frame, problems = build_frame(
             self.display, None, columns, last + 2, match, issues=self.issues, options=self.opts
         )
@@ -328,33 +323,15 @@ class _CsvRead:
                 Severity.WARNING,
             )
 
-    def _pandas(
+    def _records(
         self, decoded: Decoded, delim: str, skip: int, wanted: list[int], width: int
-    ) -> tuple[pd.DataFrame, int | None]:
-        def read(nrows: int | None) -> pd.DataFrame:
-            source: Path | str = self.path if decoded.text is None else decoded.text
-            enc = decoded.encoding if decoded.text is None else None
-            records = read_records(
-                source,
-                encoding=enc,
-                delimiter=delim,
-                skip=skip,
-                width=width,
-                wanted=wanted,
-                nrows=nrows,
-            )
-            self.whole = records.whole
-            return records.frame
-
+    ) -> tuple[dict[int, list[str]], int | None]:
+        source: Path | str = self.path if decoded.text is None else decoded.text
+        enc = decoded.encoding if decoded.text is None else None
         try:
-            try:
-                return read(None), None
-            except pd.errors.ParserError as exc:
-                m = _EOF_IN_QUOTE.search(str(exc))
-                if m is None:
-                    raise
-                opened = int(m.group(1))
-                return read(max(opened - skip, 0)), opened
+            records = read_records(
+                source, encoding=enc, delimiter=delim, skip=skip, width=width, wanted=wanted
+            )
         except UnicodeDecodeError:
             if self.opts.encoding is not None or decoded.text is not None:
                 where = locate_error(self._bytes(), decoded.encoding)
@@ -366,9 +343,11 @@ class _CsvRead:
                 self.problem(_UNCERTAIN, fallback.warning, Severity.WARNING)
             decoded.text, decoded.encoding = fallback.text, fallback.encoding
             decoded.fallback = fallback.fallback
-            return self._pandas(decoded, delim, skip, wanted, width)
-        except (pd.errors.ParserError, ValueError) as exc:
+            return self._records(decoded, delim, skip, wanted, width)
+        except (csv.Error, ValueError) as exc:
             raise self.fail(f"not a readable CSV: {exc}") from exc
+        self.whole = records.whole
+        return records.columns, records.unclosed
 
 
 def read_csv_file(path: Path, display: str, *, options: ReadOptions) -> ReadResult:

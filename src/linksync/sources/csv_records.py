@@ -1,40 +1,70 @@
-"""pandas' C parser over the records of a CSV, every cell read as text.
+"""The records of a CSV, every cell read as text (pandas only for a big quoted file).
 
-Cells are never converted (``dtype=str``, no missing-value markers): ``007``, ``NA``,
-``null`` and ``nan`` stay as typed. No column is ever taken for an index
-(``index_col=False``): pandas would otherwise shift every value of a file whose first
-record holds one value more than the header.
+Cells are never converted: ``007``, ``NA``, ``null`` and ``nan`` stay as typed. A
+record with fewer values than the header is filled with empty cells (a blank line is
+a record of empty cells); only the wanted columns are kept.
 
-Which columns: all of them, unless most are not wanted. Selecting columns (``usecols``)
-slows the parser down (1,000,000 records x 10 columns, 8 wanted: 2.3-2.8 s against
-1.9-2.4 s for all, measured) and pays only in memory. Reading all columns has a second
-use: pandas refuses a record with more values than the header (a ``ParserError``, or a
-``ParserWarning`` for the first record), so when it reads them all without a word, no
-record has values beyond the header and the structural scan (``csv_scan``) has nothing
-to look for. When it refuses, the file is read again with ``usecols``, which drops such
-values, and the scan names them.
+Two ways through the file, chosen a block (about a MB, cut at a line end) at a time:
+
+- A block without a quote, whose every line holds exactly ``width - 1`` delimiters
+  (the usual export; the delimiters of each line counted over its bytes by numpy), is
+  split by ``str.split`` over the whole block: its lines are its records, and a
+  column is every ``width``-th value. No Python work per row.
+- From the first block that does not qualify to the end, the ``csv`` module reads the
+  records (quoted values, line breaks inside them, ragged records). All blocks before
+  it held no quote, so that block starts on a record's boundary. When what is left
+  from there is big (``PANDAS_FROM``), the whole file is read by pandas' C parser
+  instead (``linksync.sources.csv_pandas``, imported only then): on quoted records it
+  costs about half the ``csv`` module's CPU, which pays for its import on a big file
+  only.
+
+A record with values beyond the header's columns makes ``whole`` False (the reader then
+names them through ``linksync.sources.csv_scan``). A quote that opens and never
+closes is found with a sentinel line after the file's end: the ``csv`` module swallows
+it into the open value. ``unclosed`` is then the record where the quote opened
+(0 = the file's first record, header lines included), and only the records before it
+are returned. A byte the encoding cannot decode raises ``UnicodeDecodeError``.
 """
 
 from __future__ import annotations
 
+import codecs
+import csv
 import io
-import re
-import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import chain, islice
+from operator import itemgetter
 from pathlib import Path
 
-import pandas as pd
+import numpy as np
 
-_TOO_MANY = re.compile(r"Expected \d+ fields in line \d+, saw \d+")
+from linksync.sources.csv_scan import big_fields
+
+#: From this many bytes (or characters) left to read with quotes in them, the rest is
+#: not worth the ``csv`` module: the file is read whole by pandas' C parser instead
+#: (``linksync.sources.csv_pandas``; about 0.011 s of CPU less a MB of quoted records,
+#: against 0.35 s to import pandas).
+PANDAS_FROM = 32 << 20
+#: Characters read at a time (the file's bytes are decoded a block at a time).
+_BLOCK = 1 << 20
+_NEWLINE, _RETURN = ord("\n"), ord("\r")
+#: Records the ``csv`` module reads at a time before they are put into columns.
+_BATCH = 1 << 14
+#: After the file's last record: read as a record of its own, unless a quote is open.
+_SENTINEL = "\x00\x1flinksync-end-of-file\x1f\x00"
 
 
 @dataclass(frozen=True)
 class Records:
-    """The cells (columns named by position) and whether every value of every record
-    was read (True: no record has more values than the header)."""
+    """The wanted columns' cells (``columns[c]`` for each wanted column ``c``, one
+    value a data record), whether every value of every record was within the header
+    (True: no record has more values than the header), and the record where a quote
+    opens and never closes (None: none)."""
 
-    frame: pd.DataFrame
+    columns: dict[int, list[str]]
     whole: bool
+    unclosed: int | None = None
 
 
 def read_records(
@@ -45,50 +75,145 @@ def read_records(
     skip: int,
     width: int,
     wanted: list[int],
-    nrows: int | None = None,
 ) -> Records:
     """The records after the first ``skip`` ones; ``source`` is a path, or decoded text
-    (``encoding`` None). pandas' own errors (``ParserError``, ``UnicodeDecodeError``)
-    propagate for the reader to word."""
-    if len(wanted) * 2 < width:
-        return Records(_read(source, encoding, delimiter, skip, width, wanted, nrows), False)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = _read(source, encoding, delimiter, skip, width, None, nrows)
-    except pd.errors.ParserWarning:
-        pass
-    except pd.errors.ParserError as exc:
-        if not _TOO_MANY.search(str(exc)):
-            raise
-    else:
-        return Records(frame, True)
-    return Records(_read(source, encoding, delimiter, skip, width, wanted, nrows), False)
+    (``encoding`` None)."""
+    size = len(source) if isinstance(source, str) else source.stat().st_size
+    reader = _Reader(delimiter, skip, max(width, 1), wanted)
+    read = reader.read(_texts(source, encoding), size)
+    if read is not None:
+        return read
+    from linksync.sources.csv_pandas import pandas_records
 
-
-def _read(
-    source: Path | str,
-    encoding: str | None,
-    delimiter: str,
-    skip: int,
-    width: int,
-    usecols: list[int] | None,
-    nrows: int | None,
-) -> pd.DataFrame:
-    frame: pd.DataFrame = pd.read_csv(
-        io.StringIO(source) if isinstance(source, str) else source,
-        sep=delimiter,
-        encoding=encoding,
-        header=None,
-        names=list(range(width)),
-        index_col=False,
-        skiprows=skip,
-        usecols=usecols,
-        dtype=str,
-        keep_default_na=False,
-        na_filter=False,
-        skip_blank_lines=False,
-        engine="c",
-        nrows=nrows,
+    columns, whole, unclosed = pandas_records(
+        source, encoding=encoding, delimiter=delimiter, skip=skip, width=width, wanted=wanted
     )
-    return frame
+    return Records(columns, whole, unclosed)
+
+
+def _texts(source: Path | str, encoding: str | None) -> Iterator[str]:
+    """The text in blocks, each ending at a line end (but the last)."""
+    if isinstance(source, str):
+        start = 0
+        while start < len(source):
+            cut = source.find("\n", start + _BLOCK) + 1 or len(source)
+            yield source[start:cut]
+            start = cut
+        return
+    decoder = codecs.getincrementaldecoder(encoding or "utf-8")()
+    rest = ""
+    with source.open("rb") as fh:
+        while data := fh.read(_BLOCK):
+            rest += decoder.decode(data)
+            cut = rest.rfind("\n") + 1
+            if cut:
+                yield rest[:cut]
+                rest = rest[cut:]
+    rest += decoder.decode(b"", final=True)
+    if rest:
+        yield rest
+
+
+def _columns(body: str, delim: str, width: int, end: str) -> list[list[str]] | None:
+    """The columns of ``body`` (lines without quotes, ending with ``end``: a line feed,
+    or a carriage return and a line feed), or None unless every line holds exactly
+    ``width - 1`` delimiters and, with ``\r\n``, every line feed follows a carriage
+    return and no other carriage return is met (counted over the bytes at numpy speed:
+    the delimiters before each line break)."""
+    if width == 1 and end == "\n":
+        return [body.split(end)]
+    raw = np.frombuffer(body.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    breaks = np.flatnonzero(raw == _NEWLINE)
+    if end != "\n" and not np.array_equal(np.flatnonzero(raw == _RETURN), breaks - 1):
+        return None
+    if width == 1:
+        return [body.split(end)]
+    delims = np.flatnonzero(raw == ord(delim))
+    lines = len(breaks) + 1
+    if len(delims) != lines * (width - 1):
+        return None
+    before = np.searchsorted(delims, breaks)
+    if not np.array_equal(before, np.arange(1, lines, dtype=np.int64) * (width - 1)):
+        return None
+    del raw, breaks, delims, before
+    flat = body.replace(end, delim).split(delim)
+    return [flat[c::width] for c in range(width)]
+
+
+class _Reader:
+    def __init__(self, delim: str, skip: int, width: int, wanted: list[int]):
+        self.delim, self.skip, self.width = delim, skip, width
+        self.wanted = sorted(set(wanted))
+        self.columns: dict[int, list[str]] = {c: [] for c in self.wanted}
+        self.records = 0  # records met so far, header lines included
+        self.whole = True
+
+    def read(self, blocks: Iterator[str], size: int) -> Records | None:
+        """The records; None when the rest of a big file has quotes (module docstring)."""
+        done = 0
+        for block in blocks:
+            if not self._split(block):
+                if size - done >= PANDAS_FROM:
+                    return None
+                return self._csv(chain([block], blocks))
+            done += len(block)
+        return Records(self.columns, self.whole)
+
+    def _split(self, block: str) -> bool:
+        """The block split at once (module docstring); False when it does not qualify."""
+        if '"' in block:
+            return False
+        end = "\r\n" if "\r" in block else "\n"
+        body = block
+        if block.endswith("\n"):  # the last line's end
+            body = block[:-2] if block.endswith("\r\n") else block[:-1]
+        head = max(self.skip - self.records, 0)
+        columns = _columns(body, self.delim, self.width, end)
+        if columns is None:
+            return False
+        self.records += len(columns[0])
+        for c in self.wanted:
+            self.columns[c].extend(columns[c][head:] if head else columns[c])
+        return True
+
+    def _csv(self, blocks: Iterator[str]) -> Records:
+        """The rest of the file through the ``csv`` module."""
+        ends = {"last": ""}
+
+        def lines() -> Iterator[str]:
+            for block in blocks:
+                ends["last"] = block[-1:]
+                yield from io.StringIO(block, newline="")
+            if ends["last"] not in ("\n", "\r", ""):
+                yield "\n"  # the last line's end, on a line of its own
+            yield _SENTINEL
+
+        unclosed: int | None = None
+        with big_fields():
+            reader = csv.reader(lines(), delimiter=self.delim)
+            while batch := list(islice(reader, _BATCH)):
+                last = batch[-1]
+                if last and last[-1].endswith(_SENTINEL):
+                    batch.pop()
+                    if last != [_SENTINEL]:
+                        unclosed = self.records + len(batch)
+                self._take(batch)
+        return Records(self.columns, self.whole, unclosed)
+
+    def _take(self, batch: list[list[str]]) -> None:
+        """A batch of records into the columns (those before ``skip`` left out): a
+        column at a time where every record has as many values as the header."""
+        head = max(self.skip - self.records, 0)
+        self.records += len(batch)
+        if head:
+            batch = batch[head:]
+        width = self.width
+        counts = set(map(len, batch))
+        if counts and max(counts) > width:
+            self.whole = False
+        if counts == {width}:
+            for c in self.wanted:
+                self.columns[c].extend(map(itemgetter(c), batch))
+            return
+        for c in self.wanted:
+            self.columns[c].extend([r[c] if c < len(r) else "" for r in batch])

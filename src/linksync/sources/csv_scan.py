@@ -62,7 +62,7 @@ class Structure:
 
 
 @contextmanager
-def _big_fields() -> Iterator[None]:
+def big_fields() -> Iterator[None]:
     old = csv.field_size_limit()
     csv.field_size_limit(1 << 30)
     try:
@@ -72,7 +72,7 @@ def _big_fields() -> Iterator[None]:
 
 
 def _extras(record: str, delim: str, width: int) -> tuple[int, tuple[str, ...]]:
-    with _big_fields():
+    with big_fields():
         rows = list(csv.reader(io.StringIO(record), delimiter=delim))
     fields = rows[0] if rows else []
     return len(fields), tuple(fields[width:])
@@ -250,7 +250,7 @@ def _exact(
     data = source if isinstance(source, bytes) else source.read_bytes()
     text = data.decode(enc, errors="replace")
     out = Structure()
-    with _big_fields():
+    with big_fields():
         for rec, fields in enumerate(csv.reader(io.StringIO(text), delimiter=delimiter)):
             if rec >= first_data and len(fields) > width:
                 extra = tuple(fields[width:])

@@ -176,12 +176,18 @@ class SpecFrame:
         for c in np.unique(code).tolist():
             cache[c] = frozenset(f for b, f in enumerate(LINK_FIELDS) if c >> b & 1)
         cols = [self.values[f] for f in LINK_FIELDS]
+        # A field no row sets (a spreadsheet without its column): None on every row,
+        # given as such rather than read out of the column a block at a time.
+        unset = [self.managed_is_set and not self.managed[f].any() for f in LINK_FIELDS]
         # A block of rows at a time: the columns' lists of a million rows at once would
         # cost more than the specs themselves, for a moment. Each row's records are made
         # by ``map`` (no Python frame a row): its managed set, its provenance, its spec.
         for start in range(0, n, _BLOCK):
             end = min(n, start + _BLOCK)
-            lists = [col[start:end].tolist() for col in cols]
+            lists = [
+                repeat(None) if none else col[start:end].tolist()
+                for col, none in zip(cols, unset, strict=True)
+            ]
             managed = map(cache.__getitem__, code[start:end].tolist())
             if self.provenances is not None:
                 provs: Iterable[Provenance] = self.provenances[start:end]

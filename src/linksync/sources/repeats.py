@@ -17,6 +17,8 @@ than half of them, are: the header's own words, or any header linksync knows
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import repeat
+from operator import contains
 
 import numpy as np
 
@@ -53,9 +55,15 @@ def repeated_headers(
         return []
     own = frozenset(normalize_header(h) for h in headers if h)
     column = values[key]
+    cells = column.tolist()
+    try:  # every cell a URL (the usual key column): no cell is a column name
+        if all(map(contains, cells, repeat("://"))):
+            return []
+    except TypeError:  # empty cells (None)
+        pass
     candidates = [  # a URL (the usual key) is no column name: told apart inline
         i
-        for i, v in enumerate(column.tolist())
+        for i, v in enumerate(cells)
         if v is not None and not (v.__class__ is str and "://" in v) and _word(v, own)
     ]
     repeats = [i for i in candidates if _repeats(i, values, present, own)]

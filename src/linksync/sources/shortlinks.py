@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-import pandas as pd
 
 from linksync.model import Severity
 from linksync.rules import strip_invisible
+from linksync.sources.cleaning import factorize
 from linksync.sources.columns import map_flag
 from linksync.sources.normalize import short_url_parts
 
@@ -37,7 +37,7 @@ def split_short(
     """Fill ``values["domain"]`` and ``values["slug"]`` from the short links (module
     docstring); returns the findings. ``headers``: field -> header of the short-link,
     slug and domain columns the sheet has."""
-    factor_codes, uniques = pd.factorize(pd.Series(short, dtype=object), use_na_sentinel=True)
+    factor_codes, uniques = factorize(short)
     parts = [short_url_parts(u) for u in uniques]
     domain = values.get("domain")
     slug = values.get("slug")

@@ -28,12 +28,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from linksync.model import LINK_FIELDS, Problem, Provenance, Severity
 from linksync.rules.timestamps import zone_name
 from linksync.sources.aliases import QUERY, ROW_STATE, SHORT_URL, UTM_FIELDS
-from linksync.sources.cleaning import ASCII_WS, clean_column
+from linksync.sources.cleaning import ASCII_WS, clean_column, factorize
 from linksync.sources.column_report import column_report, held_guesses
 from linksync.sources.columns import ColumnMatch
 from linksync.sources.frame import SpecFrame, Stripped, not_none
@@ -58,12 +57,12 @@ class CellIssue:
     column: str | None = None
 
 
-def map_distinct(series: pd.Series, fn: Callable[[Any], Any]) -> np.ndarray:
+def map_distinct(series: Any, fn: Callable[[Any], Any]) -> np.ndarray:
     """``fn`` applied once per distinct non-missing value; missing stays None.
 
     Returns an object array aligned with ``series``.
     """
-    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    codes, uniques = factorize(series)
     mapped = np.empty(len(uniques) + 1, dtype=object)
     mapped[:-1] = [fn(u) for u in uniques]
     mapped[-1] = None
@@ -75,11 +74,11 @@ def _tags(values: np.ndarray) -> np.ndarray:
     def one(text: str) -> tuple[str, ...] | None:
         return split_tags(text) or None
 
-    return map_distinct(pd.Series(values, dtype=object), one)
+    return map_distinct(values, one)
 
 
 def _lower(values: np.ndarray) -> np.ndarray:
-    return map_distinct(pd.Series(values, dtype=object), lambda v: str(v).lower())
+    return map_distinct(values, lambda v: str(v).lower())
 
 
 class _Builder:
@@ -312,15 +311,15 @@ def _expiry(raw: Any, opts: ReadOptions, issues: list[CellIssue]) -> np.ndarray:
     try:
         text = clean_column(raw, opts.empty_values, text_only=True)[0]
     except TypeError:  # datetimes (Excel), missing cells
-        vals: list[Any] = raw.tolist() if isinstance(raw, pd.Series | np.ndarray) else list(raw)
+        vals: list[Any] = raw.tolist() if hasattr(raw, "tolist") else list(raw)
     else:
-        out = map_distinct(pd.Series(text, dtype=object), norm)
+        out = map_distinct(text, norm)
         if odd:
             _oddities(list(text), odd, issues)
         return out
 
     def one(v: Any) -> Any:
-        if v is None or (isinstance(v, float) and np.isnan(v)):
+        if v is None or (isinstance(v, float) and v != v):
             return None
         if isinstance(v, str):
             v = v.strip(ASCII_WS)

@@ -27,11 +27,11 @@ from typing import Any
 from urllib.parse import unquote_plus
 
 import numpy as np
-import pandas as pd
 
 from linksync import rules
 from linksync.model import Severity
 from linksync.sources.aliases import QUERY
+from linksync.sources.cleaning import factorize
 from linksync.sources.columns import map_flag
 from linksync.sources.frame import Stripped, not_none
 from linksync.sources.normalize import merge_utm_checked
@@ -48,7 +48,7 @@ _URL_START = ("http://", "https://", "www.")
 def _map(values: np.ndarray, fn: Any) -> tuple[np.ndarray, list[Any]]:
     """``fn`` once per distinct value: (each value's code, the results by code, None
     last for code -1: a missing value)."""
-    codes, uniques = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
+    codes, uniques = factorize(values)
     return codes, [fn(u) for u in uniques] + [None]
 
 

@@ -24,7 +24,9 @@ def duplicates(
     for frame, offset in offsets(frames):
         idx = np.flatnonzero(frame.is_set("slug"))
         if len(idx):
-            slugs.extend(_lower_all(frame.values["slug"][idx].tolist()))
+            column = frame.values["slug"]
+            cells = column.tolist() if len(idx) == len(column) else column[idx].tolist()
+            slugs.extend(_lower_all(cells))
             positions.append(idx + offset)
     if not positions:
         return []

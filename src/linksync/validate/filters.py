@@ -30,6 +30,12 @@ URL_PREFIX_RE = re.compile(_URL_PREFIX + r"(?=[/?#]|\Z)", re.ASCII)
 #: of printable ASCII (no space, no control character).
 _URL_RE = re.compile(_URL_PREFIX + r"(?:[/?#][!-~]*)?", re.ASCII)
 
+#: Values that pass ``_URL_RE``, each followed by a line break (possessive: a line
+#: that fails ends the match there, without trying the lines before again).
+_URL_LINES = re.compile(r"(?:" + _URL_PREFIX + r"(?:[/?#][!-~]*)?\n)*+", re.ASCII)
+#: Values joined at a time by ``_url_ok``.
+_URL_BLOCK = 1 << 16
+
 #: What a slug is made of.
 _SLUG_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"
 
@@ -67,6 +73,28 @@ def fast_url_ok(values: Sequence[Any]) -> np.ndarray:
 
 
 def _url_ok(values: Sequence[Any]) -> np.ndarray:
+    """``_URL_RE`` on every value: a block of values joined by line breaks at once
+    (``_URL_LINES``: no value can hold a line break, so a line is a value), value by
+    value in a block that does not pass whole (its values are not all text, or one
+    fails)."""
+    n = len(values)
+    out = np.zeros(n, dtype=bool)
+    lines = _URL_LINES.match
+    for start in range(0, n, _URL_BLOCK):
+        block = values[start : start + _URL_BLOCK]
+        try:
+            text = "\n".join(block) + "\n"
+        except TypeError:  # not all text
+            text = ""
+        whole = lines(text) if text and text.count("\n") == len(block) else None
+        if whole is not None and whole.end() == len(text):
+            out[start : start + len(block)] = True
+        else:
+            out[start : start + len(block)] = _each_url_ok(block)
+    return out
+
+
+def _each_url_ok(values: Sequence[Any]) -> np.ndarray:
     full = _URL_RE.fullmatch
     return np.fromiter(
         (isinstance(v, str) and full(v) is not None for v in values),
@@ -98,7 +126,10 @@ def fast_slug_ok(values: Sequence[Any]) -> np.ndarray:
         and text[-1] != "-"
         and max(map(len, values)) <= rules.MAX_SLUG_BYTES
     ):
-        lowered = text.lower().split("\n")
+        low = text.lower()
+        lowered = values if low == text else low.split("\n")  # no new text when all lower
+        if reserved.isdisjoint(lowered):
+            return np.ones(n, dtype=bool)
         return ~np.fromiter(map(reserved.__contains__, lowered), dtype=bool, count=n)
     full = rules.SLUG_RE.fullmatch
     limit = rules.MAX_SLUG_BYTES

@@ -41,6 +41,7 @@ _FIXABLE = ("url", "apple", "google", "slug", "domain")
 _TEXT_FIELDS = ("url", "slug", "domain", "description", "password", "expires_at", "apple", "google")
 #: Placeholders and Excel error texts: "nothing" where a value belongs.
 _NOTHING = PLACEHOLDER_VARIANTS | EXCEL_ERRORS
+_LONGEST_NOTHING = max(map(len, _NOTHING))
 
 
 def offsets(frames: Sequence[SpecFrame]) -> Iterator[tuple[SpecFrame, int]]:
@@ -160,6 +161,11 @@ class FrameChecker:
         idx, vals = self._present(fname)
         if not vals:
             return
+        try:  # every value longer than any placeholder (descriptions): nothing to look up
+            if min(map(len, vals)) > _LONGEST_NOTHING:
+                return
+        except TypeError:  # values that are not text (specs built in Python)
+            pass
         if _NOTHING.isdisjoint(vals):  # one set lookup per value: the usual case
             return
         hits = [j for j, v in enumerate(vals) if isinstance(v, str) and v in _NOTHING]
