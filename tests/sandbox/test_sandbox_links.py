@@ -146,6 +146,11 @@ async def test_bad_json_bodies_are_invalid_request(http: httpx.AsyncClient, body
         (b'{"url": "https://e.com/n", "description": NaN}', 400, "INVALID_REQUEST"),
         (b'{"url": "https://e.com/i", "tags": [123456789012345678901234567890]}', 400,
          "INVALID_REQUEST"),
+        # a lone surrogate is no Unicode text: refused whole, not a server error
+        (b'{"url": "https://e.com/s", "slug": "\\ud800"}', 400, "INVALID_REQUEST"),
+        (b'{"url": "https://e.com/\\udc00x"}', 400, "INVALID_REQUEST"),
+        (b'{"url": "https://e.com/p", "password": "pa\\ud800ss-word-1"}', 400,
+         "INVALID_REQUEST"),
     ],
 )  # fmt: skip
 async def test_bodies_only_a_lenient_json_reader_reads_are_answered_as_before(

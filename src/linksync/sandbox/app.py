@@ -61,9 +61,16 @@ async def json_body(request: Request) -> Any:
     except orjson.JSONDecodeError:
         pass  # what orjson refuses (NaN, a lone surrogate, a huge integer): as json reads it
     try:
-        return json.loads(body)
+        value = json.loads(body)
     except (ValueError, UnicodeDecodeError):
         raise ServiceError("INVALID_REQUEST", "the body is not valid JSON") from None
+    try:  # a lone surrogate (``"\\ud800"``) is JSON's syntax but no Unicode text
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ServiceError(
+            "INVALID_REQUEST", "the body is not valid JSON: it holds a lone surrogate"
+        ) from None
+    return value
 
 
 # --- organization -------------------------------------------------------------------
