@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import orjson
-
 from linksync import rules
 from linksync.rules.timestamps import format_ts
 from linksync.sandbox import ai, wire
@@ -245,11 +243,6 @@ class Backend:
             "createdAt": link.created_at,
             "updatedAt": link.updated_at,
         }
-
-    def encode_link(self, link: LinkRow) -> bytes:
-        """A link's record as JSON bytes (a list page's records are the same JSON,
-        encoded by SQLite: ``schema.RecordSql``)."""
-        return orjson.dumps(self.link_record(link))
 
     def _generated_slug(self) -> str:
         while True:

@@ -19,6 +19,10 @@ from __future__ import annotations
 
 import bisect
 import sqlite3
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from linksync.sandbox.schema import RecordSql
 
 Key = tuple[str, str]  # (created_at, id)
 
@@ -35,7 +39,7 @@ class LinkOrder:
         self._count: int | None = None
         self._version: int | None = None
         self.encoded: dict[str, bytes] = {}
-        self._encoder: object = None
+        self._encoder: RecordSql | None = None
 
     def sync(self, db: sqlite3.Connection) -> None:
         """Drop everything when another connection committed since the last look."""
@@ -49,10 +53,10 @@ class LinkOrder:
         self._count = None
         self.encoded.clear()
 
-    def encoded_by(self, encoder: object) -> dict[str, bytes]:
+    def encoded_by(self, encoder: RecordSql) -> dict[str, bytes]:
         """The links encoded so far by ``encoder`` (id -> bytes; another encoder than
         the last one starts afresh)."""
-        if encoder != self._encoder:  # a bound method is a new object at each access
+        if encoder != self._encoder:
             self.encoded.clear()
             self._encoder = encoder
         return self.encoded

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -215,31 +215,21 @@ class Store:
             return [by_id[i] for i in ids if i in by_id], len(keys)
 
     def page_encoded(
-        self,
-        domain: str | None,
-        offset: int,
-        limit: int,
-        encode: Callable[[LinkRow], bytes] | RecordSql,
+        self, domain: str | None, offset: int, limit: int, records: RecordSql
     ) -> tuple[list[bytes], int]:
-        """The page ``list_links`` gives without search or tag, each link as
-        ``encode(link)`` (or as SQLite encodes it, given a ``RecordSql``): kept from
-        earlier pages until the link changes (its update or deletion, its domain's
-        deletion, a commit of another connection)."""
+        """The page ``list_links`` gives without search or tag, each link's record as
+        SQLite encodes it (``records``): kept from earlier pages until the link changes
+        (its update or deletion, its domain's deletion, a commit of another connection)."""
         with self._lock:
             self._order.sync(self._db)
             keys = self._order.keys(self._db, domain)
             ids = [key[1] for key in keys[offset : offset + limit]]
-            encoded = self._order.encoded_by(encode)
+            encoded = self._order.encoded_by(records)
             missing = [i for i in ids if i not in encoded]
-            if not missing:
-                pass
-            elif isinstance(encode, RecordSql):
-                sql, head = encode.select(len(missing))
+            if missing:
+                sql, head = records.select(len(missing))
                 for link_id, text in self._db.execute(sql, (*head, *missing)):
                     encoded[link_id] = text.encode("utf-8")
-            else:
-                for link in self._links_by_id(missing):
-                    encoded[link.id] = encode(link)
             return [encoded[i] for i in ids if i in encoded], len(keys)
 
     def _links_by_id(self, ids: list[str]) -> list[LinkRow]:
