@@ -61,8 +61,7 @@ def same_instant(a: str | None, b: str | None) -> bool:
 def format_ts(dt: datetime) -> str:
     """ISO 8601 UTC with milliseconds, as the service writes timestamps:
     ``2026-01-02T03:04:05.678Z``."""
-    dt = dt.astimezone(UTC)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+    return dt.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
 
 
 def utc_now() -> str:

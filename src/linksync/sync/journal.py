@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from linksync.errors import ConfigError
 from linksync.model import Action, LinkKey, RemoteLink, RowResult
+from linksync.rules.timestamps import utc_now
 from linksync.safe.outputs import is_journal_file
 from linksync.safe.state_folder import make_folder
 
@@ -120,22 +120,6 @@ def default_journal_path(run_id: str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -
     return Path(runs_dir) / f"{run_id}.jsonl"
 
 
-class _Stamps:
-    """The current instant as ``rules.timestamps.utc_now`` writes it, the text of the
-    second kept (a line costs a ``time_ns``, not a ``datetime`` and a ``strftime``)."""
-
-    def __init__(self) -> None:
-        self._second = -1
-        self._head = ""
-
-    def now(self) -> str:
-        second, ns = divmod(time.time_ns(), 1_000_000_000)
-        if second != self._second:
-            self._head = time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(second))
-            self._second = second
-        return f"{self._head}{ns // 1_000_000:03d}Z"
-
-
 class Journal:
     """Append-only JSONL file; each ``write`` is in the file (one ``write`` system
     call, no buffer of this process) before it returns."""
@@ -149,12 +133,11 @@ class Journal:
             raise ConfigError(f"journal {self.path} exists and is not a linksync journal")
         make_folder(self.path.parent)
         self._fd: int | None = os.open(self.path, _APPEND, 0o666)
-        self._stamps = _Stamps()
 
     def write(self, event: str, **fields: Any) -> None:
         if self._fd is None:
             raise ValueError("journal is closed")
-        record = {"ts": self._stamps.now(), "run": self.run_id, "event": event, **fields}
+        record = {"ts": utc_now(), "run": self.run_id, "event": event, **fields}
         line = (_ENCODE(record) + "\n").encode("utf-8")
         written = os.write(self._fd, line)
         while written < len(line):  # a short write (a full disk, a signal): the rest
