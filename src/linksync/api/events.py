@@ -18,7 +18,6 @@ attempts of its call without an out-parameter::
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
@@ -132,14 +131,6 @@ class CallHooks:
         """The call that ``enter`` gave ``token`` ended."""
         _DEPTH.reset(token)
 
-    def emit(self, event: CallEvent) -> None:
-        scope = _SCOPE.get()
-        if scope is not None:
-            event = dataclasses.replace(event, labels=scope.labels)
-            scope.events.append(event)
-        for hook in tuple(self._hooks):
-            hook(event)
-
     def ended(
         self,
         kind: str,
@@ -150,8 +141,8 @@ class CallHooks:
         error: ApiError | None = None,
         result: object = None,
     ) -> None:
-        """``emit`` the event of a call that ended, made once with the scope's labels
-        (one event a call: no copy of it made to add them)."""
+        """The event of a call that ended, with its scope's labels: to the scope and to
+        every subscribed hook."""
         scope = _SCOPE.get()
         labels = scope.labels if scope is not None else {}
         event = CallEvent(kind, status, request_id, attempts, confirmed, error, result, labels)

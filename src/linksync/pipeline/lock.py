@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING
 
 from linksync.config.identity import WorkspaceIdentity, local_identity
 from linksync.errors import LockError
-from linksync.safe.outputs import replace_into, temp_sibling
+from linksync.safe.outputs import write_text_atomic
 from linksync.safe.state_folder import make_folder
 
 if TYPE_CHECKING:
@@ -206,22 +206,6 @@ def _busy(lock_path: Path, waited: float) -> LockError:
     )
 
 
-def _write_record(path: Path, text: str) -> None:
-    """The holder record, under a temporary name renamed over ``path``, not forced to
-    disk: it is for diagnosis (the OS lock is what counts), a power cut can at worst
-    leave it empty, which is taken as one (``foreign_holder``), and a sync to disk
-    here waits on every other write of the machine before the run's first request."""
-    tmp = temp_sibling(path)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        replace_into(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
 def _take(lock: FileLock, lock_path: Path, timeout: float) -> bool:
     from filelock import Timeout
 
@@ -274,7 +258,11 @@ def acquire_lock(
             raise LockError(f"{record} {why}. Nothing was done.")
         holder = LockHolder.current(target)
         try:
-            _write_record(holder_path(lock_path), json.dumps(asdict(holder)) + "\n")
+            # Not forced to disk: it is for diagnosis (the OS lock is what counts), an empty
+            # record after a power cut is taken as one (``foreign_holder``), and a sync
+            # would wait on every other write of the machine before the first request.
+            text = json.dumps(asdict(holder)) + "\n"
+            write_text_atomic(holder_path(lock_path), text, durable=False)
         except OSError as exc:
             raise LockError(f"cannot record the lock holder beside {lock_path}: {exc}") from exc
         # Leave the record of the last holder for diagnosis; the OS lock is what counts.
