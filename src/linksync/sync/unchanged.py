@@ -2,14 +2,13 @@
 own, on a usable domain, naming a link it matches in every field it manages. Such a
 row plans ``unchanged``; a plan of a million of them walks this path a million times.
 
-``QuickDiff.unchanged`` gives the very ``Change`` the full path of ``linksync.sync.diff``
-gives such a row, or None for every other row (that path then decides it, from the
-start). It only ever records what the full path records for the row (the row's claim
-on its link), so a row it leaves to the full path is decided as if it had never been
-looked at. ``QuickDiff.plan_rows`` is what the diff calls, for every row at once:
-such a row with nothing to say (no note) is only recorded in ``quiet``
-(``linksync.sync.quiet``), no ``Change`` made; every other row gets its change, by
-the short way or the full path.
+``QuickDiff.plan_rows`` is what the diff calls, for every row at once. Such a row
+with nothing to say is only recorded in ``quiet`` (``linksync.sync.quiet``), no
+``Change`` made; one with a note gets the very ``Change`` the full path of
+``linksync.sync.diff`` gives it; every other row is left to the full path
+(``full``), from the start. The short way only ever records what the full path
+records for a row (its claim on its link), so a row it leaves to the full path is
+decided as if it had never been looked at.
 """
 
 from __future__ import annotations
@@ -41,10 +40,6 @@ _Checks = tuple[tuple[str, ...], bool, bool, bool]
 def _checks(managed: frozenset[str]) -> _Checks:
     plain = tuple(name for name in _PLAIN if name in managed)
     return plain, "password" in managed, "tags" in managed, "expires_at" in managed
-
-
-def _left(index: int, spec: LinkSpec) -> None:
-    """No full path: ``QuickDiff.unchanged`` leaves the row to the caller's."""
 
 
 #: What a row's domain (as given) has not been looked up as yet.
@@ -109,17 +104,6 @@ class QuickDiff:
         links = remote.links
         on_domain = links.on_domain(folded) if isinstance(links, KeyMap) else None
         return folded, on_domain, self._claimed.slugs_on(folded)
-
-    def unchanged(self, index: int, spec: LinkSpec) -> Change | None:
-        """The ``unchanged`` change of row ``index``, or None: the full path decides."""
-        quiet = self.quiet
-        got = self._rows(((index, spec),), _left)
-        if got:
-            return got[0]  # a change with notes, or None: left to the full path
-        link = quiet.links.pop()  # the caller holds the change: not held as quiet too
-        quiet.at.pop()
-        domain = quiet.domains[spec.domain]
-        return Change(Action.UNCHANGED, domain, link.slug, index, spec, link)
 
     def plan_rows(
         self, desired: Sequence[LinkSpec], full: Callable[[int, LinkSpec], Change | None]
