@@ -32,7 +32,7 @@ _URL_RE = re.compile(_URL_PREFIX + r"(?:[/?#][!-~]*)?", re.ASCII)
 
 #: Values that pass ``_URL_RE``, each followed by a line break (possessive: a line
 #: that fails ends the match there, without trying the lines before again).
-_URL_LINES = re.compile(r"(?:" + _URL_PREFIX + r"(?:[/?#][!-~]*)?\n)*+", re.ASCII)
+_URL_LINES = re.compile(r"(?:" + _URL_RE.pattern + r"\n)*+", re.ASCII)
 #: Values joined at a time by ``_url_ok``.
 _URL_BLOCK = 1 << 16
 
