@@ -105,10 +105,13 @@ async def make_plan(
         options = replace(options, ignore=(*options.ignore, *ignores))
     specs: Sequence[LinkSpec] = validation.specs  # held once: no copy of a million rows
     invalid = validation.invalid
-    valid = [s for i, s in enumerate(specs) if i not in invalid] if invalid else specs
     gone = list(changed.removed) if changed is not None and options.deletes else []
-    desired = [*valid, *gone] if gone else valid
-    remote = await fetch_remote(client, desired, options, named=changed is not None)
+    named = changed is not None
+    if gone:
+        valid = [s for i, s in enumerate(specs) if i not in invalid]
+        remote = await fetch_remote(client, [*valid, *gone], options, named=named)
+    else:  # the rows themselves: the diff takes the rows the listing matched
+        remote = await fetch_remote(client, specs, options, named=named, skip=invalid)
     if ai_slug or ai_og:
         specs = await enrich(
             specs, remote, client, options, ai_slug=ai_slug, ai_og=ai_og, skip=validation.invalid

@@ -39,6 +39,7 @@ from linksync.model.links import fold_slug
 from linksync.sync.compare import compare, create_payload, row_domain, said_of, unsent_password
 from linksync.sync.fingerprints import PasswordMemory
 from linksync.sync.ignoring import Ignoring
+from linksync.sync.matched import Matched
 from linksync.sync.options import Mode, SyncOptions
 from linksync.sync.ownership import (
     hidden_refusal,
@@ -51,14 +52,12 @@ from linksync.sync.ownership import (
 from linksync.sync.plan import Change, FieldChange, Plan, Unmanaged, sort_changes
 from linksync.sync.quiet import PlanChanges
 from linksync.sync.retire import retire_deletes
+from linksync.sync.rowchecks import domain_problem, missing_url
+from linksync.sync.rowchecks import problem as _problem
 from linksync.sync.safety import judge_safety, mark_quota, quota_note
 from linksync.sync.slugs import MAX_CANDIDATES, Slugless, first_free, identity_domain
 from linksync.sync.state import KeyMap, RemoteState, unclaimed
 from linksync.sync.unchanged import QuickDiff
-
-
-def _problem(constant: str, message: str, spec: LinkSpec | None, field: str | None) -> Problem:
-    return Problem(constant, message, spec.provenance if spec else None, field)
 
 
 class _Differ:
@@ -72,6 +71,7 @@ class _Differ:
         invalid: Collection[int] = (),
         desired: Sequence[LinkSpec] = (),
         passwords: PasswordMemory | None = None,
+        matched: Matched | None = None,
     ):
         self.remote = remote
         self.passwords = passwords
@@ -90,7 +90,9 @@ class _Differ:
         self.kept_by: dict[str, LinkSpec] = {}
         self.hidden: list[Problem] = []  # rows a workbook hides, skipped unread
         self.ignoring = Ignoring(options)  # links left alone (ignore:)
-        self.quick = QuickDiff(remote, options, self.invalid, self.by_place, self.claimed)
+        self.quick = QuickDiff(
+            remote, options, self.invalid, self.by_place, self.claimed, matched=matched
+        )
 
     def row_change(self, index: int, spec: LinkSpec) -> Change:
         """The change of row ``index`` of ``desired`` (``spec``)."""
@@ -104,9 +106,13 @@ class _Differ:
             self._protect(spec, domain, index)
             return Change(Action.INVALID, domain, spec.slug, index, spec, problems=tuple(found))
         if hidden is not None:  # a row the workbook hides, not read: no link, no domain
+            if spec.slug and self.quick.taking:  # it claims nothing: nor held for it
+                key = LinkKey.of(domain, spec.slug)
+                if self.claimed.get(key) == index:
+                    self.claimed.drop(key)
             rest = tuple(p for p in found if p is not hidden)
             return Change(Action.SKIP, "", None, index, spec, problems=rest, reason=hidden.message)
-        blocked = self._domain_problem(spec, domain) or self._missing_url(spec)
+        blocked = domain_problem(self.remote, spec, domain) or missing_url(spec)
         if blocked is not None:
             self._protect(spec, domain, index)
             return self._invalid(index, spec, domain, spec.slug, None, (*found, blocked))
@@ -131,36 +137,11 @@ class _Differ:
 
     def _protect(self, spec: LinkSpec, domain: str, index: int) -> None:
         if spec.slug:
-            self.claimed.setdefault(LinkKey.of(domain, spec.slug), index)
+            self._claim(LinkKey.of(domain, spec.slug), index)
             self.kept_by.setdefault(spec.slug.lower(), spec)
         elif spec.url:
             self.protected_urls.add((domain, spec.url.strip()))
             self.kept_by.setdefault(spec.url.strip(), spec)
-
-    def _domain_problem(self, spec: LinkSpec, domain: str) -> Problem | None:
-        if domain == self.remote.system_domain:
-            return None
-        info = self.remote.custom_domains.get(domain)
-        if info is None:
-            return _problem(
-                "DOMAIN_NOT_FOUND",
-                f"domain {domain} is not registered in this workspace",
-                spec,
-                "domain",
-            )
-        if not info.active:
-            return _problem(
-                "DOMAIN_NOT_ACTIVE",
-                f"domain {domain} is registered but not active (status {info.status})",
-                spec,
-                "domain",
-            )
-        return None
-
-    def _missing_url(self, spec: LinkSpec) -> Problem | None:
-        if spec.slug or (spec.url and spec.url.strip()):
-            return None
-        return _problem("MISSING_URL", "row has neither a slug nor a destination URL", spec, "url")
 
     def _match(
         self, index: int, spec: LinkSpec, domain: str
@@ -190,8 +171,18 @@ class _Differ:
                 return None, None
             link = matches[0]
             key = link.key
-        first = self.claimed.setdefault(key, index)
+        first = self._claim(key, index)
         return link, (self._duplicate(spec, first) if first != index else None)
+
+    def _claim(self, key: LinkKey, index: int) -> int:
+        """The row that claims ``key`` first: ``index`` unless an earlier row did (a
+        claim held for a later row, ``QuickDiff._taken``, goes to this one)."""
+        first = self.claimed.setdefault(key, index)
+        if first > index:
+            self.claimed[key] = index
+            self.quick.demote(first)
+            return index
+        return first
 
     def _duplicate(self, spec: LinkSpec, first: int) -> Problem:
         other = self.desired[first] if first < len(self.desired) else None
@@ -373,9 +364,10 @@ def diff(
     the fingerprints of the passwords this machine sent to the target's links
     (``linksync.sync.fingerprints``; none: a password a link has is never compared).
     """
+    matched = remote.matched if remote.matched and remote.matched.fits(desired, options) else None
     if options.system_domain is None:
         options = replace(options, system_domain=remote.system_domain)
-    differ = _Differ(remote, options, problems, invalid, desired, passwords)
+    differ = _Differ(remote, options, problems, invalid, desired, passwords, matched)
     # a Change for each row but the quiet ones, only counted (``linksync.sync.quiet``)
     rows = [ch for ch in differ.quick.plan_rows(desired, differ.row_change) if ch is not None]
     if options.deletes:

@@ -29,32 +29,21 @@ is a warning of the plan (``linksync.sync.ownership.owner_tag_unused``).
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-
-import msgspec
 
 from linksync.api import LinkClient, LinkPage
 from linksync.errors import ApiError, ConfigError
 from linksync.model import LinkKey, LinkSpec, RemoteLink
-from linksync.model.links import fold_domain, fold_slug
-from linksync.sync.compare import row_domain
+from linksync.sync.matched import Matched
+from linksync.sync.needs import Need, needs
 from linksync.sync.options import SyncOptions
 from linksync.sync.ownership import check_scope
 from linksync.sync.pool import run_pool
 from linksync.sync.state import DomainFetch, DomainInfo, LinkIndex, OrgInfo, RemoteState
 
 PAGE = 100
-
-
-@dataclass(slots=True)
-class _Need:
-    """What the plan needs of one domain."""
-
-    #: folded slug -> the first row naming it
-    slugs: dict[str, LinkSpec] = field(default_factory=dict)
-    must_list: bool = False
 
 
 @dataclass(slots=True)
@@ -67,44 +56,28 @@ class _Acc:
     #: Page 1 of the unfiltered list, read to learn the system domain when the
     #: workspace has no custom domain: then it is page 1 of the system domain too.
     first_of_all: LinkPage | None = None
-    #: domain -> folded slug -> the row naming it (``_share_text``)
-    rows: dict[str, dict[str, LinkSpec]] = field(default_factory=dict)
-
-
-def needs(
-    desired: Iterable[LinkSpec], options: SyncOptions, system_domain: str, *, named: bool = False
-) -> dict[str, _Need]:
-    """Per domain: which slugs the rows name, and whether the domain must be listed
-    (``named``: the mirror's scope is not listed)."""
-    out: dict[str, _Need] = {}
-    given: dict[str | None, _Need] = {}  # a row's domain as given -> its domain's need
-    for spec in desired:
-        need = given.get(spec.domain)
-        if need is None:
-            domain = row_domain(spec, options, system_domain)
-            need = given[spec.domain] = out.setdefault(domain, _Need())
-        slug = spec.slug
-        if slug:
-            folded = slug.lower()  # ``fold_slug``: the slug itself when already folded
-            need.slugs.setdefault(slug if folded == slug else folded, spec)
-        elif spec.url:  # a row with neither (a hidden row, not read) needs nothing
-            need.must_list = True
-    if options.deletes and not named:
-        for domain in options.scope_domains:
-            out.setdefault(domain, _Need()).must_list = True
-    return out
+    #: the rows the pages' links are matched to (``linksync.sync.matched``)
+    matched: Matched | None = None
 
 
 async def fetch_remote(
-    client: LinkClient, desired: Sequence[LinkSpec], options: SyncOptions, *, named: bool = False
+    client: LinkClient,
+    desired: Sequence[LinkSpec],
+    options: SyncOptions,
+    *,
+    named: bool = False,
+    skip: Collection[int] = (),
 ) -> RemoteState:
-    """Read the organization, the custom domains and the links the plan needs.
+    """Read the organization, the custom domains and the links the plan needs (of the
+    rows of ``desired`` but those at the positions in ``skip``: invalid rows).
 
     ``named``: the links ``desired`` names and no others (a partial run, a saved
     partial plan): a mirror's scope is not listed nor its owner tag looked for, and a
     domain is read slug by slug unless even the whole workspace lists in fewer requests
     (no first page is read to learn a domain's size); rows without a slug still list
-    their domain (they are matched by URL)."""
+    their domain (they are matched by URL). The links listed are matched to the rows
+    as they come (``linksync.sync.matched``): a diff of the same ``desired`` under the
+    same ``options`` takes the rows they match as they are (``RemoteState.matched``)."""
     acc = _Acc()
     org = await client.get_organization()
     domains = list(await client.list_domains())
@@ -119,8 +92,11 @@ async def fetch_remote(
     check_scope(options, system, custom)
     if not system:
         acc.listed.add("")
-    wanted = needs(desired, options, system, named=named)
-    acc.rows = {domain: need.slugs for domain, need in wanted.items()}
+    given: dict[str | None, str] = {}
+    wanted = needs(desired, options, system, named=named, skip=skip, domains=given)
+    matched = Matched(desired, options, {d: need.slugs for d, need in wanted.items()}, given)
+    matched.usable_on(system, custom)
+    acc.matched = matched
     for domain, need in sorted(wanted.items()):
         if not domain:
             continue  # the unnamed system domain holds no link (see above)
@@ -132,7 +108,7 @@ async def fetch_remote(
     if owner is not None and not named:
         await _fetch_owned(client, owner, acc)
     tagged = None if named else await _owner_tagged(client, options, acc)
-    return RemoteState(
+    state = RemoteState(
         system_domain=system,
         links=acc.links,
         listed_domains=frozenset(acc.listed),
@@ -143,6 +119,8 @@ async def fetch_remote(
         requests=acc.requests,
         owner_tagged=tagged,
     )
+    object.__setattr__(state, "matched", matched)  # not a field a copy keeps
+    return state
 
 
 async def _discover_system_domain(
@@ -182,7 +160,7 @@ def lists_domain(link_count: int, rows: int) -> bool:
 async def _fetch_domain(
     client: LinkClient,
     domain: str,
-    need: _Need,
+    need: Need,
     link_count: int,
     only_domain: bool,
     acc: _Acc,
@@ -227,41 +205,14 @@ def _keep(acc: _Acc, links: Iterable[RemoteLink]) -> None:
         acc.links.add(link)
 
 
-_force = msgspec.structs.force_setattr
-
-
-def _share_text(rows: Mapping[str, Mapping[str, LinkSpec]], links: Iterable[RemoteLink]) -> None:
-    """Let each link hold the text of the row naming it where the two are equal (its
-    URL, slug, description): a million unchanged links and their rows then hold one
-    string for each, not two. The values stay as they are."""
-    host: str | None = None
-    named: Mapping[str, LinkSpec] | None = None
-    for link in links:
-        if link.domain is not host:  # the links of a page share their domain's text
-            host = link.domain
-            named = rows.get(fold_domain(host))
-        if not named:
-            continue
-        spec = named.get(link.slug) or named.get(fold_slug(link.slug))
-        if spec is None:
-            continue
-        url, slug, description = spec.url, spec.slug, spec.description
-        if link.url is not url and link.url == url:
-            _force(link, "url", url)
-        if link.slug is not slug and link.slug == slug:
-            _force(link, "slug", slug)
-        text = link.description
-        if text is not description and text is not None and text == description:
-            _force(link, "description", description)
-
-
 async def _all_pages(
     client: LinkClient,
     first: LinkPage | None,
     *,
     domain: str | None = None,
     tag: str | None = None,
-    rows: Mapping[str, Mapping[str, LinkSpec]] | None = None,
+    matched: Matched | None = None,
+    compare: bool = True,
 ) -> tuple[list[LinkPage], int]:
     """Every page of a listing (of a domain or a tag), in page order, and the number
     of requests sent (``first``, when given, was page 1, already fetched).
@@ -270,12 +221,13 @@ async def _all_pages(
     client's shared limiter. Without a total, or when links were added meanwhile, pages
     are read one after another until the last; a page that brings no link not seen
     before also ends the listing (a service that ignores ``page`` must not loop).
-    Each page's links share the text of the ``rows`` naming them as it comes."""
+    Each page's links are matched to the rows as it comes (``Matched.take``; without
+    ``compare``: they only share the rows' text)."""
     sent = 0
     if first is None:
         first = await client.list_links_page(page=1, limit=PAGE, tag=tag, domain=domain)
         sent += 1
-    share = partial(_share_text, rows) if rows else _no_share
+    share = partial(matched.take, compare=compare) if matched is not None else _no_share
     share(first.links)
     pages: dict[int, LinkPage] = {1: first}
     last = page_count(first)
@@ -325,7 +277,7 @@ async def _list_rest(
     page of the unfiltered list goes on unfiltered: the workspace has only this domain)."""
     unfiltered = first is not None and first is acc.first_of_all
     pages, sent = await _all_pages(
-        client, first, domain=None if unfiltered else domain, rows=acc.rows
+        client, first, domain=None if unfiltered else domain, matched=acc.matched
     )
     count = 0
     for page in pages:
@@ -368,7 +320,8 @@ async def _read_slugs(
 
 async def _fetch_owned(client: LinkClient, owner_tag: str, acc: _Acc) -> None:
     """Mirror scoped by owner tag alone: every link carrying the tag, on any domain."""
-    pages, spent = await _all_pages(client, None, tag=owner_tag, rows=acc.rows)
+    # the links it holds are those of the domains' listings: no row is compared here
+    pages, spent = await _all_pages(client, None, tag=owner_tag, matched=acc.matched, compare=False)
     count = 0
     for page in pages:
         for link in page.links:

@@ -41,6 +41,19 @@ class KeyMap(Mapping[LinkKey, V]):
     def __setitem__(self, key: LinkKey, value: V) -> None:
         self._slugs(key[0])[key[1]] = value
 
+    def drop(self, key: LinkKey) -> None:
+        """Forget ``key`` (nothing when not held)."""
+        slugs = self._domains.get(key[0])
+        if slugs is not None:
+            slugs.pop(key[1], None)
+
+    def fill(self, values: Mapping[str, dict[str, V]], *, copy: bool = True) -> None:
+        """Hold ``values`` (domain, folded -> folded slug -> value; a copy of each, or
+        without ``copy`` the very dicts, the map's own from then on) in place of what
+        the map holds of those domains."""
+        for domain, slugs in values.items():
+            self._domains[domain] = dict(slugs) if copy else slugs
+
     def setdefault(self, key: LinkKey, value: V) -> V:
         return self._slugs(key[0]).setdefault(key[1], value)
 
@@ -163,9 +176,10 @@ def unclaimed(
         if 2 * len(taken) < len(slugs):  # most links unclaimed
             yield from ((LinkKey(domain, s), link) for s, link in slugs.items() if s not in taken)
             continue
-        left = slugs.keys() - taken.keys()  # in C, and small: none when all are claimed
-        if left:
-            yield from ((LinkKey(domain, s), link) for s, link in slugs.items() if s in left)
+        if slugs.keys() <= taken.keys():  # in C, and nothing made: every link claimed
+            continue
+        left = slugs.keys() - taken.keys()  # in C, and small
+        yield from ((LinkKey(domain, s), link) for s, link in slugs.items() if s in left)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +244,11 @@ class RemoteState:
     _by_url: dict[str, dict[str, list[RemoteLink]]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    #: The rows the listing matched its links to as the pages came (a
+    #: ``linksync.sync.matched.Matched``, not imported here: it compares rows), set by
+    #: ``fetch_remote``; a copy made with ``dataclasses.replace`` (other links,
+    #: perhaps) has none
+    matched: Any = field(default=None, init=False, repr=False, compare=False)
 
     def get(self, domain: str, slug: str) -> RemoteLink | None:
         return self.links.get(LinkKey.of(domain, slug))

@@ -13,8 +13,10 @@ decided as if it had never been looked at.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from array import array
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from functools import partial
+from itertools import compress
 from typing import Any
 
 from linksync.model import Action, LinkKey, LinkSpec, Place, RemoteLink
@@ -22,25 +24,11 @@ from linksync.model.links import fold_domain
 from linksync.model.numbers import shared_ints
 from linksync.rules.timestamps import same_instant
 from linksync.sync.compare import LEFT_FIELDS, desired_tags, left_alone, left_alone_note
+from linksync.sync.matched import Checks, Matched, checks_of
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Change
 from linksync.sync.quiet import QuietRows
 from linksync.sync.state import KeyMap, RemoteState
-
-#: The fields a row may manage and still take the short way, compared as the full
-#: comparison (``linksync.sync.compare.compare``) compares them.
-_PLAIN = ("description", "apple", "google")
-
-#: What the short way compares of a row, by its managed fields: the plain fields it
-#: manages, and whether it manages the password, the tags, the expiry. Rows of a sheet
-#: share a few managed sets: each is looked at once, not each row's fields one by one.
-_Checks = tuple[tuple[str, ...], bool, bool, bool]
-
-
-def _checks(managed: frozenset[str]) -> _Checks:
-    plain = tuple(name for name in _PLAIN if name in managed)
-    return plain, "password" in managed, "tags" in managed, "expires_at" in managed
-
 
 #: What a row's domain (as given) has not been looked up as yet.
 _UNSEEN: Any = object()
@@ -58,6 +46,8 @@ class QuickDiff:
         "_domains",
         "_invalid",
         "_left",
+        "_marks",
+        "_matched",
         "_off",
         "_options",
         "_places",
@@ -74,8 +64,11 @@ class QuickDiff:
         claimed: KeyMap[int],
         *,
         quiet: QuietRows | None = None,
+        matched: Matched | None = None,
     ) -> None:
-        """``quiet``: where ``plan_rows`` holds the rows with nothing to say."""
+        """``quiet``: where ``plan_rows`` holds the rows with nothing to say;
+        ``matched``: the rows the listing matched to their links, for the very rows and
+        options of this run (``Matched.fits``)."""
         self._remote = remote
         self.quiet = quiet if quiet is not None else QuietRows()
         self._options = options
@@ -92,7 +85,10 @@ class QuickDiff:
         #: a row's managed fields -> (its columns, the fields they could leave alone)
         self._left: dict[frozenset[str], tuple[Mapping[str, str], tuple[str, ...]]] = {}
         #: a row's managed fields -> what ``_same`` compares of them (``_Checks``)
-        self._checks: dict[frozenset[str], _Checks] = {}
+        self._checks: dict[frozenset[str], Checks] = {}
+        self._matched = matched
+        #: the rows taken as the listing matched them (1), while ``plan_rows`` runs
+        self._marks: bytearray | None = None
 
     def _domain(self, given: str | None) -> _Domain | None:
         remote = self._remote  # as ``linksync.sync.compare.row_domain`` folds it
@@ -115,14 +111,65 @@ class QuickDiff:
         One loop over a million rows, its names bound once: a row the short way takes
         costs a few lookups and comparisons, no call."""
         desired = self.quiet.desired = tuple(desired)
+        if self._matched is not None and not self._off:
+            return self._taken(self._matched, desired, full)
         return self._rows(zip(shared_ints(len(desired)), desired, strict=False), full)
+
+    def _taken(
+        self,
+        matched: Matched,
+        desired: tuple[LinkSpec, ...],
+        full: Callable[[int, LinkSpec], Change | None],
+    ) -> list[Change | None]:
+        """``plan_rows`` of rows the listing matched (``linksync.sync.matched``): its
+        candidates are quiet unless invalid, with a finding, or claimed by an earlier
+        row (``demote``); every other row goes ``_rows``, in source order, each row's
+        claim on its link held from the start (the first row naming each slug)."""
+        n = len(desired)
+        given, usable = matched.given, matched.usable
+        rows, links_at, marks = matched.hand_over()
+        for i in self._invalid:
+            if 0 <= i < n:
+                marks[i] = 0
+        places = self._places
+        if places:
+            for i in compress(range(n), marks):
+                prov = desired[i].provenance
+                if prov is not None and prov.place in places:
+                    marks[i] = 0
+        self._claimed.fill(rows, copy=False)
+        self._marks = marks
+        try:
+            out = self._rows(_unmarked(desired, marks), full, (marks, links_at))
+        finally:
+            self._marks = None
+        quiet = self.quiet
+        quiet.at = array("I", compress(range(n), marks))
+        quiet.links = list(compress(links_at, marks))  # type: ignore[arg-type]
+        for spelt, domain in given.items():
+            if domain in usable:
+                quiet.domains.setdefault(spelt, domain)
+        return out
+
+    def demote(self, first: int) -> None:
+        """Row ``first`` loses its claim to an earlier row: it goes the full path (which
+        says DUPLICATE_IN_SOURCE), not quiet."""
+        if self._marks is not None:
+            self._marks[first] = 0
+
+    @property
+    def taking(self) -> bool:
+        """Whether the claims of the rows were held from the start (``_taken``)."""
+        return self._marks is not None
 
     def _rows(
         self,
         rows: Iterable[tuple[int, LinkSpec]],
         full: Callable[[int, LinkSpec], Change | None],
+        taken: tuple[bytearray, list[RemoteLink | None]] | None = None,
     ) -> list[Change | None]:
-        """``plan_rows`` of rows given with their positions."""
+        """``plan_rows`` of rows given with their positions (``taken``: a quiet row is
+        marked there, not held in ``quiet``)."""
         out: list[Change | None] = []
         keep, quiet_at, quiet_links = out.append, self.quiet.at.append, self.quiet.links.append
         off, invalid, places, domains = self._off, self._invalid, self._places, self._domains
@@ -168,7 +215,7 @@ class QuickDiff:
             managed = spec.managed
             checks = all_checks.get(managed)
             if checks is None:
-                checks = all_checks[managed] = _checks(managed)
+                checks = all_checks[managed] = checks_of(managed)
             plain, password, tags, expires = checks
             differs = False
             for name in plain:
@@ -183,9 +230,13 @@ class QuickDiff:
             ):
                 keep(full(index, spec))
                 continue
-            if claims.setdefault(folded, index) != index:
-                keep(full(index, spec))  # a duplicate: the full path says so
-                continue
+            first = claims.setdefault(folded, index)
+            if first != index:
+                if first < index:
+                    keep(full(index, spec))  # a duplicate: the full path says so
+                    continue
+                claims[folded] = index  # held for a later row (``_taken``): this one's
+                self.demote(first)
             columns = prov.columns if prov is not None else None
             if columns:  # ``_notes``, not called for a row of a sheet known to say nothing
                 said = left.get(managed)
@@ -197,8 +248,12 @@ class QuickDiff:
                         )
                         keep(said_change)
                         continue
-            quiet_at(index)
-            quiet_links(link)
+            if taken is None:
+                quiet_at(index)
+                quiet_links(link)
+            else:
+                taken[0][index] = 1
+                taken[1][index] = link
         return out
 
     def _first_of(self, given: str | None) -> _Domain | None:
@@ -222,3 +277,14 @@ class QuickDiff:
             return ()  # the row has a cell for each field it could leave alone
         note = left_alone_note(left_alone(spec, link, self._options))
         return (note,) if note is not None else ()
+
+
+def _unmarked(desired: Sequence[LinkSpec], marks: bytearray) -> Iterator[tuple[int, LinkSpec]]:
+    """(position, row) of the rows ``marks`` holds 0 for, in order, as ``marks`` is then
+    (a row marked 0 later, ahead of the one read, is still met)."""
+    ints = shared_ints(len(desired))
+    find = marks.find
+    i = find(0)
+    while i >= 0:
+        yield ints[i], desired[i]
+        i = find(0, i + 1)

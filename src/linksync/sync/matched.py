@@ -1,0 +1,253 @@
+"""Rows matched to their links as the list pages arrive (``linksync.sync.remote``).
+
+Each link a listing brings is looked up once, in the slugs the rows name on its domain
+(the first row naming each, by its position in the rows), and then, in the same step:
+
+- the link takes the row's text where the two are equal (its URL, slug, description),
+  so a million unchanged links and their rows hold one string each, not two;
+- the row and the link are compared the short way (``linksync.sync.unchanged``): a row
+  that matches its link in every field it manages, with no note to make, is a
+  *candidate*: ``links_at`` holds its link at its position, ``marks`` holds 1 there.
+
+The diff (``QuickDiff``) then walks only the rows that are not candidates, and takes
+the candidates as they are, unless something only it knows says otherwise: the row is
+invalid or has a finding of its own, or an earlier row claims the same link (then the
+candidate goes the full path, which says DUPLICATE_IN_SOURCE). So the candidates are
+only ever rows the short way would take; what they save is its walk.
+
+A link met twice (a listing that shifts while it is read) makes its row no candidate:
+the diff then compares the row with the link the index holds, as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from functools import partial
+from itertools import compress
+from operator import attrgetter
+
+import msgspec
+
+from linksync.model import LinkSpec, RemoteLink
+from linksync.model.links import fold_domain
+from linksync.rules.timestamps import same_instant
+from linksync.sync.compare import LEFT_FIELDS, desired_tags, left_alone
+from linksync.sync.options import SyncOptions
+
+_force = msgspec.structs.force_setattr
+
+#: The fields a row may manage and still take the short way, compared as the full
+#: comparison (``linksync.sync.compare.compare``) compares them.
+PLAIN = ("description", "apple", "google")
+
+#: What the short way compares of a row, by its managed fields: the plain fields it
+#: manages, and whether it manages the password, the tags, the expiry. Rows of a sheet
+#: share a few managed sets: each is looked at once, not each row's fields one by one.
+Checks = tuple[tuple[str, ...], bool, bool, bool]
+
+
+#: the plain fields of a row that manages the description alone of them
+_DESCRIPTION = ("description",)
+
+
+def checks_of(managed: frozenset[str]) -> Checks:
+    plain = tuple(name for name in PLAIN if name in managed)
+    if plain == _DESCRIPTION:
+        plain = _DESCRIPTION
+    return plain, "password" in managed, "tags" in managed, "expires_at" in managed
+
+
+#: ``marks``: 0 no link met yet, 1 a candidate, 2 a link met that the row is not quiet
+#: with (or a second link of the row's slug)
+CANDIDATE = 1
+_MET = 2
+
+#: ``bytes.translate`` table: the candidates stay 1, every other mark becomes 0
+ONLY_CANDIDATES = bytes(1 if b == CANDIDATE else 0 for b in range(256))
+
+
+class Matched:
+    """The rows of one fetch (``desired``, under ``options``) and the links the list
+    pages brought for them: ``rows`` (per domain, folded: folded slug -> the position
+    of the first row naming it, rows in ``skip`` left out), ``given`` (a row's domain as
+    given -> its domain, folded), ``usable`` (the domains a row can be quiet on: the
+    system domain and the active custom ones), ``links_at`` and ``marks`` (see the
+    module's docstring). Filled while the links are fetched, then read only."""
+
+    __slots__ = (
+        "_checks",
+        "_left",
+        "_off",
+        "_tags_of",
+        "_used",
+        "desired",
+        "given",
+        "links_at",
+        "marks",
+        "options",
+        "rows",
+        "usable",
+    )
+
+    def __init__(
+        self,
+        desired: Sequence[LinkSpec],
+        options: SyncOptions,
+        rows: Mapping[str, dict[str, int]],
+        given: Mapping[str | None, str],
+    ) -> None:
+        self.desired = desired
+        self.options = options
+        self.rows = rows
+        self.given = given
+        self.usable: frozenset[str] = frozenset()
+        self.links_at: list[RemoteLink | None] = [None] * len(desired)
+        self.marks = bytearray(len(desired))
+        #: a takeover changes a link's tags, an ``ignore:`` entry may skip a row: such
+        #: runs take the full path (as ``QuickDiff`` does)
+        self._off = options.allow_takeover or bool(options.ignore)
+        self._checks: dict[frozenset[str], Checks] = {}
+        self._left: dict[frozenset[str], tuple[Mapping[str, str], tuple[str, ...]]] = {}
+        self._tags_of = partial(desired_tags, options=options)
+        self._used = False
+
+    def fits(self, desired: Sequence[LinkSpec], options: SyncOptions) -> bool:
+        """Whether a diff of ``desired`` under ``options`` may take these candidates:
+        the very rows and options the fetch matched."""
+        return (
+            desired is self.desired and options is self.options and not self._off and not self._used
+        )
+
+    def hand_over(
+        self,
+    ) -> tuple[Mapping[str, dict[str, int]], list[RemoteLink | None], bytearray]:
+        """``rows``, ``links_at`` and the candidates' ``marks`` (1, else 0), for one
+        diff to take as its own (no copy of a million entries): the fetch keeps none of
+        them, and a later diff takes the rows one by one, as without a listing."""
+        taken = (self.rows, self.links_at, self.marks.translate(ONLY_CANDIDATES))
+        self.rows, self.links_at, self.marks, self._used = {}, [], bytearray(), True
+        return taken
+
+    def usable_on(self, system_domain: str, custom: Mapping[str, object]) -> None:
+        """The domains a row can be quiet on (as ``QuickDiff`` judges a row's domain)."""
+        active = {d for d, info in custom.items() if getattr(info, "active", False)}
+        self.usable = frozenset({system_domain, *active})
+
+    def take(self, links: Iterable[RemoteLink], *, compare: bool = True) -> None:
+        """One page's links: each shares the text of the row naming it, and (``compare``)
+        the row is compared with it the short way."""
+        rows, desired, marks, links_at = self.rows, self.desired, self.marks, self.links_at
+        all_checks, tags_of, left = self._checks, self._tags_of, self._left
+        host: str | None = None
+        named: Mapping[str, int] | None = None
+        quiet = False
+        for link in links:
+            if link.domain is not host:  # the links of a page share their domain's text
+                host = link.domain
+                domain = fold_domain(host)
+                named = rows.get(domain)
+                quiet = compare and not self._off and domain in self.usable
+            if not named:
+                continue
+            slug = link.slug
+            at = named.get(slug)
+            if at is None:
+                folded = slug.lower()  # ``fold_slug``, inline
+                if folded == slug:
+                    continue
+                at = named.get(folded)
+                if at is None:
+                    continue
+            spec = desired[at]
+            url, description = spec.url, spec.description
+            if link.url is not url and link.url == url:
+                _force(link, "url", url)
+            if slug is not spec.slug and slug == spec.slug:
+                _force(link, "slug", spec.slug)
+            text = link.description
+            if text is not description and text is not None and text == description:
+                _force(link, "description", description)
+            if not quiet:
+                continue
+            if marks[at]:  # a second link of the row's slug: the diff decides
+                marks[at] = _MET
+                continue
+            marks[at] = _MET
+            # What ``QuickDiff`` compares (``linksync.sync.unchanged``), in its order.
+            remote_url = link.url
+            if url is not None and url is not remote_url and url.strip() != remote_url.strip():
+                continue
+            managed = spec.managed
+            checks = all_checks.get(managed)
+            if checks is None:
+                checks = all_checks[managed] = checks_of(managed)
+            plain, password, tags, expires = checks
+            if plain:  # ``description`` shared above when equal: the same string
+                if plain is _DESCRIPTION:
+                    if link.description is not description and (description or None) != (
+                        link.description or None
+                    ):
+                        continue
+                elif any((getattr(spec, n) or None) != (getattr(link, n) or None) for n in plain):
+                    continue
+            if (
+                (password and (spec.password or link.has_password))
+                or (tags and set(tags_of(spec)) != set(link.tags))
+                or (expires and not same_instant(spec.expires_at, link.expires_at))
+            ):
+                continue
+            prov = spec.provenance
+            columns = prov.columns if prov is not None else None
+            if columns:
+                said = left.get(managed)
+                if said is None or said[0] is not columns:  # rows of a sheet share both
+                    names = tuple(n for n in LEFT_FIELDS if n not in managed and n in columns)
+                    said = left[managed] = (columns, names)
+                if said[1] and left_alone(spec, link, self.options):
+                    continue  # a row with a note goes the diff's way
+            marks[at] = CANDIDATE
+            links_at[at] = link
+
+
+def first_by_slug(
+    desired: Sequence[LinkSpec], skip: Collection[int], positions: Sequence[int]
+) -> dict[str, int] | None:
+    """Folded slug -> the position of the first row naming it, of the rows of
+    ``desired`` but those in ``skip``, when every such row names the same domain (as
+    given) and a slug already folded: built without a Python step per row. None when
+    the rows are not all so (``rows_by_slug`` then, one row at a time)."""
+    n = len(desired)
+    if not n:
+        return None
+    keep: bytearray | None = None
+    if skip:
+        keep = bytearray(b"\x01") * n
+        for i in skip:
+            if 0 <= i < n:
+                keep[i] = 0
+    rows: Iterable[LinkSpec] = compress(desired, keep) if keep is not None else desired
+    if len(set(map(_domain_of, rows))) > 1:
+        return None
+    slugs = list(map(_slug_of, compress(desired, keep) if keep is not None else desired))
+    if not slugs or not all(slugs) or any(map(str.__ne__, map(str.lower, slugs), slugs)):
+        return None
+    at: Sequence[int] = positions[:n]
+    if keep is not None:
+        at = list(compress(at, keep))
+    # the first row of each slug: the last one written, the rows read backwards
+    return dict(zip(reversed(slugs), reversed(at), strict=True))
+
+
+_domain_of = attrgetter("domain")
+_slug_of = attrgetter("slug")
+
+
+def rows_by_slug(
+    desired: Iterable[LinkSpec], skip: Collection[int], positions: Sequence[int]
+) -> Iterable[tuple[int, LinkSpec]]:
+    """(position, row) of ``desired`` but the positions in ``skip`` (``positions``: the
+    shared position objects, ``linksync.model.numbers.shared_ints``)."""
+    pairs = zip(positions, desired, strict=False)
+    if not skip:
+        return pairs
+    return ((i, spec) for i, spec in pairs if i not in skip)

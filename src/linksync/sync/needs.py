@@ -1,0 +1,65 @@
+"""What a plan needs of each domain: the slugs its rows name, and whether the domain
+must be listed whole (``linksync.sync.remote`` fetches by it)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+
+from linksync.model import LinkSpec
+from linksync.model.numbers import shared_ints
+from linksync.sync.compare import row_domain
+from linksync.sync.matched import first_by_slug, rows_by_slug
+from linksync.sync.options import SyncOptions
+
+
+@dataclass(slots=True)
+class Need:
+    """What the plan needs of one domain."""
+
+    #: folded slug -> the position of the first row naming it
+    slugs: dict[str, int] = field(default_factory=dict)
+    must_list: bool = False
+
+
+def needs(
+    desired: Sequence[LinkSpec],
+    options: SyncOptions,
+    system_domain: str,
+    *,
+    named: bool = False,
+    skip: Collection[int] = (),
+    domains: dict[str | None, str] | None = None,
+) -> dict[str, Need]:
+    """Per domain: which slugs the rows name (by the position of the first row naming
+    each), and whether the domain must be listed (``named``: the mirror's scope is not
+    listed). The rows at the positions in ``skip`` are left out; ``domains``, when
+    given, gets each row's domain as given -> its domain (folded)."""
+    out: dict[str, Need] = {}
+    positions = shared_ints(len(desired))
+    first = first_by_slug(desired, skip, positions)
+    if first is not None:  # one domain as given, every row with a folded slug
+        spec = next(s for i, s in zip(positions, desired, strict=False) if i not in skip)
+        domain = row_domain(spec, options, system_domain)
+        out[domain] = Need(first)
+        if domains is not None:
+            domains[spec.domain] = domain
+    given: dict[str | None, Need] = {}  # a row's domain as given -> its domain's need
+    rows = rows_by_slug(desired, skip, positions) if first is None else ()
+    for at, spec in rows:
+        need = given.get(spec.domain)
+        if need is None:
+            domain = row_domain(spec, options, system_domain)
+            need = given[spec.domain] = out.setdefault(domain, Need())
+            if domains is not None:
+                domains[spec.domain] = domain
+        slug = spec.slug
+        if slug:
+            folded = slug.lower()  # ``fold_slug``: the slug itself when already folded
+            need.slugs.setdefault(slug if folded == slug else folded, at)
+        elif spec.url:  # a row with neither (a hidden row, not read) needs nothing
+            need.must_list = True
+    if options.deletes and not named:
+        for domain in options.scope_domains:
+            out.setdefault(domain, Need()).must_list = True
+    return out
