@@ -23,8 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import partial
-from itertools import compress
-from operator import attrgetter
 
 import msgspec
 
@@ -57,8 +55,8 @@ def checks_of(managed: frozenset[str]) -> Checks:
     return plain, "password" in managed, "tags" in managed, "expires_at" in managed
 
 
-#: ``marks``: 0 no link met yet, 1 a candidate, 2 a link met that the row is not quiet
-#: with (or a second link of the row's slug)
+#: ``marks``: 1 a candidate, 2 a second link of the row's slug met, else 0 (the link
+#: met, if any, in ``links_at``)
 CANDIDATE = 1
 _MET = 2
 
@@ -141,6 +139,10 @@ class Matched:
         host: str | None = None
         named: Mapping[str, int] | None = None
         quiet = False
+        last_managed: frozenset[str] | None = None
+        last_checks: Checks = ((), False, False, False)
+        silent_columns: Mapping[str, str] | None = None
+        silent_managed: frozenset[str] | None = None
         for link in links:
             if link.domain is not host:  # the links of a page share their domain's text
                 host = link.domain
@@ -169,19 +171,21 @@ class Matched:
                 _force(link, "description", description)
             if not quiet:
                 continue
-            if marks[at]:  # a second link of the row's slug: the diff decides
+            if links_at[at] is not None:  # a second link of the row's slug: the diff decides
                 marks[at] = _MET
                 continue
-            marks[at] = _MET
+            links_at[at] = link
             # What ``QuickDiff`` compares (``linksync.sync.unchanged``), in its order.
             remote_url = link.url
             if url is not None and url is not remote_url and url.strip() != remote_url.strip():
                 continue
             managed = spec.managed
-            checks = all_checks.get(managed)
-            if checks is None:
-                checks = all_checks[managed] = checks_of(managed)
-            plain, password, tags, expires = checks
+            if managed is not last_managed:  # the rows of a sheet share it
+                checks = all_checks.get(managed)
+                if checks is None:
+                    checks = all_checks[managed] = checks_of(managed)
+                last_managed, last_checks = managed, checks
+            plain, password, tags, expires = last_checks
             if plain:  # ``description`` shared above when equal: the same string
                 if plain is _DESCRIPTION:
                     if link.description is not description and (description or None) != (
@@ -198,48 +202,16 @@ class Matched:
                 continue
             prov = spec.provenance
             columns = prov.columns if prov is not None else None
-            if columns:
+            if columns and (columns is not silent_columns or managed is not silent_managed):
                 said = left.get(managed)
                 if said is None or said[0] is not columns:  # rows of a sheet share both
                     names = tuple(n for n in LEFT_FIELDS if n not in managed and n in columns)
                     said = left[managed] = (columns, names)
-                if said[1] and left_alone(spec, link, self.options):
+                if not said[1]:  # no cell it could leave empty: no row of these says a thing
+                    silent_columns, silent_managed = columns, managed
+                elif left_alone(spec, link, self.options):
                     continue  # a row with a note goes the diff's way
             marks[at] = CANDIDATE
-            links_at[at] = link
-
-
-def first_by_slug(
-    desired: Sequence[LinkSpec], skip: Collection[int], positions: Sequence[int]
-) -> dict[str, int] | None:
-    """Folded slug -> the position of the first row naming it, of the rows of
-    ``desired`` but those in ``skip``, when every such row names the same domain (as
-    given) and a slug already folded: built without a Python step per row. None when
-    the rows are not all so (``rows_by_slug`` then, one row at a time)."""
-    n = len(desired)
-    if not n:
-        return None
-    keep: bytearray | None = None
-    if skip:
-        keep = bytearray(b"\x01") * n
-        for i in skip:
-            if 0 <= i < n:
-                keep[i] = 0
-    rows: Iterable[LinkSpec] = compress(desired, keep) if keep is not None else desired
-    if len(set(map(_domain_of, rows))) > 1:
-        return None
-    slugs = list(map(_slug_of, compress(desired, keep) if keep is not None else desired))
-    if not slugs or not all(slugs) or any(map(str.__ne__, map(str.lower, slugs), slugs)):
-        return None
-    at: Sequence[int] = positions[:n]
-    if keep is not None:
-        at = list(compress(at, keep))
-    # the first row of each slug: the last one written, the rows read backwards
-    return dict(zip(reversed(slugs), reversed(at), strict=True))
-
-
-_domain_of = attrgetter("domain")
-_slug_of = attrgetter("slug")
 
 
 def rows_by_slug(

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from linksync.model import LinkSpec
 from linksync.model.numbers import shared_ints
 from linksync.sync.compare import row_domain
-from linksync.sync.matched import first_by_slug, rows_by_slug
+from linksync.sync.matched import rows_by_slug
 from linksync.sync.options import SyncOptions
 
 
@@ -36,17 +36,8 @@ def needs(
     listed). The rows at the positions in ``skip`` are left out; ``domains``, when
     given, gets each row's domain as given -> its domain (folded)."""
     out: dict[str, Need] = {}
-    positions = shared_ints(len(desired))
-    first = first_by_slug(desired, skip, positions)
-    if first is not None:  # one domain as given, every row with a folded slug
-        spec = next(s for i, s in zip(positions, desired, strict=False) if i not in skip)
-        domain = row_domain(spec, options, system_domain)
-        out[domain] = Need(first)
-        if domains is not None:
-            domains[spec.domain] = domain
     given: dict[str | None, Need] = {}  # a row's domain as given -> its domain's need
-    rows = rows_by_slug(desired, skip, positions) if first is None else ()
-    for at, spec in rows:
+    for at, spec in rows_by_slug(desired, skip, shared_ints(len(desired))):
         need = given.get(spec.domain)
         if need is None:
             domain = row_domain(spec, options, system_domain)
