@@ -100,3 +100,22 @@ def test_a_plan_of_unchanged_rows_holds_no_change_per_row() -> None:
     text = render_plan_text(plan)
     assert text.startswith(f"Plan: {n} unchanged") and "No changes" in text
     assert sum(1 for _ in plan.changes) == n  # made one at a time as they are read
+
+
+def test_a_domain_every_link_of_which_a_quiet_row_claims_has_none_unmanaged_or_deleted() -> None:
+    """The quiet rows each claim a link of their own: when they are as many as the
+    domain's links, the plan names no link unclaimed, without looking; one link more
+    and it is named (unmanaged, or a mirror's delete)."""
+    rows = [spec(i, s, f"https://e.com/{s}") for i, s in enumerate("abc")]
+    links = [link(s, f"https://e.com/{s}") for s in "abc"]
+    mirror = SyncOptions(system_domain=SYS, mode=Mode.MIRROR, scope_domains=(SYS,))
+    for options in (SyncOptions(system_domain=SYS), mirror):
+        plan = diff(rows, replace(remote_state(SYS, ()), links=LinkIndex(links)), options)
+        assert plan.quiet == 3 and plan.unmanaged.links == ()
+        assert [c.action for c in plan.listed] == []
+        more = LinkIndex([*links, link("zz", "https://e.com/zz")])
+        plan = diff(rows, replace(remote_state(SYS, ()), links=more), options)
+        if options.deletes:
+            assert [(c.action, c.slug) for c in plan.listed] == [(Action.DELETE, "zz")]
+        else:
+            assert [k.slug for k in plan.unmanaged.links] == ["zz"]

@@ -323,7 +323,7 @@ class _Differ:
         protected, in_scope = self.protected_urls, self.in_scope
         left = [
             (key, link)
-            for key, link in unclaimed(self.remote.links, self.claimed)
+            for key, link in unclaimed(self.remote.links, self.claimed, self.quick.claimed_on())
             if in_scope(link) and (key.domain, link.url.strip()) not in protected
         ]
         for key, link in sorted(self.ignoring.spare(left)):
@@ -374,6 +374,7 @@ def diff(
         rows += retire_deletes(differ.deletes(len(desired)), options)
     changes = mark_quota(rows, remote)  # the quiet rows plan no create nor write
     quota = quota_note(changes, remote)
+    claims = differ.claimed, differ.protected_urls, differ.in_scope, differ.quick.claimed_on()
     return Plan(
         changes=PlanChanges(sort_changes(changes), differ.quick.quiet),
         options=options,
@@ -383,9 +384,7 @@ def diff(
         safety=judge_safety(changes, remote, options, differ.in_scope),
         target=target,
         unmanaged=Unmanaged(
-            unmanaged_links(
-                remote, options, differ.claimed, differ.protected_urls, differ.in_scope
-            ),
+            unmanaged_links(remote, options, *claims),
             tuple(sorted(remote.listed_domains - {""})),
         ),
         ignored=differ.ignoring.ignored(),

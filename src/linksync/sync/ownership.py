@@ -200,15 +200,17 @@ def unmanaged_links(
     claimed: Collection[LinkKey],
     protected_urls: Collection[tuple[str, str]],
     in_scope: Callable[[RemoteLink], bool],
+    known: Mapping[str, int] | None = None,
 ) -> tuple[LinkKey, ...]:
     """Links of fully listed domains that no row claims (nor protects by its URL) and
-    that are outside the scope (every link when there is no scope), by domain and slug."""
+    that are outside the scope (every link when there is no scope), by domain and slug
+    (``known``: as ``linksync.sync.state.unclaimed`` reads it)."""
     scoped = bool(options.scope_domains) or options.owner_tag is not None
     listed = remote.listed_domains
     return tuple(
         sorted(
             key
-            for key, link in unclaimed(remote.links, claimed)
+            for key, link in unclaimed(remote.links, claimed, known)
             if key.domain in listed
             and (key.domain, link.url.strip()) not in protected_urls
             and not (scoped and in_scope(link))

@@ -38,6 +38,13 @@ class QuietRows:
     def __len__(self) -> int:
         return len(self.at)
 
+    def claimed_on(self) -> dict[str, int]:
+        """Per domain (folded), how many of its links the quiet rows claim: each claims
+        its own (a later row naming it is a duplicate, not quiet). Told only when the
+        rows' domains are one (else by none)."""
+        domains = set(self.domains.values())
+        return {domains.pop(): len(self.at)} if len(domains) == 1 else {}
+
     def change(self, k: int) -> Change:
         """The change of the ``k``-th quiet row: what the diff's full path makes of it."""
         index = self.at[k]

@@ -163,15 +163,20 @@ class LinkIndex(KeyMap[RemoteLink]):
 
 
 def unclaimed(
-    links: Mapping[LinkKey, RemoteLink], claimed: Collection[LinkKey]
+    links: Mapping[LinkKey, RemoteLink],
+    claimed: Collection[LinkKey],
+    known: Mapping[str, int] | None = None,
 ) -> Iterator[tuple[LinkKey, RemoteLink]]:
     """(key, link) of the links whose key is not in ``claimed``, in the order held
     (two ``KeyMap``s are compared domain by domain, slug by slug: no key is made for a
-    claimed link)."""
+    claimed link). ``known``: per domain (folded), how many of its links ``claimed``
+    is known to hold: a domain with no more links than that is passed by unread."""
     if not (isinstance(links, KeyMap) and isinstance(claimed, KeyMap)):
         yield from ((key, link) for key, link in links.items() if key not in claimed)
         return
     for domain, slugs in links._domains.items():
+        if known and known.get(domain, -1) >= len(slugs):
+            continue  # every link of the domain claimed
         taken = claimed.on_domain(domain)
         if 2 * len(taken) < len(slugs):  # most links unclaimed
             yield from ((LinkKey(domain, s), link) for s, link in slugs.items() if s not in taken)

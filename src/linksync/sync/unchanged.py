@@ -157,6 +157,10 @@ class QuickDiff:
         if self._marks is not None:
             self._marks[first] = 0
 
+    def claimed_on(self) -> dict[str, int]:
+        """``QuietRows.claimed_on`` of the quiet rows, once ``plan_rows`` ran."""
+        return self.quiet.claimed_on()
+
     @property
     def taking(self) -> bool:
         """Whether the claims of the rows were held from the start (``_taken``)."""
