@@ -22,6 +22,10 @@ class Need:
     must_list: bool = False
 
 
+#: no row read yet
+_NO_ROW = object()
+
+
 def needs(
     desired: Sequence[LinkSpec],
     options: SyncOptions,
@@ -37,17 +41,23 @@ def needs(
     given, gets each row's domain as given -> its domain (folded)."""
     out: dict[str, Need] = {}
     given: dict[str | None, Need] = {}  # a row's domain as given -> its domain's need
+    spelt: object = _NO_ROW  # the domain as given of the row before, and its need
+    need = Need()
+    first = need.slugs.setdefault
     for at, spec in rows_by_slug(desired, skip, shared_ints(len(desired))):
-        need = given.get(spec.domain)
-        if need is None:
-            domain = row_domain(spec, options, system_domain)
-            need = given[spec.domain] = out.setdefault(domain, Need())
-            if domains is not None:
-                domains[spec.domain] = domain
+        if spec.domain is not spelt:  # rows in a run share their domain's text
+            spelt = spec.domain
+            known = given.get(spec.domain)
+            if known is None:
+                domain = row_domain(spec, options, system_domain)
+                known = given[spec.domain] = out.setdefault(domain, Need())
+                if domains is not None:
+                    domains[spec.domain] = domain
+            need, first = known, known.slugs.setdefault
         slug = spec.slug
         if slug:
             folded = slug.lower()  # ``fold_slug``: the slug itself when already folded
-            need.slugs.setdefault(slug if folded == slug else folded, at)
+            first(slug if folded == slug else folded, at)
         elif spec.url:  # a row with neither (a hidden row, not read) needs nothing
             need.must_list = True
     if options.deletes and not named:
