@@ -125,6 +125,8 @@ async def make_plan(
         target=target,
         passwords=passwords,
     )
+    if remote.matched is not None:  # taken by the diff, or not for its rows (enriched)
+        remote.matched.drop()
     if changed is not None:
         made = narrow_plan(made, remote, changed)
     tags = (t for link in remote.links.values() for t in link.tags)
@@ -139,6 +141,8 @@ async def refresh_saved(client: LinkClient, plan: Plan, specs: Iterable[LinkSpec
     plan = restore_passwords(plan, specs)
     named = plan.partial is not None  # a partial plan reads its own links again, no more
     fresh = await fetch_remote(client, plan_specs(plan), plan.options, named=named)
+    if fresh.matched is not None:  # no diff of these rows: the matches are not needed
+        fresh.matched.drop()
     return mark_stale(plan, fresh)
 
 

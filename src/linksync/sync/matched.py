@@ -126,6 +126,10 @@ class Matched:
         self.rows, self.links_at, self.marks, self._used = {}, [], bytearray(), True
         return taken
 
+    def drop(self) -> None:
+        """Hold nothing more (a fetch no diff reads, or one the diff could not take)."""
+        self.rows, self.links_at, self.marks, self._used = {}, [], bytearray(), True
+
     def usable_on(self, system_domain: str, custom: Mapping[str, object]) -> None:
         """The domains a row can be quiet on (as ``QuickDiff`` judges a row's domain)."""
         active = {d for d, info in custom.items() if getattr(info, "active", False)}

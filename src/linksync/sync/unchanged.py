@@ -9,6 +9,15 @@ with nothing to say is only recorded in ``quiet`` (``linksync.sync.quiet``), no
 (``full``), from the start. The short way only ever records what the full path
 records for a row (its claim on its link), so a row it leaves to the full path is
 decided as if it had never been looked at.
+
+When the listing already compared the rows with their links as its pages arrived
+(``linksync.sync.matched``: the very rows and options of this diff), the rows it found
+unchanged with nothing to say are taken as they are, and only the others are walked,
+in source order, by the short way and the full path. Each first row of a slug holds
+its claim from the start; an earlier row that claims the same link (an invalid row,
+a row without slug matched by URL) takes it over, and the later row goes the full
+path (``demote``), which names it a duplicate: the plan is the one the walk of every
+row makes.
 """
 
 from __future__ import annotations
