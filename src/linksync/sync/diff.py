@@ -52,12 +52,41 @@ from linksync.sync.ownership import (
 from linksync.sync.plan import Change, FieldChange, Plan, Unmanaged, sort_changes
 from linksync.sync.quiet import PlanChanges
 from linksync.sync.retire import retire_deletes
-from linksync.sync.rowchecks import domain_problem, missing_url
+from linksync.sync.rowchecks import named_keys, stable_slug
 from linksync.sync.rowchecks import problem as _problem
 from linksync.sync.safety import judge_safety, mark_quota, quota_note
-from linksync.sync.slugs import MAX_CANDIDATES, Slugless, first_free, identity_domain
+from linksync.sync.slugs import MAX_CANDIDATES, Slugless
 from linksync.sync.state import KeyMap, RemoteState, unclaimed
 from linksync.sync.unchanged import QuickDiff
+
+
+def _domain_problem(remote: RemoteState, spec: LinkSpec, domain: str) -> Problem | None:
+    """The problem of a row's domain: not registered in the workspace, or not active."""
+    if domain == remote.system_domain:
+        return None
+    info = remote.custom_domains.get(domain)
+    if info is None:
+        return _problem(
+            "DOMAIN_NOT_FOUND",
+            f"domain {domain} is not registered in this workspace",
+            spec,
+            "domain",
+        )
+    if not info.active:
+        return _problem(
+            "DOMAIN_NOT_ACTIVE",
+            f"domain {domain} is registered but not active (status {info.status})",
+            spec,
+            "domain",
+        )
+    return None
+
+
+def _missing_url(spec: LinkSpec) -> Problem | None:
+    """The problem of a row with neither a slug nor a destination URL."""
+    if spec.slug or (spec.url and spec.url.strip()):
+        return None
+    return _problem("MISSING_URL", "row has neither a slug nor a destination URL", spec, "url")
 
 
 class _Differ:
@@ -106,13 +135,11 @@ class _Differ:
             self._protect(spec, domain, index)
             return Change(Action.INVALID, domain, spec.slug, index, spec, problems=tuple(found))
         if hidden is not None:  # a row the workbook hides, not read: no link, no domain
-            if spec.slug and self.quick.taking:  # it claims nothing: nor held for it
-                key = LinkKey.of(domain, spec.slug)
-                if self.claimed.get(key) == index:
-                    self.claimed.drop(key)
+            if spec.slug:  # it claims nothing: nor a claim held for it (``QuickDiff``)
+                self.quick.release(LinkKey.of(domain, spec.slug), index)
             rest = tuple(p for p in found if p is not hidden)
             return Change(Action.SKIP, "", None, index, spec, problems=rest, reason=hidden.message)
-        blocked = domain_problem(self.remote, spec, domain) or missing_url(spec)
+        blocked = _domain_problem(self.remote, spec, domain) or _missing_url(spec)
         if blocked is not None:
             self._protect(spec, domain, index)
             return self._invalid(index, spec, domain, spec.slug, None, (*found, blocked))
@@ -137,7 +164,7 @@ class _Differ:
 
     def _protect(self, spec: LinkSpec, domain: str, index: int) -> None:
         if spec.slug:
-            self._claim(LinkKey.of(domain, spec.slug), index)
+            self.quick.claim(LinkKey.of(domain, spec.slug), index)
             self.kept_by.setdefault(spec.slug.lower(), spec)
         elif spec.url:
             self.protected_urls.add((domain, spec.url.strip()))
@@ -171,18 +198,8 @@ class _Differ:
                 return None, None
             link = matches[0]
             key = link.key
-        first = self._claim(key, index)
+        first = self.quick.claim(key, index)
         return link, (self._duplicate(spec, first) if first != index else None)
-
-    def _claim(self, key: LinkKey, index: int) -> int:
-        """The row that claims ``key`` first: ``index`` unless an earlier row did (a
-        claim held for a later row, ``QuickDiff._taken``, goes to this one)."""
-        first = self.claimed.setdefault(key, index)
-        if first > index:
-            self.claimed[key] = index
-            self.quick.demote(first)
-            return index
-        return first
 
     def _duplicate(self, spec: LinkSpec, first: int) -> Problem:
         other = self.desired[first] if first < len(self.desired) else None
@@ -294,23 +311,10 @@ class _Differ:
         )  # fmt: skip
 
     def _stable_slug(self, domain: str, url: str) -> str | None:
-        """The row's stable slug: its first candidate that no link of the workspace
-        holds and no row of the sources names (the same on every machine)."""
+        """The row's stable slug (``linksync.sync.rowchecks.stable_slug``)."""
         if self._named is None:
-            system = self.remote.system_domain
-            self._named = {
-                LinkKey.of(row_domain(s, self.options, system), s.slug)
-                for s in self.desired
-                if s.slug
-            }
-        named, claimed, links = self._named, self.claimed, self.remote.links
-
-        def taken(slug: str) -> bool:
-            key = LinkKey(domain, slug)  # both lower case already
-            return key in named or key in claimed or key in links
-
-        found = first_free(identity_domain(domain, self.remote.system_domain), url, taken)
-        return found[1] if found is not None else None
+            self._named = named_keys(self.desired, self.options, self.remote.system_domain)
+        return stable_slug(domain, url, self.remote, (self._named, self.claimed))
 
     def in_scope(self, link: RemoteLink) -> bool:
         opts = self.options

@@ -160,6 +160,22 @@ class QuickDiff:
                 quiet.domains.setdefault(spelt, domain)
         return out
 
+    def claim(self, key: LinkKey, index: int) -> int:
+        """The row that claims ``key`` first: ``index`` unless an earlier row did (a
+        claim held for a later row, ``_taken``, goes to this one)."""
+        first = self._claimed.setdefault(key, index)
+        if first > index:
+            self._claimed[key] = index
+            self.demote(first)
+            return index
+        return first
+
+    def release(self, key: LinkKey, index: int) -> None:
+        """Row ``index`` claims nothing after all (a hidden row, not read): nor is a
+        claim held for it from the start (``_taken``)."""
+        if self._marks is not None and self._claimed.get(key) == index:
+            self._claimed.drop(key)
+
     def demote(self, first: int) -> None:
         """Row ``first`` loses its claim to an earlier row: it goes the full path (which
         says DUPLICATE_IN_SOURCE), not quiet."""
@@ -169,11 +185,6 @@ class QuickDiff:
     def claimed_on(self) -> dict[str, int]:
         """``QuietRows.claimed_on`` of the quiet rows, once ``plan_rows`` ran."""
         return self.quiet.claimed_on()
-
-    @property
-    def taking(self) -> bool:
-        """Whether the claims of the rows were held from the start (``_taken``)."""
-        return self._marks is not None
 
     def _rows(
         self,
