@@ -128,3 +128,52 @@ async def test_an_answer_naming_a_constant_of_linksyncs_own_is_not_read_as_it(
     exc = info.value
     assert type(exc) is ApiError and exc.constant == "UNEXPECTED_RESPONSE"
     assert exc.message == "odd" and exc.stops is None and exc.retryable
+
+
+#: How each kind of call reads its answer: a list page and a link straight from the
+#: bytes, the organization from the decoded JSON.
+CALLS = {
+    "a list page": lambda c: c.list_links_page(1, 100),
+    "a link read": lambda c: c.get_link("abc"),
+    "a link created": lambda c: c.create_link({"slug": "abc", "url": "https://e.com"}),
+    "the organization": lambda c: c.get_organization(),
+}
+ERROR_OBJECTS = {
+    "plain": b'{"error": {"code": 40301, "constant": "FORBIDDEN", '
+    b'"message": "not on your plan", "requestId": "rid-7"}}',
+    "its key escaped": b'{"\\u0065rror": {"code": 40301, "constant": "FORBIDDEN", '
+    b'"message": "not on your plan", "requestId": "rid-7"}}',
+}
+
+
+@pytest.mark.parametrize("call", sorted(CALLS))
+@pytest.mark.parametrize("body", sorted(ERROR_OBJECTS))
+async def test_a_2xx_answer_holding_an_error_object_is_that_error(call: str, body: str) -> None:
+    app = FakeService(lambda s: Reply(200, ERROR_OBJECTS[body]))
+    async with fake_client(app, retry=no_retries()) as client:
+        with pytest.raises(ApiError) as info:
+            await CALLS[call](client)
+    exc = info.value
+    assert (exc.status, exc.constant, exc.message) == (200, "FORBIDDEN", "not on your plan")
+    assert exc.request_id == "rid-7" and not exc.retryable and exc.attempts == 1
+    assert len(app.seen) == 1
+
+
+@pytest.mark.parametrize("call", sorted(CALLS))
+async def test_a_2xx_answer_naming_error_in_a_value_is_read_as_data(call: str) -> None:
+    record = {"id": "lnk_1", "domain": "lnk.test", "slug": "abc", "url": "https://e.com",
+              "shortUrl": "https://lnk.test/abc",
+              "description": 'the "error" page \u00e9'}  # fmt: skip
+    data: object = [record] if call == "a list page" else record
+    if call == "the organization":
+        data = {"id": "org_1", "name": 'the "error" team', "plan": "free"}
+    app = FakeService(lambda s: ok(data))
+    async with fake_client(app, retry=no_retries()) as client:
+        got = await CALLS[call](client)
+    if call == "a list page":
+        (link,) = got.links
+        assert link.description == 'the "error" page \u00e9'
+    elif call == "the organization":
+        assert got.name == 'the "error" team'
+    else:
+        assert (got.slug, got.description) == ("abc", 'the "error" page \u00e9')

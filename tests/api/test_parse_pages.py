@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
 import pytest
 
 from linksync.api.pages import fast_link
@@ -59,6 +60,8 @@ SHAPES: dict[str, dict[str, Any]] = {
     "a numeric id": _own([_record(1, id=42)]),
     "no domain": _own([_record(1, domain=...)]),
     "an empty slug": _own([_record(1, slug="")]),
+    "an empty domain": _own([_record(1, domain="")]),
+    "a null domain": _own([_record(1, domain=None)]),
     "a null URL": _own([_record(1, url=None)]),
     "a title, no description": _own([_record(1, description=..., title="Spring")]),
     "no pagination": {"code": 0, "data": [_record(1)]},
@@ -151,3 +154,40 @@ def test_one_links_answer_of_another_shape_is_left_to_the_tolerant_reader() -> N
     for body in (_record(1, clicks=7), _record(1, slug=""), _record(1, url=None)):
         assert fast_link(json.dumps({"code": 0, "data": body}).encode()) is None
     assert fast_link(b"<html>busy</html>") is None
+
+
+def test_a_page_decodes_to_the_records_made_by_hand() -> None:
+    """Decoded from a page's bytes or built field by field, the same records: equal,
+    shown alike, the same dicts; the page's records hold their domain and equal times
+    once, and the usual short URL is not held as text."""
+    later = "2026-11-02T08:00:00.000Z"
+    records = [_record(0), _record(1, shortUrl="http://lnk.test/spring-1"),
+               _record(2, createdAt=later, updatedAt=later, shortUrl="https://x.test/2"),
+               _record(3, domain="go.test", shortUrl="https://go.test/spring-3")]  # fmt: skip
+    page = parse_link_page(json.dumps(_own(records)).encode(), page=1, limit=100)
+    made = [RemoteLink(r["domain"], r["slug"], r["url"], id=r["id"], short_url=r["shortUrl"],
+                       description=r["description"], tags=tuple(r["tags"]),
+                       created_at=r["createdAt"], updated_at=r["updatedAt"])
+            for r in records]  # fmt: skip
+    assert list(page.links) == made
+    assert [repr(link) for link in page.links] == [repr(link) for link in made]
+    assert [link.to_dict() for link in page.links] == [link.to_dict() for link in made]
+    assert [link.short_url for link in page.links] == [r["shortUrl"] for r in records]
+    first, second, third, fourth = page.links
+    assert first.domain is second.domain is third.domain and fourth.domain == "go.test"
+    assert second.created_at is first.created_at and first.updated_at is first.created_at
+    assert third.updated_at is third.created_at and third.created_at is not first.created_at
+    held = [msgspec.structs.astuple(link) for link in page.links]
+    assert "https://lnk.test/spring-0" not in held[0] and "https://go.test/spring-3" not in held[3]
+    assert "https://x.test/2" in held[2]
+
+
+@pytest.mark.parametrize("field", ["domain", "slug"])
+def test_an_empty_domain_or_slug_is_taken_from_the_short_url(field: str) -> None:
+    raw = json.dumps(_own([_record(7, **{field: ""})])).encode()
+    (link,) = parse_link_page(raw, page=1, limit=100).links
+    assert (link.domain, link.slug, link.short_url) == (
+        "lnk.test", "spring-7", "https://lnk.test/spring-7",
+    )  # fmt: skip
+    answer = json.dumps({"code": 0, "data": _record(7, **{field: ""})}).encode()
+    assert fast_link(answer) is None  # left to the tolerant reader, which reads the same

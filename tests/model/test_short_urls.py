@@ -58,3 +58,20 @@ def test_a_copy_with_another_slug_keeps_the_short_url_it_had() -> None:
     moved = dataclasses.replace(link, slug="b")
     assert moved.short_url == "https://go.example.com/a"
     assert dataclasses.replace(link, url="https://f.com").short_url == "https://go.example.com/a"
+
+
+def test_records_made_one_after_another_hold_equal_text_once() -> None:
+    """However a record is made (decoded, from a dict, by hand), its domain and a
+    creation time equal to the record's before it are held once, as is an update time
+    equal to its own creation time; the values read back as given."""
+    when = "2026-11-01T10:00:00.000Z"
+    first = RemoteLink.from_dict({"domain": "".join(["go.", "example.com"]), "slug": "a",
+                                  "url": "https://e.com/a", "createdAt": when[:10] + when[10:],
+                                  "updatedAt": when[:11] + when[11:]})  # fmt: skip
+    second = RemoteLink("".join(["go.example", ".com"]), "b", "https://e.com/b",
+                        created_at=when[:12] + when[12:])  # fmt: skip
+    assert second.domain is first.domain and second.created_at is first.created_at
+    assert first.updated_at is first.created_at
+    assert (second.domain, second.created_at, first.updated_at) == ("go.example.com", when, when)
+    other = RemoteLink("other.example", "c", "https://e.com/c", created_at="2026-11-02")
+    assert (other.domain, other.created_at) == ("other.example", "2026-11-02")

@@ -12,7 +12,9 @@ What this class adds to ``httpx_aiohttp.AiohttpTransport``:
   kept 5 s (as httpx's ``keepalive_expiry``; ``api/inflight.py`` counts on it), the TLS
   context (``api/network.ssl_context``), the proxy (resolved by httpx's rules in
   ``api/network.proxy_for``; its credentials go as the ``Proxy-Authorization`` header
-  httpx makes of them) and the timeouts, not rebuilt per request.
+  httpx makes of them), the timeouts and, straight to the service, the client's headers
+  (the session's own: a request that sends just those hands aiohttp nothing to merge),
+  not rebuilt per request.
 - **No retry of its own**: aiohttp sends a GET, PUT or DELETE again once when a
   kept-alive connection was closed under it; the client's retry policy does that, counts
   the attempts and confirms unknown outcomes, so the session's retry is off.
@@ -155,6 +157,7 @@ class NetworkTransport(AiohttpTransport):
         concurrency: int,
         timeout: float,
         proxy: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         limits = httpx.Limits(
             max_connections=concurrency,
@@ -170,6 +173,11 @@ class NetworkTransport(AiohttpTransport):
         #: The proxy's credentials, as httpx's transport sends them.
         self._proxy_headers = _proxy_authorization(self._proxy)
         self._timeout = timeout
+        #: The headers of most requests (``headers``): the session's own, so a request
+        #: given this very mapping hands aiohttp none to merge into them. Not through a
+        #: proxy: aiohttp merges a session's headers into the proxy's too (the key would
+        #: go to the proxy).
+        self._headers = headers if self._proxy is None else None
         self.client = self._session
 
     def _session(self) -> aiohttp.ClientSession:
@@ -187,6 +195,7 @@ class NetworkTransport(AiohttpTransport):
             # always ends first), and aiohttp would move a timer at every read.
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=self._timeout),
             proxy=str(proxy.url) if proxy is not None else None,
+            headers=self._headers,
             skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding"),
             cookie_jar=aiohttp.CookieJar(unsafe=True),  # as httpx's client: IP hosts too
         )
@@ -206,12 +215,14 @@ class NetworkTransport(AiohttpTransport):
         content: bytes | None,
     ) -> Any:
         """aiohttp's request context (not yet entered) for one request."""
+        if headers is self._headers:
+            headers = None  # the session's own: nothing to merge
         connect_headers = None
         if self._proxy_headers:  # credentials: on the CONNECT (https), else each request
             if url.startswith("https:"):
                 connect_headers = self._proxy_headers
             else:
-                pairs = headers.items() if isinstance(headers, Mapping) else headers
+                pairs = headers.items() if isinstance(headers, Mapping) else headers or ()
                 headers = [*pairs, *self._proxy_headers.items()]
         return self._ready().request(
             method,

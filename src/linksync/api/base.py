@@ -26,9 +26,10 @@ import httpx
 import orjson
 
 from linksync._version import __version__
+from linksync.api.answers import Answer
 from linksync.api.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
 from linksync.api.events import CallHook, CallHooks
-from linksync.api.failures import error_from_answer, is_success, read_body, request_id_of
+from linksync.api.failures import error_from_answer, read_body, request_id_of
 from linksync.api.limiter import RateLimiter
 from linksync.api.network import (
     ConnectionTrace,
@@ -50,48 +51,7 @@ from linksync.safe.secrets import redact
 log = logging.getLogger("linksync.api")
 
 T = TypeVar("T")
-
-
-class Answer:
-    """A successful answer: its status, requestId, the body's bytes as they came
-    (``content``, gzip decoded: decode them straight into records, no copy made) and
-    the body's JSON (``body``: decoded on first use, None when empty).
-
-    A 2xx body that names an error object is never an Answer (``_send`` raises its
-    ApiError). Whether the body is JSON at all is known only once it is decoded:
-    ``body`` raises the ApiError of "HTTP 200 with a non-JSON body" when it is not, so a
-    decoder of ``content`` that meets something else reads ``body`` to learn which."""
-
-    __slots__ = ("_body", "_fail", "content", "request_id", "status")
-
-    def __init__(
-        self,
-        status: int,
-        body: Any,
-        request_id: str | None,
-        content: bytes = b"",
-        fail: Callable[[str], ApiError] | None = None,
-    ) -> None:
-        self.status, self.request_id, self.content = status, request_id, content
-        self._body, self._fail = body, fail
-
-    @property
-    def body(self) -> Any:
-        fail = self._fail
-        if fail is not None:  # not decoded yet
-            self._fail = None
-            try:
-                self._body = orjson.loads(self.content)
-            except orjson.JSONDecodeError:
-                self._body = read_body(self.content)[1]  # as the standard library reads
-            if self._body is None:  # not JSON, or JSON's null
-                raise fail(self.content.decode("utf-8", "replace"))
-        return self._body
-
-
-#: Where an answer's bytes hold neither of these, its JSON cannot be an error object
-#: (``{"error": ...}``; a JSON escape could spell the key ``"\u0065rror"``).
-_NAMES_ERROR, _ESCAPE = b'"error"', b"\\u"
+__all__ = ["Answer", "BaseClient", "CallState"]
 
 
 class CallState:
@@ -178,6 +138,7 @@ class BaseClient:
                 concurrency=concurrency,
                 timeout=timeout,
                 proxy=self.proxy,
+                headers=self._headers,
             )
         else:
             self._wire = HttpxWire(transport, timeout)
@@ -263,18 +224,16 @@ class BaseClient:
         if status == 407:  # a proxy's answer (http:// services): the service saw nothing
             reason = self.redact(reason or "Proxy Authentication Required")
             raise proxy_auth_error(self.proxy, status, reason, state.attempts)
-        if 200 <= status < 300 and _NAMES_ERROR not in content and _ESCAPE not in content:
-            # Not an error object: its JSON is decoded when read (``Answer.body``).
+        if 200 <= status < 300:
+            # Looked at for an error object, and decoded, when read (``Answer``).
             attempts = state.attempts
 
-            def not_json(text: str) -> ApiError:
-                return self._error(status, headers, None, text, attempts)
+            def failed(text: str, parsed: Any) -> ApiError:
+                return self._error(status, headers, parsed, text, attempts)
 
-            fail = not_json if content else None  # an empty body is None
+            fail = failed if content else None  # an empty body is None
             return Answer(status, None, request_id_of(headers), content, fail)
         text, parsed = read_body(content)
-        if is_success(status, text, parsed):
-            return Answer(status, parsed, request_id_of(headers), content)
         error = self._error(status, headers, parsed, text, state.attempts)
         if status == 429:
             self._stats.rate_limited += 1

@@ -33,7 +33,7 @@ import httpx
 
 from linksync.api import parse as p
 from linksync.api.base import Answer, BaseClient, CallState
-from linksync.api.pages import fast_link
+from linksync.api.pages import fast_link, fast_link_page
 from linksync.api.types import (
     Domain,
     Invitation,
@@ -69,14 +69,18 @@ def _body(read: Callable[[Any], T]) -> Callable[[Answer], Awaitable[T]]:
 
 
 async def _link_page(a: Answer, *, page: int, limit: int) -> LinkPage:
-    """A list page, decoded from the answer's bytes (``linksync.api.parse``)."""
+    """A list page, decoded from the answer's bytes in the service's own shape, else
+    by the tolerant reader (``linksync.api.parse``: the same links either way)."""
+    fast = a.decoded(partial(fast_link_page, page=page, limit=limit))
+    if fast is not None:
+        return fast
     return p.parse_link_page(a.content or a.body, page=page, limit=limit)
 
 
 async def _one_link(a: Answer) -> RemoteLink:
     """A link read: decoded from the answer's bytes in the service's own shape, else
     by the tolerant reader (the same record either way)."""
-    fast = fast_link(a.content) if a.content else None
+    fast = a.decoded(fast_link)
     return fast if fast is not None else p.parse_link(p.unwrap(a.body))
 
 
@@ -187,7 +191,7 @@ class LinkServiceClient(BaseClient):
     # --- links --------------------------------------------------------------------------
 
     async def _link_answer(self, a: Answer, slug: str | None, domain: str | None) -> RemoteLink:
-        fast = fast_link(a.content) if a.content else None  # the service's own shape
+        fast = a.decoded(fast_link)  # the service's own shape
         if fast is not None:
             return fast
         data = p.unwrap_record(a.body, "link")

@@ -142,8 +142,10 @@ class CallHooks:
         result: object = None,
     ) -> None:
         """The event of a call that ended, with its scope's labels: to the scope and to
-        every subscribed hook."""
+        every subscribed hook (made only when one of them is there to receive it)."""
         scope = _SCOPE.get()
+        if scope is None and not self._hooks:
+            return
         labels = scope.labels if scope is not None else {}
         event = CallEvent(kind, status, request_id, attempts, confirmed, error, result, labels)
         if scope is not None:

@@ -1,18 +1,17 @@
 """List pages decoded from the answer's bytes straight into records.
 
 A list page in the service's own shape (``{"code", "data": [records], "pagination"}``,
-camelCase records of the known fields and types, no other field) is decoded by msgspec
-into ``RemoteLink`` records, with no dict per link in between (``fast_link_page``);
-an answer of any other shape gives None, and ``linksync.api.parse`` reads it with its
-tolerant reader, which gives the same links. One link's answer (a create, an update, a
-read) likewise (``fast_link``). Records of a page share their domain's
-text (as do equal ``createdAt`` of links next to each other, and an ``updatedAt`` equal
-to ``createdAt``): a million links hold one string per domain (``compact_links``).
+camelCase records of the known fields and types, no other field, a domain and a slug
+in each) is decoded by msgspec into ``RemoteLink`` records, with no dict per link in
+between and no pass over them afterwards (``fast_link_page``); an answer of any other
+shape gives None, and ``linksync.api.parse`` reads it with its tolerant reader, which
+gives the same links. One link's answer (a create, an update, a read) likewise
+(``fast_link``). Each record, as it is made, holds its usual short URL as a marker
+and shares its domain and timestamps with the record before it
+(``linksync.model.short_urls``): a million links hold one string per domain.
 """
 
 from __future__ import annotations
-
-import sys
 
 import msgspec
 
@@ -55,12 +54,9 @@ def fast_link(raw: bytes | bytearray | memoryview) -> RemoteLink | None:
     """One link's answer decoded straight into its record, or None when the answer is
     of another shape (the tolerant reader, ``parse_link``, then reads it)."""
     try:
-        link = _LINK_ANSWER.decode(raw).data
-    except msgspec.DecodeError:
+        return _LINK_ANSWER.decode(raw).data
+    except msgspec.DecodeError:  # an empty slug or domain too (``model.short_urls.Named``)
         return None
-    if not link.slug or not link.domain:
-        return None  # the tolerant reader takes them from the short URL
-    return link
 
 
 def fast_link_page(
@@ -70,15 +66,11 @@ def fast_link_page(
     shape (the tolerant reader then reads it)."""
     try:
         answer = _LINK_LIST.decode(raw)
-    except msgspec.DecodeError:
+    except msgspec.DecodeError:  # an empty slug or domain too (``model.short_urls.Named``)
         return None
-    links = answer.data
-    for link in links:
-        if not link.slug or not link.domain:
-            return None  # the tolerant reader takes them from the short URL
     p = answer.pagination or _NO_PAGINATION
     return LinkPage(
-        links=compact_links(links),
+        links=answer.data,
         page=p.page or page,
         limit=p.limit or limit,
         total=p.total,
@@ -88,30 +80,3 @@ def fast_link_page(
 
 
 _NO_PAGINATION = _Pagination()
-_force = msgspec.structs.force_setattr
-
-
-def compact_links(links: tuple[RemoteLink, ...]) -> tuple[RemoteLink, ...]:
-    """The records with their domain's text shared (``sys.intern``), a ``created_at``
-    equal to the one of the link before sharing its text (links made together, by an
-    import or a bulk create, were made in the same millisecond), and an ``updated_at``
-    equal to ``created_at`` sharing its text: the same values, held once."""
-    host: str | None = None
-    shared = ""
-    made: str | None = None
-    for link in links:
-        domain = link.domain
-        if domain != host:
-            host, shared = domain, sys.intern(domain)
-        if domain is not shared:
-            _force(link, "domain", shared)
-        created, updated = link.created_at, link.updated_at
-        if created is not None and created is not made:
-            if created == made:
-                _force(link, "created_at", made)
-                created = made
-            else:
-                made = created
-        if updated is not None and updated is not created and updated == created:
-            _force(link, "updated_at", created)
-    return links

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from linksync.api.pages import compact_links, fast_link_page
+from linksync.api.pages import fast_link_page
 from linksync.api.types import Domain, Invitation, LinkPage, Member, OgSuggestion, Organization
 from linksync.errors import ApiError
 from linksync.model import RemoteLink
@@ -219,7 +219,7 @@ def parse_link_page(body: Any, *, page: int, limit: int) -> LinkPage:
     if has_more is None and "next_page" in p:
         has_more = p["next_page"] is not None
     return LinkPage(
-        links=compact_links(tuple(parse_link(item) for item in items)),
+        links=tuple(parse_link(item) for item in items),
         page=_int(p.get("page", p.get("current_page")), page) or page,
         limit=_int(p.get("limit", p.get("per_page", p.get("page_size"))), limit) or limit,
         total=_int(p.get("total", p.get("total_count", p.get("count")))),

@@ -16,7 +16,7 @@ import msgspec
 
 from linksync.model.declared import NOTHING_DECLARED, Declared
 from linksync.model.records import dataclass_compatible
-from linksync.model.short_urls import short_url_holder
+from linksync.model.short_urls import Named, short_url_holder
 from linksync.safe.secrets import REDACTED
 
 #: Every input field of a link, in the interface's order (Python names).
@@ -257,8 +257,8 @@ class RemoteLink(
     (``linksync.api.parse``), and not tracked by the garbage collector (it holds
     text, a tuple of text and ``extra``'s plain JSON values, never itself)."""
 
-    domain: str
-    slug: str
+    domain: Named
+    slug: Named
     url: str
     id: str | None = None
     short_url: str | None = None

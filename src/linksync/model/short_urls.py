@@ -1,4 +1,5 @@
-"""A listed link's short URL, not held when the service's usual form gives it.
+"""What a listed link holds once: its short URL when the service's usual form gives it,
+and the text it shares with the link made before it.
 
 Most services (and the sandbox) answer ``shortUrl`` as ``https://<domain>/<slug>``: a
 million listed links would hold a million such strings (about 78 bytes each) that the
@@ -8,17 +9,36 @@ give the very same text back whenever ``short_url`` is read. Any other short URL
 path, a port, another host) is kept as it came. Equality, hashing, pickling and
 ``dataclasses.replace`` see the same value whichever way the record was made
 (decoded from a list page, built from a dict, built by hand).
+
+The same step shares text between a record and the one made before it: the domain
+(a page's links are of one or a few domains), a ``created_at`` equal to the one
+before (links made together, by an import or a bulk create, were made in the same
+millisecond) and an ``updated_at`` equal to the record's own ``created_at``: the same
+values, held once. It runs once a record, in the record's own ``__post_init__``
+(msgspec calls it as it decodes a page: no pass over the page's links afterwards).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
+from msgspec.structs import force_setattr
+
+#: A record's domain or slug: decoded from a page it is never empty (a record without
+#: one is read by the tolerant reader, which takes them from the short URL, so the
+#: decoder refuses it in C); built by hand it may be (the service's own domain, before
+#: it has a name, is "").
+Named = Annotated[str, msgspec.Meta(min_length=1)]
 
 #: What a record holds in place of ``<scheme>://<domain>/<slug>``: the scheme after a
 #: NUL, which no URL begins with.
 _MARK = "\0"
 _HTTPS, _HTTP = _MARK + "https", _MARK + "http"
+#: The name under which the class keeps the short URL field's own slot (the field's
+#: name gives the text back, derived when it is not held).
+_HELD = "_held_short_url"
 
 
 def short_url_holder() -> tuple[Callable[[Any], None], Callable[[type], None]]:
@@ -26,23 +46,44 @@ def short_url_holder() -> tuple[Callable[[Any], None], Callable[[type], None]]:
     record decoded from a list page calls it straight, one call a link, no method in
     between), and ``bind(cls)``, once the class is made, makes ``cls.short_url`` give the
     derived text back and ``held`` swap a short URL of the usual form for its marker."""
-    get: Callable[..., str | None]
-    put: Callable[[Any, str], None]
+    # The text of the record made before: read once into a local, so records made in
+    # two threads at once share only equal text.
+    host = ""
+    made: str | None = None
 
     def held(link: Any) -> None:
-        value = get(link)
-        if not value or value[0] == _MARK:
-            return
-        domain, slug = link.domain, link.slug
-        if value == f"https://{domain}/{slug}":
-            put(link, _HTTPS)
-        elif value == f"http://{domain}/{slug}":
-            put(link, _HTTP)
+        nonlocal host, made
+        domain = link.domain
+        if domain is not host:
+            shared = host
+            if domain != shared:
+                host = shared = domain
+            else:
+                force_setattr(link, "domain", shared)
+                domain = shared
+        value = link._held_short_url
+        if value and value[0] != _MARK:
+            if value == f"https://{domain}/{link.slug}":
+                force_setattr(link, _HELD, _HTTPS)
+            elif value == f"http://{domain}/{link.slug}":
+                force_setattr(link, _HELD, _HTTP)
+        created = link.created_at
+        if created is not None:
+            last = made
+            if created is not last:
+                if created == last:
+                    force_setattr(link, "created_at", last)
+                    created = last
+                else:
+                    made = created
+            updated = link.updated_at
+            if updated is not created and updated == created:
+                force_setattr(link, "updated_at", created)
 
     def bind(cls: type) -> None:
-        nonlocal get, put
         stored = cls.__dict__["short_url"]  # the field's slot, read and written raw
-        get, put = stored.__get__, stored.__set__
+        setattr(cls, _HELD, stored)
+        get = stored.__get__
 
         def short_url(link: Any) -> str | None:
             value: str | None = get(link, cls)
