@@ -48,7 +48,7 @@ from linksync.sources.csv_scan import big_fields
 PANDAS_FROM = 32 << 20
 #: Characters read at a time (the file's bytes are decoded a block at a time).
 _BLOCK = 1 << 20
-_NEWLINE = ord("\n")
+_NEWLINE, _RETURN = ord("\n"), ord("\r")
 #: Records the ``csv`` module reads at a time before they are put into columns.
 _BATCH = 1 << 14
 #: After the file's last record: read as a record of its own, unless a quote is open.
@@ -123,21 +123,24 @@ def _columns(body: str, delim: str, width: int, end: str) -> list[list[str]] | N
     """The columns of ``body`` (lines without quotes, ending with ``end``: a line feed,
     or a carriage return and a line feed), or None unless every line holds exactly
     ``width - 1`` delimiters and, with ``\r\n``, every line feed follows a carriage
-    return and no other carriage return is met (the delimiters and line feeds taken
-    out of the bytes in order at numpy speed, and set against the one order they may
-    have)."""
-    if end != "\n" and not body.count("\r") == body.count("\n") == body.count("\r\n"):
+    return and no other carriage return is met (counted over the bytes at numpy speed:
+    the delimiters before each line break)."""
+    if width == 1 and end == "\n":
+        return [body.split(end)]
+    raw = np.frombuffer(body.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    breaks = np.flatnonzero(raw == _NEWLINE)
+    if end != "\n" and not np.array_equal(np.flatnonzero(raw == _RETURN), breaks - 1):
         return None
     if width == 1:
         return [body.split(end)]
-    if not delim.isascii():
+    delims = np.flatnonzero(raw == ord(delim))
+    lines = len(breaks) + 1
+    if len(delims) != lines * (width - 1):
         return None
-    raw = np.frombuffer(body.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-    found = raw[(raw == _NEWLINE) | (raw == ord(delim))].tobytes()
-    del raw
-    line = delim.encode("ascii") * (width - 1)
-    if len(found) % width != width - 1 or found != (line + b"\n") * (len(found) // width) + line:
+    before = np.searchsorted(delims, breaks)
+    if not np.array_equal(before, np.arange(1, lines, dtype=np.int64) * (width - 1)):
         return None
+    del raw, breaks, delims, before
     flat = body.replace(end, delim).split(delim)
     return [flat[c::width] for c in range(width)]
 
