@@ -178,7 +178,7 @@ class SpecFrame:
         for bit, f in enumerate(LINK_FIELDS):
             code |= self.managed[f].astype(np.int64) << bit
         cache: dict[int, frozenset[str]] = {}
-        for c in np.unique(code).tolist():
+        for c in np.flatnonzero(np.bincount(code)).tolist():  # the distinct patterns
             cache[c] = frozenset(f for b, f in enumerate(LINK_FIELDS) if c >> b & 1)
         cols = [self.values[f] for f in LINK_FIELDS]
         # A field no row sets (a spreadsheet without its column): None on every row,
