@@ -196,19 +196,23 @@ def fast_slug_ok(values: Sequence[Any]) -> np.ndarray:
     except TypeError:  # not all text
         text = ""
     reserved = rules.RESERVED_SLUGS
+    # (With ``n - 1`` line breaks in all, no value holds one: an empty value is an
+    # empty line.)
     if (
-        n
-        and all(values)
+        text
         and text.isascii()
-        and text.encode("ascii").translate(None, _SLUG_BYTES) == b"\n" * (n - 1)
+        and (data := text.encode("ascii")).translate(None, _SLUG_BYTES) == b"\n" * (n - 1)
+        and "\n\n" not in text
+        and text[0] != "\n"
+        and text[-1] != "\n"
         and "--" not in text
         and "\n-" not in text
         and "-\n" not in text
         and text[0] != "-"
         and text[-1] != "-"
-        and max(map(len, values)) <= rules.MAX_SLUG_BYTES
+        and _longest_line(data) <= rules.MAX_SLUG_BYTES
     ):
-        low = text.lower()
+        low = text if text.islower() else text.lower()
         lowered = values if low == text else low.split("\n")  # no new text when all lower
         if reserved.isdisjoint(lowered):
             return np.ones(n, dtype=bool)
@@ -226,6 +230,14 @@ def fast_slug_ok(values: Sequence[Any]) -> np.ndarray:
         dtype=bool,
         count=n,
     )
+
+
+def _longest_line(data: bytes) -> int:
+    """The length of the longest line of ``data`` (its line feeds left out)."""
+    if len(data) <= rules.MAX_SLUG_BYTES:
+        return len(data)
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)
+    return int(np.diff(ends, prepend=-1, append=len(data)).max()) - 1
 
 
 def has_invisible(values: Sequence[Any]) -> np.ndarray:
