@@ -212,7 +212,7 @@ def fast_slug_ok(values: Sequence[Any]) -> np.ndarray:
         and text[-1] != "-"
         and _longest_line(data) <= rules.MAX_SLUG_BYTES
     ):
-        low = text if text.islower() else text.lower()
+        low = text.lower()
         lowered = values if low == text else low.split("\n")  # no new text when all lower
         if reserved.isdisjoint(lowered):
             return np.ones(n, dtype=bool)
