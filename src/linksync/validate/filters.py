@@ -201,7 +201,7 @@ def fast_slug_ok(values: Sequence[Any]) -> np.ndarray:
     if (
         text
         and text.isascii()
-        and (data := text.encode("ascii")).translate(None, _SLUG_BYTES) == b"\n" * (n - 1)
+        and text.encode("ascii").translate(None, _SLUG_BYTES) == b"\n" * (n - 1)
         and "\n\n" not in text
         and text[0] != "\n"
         and text[-1] != "\n"
@@ -210,7 +210,7 @@ def fast_slug_ok(values: Sequence[Any]) -> np.ndarray:
         and "-\n" not in text
         and text[0] != "-"
         and text[-1] != "-"
-        and _longest_line(data) <= rules.MAX_SLUG_BYTES
+        and max(map(len, values)) <= rules.MAX_SLUG_BYTES
     ):
         low = text.lower()
         lowered = values if low == text else low.split("\n")  # no new text when all lower
@@ -230,14 +230,6 @@ def fast_slug_ok(values: Sequence[Any]) -> np.ndarray:
         dtype=bool,
         count=n,
     )
-
-
-def _longest_line(data: bytes) -> int:
-    """The length of the longest line of ``data`` (its line feeds left out)."""
-    if len(data) <= rules.MAX_SLUG_BYTES:
-        return len(data)
-    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)
-    return int(np.diff(ends, prepend=-1, append=len(data)).max()) - 1
 
 
 def has_invisible(values: Sequence[Any]) -> np.ndarray:
