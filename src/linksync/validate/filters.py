@@ -31,7 +31,7 @@ URL_PREFIX_RE = re.compile(_URL_PREFIX + r"(?=[/?#]|\Z)", re.ASCII)
 _URL_RE = re.compile(_URL_PREFIX + r"(?:[/?#][!-~]*)?", re.ASCII)
 
 #: Values checked at a time by ``_url_ok``.
-_URL_BLOCK = 1 << 16
+_URL_BLOCK = 1 << 14
 #: ``http://`` and one character: where the end of a URL's authority is looked for.
 _SCHEME_AND_ONE = 8
 #: Authorities compared at once with those before (longer ones: one at a time).
