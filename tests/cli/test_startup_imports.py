@@ -10,6 +10,10 @@ reads its sys.modules at exit."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -74,6 +78,72 @@ def test_a_csv_apply_loads_no_qr_workbook_or_alert_library(tmp_path: Path) -> No
     assert report.count(",create,ok,") == 50  # every row written
     assert "filelock" in modules  # an apply takes the run lock
     assert modules & (OTHER_RUNS | SPREADSHEETS_ONLY) == set()
+
+
+#: What only the other report formats, an annotated copy or a YAML source load.
+OTHER_WRITERS = {
+    "linksync.report.xlsx",  # an .xlsx report
+    "linksync.report.markdown",  # an .md report, a plan's markdown
+    "linksync.report.junit",  # an .xml report
+    "xml.sax",  # (what the JUnit XML writer escapes with)
+    "linksync.report.qr_sheet",  # the QR column of an annotated workbook
+    "linksync.sources.yaml_reader",  # a YAML source
+}
+
+
+def test_a_csv_apply_with_a_json_report_loads_no_other_writer(tmp_path: Path) -> None:
+    """A run loads the writer of each report it writes, when it opens it: an apply
+    of a CSV file with a JSON report loads neither the xlsx, markdown and JUnit XML
+    writers nor the YAML reader."""
+    write_csv(tmp_path)
+    modules, proc = modules_after(
+        tmp_path, "apply", "links.csv", "--sandbox", "--yes", "--report", "out.json"
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert [r["status"] for r in report["results"]] == ["ok"] * 50  # every row written
+    assert "linksync.report.jsonfile" in modules  # the writer it used
+    assert modules & OTHER_WRITERS == set()
+
+
+#: Counts the garbage collector's walks while ``linksync ARGS`` runs in this process.
+GC_PROBE = """
+import atexit, gc, json, sys
+from linksync.cli import main
+walks = []
+def walked(phase, info):
+    if phase == "start":
+        walks.append(info["generation"])
+gc.callbacks.append(walked)
+atexit.register(lambda: print("walks", json.dumps(walks), file=sys.stderr))
+sys.argv = ["linksync", *sys.argv[1:]]
+main()
+"""
+
+
+def test_a_csv_apply_does_not_walk_what_it_loaded(tmp_path: Path) -> None:
+    """The modules a command loads live as long as its process: the collector waits
+    while they load and the run starts with them frozen, so a small apply is not
+    slowed by some hundred walks of them (the default thresholds made 90-110)."""
+    write_csv(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LINKSYNC_")}
+    args = ["apply", "links.csv", "--sandbox", "--yes", "--report", "out.json"]
+    proc = subprocess.run(
+        [sys.executable, "-c", GC_PROBE, *args],
+        cwd=tmp_path,
+        env={**env, "NO_COLOR": "1"},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert [r["status"] for r in report["results"]] == ["ok"] * 50
+    line = next(ln for ln in proc.stderr.splitlines() if ln.startswith("walks "))
+    walks = json.loads(line.removeprefix("walks "))
+    assert len(walks) <= 5, walks
 
 
 @pytest.mark.parametrize("command", ["plan", "apply"])

@@ -40,3 +40,21 @@ def test_report_row_redacts_secrets_in_text_values() -> None:
     assert row["message"] == "bad key ***"
     assert row["url"] == "https://x/?k=***"
     assert row["attempts"] == 0
+
+
+@pytest.mark.parametrize(
+    ("message", "url", "shown_message", "shown_url"),
+    [
+        ("plain", "https://x/a", "plain", "https://x/a"),  # nothing to hide: as written
+        ("sent Bearer abc.def", "https://x/a", "sent Bearer ***", "https://x/a"),
+        ("fine", "https://x/?k=sk_2", "fine", "https://x/?k=***"),  # the second secret
+        ("no sk_", "_1 here", "no sk_", "_1 here"),  # a secret split over two values
+    ],
+)
+def test_report_row_redacts_each_value_that_holds_a_secret_and_no_other(
+    message: str, url: str, shown_message: str, shown_url: str
+) -> None:
+    r = RowResult(Action.CREATE, Status.FAILED, message=message, url=url, slug="s")
+    row = report_row(r, ["sk_1", "sk_2"])
+    assert (row["message"], row["url"], row["slug"]) == (shown_message, shown_url, "s")
+    assert row == {**r.to_dict(), "message": shown_message, "url": shown_url}

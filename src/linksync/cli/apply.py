@@ -13,6 +13,7 @@ import click
 from linksync.cli.common import asked, echo, err, given_flags, handle_errors
 from linksync.cli.events import CliEvents
 from linksync.cli.flags import request_flags
+from linksync.cli.heap import loaded
 from linksync.cli.options import TargetOptions, refuse, selected, target_options, target_selection
 from linksync.cli.sync import start, sync_options
 from linksync.errors import ConfigError
@@ -87,6 +88,7 @@ def apply_command(
     reading, policy, notify = asked(flags)
     settings, logger = start(target, kw["log_format"], notify.urls)
     progress = None if no_progress else progress_for(json_log=json_active())
+    loaded()
     results = apply(
         list(sources), settings, plan=plan_file, reading=reading, sync=policy, notify=notify,
         outputs=outputs, hooks=Hooks(CliEvents(yes=yes), progress, logger=logger),

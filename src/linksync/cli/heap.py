@@ -24,11 +24,17 @@ A plan of 200,000 unchanged rows peaks at 285 MB with the first two instead of 3
 ``docs/performance.md``). What the user set (``MALLOC_ARENA_MAX``,
 ``MALLOC_MMAP_THRESHOLD_``, ``MALLOC_TOP_PAD_``) wins; elsewhere than on glibc nothing
 is done.
+
+And the objects a command's imports make live as long as its process: ``loaded``
+freezes them for the garbage collector once the command's modules are loaded, so its
+walks during the run leave them out (``main`` holds the young collections off while the
+command loads, so they are frozen before any walk).
 """
 
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
 import sys
 from collections.abc import Callable
@@ -37,6 +43,8 @@ from collections.abc import Callable
 _M_ARENA_MAX = -8
 _M_MMAP_THRESHOLD = -3
 _M_TOP_PAD = -2
+#: Holds True once ``own_process`` was called: the process is one command's own.
+_OWN: list[bool] = []
 #: glibc's starting threshold for a block of pages of its own.
 MMAP_THRESHOLD = 128 * 1024
 #: What the heap keeps of its free top, and adds when it grows.
@@ -70,3 +78,17 @@ def padded_top() -> bool:
     (and to grow the heap by as much more when it grows); True when it agreed."""
     mallopt = _mallopt("MALLOC_TOP_PAD_")
     return mallopt is not None and bool(mallopt(_M_TOP_PAD, TOP_PAD))
+
+
+def own_process() -> None:
+    """Say that this process runs one command (``linksync.cli.main``), not a caller's
+    that runs commands among objects of its own (tests through click's runner)."""
+    _OWN.append(True)
+
+
+def loaded() -> None:
+    """The command's modules are loaded and its run is about to start: in a process of
+    the command's own, what the imports made is frozen for the garbage collector
+    (``gc.freeze``), which no longer walks it."""
+    if _OWN:
+        gc.freeze()

@@ -17,6 +17,7 @@ import click
 from linksync.cli.common import F, asked, echo, err, given_flags, handle_errors, with_options
 from linksync.cli.events import CliEvents
 from linksync.cli.flags import request_flags
+from linksync.cli.heap import loaded
 from linksync.cli.options import TargetOptions, refuse, selected, target_options, target_selection
 from linksync.errors import ConfigError
 from linksync.logs import setup_logging
@@ -100,6 +101,7 @@ def plan_command(
         raise ConfigError("give SOURCE files, or --all / --target NAME for the config's targets")
     reading, policy, notify = asked(flags)
     settings, logger = start(target, kw["log_format"], notify.urls)
+    loaded()
     planned = plan(
         list(sources), settings, reading=reading, sync=policy, notify=notify, outputs=outputs,
         hooks=Hooks(events=CliEvents(), logger=logger),

@@ -48,7 +48,6 @@ from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
 from linksync.pipeline.preflight import PathArg, clear_leftovers, run_checks, run_paths
 from linksync.pipeline.request import Hooks, Notify, Outputs, PlanOutputs, Reading, SyncPolicy
 from linksync.pipeline.saved import saved_asks, workspace_here
-from linksync.report.plans import failed_rows, plan_counts
 from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
 from linksync.safe.outputs import write_text_atomic
@@ -154,6 +153,8 @@ async def _planning(
     """The plan, and the counts its alert tells (``report.plans.plan_counts``: a report
     row is made only as the example of an error constant); the passwords the sources
     refer to join the run's ``Secrets`` (``told``: the events, the log, the secrets)."""
+    from linksync.report.plans import failed_rows, plan_counts  # a plan's rows; no apply's
+
     events, log, secrets = told
     opts = sync_options(policy, settings)
     out = outputs.out

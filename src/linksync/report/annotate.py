@@ -26,18 +26,20 @@ import io
 from collections.abc import Callable, Iterable, Sequence
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linksync.errors import ConfigError, SourceError
 from linksync.model import Action, RowResult, Status
 from linksync.model.links import column_letter
 from linksync.report.cells import error_text, neutralize, xml_text
-from linksync.report.qr import QrCodes, links_of_results, write_qr_zip
-from linksync.report.qr_sheet import QR_HEADER, clear_qr_column, fill_qr_column, qr_folder_output
 from linksync.safe.outputs import Output, atomic_path, check_outputs, protected_inputs
 
-# openpyxl and the sources package (pandas) are imported where used: writing reports
-# does not need them, and every run imports this package.
+if TYPE_CHECKING:
+    from linksync.report.qr import QrCodes
+
+# openpyxl, the sources package (pandas) and the QR codes (zipfile, the drawing) are
+# imported where used: a run that annotates nothing does not need them, and every run
+# imports this module.
 
 ANNOTATION_HEADERS: tuple[str, ...] = ("Short link", "Status", "Error", "Expires")
 #: The headers of copies annotated before the Expires column: found and extended.
@@ -153,6 +155,8 @@ def annotate_outputs(source: Path, out: Path, *, qr: bool = False) -> list[Outpu
         )
     outputs = [Output(out, f"--annotate (copy of {source})", (suffix,))]
     if qr and suffix != ".csv":
+        from linksync.report.qr_sheet import qr_folder_output
+
         outputs.append(qr_folder_output(out))
     return outputs
 
@@ -215,6 +219,8 @@ def _set_text(cell: Any, text: str) -> None:
 
 
 def _annotate_sheet(ws: Any, rows: dict[int, RowResult], qr: QrCodes | None, out: Path) -> None:
+    from linksync.report.qr_sheet import QR_HEADER, clear_qr_column, fill_qr_column
+
     first = min(rows)
     # (iter_rows reads max_row=0 as "to the end": no rows above row 1 to look at.)
     above = ws.iter_rows(min_row=1, max_row=first - 1, values_only=True) if first > 1 else ()
@@ -342,6 +348,10 @@ def write_copies(
     """A run's annotated copies (``(source, copy)`` pairs) and its QR zip (``qr``); a
     link without a short URL is a warning (``warn``). Returns the files written."""
     written: list[Path] = []
+    if qr is None and not annotate:
+        return written
+    from linksync.report.qr import QrCodes, links_of_results, write_qr_zip
+
     codes = QrCodes() if qr is not None else None
     for source, copy_path in annotate:
         written.append(write_annotated(source, rows, copy_path, qr=codes))

@@ -15,11 +15,14 @@ from linksync.report.cells import report_row
 from linksync.report.summary import safe_target
 from linksync.safe.secrets import redact
 
+#: One encoder for every row (``json.dumps`` with an option makes one a call).
+_ROW = json.JSONEncoder(ensure_ascii=False).encode
+
 
 class JsonWriter(AssembledWriter):
     def write(self, result: RowResult) -> None:
         self.tally.add(result)
-        row = json.dumps(report_row(result, self.options.secrets), ensure_ascii=False)
+        row = _ROW(report_row(result, self.options.secrets))
         self._spool.append(("\n    " if self._spool.count == 0 else ",\n    ") + row)
 
     def close(self, info: RunInfo, closing: Closing | None = None) -> Path:

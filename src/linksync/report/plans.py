@@ -16,7 +16,6 @@ from linksync.model.declared import password_mark, shown_password
 from linksync.model.results import expiry_note
 from linksync.report.base import Closing, ReportOptions
 from linksync.report.cells import field_change_text, show_value
-from linksync.report.markdown import MarkdownWriter
 from linksync.report.summary import Counts, Tally
 from linksync.sync.plan import Change, Plan
 from linksync.sync.slugs import Slugless
@@ -285,6 +284,8 @@ def render_plan_markdown(
     ``file_problems`` (a file or folder not read, a sheet refused: ``Planned.file_problems``)
     each get a note first, so a comment never says "No changes" of sources it did not
     read without saying so."""
+    from linksync.report.markdown import MarkdownWriter  # here: a run's plan needs none
+
     options = ReportOptions(title=title)
     with tempfile.TemporaryDirectory() as tmp:
         writer = MarkdownWriter(Path(tmp) / "plan.md", options)

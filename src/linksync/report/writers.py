@@ -1,32 +1,54 @@
-"""Choosing writers by file extension, and writing several reports at once."""
+"""Choosing writers by file extension, and writing several reports at once.
+
+A writer's module is imported when a report of its format is first opened (or its
+class first asked of ``WRITERS``): a run that writes one JSON report does not load the
+xlsx, markdown and JUnit XML writers (nor what they bring: ``xml.sax``, the xlsx parts).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from importlib import import_module
 from pathlib import Path
 from types import TracebackType
 
 from linksync.errors import ConfigError
 from linksync.model import RowResult, RunInfo
 from linksync.report.base import Closing, ReportOptions, ResultWriter
-from linksync.report.jsonfile import JsonWriter
-from linksync.report.junit import JunitWriter
-from linksync.report.markdown import MarkdownWriter
-from linksync.report.streaming import CsvWriter, JsonlWriter
 from linksync.report.summary import Counts, Tally
-from linksync.report.xlsx import XlsxWriter
 
 WriterFactory = Callable[[Path, ReportOptions | None], ResultWriter]
 
+
+class _Writers(Mapping[str, WriterFactory]):
+    """The writer class of each extension, its module imported on first use."""
+
+    def __init__(self, homes: dict[str, tuple[str, str]]) -> None:
+        self._homes = homes
+
+    def __getitem__(self, suffix: str) -> WriterFactory:
+        module, name = self._homes[suffix]
+        factory: WriterFactory = getattr(import_module(f"linksync.report.{module}"), name)
+        return factory
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._homes)
+
+    def __len__(self) -> int:
+        return len(self._homes)
+
+
 #: Report formats by file extension.
-WRITERS: dict[str, WriterFactory] = {
-    ".csv": CsvWriter,
-    ".xlsx": XlsxWriter,
-    ".json": JsonWriter,
-    ".jsonl": JsonlWriter,
-    ".md": MarkdownWriter,
-    ".xml": JunitWriter,
-}
+WRITERS: Mapping[str, WriterFactory] = _Writers(
+    {
+        ".csv": ("streaming", "CsvWriter"),
+        ".xlsx": ("xlsx", "XlsxWriter"),
+        ".json": ("jsonfile", "JsonWriter"),
+        ".jsonl": ("streaming", "JsonlWriter"),
+        ".md": ("markdown", "MarkdownWriter"),
+        ".xml": ("junit", "JunitWriter"),
+    }
+)
 
 
 def report_format(path: str | Path) -> str:

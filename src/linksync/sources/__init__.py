@@ -30,7 +30,7 @@ from linksync.sources.folders import list_folder
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
 from linksync.sources.options import ReadOptions
 from linksync.sources.sniff import refuse_binary
-from linksync.sources.yaml_reader import YAML_SUFFIXES, read_yaml_path
+from linksync.sources.yaml_nodes import YAML_SUFFIXES
 
 CSV_SUFFIXES: frozenset[str] = frozenset({".csv", ".tsv", ".txt"})
 EXCEL_SUFFIXES: frozenset[str] = frozenset({".xlsx", ".xlsm", ".xlsb", ".xls", ".ods"})
@@ -84,6 +84,8 @@ def read_source(
     if p.is_dir():
         return _read_dir(p, display, options)
     if suffix in YAML_SUFFIXES:
+        from linksync.sources.yaml_reader import read_yaml_path  # a YAML file's reader
+
         return read_yaml_path(p, display, options)
     # The Excel reader brings pandas (and calamine): imported when a workbook is read.
     # The CSV reader loads pandas only for a big file with quoted values.
@@ -115,6 +117,8 @@ def read_source(
 def _read_dir(path: Path, display: str, opts: ReadOptions) -> ReadResult:
     """A directory is a YAML tree; every other file in it is named, not skipped
     (``linksync.sources.folders``)."""
+    from linksync.sources.yaml_reader import read_yaml_path  # a YAML file's reader
+
     listing = list_folder(path)
     result = ReadResult()
     for file in listing.yaml:

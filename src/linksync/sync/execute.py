@@ -36,6 +36,7 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from linksync.api import CallEvent, LinkClient
 from linksync.errors import ERRORS, ApiError, LinkNotFound, SlugExists, Stop, UnsafePlanError
@@ -96,12 +97,16 @@ class _Run:
         self.results: dict[int, RowResult] = {}
         #: The link each write left, for the journal's before and after of each row.
         self.written = WrittenLinks()
-        #: The links the plan's rows name (a stable slug moving on avoids them).
-        self.planned = frozenset(ch.key for ch in plan.changes if ch.key is not None)
         self._emitted = 0
         self.stopped_by: str | None = None
         self.creates_stopped: str | None = None
         self.interrupted = False
+
+    @cached_property
+    def planned(self) -> frozenset[LinkKey]:
+        """The links the plan's rows name (a stable slug moving on avoids them): made
+        when a stable slug first meets another writer's link, not for every run."""
+        return frozenset(ch.key for ch in self.plan.changes if ch.key is not None)
 
     def stop(self, constant: str) -> None:
         if constant == INTERRUPTED:
