@@ -14,10 +14,13 @@ machine, and their median is set against the targets (``TARGETS``). Prints JSON.
 ``--against DIR`` (another checkout, e.g. main's) measures a run's reading instead, this
 tree's code and DIR's side by side, alternated ``--repeat`` times: ``plan_read``
 (``linksync.pipeline.inputs.read_and_validate`` as a plan calls it, then every
-``LinkSpec`` built) on CSV files of ``--sizes`` unchanged rows (``_workload``'s
-``unchanged_rows``: slug, url, description), CPU and peak RSS, medians; and the CPU of
-``linksync plan`` of a 50-row CSV on the built-in sandbox, start-up included, and what
-it imports (pandas, numpy).
+``LinkSpec`` built and held, as a plan holds them) on CSV files of ``--sizes`` unchanged
+rows (``_workload``'s ``unchanged_rows``: slug, url, description) and of
+``--messy-sizes`` rows of ``make_csv`` (quoted tags, invisible characters, reserved and
+repeated slugs), CPU and peak RSS, medians, and whether both trees read the same specs
+and findings (``digest``, taken after the clock); and the CPU of ``linksync plan`` of a
+50-row CSV on the built-in sandbox, start-up included, and what it imports (pandas,
+numpy).
 
 Cases: ``csv_bare`` (``pandas.read_csv(dtype=str, keep_default_na=False)``),
 ``csv_linksync`` (``read_sources`` + ``validate``), ``csv_specs`` (the same plus
@@ -188,7 +191,8 @@ def run_case(case: str, path: str) -> dict[str, Any]:
         c0 = time.process_time()
         _batch, result = read_and_validate([path])
         c1 = time.process_time()
-        rows = sum(1 for _ in result.iter_specs())
+        specs = result.specs  # held, as a plan holds them
+        rows = len(specs)
         extra = {
             "read_validate_cpu_s": round(c1 - c0, 3),
             "specs_cpu_s": round(time.process_time() - c1, 3),
@@ -199,6 +203,8 @@ def run_case(case: str, path: str) -> dict[str, Any]:
     seconds = time.perf_counter() - t0
     cpu = time.process_time() - cpu0
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if case == "plan_read":  # after the clock: what was read, to set beside another tree's
+        extra["digest"] = digest(result)
     return {
         "case": case,
         "rows": rows,
@@ -209,9 +215,26 @@ def run_case(case: str, path: str) -> dict[str, Any]:
     }
 
 
+def digest(result: Any) -> str:
+    """A hash of a validation's specs (``to_dict``, the fields, ``managed`` sorted, the
+    provenance), findings (problems and file problems, each ``to_dict`` and message),
+    invalid rows and notes: equal for two trees that read a file the same way."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for spec in result.iter_specs():
+        h.update(json.dumps(spec.to_dict(), sort_keys=True, default=str).encode())
+    for problem in (*result.problems, *result.file_problems):
+        h.update(json.dumps(problem.to_dict(), sort_keys=True, default=str).encode())
+    h.update(repr((sorted(result.invalid), result.notes, result.summary())).encode())
+    return h.hexdigest()[:16]
+
+
 def measure(case: str, path: Path, src: Path | None = None) -> dict[str, Any]:
     """``case`` in its own process; ``src``: the ``src`` folder of the linksync to run."""
-    env = {**os.environ, "PYTHONPATH": str(src)} if src is not None else None
+    # (One hash seed for both trees: a message that names a set's items names them in
+    # one order.)
+    env = {**os.environ, "PYTHONPATH": str(src), "PYTHONHASHSEED": "0"} if src else None
     proc = subprocess.run(
         [sys.executable, __file__, "--case", case, "--file", str(path)],
         capture_output=True,
@@ -296,7 +319,7 @@ def startup(src: Path, folder: Path) -> dict[str, Any]:
     }
 
 
-def against(other: Path, sizes: list[int], repeat: int) -> dict[str, Any]:
+def against(other: Path, sizes: list[int], repeat: int, messy: list[int]) -> dict[str, Any]:
     """This tree's reading beside ``other``'s (module docstring)."""
     sys.path.insert(0, str(Path(__file__).parent))
     from _workload import unchanged_rows, write_csv
@@ -308,8 +331,13 @@ def against(other: Path, sizes: list[int], repeat: int) -> dict[str, Any]:
     }
     with tempfile.TemporaryDirectory(prefix="linksync-bench-") as tmp:
         d = Path(tmp)
-        for n in sizes:
-            path = write_csv(unchanged_rows(n, n), d / f"rows-{n}.csv")
+        files = [
+            (f"plan_read_{n}", write_csv(unchanged_rows(n, n), d / f"rows-{n}.csv")) for n in sizes
+        ]
+        for n in messy:  # the mixed export of ``make_csv``: quotes, findings on some rows
+            make_csv(d / f"messy-{n}.csv", n)
+            files.append((f"plan_read_messy_{n}", d / f"messy-{n}.csv"))
+        for label, path in files:
             runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
             for _ in range(max(1, repeat)):
                 for name, src in trees.items():
@@ -327,7 +355,9 @@ def against(other: Path, sizes: list[int], repeat: int) -> dict[str, Any]:
                 )
             if "cpu_s" in entry["this"] and "cpu_s" in entry["other"]:
                 entry["cpu_ratio"] = round(entry["this"]["cpu_s"] / entry["other"]["cpu_s"], 2)
-            out[f"plan_read_{n}"] = entry
+                digests = {r.get("digest") for got in runs.values() for r in got}
+                entry["same_specs_and_findings"] = len(digests) == 1
+            out[label] = entry
         write_csv(unchanged_rows(50, 50), d / "links.csv")
         for src in trees.values():  # as an installed package runs: bytecode compiled
             compile_all = [sys.executable, "-m", "compileall", "-q", str(src)]
@@ -358,6 +388,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="pairs of bare/linksync runs")
     ap.add_argument("--against", type=Path, help="another checkout: its reading beside this one")
     ap.add_argument("--sizes", default="200000,1000000", help="rows of --against's CSV files")
+    ap.add_argument("--messy-sizes", default="", help="rows of --against's mixed CSV files")
     ap.add_argument("--case", help=argparse.SUPPRESS)
     ap.add_argument("--file", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -366,7 +397,8 @@ def main() -> None:
         return
     if args.against:
         sizes = [int(x) for x in args.sizes.split(",") if x]
-        print(json.dumps(against(args.against, sizes, args.repeat), indent=2))
+        messy = [int(x) for x in args.messy_sizes.split(",") if x]
+        print(json.dumps(against(args.against, sizes, args.repeat, messy), indent=2))
         return
     results: dict[str, Any] = {
         "python": platform.python_version(),

@@ -14,7 +14,7 @@ import pytest
 from hostile_inputs import Expect, validate
 
 from linksync.sources import read_sources
-from linksync.sources.csv_records import PANDAS_FROM
+from linksync.sources.csv_records import PANDAS_FROM, read_records
 from support.imports import modules_after
 
 HEAD = "slug,url,description\n"
@@ -149,3 +149,22 @@ def test_a_small_quoted_file_is_read_without_pandas(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "4 row(s)" in proc.stdout or "4 rows" in proc.stdout, proc.stdout
     assert "pandas" not in modules
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_a_quoted_last_line_without_a_line_break_is_the_last_record(
+    tmp_path: Path, newline: str
+) -> None:
+    """The records end with the file's last line: no record of empty cells after it,
+    whether the file is read from its path or as decoded text."""
+    text = HEAD + _rows(2) + 'end,https://e.com/end,"closed, at the end"'
+    path = _write(tmp_path / "end.csv", text, newline)
+    want = {
+        0: ["s0", "s1", "end"],
+        1: ["https://e.com/p/0", "https://e.com/p/1", "https://e.com/end"],
+        2: ["row number 0", "row number 1", "closed, at the end"],
+    }
+    for source in (path, path.read_bytes().decode("utf-8")):
+        enc = "utf-8" if isinstance(source, Path) else None
+        got = read_records(source, encoding=enc, delimiter=",", skip=1, width=3, wanted=[0, 1, 2])
+        assert (got.columns, got.whole, got.unclosed) == (want, True, None)

@@ -163,3 +163,36 @@ def test_no_placeholder_passes_the_url_filter() -> None:
     words = sorted(PLACEHOLDER_VARIANTS | EXCEL_ERRORS)
     assert not fast_url_ok(words).any()
     assert not fast_url_ok([*words, *URLS[:6]])[: len(words)].any()
+
+
+def test_runs_of_one_host_agree_with_the_prefix_rule() -> None:
+    """Columns where each value mostly repeats the host of the value before (one host,
+    or runs of a few), with odd values among them: a bad byte before, in or after the
+    authority, a host of more than 64 characters, values shorter than ``http://x``,
+    the same host with another port or case, and a column longer than one block."""
+    rng = random.Random(13)
+    hosts = [
+        "shop.example.com",
+        "shop.example.com:8080",
+        "SHOP.example.com",
+        "a" * 63 + ".example.com",
+        "b" * 70 + ".com",
+        "c-.example",
+        "ex..ample.com",
+    ]
+    odd = ["", "h", "http://", "https://", "https:/x", "https://x", "https://ex ample.com/"]
+    odd += ["https://shop.example.com/\u200b", "https://shop.example.com\t/", "\u00e9https://x.y/"]
+    column: list[str] = []
+    host = hosts[0]
+    for i in range(70_000):
+        if rng.random() < 0.001:
+            host = rng.choice(hosts)
+        if rng.random() < 0.01:
+            column.append(rng.choice(odd))
+        else:
+            column.append(f"https://{host}" + rng.choice(["", "/", f"/p/{i}", f"?q={i}", "#f"]))
+    got = fast_url_ok(column).tolist()
+    assert 20_000 < sum(got) < len(column)
+    for v, ok in zip(column, got, strict=True):
+        alone = v.isascii() and all(0x21 <= ord(ch) <= 0x7E for ch in v)
+        assert ok is (alone and URL_PREFIX_RE.match(v) is not None), repr(v)

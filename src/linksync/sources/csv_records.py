@@ -114,6 +114,11 @@ def _texts(source: Path | str, encoding: str | None) -> Iterator[str]:
         yield rest
 
 
+def _lines(block: str) -> io.StringIO:
+    """The lines of a block, each with its line end (``\n``, ``\r\n`` or ``\r``)."""
+    return io.StringIO(block, newline="")
+
+
 def _columns(body: str, delim: str, width: int, end: str) -> list[list[str]] | None:
     """The columns of ``body`` (lines without quotes, ending with ``end``: a line feed,
     or a carriage return and a line feed), or None unless every line holds exactly
@@ -178,19 +183,13 @@ class _Reader:
 
     def _csv(self, blocks: Iterator[str]) -> Records:
         """The rest of the file through the ``csv`` module."""
-        ends = {"last": ""}
-
-        def lines() -> Iterator[str]:
-            for block in blocks:
-                ends["last"] = block[-1:]
-                yield from io.StringIO(block, newline="")
-            if ends["last"] not in ("\n", "\r", ""):
-                yield "\n"  # the last line's end, on a line of its own
-            yield _SENTINEL
-
+        # Every block but the last ends at a line end; the last line gets one when it
+        # has none (so the sentinel is a record of its own, and no record is added).
+        ended = (b if b.endswith(("\n", "\r")) else b + "\n" for b in blocks)
+        lines = chain(chain.from_iterable(map(_lines, ended)), (_SENTINEL,))
         unclosed: int | None = None
         with big_fields():
-            reader = csv.reader(lines(), delimiter=self.delim)
+            reader = csv.reader(lines, delimiter=self.delim)
             while batch := list(islice(reader, _BATCH)):
                 last = batch[-1]
                 if last and last[-1].endswith(_SENTINEL):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import repeat
+from itertools import chain, repeat
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -167,13 +167,18 @@ class SpecFrame:
         return Provenance(self.source, self.sheet, int(self.rows[i]), self.columns, self.timezone)
 
     def iter_specs(self) -> Iterator[LinkSpec]:
+        return chain.from_iterable(self.spec_blocks())
+
+    def spec_blocks(self) -> Iterator[list[LinkSpec]]:
+        """The ``LinkSpec`` of every row, in lists of a block of rows (``iter_specs``
+        without a Python step per row)."""
         # Managed sets repeat: build each distinct one once, keyed by a bit pattern.
         n = len(self)
         code = np.zeros(n, dtype=np.int64)
         for bit, f in enumerate(LINK_FIELDS):
             code |= self.managed[f].astype(np.int64) << bit
         cache: dict[int, frozenset[str]] = {}
-        for c in np.unique(code).tolist():
+        for c in np.flatnonzero(np.bincount(code)).tolist():  # the distinct patterns
             cache[c] = frozenset(f for b, f in enumerate(LINK_FIELDS) if c >> b & 1)
         cols = [self.values[f] for f in LINK_FIELDS]
         # A field no row sets (a spreadsheet without its column): None on every row,
@@ -197,7 +202,7 @@ class SpecFrame:
                     Provenance, repeat(self.source), repeat(self.sheet), rows,
                     repeat(self.columns), repeat(self.timezone),
                 )  # fmt: skip
-            yield from map(LinkSpec, *lists, managed, provs)
+            yield list(map(LinkSpec, *lists, managed, provs))
 
     def with_values(self, field_name: str, values: np.ndarray) -> SpecFrame:
         """A copy with one field's values replaced (managed unchanged)."""

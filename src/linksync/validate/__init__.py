@@ -45,6 +45,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cached_property
+from itertools import chain
 from typing import Any
 
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Severity
@@ -102,8 +103,8 @@ class Validation:
         return tuple(self.iter_specs())
 
     def iter_specs(self) -> Iterator[LinkSpec]:
-        for frame in self.frames:
-            yield from frame.iter_specs()
+        """Every row's ``LinkSpec``, frame after frame (made a block of rows at a time)."""
+        return chain.from_iterable(b for frame in self.frames for b in frame.spec_blocks())
 
     def summary(self) -> list[dict[str, Any]]:
         """Per sheet/file: rows, invalid rows, errors, warnings (for the table)."""

@@ -33,7 +33,8 @@ def duplicates(
     allpos = np.concatenate(positions)
     hashes = np.fromiter(map(hash, slugs), dtype=np.int64, count=len(slugs))
     ordered = np.sort(hashes)
-    tied = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
+    tied = ordered[1:][ordered[1:] == ordered[:-1]]  # sorted: each distinct one kept once
+    tied = tied[np.concatenate([[True], tied[1:] != tied[:-1]])] if len(tied) else tied
     if not len(tied):
         return []
     # Rows whose hash another row shares: a table of 2**22 marks by the hash's low bits

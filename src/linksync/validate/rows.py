@@ -162,12 +162,15 @@ class FrameChecker:
         if not vals:
             return
         try:  # every value longer than any placeholder (descriptions): nothing to look up
-            if min(map(len, vals)) > _LONGEST_NOTHING:
-                return
+            if fname != "slug" and min(map(len, vals)) > _LONGEST_NOTHING:
+                return  # (slugs are short, and hashed for the reserved words anyway)
         except TypeError:  # values that are not text (specs built in Python)
             pass
-        if _NOTHING.isdisjoint(vals):  # one set lookup per value: the usual case
-            return
+        try:
+            if _NOTHING.isdisjoint(vals):  # one set lookup per value: the usual case
+                return
+        except TypeError:  # a value that cannot be hashed (specs built in Python)
+            pass
         hits = [j for j, v in enumerate(vals) if isinstance(v, str) and v in _NOTHING]
         for j in hits:
             self.add(int(idx[j]), fname, "INVALID_FIELD", _nothing_message(vals[j]))
