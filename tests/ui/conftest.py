@@ -73,8 +73,12 @@ def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         if os.environ.get("LINKSYNC_BROWSER_TESTS") == "required":
             pytest.fail(f"browser tests required but cannot run: {why}")
         pytest.skip(f"browser tests skipped: {why}")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # What the page is waited for: as long for an ``expect`` as for an action (its own
+    # default is 5 s, which a loaded CI machine can pass while a workbook's password
+    # is tried).
+    expect.set_options(timeout=TIMEOUT_MS)
     with sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
             str(tmp_path_factory.mktemp("chromium-profile")),  # a fresh user-data-dir
