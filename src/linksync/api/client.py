@@ -74,7 +74,8 @@ async def _link_page(a: Answer, *, page: int, limit: int) -> LinkPage:
     fast = a.decoded(partial(fast_link_page, page=page, limit=limit))
     if fast is not None:
         return fast
-    return p.parse_link_page(a.content or a.body, page=page, limit=limit)
+    body = p.decode_json(a.content) if a.content else a.body  # the fast decoder tried
+    return p.parse_link_page(body, page=page, limit=limit)
 
 
 async def _one_link(a: Answer) -> RemoteLink:
