@@ -26,15 +26,14 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import time
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linksync.errors import ConfigError
 from linksync.model import Action, LinkKey, RemoteLink, RowResult
-from linksync.rules.timestamps import format_ts
+from linksync.rules.timestamps import utc_now
 from linksync.safe.outputs import is_journal_file
 from linksync.safe.state_folder import make_folder
 
@@ -47,9 +46,6 @@ _APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
 
 #: One encoder for every record (sorted keys, text as written).
 _ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
-
-#: The instant 0 of ``time.time_ns``.
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 #: Where journals go unless ``--journal FILE`` says otherwise (relative to the cwd).
 DEFAULT_RUNS_DIR = Path(".linksync") / "runs"
@@ -137,22 +133,11 @@ class Journal:
             raise ConfigError(f"journal {self.path} exists and is not a linksync journal")
         make_folder(self.path.parent)
         self._fd: int | None = os.open(self.path, _APPEND, 0o666)
-        #: The millisecond of the last record, and its ``ts`` text.
-        self._ms = -1
-        self._ts = ""
-
-    def _now(self) -> str:
-        """The current instant as ``utc_now`` writes it (milliseconds, UTC), read off
-        the same clock; written once for the records of one millisecond."""
-        ms = time.time_ns() // 1_000_000
-        if ms != self._ms:
-            self._ms, self._ts = ms, format_ts(_EPOCH + timedelta(milliseconds=ms))
-        return self._ts
 
     def write(self, event: str, **fields: Any) -> None:
         if self._fd is None:
             raise ValueError("journal is closed")
-        record = {"ts": self._now(), "run": self.run_id, "event": event, **fields}
+        record = {"ts": utc_now(), "run": self.run_id, "event": event, **fields}
         line = (_ENCODE(record) + "\n").encode("utf-8")
         written = os.write(self._fd, line)
         while written < len(line):  # a short write (a full disk, a signal): the rest
