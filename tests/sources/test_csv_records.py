@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import csv
 import io
+import random
 from pathlib import Path
 
 import pytest
 from hostile_inputs import Expect, validate
 
 from linksync.sources import read_sources
+from linksync.sources.cleaning import clean_column
 from linksync.sources.csv_records import PANDAS_FROM, read_records
 from support.imports import modules_after
 
@@ -168,3 +170,41 @@ def test_a_quoted_last_line_without_a_line_break_is_the_last_record(
         enc = "utf-8" if isinstance(source, Path) else None
         got = read_records(source, encoding=enc, delimiter=",", skip=1, width=3, wanted=[0, 1, 2])
         assert (got.columns, got.whole, got.unclosed) == (want, True, None)
+
+
+#: Cells of unquoted exports: trimmed, padded with spaces or tabs, empty, not ASCII.
+_CELLS = ["a", "bc", "", " ", " a", "a ", "\ta", "a\t", "a b", "é", " é ", "x-1", "\t"]
+#: Trimmed cells, long enough for the file to span several blocks.
+_PLAIN = ["abcdefghij", "https://e.com/p/1", "row number 1"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_cells_split_at_once_are_cleaned_as_the_csv_module_reads_them(
+    tmp_path: Path, seed: int
+) -> None:
+    """Blocks without a quote, split at once, some of whose cells are padded or empty,
+    in any column, at the start or the end of a line or of a block, in the first block
+    or a later one only: each cell comes out as the ``csv`` module reads it, then
+    trimmed, an empty one as no value."""
+    rng = random.Random(seed)
+    width = rng.choice([1, 2, 3, 4])
+    newline = rng.choice(["\n", "\r\n"])
+    count = rng.choice([5, 100_000])
+    # Per column, from which line on its cells may be padded or empty (never: count).
+    odd_from = [rng.choice([0, count // 2, count - 1, count]) for _ in range(width)]
+    lines = [
+        ",".join(rng.choice(_CELLS if k >= odd_from[c] else _PLAIN) for c in range(width))
+        for k in range(count)
+    ]
+    head = ",".join(f"h{c}" for c in range(width))
+    text = head + newline + newline.join(lines) + rng.choice(["", newline])
+    path = tmp_path / "cells.csv"
+    path.write_bytes(text.encode("utf-8"))
+    records = read_records(
+        path, encoding="utf-8", delimiter=",", skip=1, width=width, wanted=list(range(width))
+    )
+    expected = list(csv.reader(io.StringIO(text, newline="")))[1:]
+    for c in range(width):
+        cells = [rec[c] if c < len(rec) else "" for rec in expected]
+        got = clean_column(records.columns[c])[0].tolist()
+        assert got == [cell.strip(" \t\r\n") or None for cell in cells], (c, width, newline)

@@ -12,6 +12,12 @@ import numpy as np
 ASCII_WS = " \t\r\n"
 
 
+class Trimmed(list[str]):
+    """Cells a reader knows are trimmed text, none of them empty (the CSV reader's
+    columns split at once, ``linksync.sources.csv_records``): ``clean_column`` takes
+    them as they are, with no pass to trim them or to look for empty ones."""
+
+
 def missing(v: Any) -> bool:
     """A missing cell: None, NaN, NaT, or pandas' NA (whose comparisons have no truth)."""
     if v is None:
@@ -54,19 +60,16 @@ def clean_column(
     text (else it is read as text, a missing one as empty).
 
     Only ASCII whitespace is trimmed: a no-break space or a zero-width space is left
-    in place for validation to name.
+    in place for validation to name. A ``Trimmed`` column is taken as it is.
     """
-    if hasattr(column, "tolist"):  # a numpy array, a pandas Series
-        vals: list[Any] = column.tolist()
+    if column.__class__ is Trimmed:
+        n = len(column)
+        if not empty_values:
+            return np.fromiter(column, dtype=object, count=n), np.ones(n, dtype=bool)
+        text: list[str] = column
     else:
-        vals = column if isinstance(column, list) else list(column)  # not changed here
-    n = len(vals)
-    try:
-        text = list(map(str.strip, vals, repeat(ASCII_WS)))
-    except TypeError:  # cells that are not text (None, NaN, numbers)
-        if text_only:
-            raise
-        text = [_as_text(v).strip(ASCII_WS) for v in vals]
+        text = _trimmed(column, text_only)
+    n = len(text)
     if empty_values:
         text = ["" if v.casefold() in empty_values else v for v in text]
     out = np.fromiter(text, dtype=object, count=n)
@@ -75,3 +78,17 @@ def clean_column(
     empty = np.equal(out, "")
     out[empty] = None
     return out, ~empty
+
+
+def _trimmed(column: Any, text_only: bool) -> list[str]:
+    """The cells as text, ASCII whitespace trimmed (``clean_column``)."""
+    if hasattr(column, "tolist"):  # a numpy array, a pandas Series
+        vals: list[Any] = column.tolist()
+    else:
+        vals = column if isinstance(column, list) else list(column)  # not changed here
+    try:
+        return list(map(str.strip, vals, repeat(ASCII_WS)))
+    except TypeError:  # cells that are not text (None, NaN, numbers)
+        if text_only:
+            raise
+        return [_as_text(v).strip(ASCII_WS) for v in vals]

@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from linksync.sources.cleaning import Trimmed
 from linksync.sources.csv_scan import big_fields
 
 #: From this many bytes (or characters) left to read with quotes in them, the rest is
@@ -119,37 +120,64 @@ def _lines(block: str) -> io.StringIO:
     return io.StringIO(block, newline="")
 
 
-def _columns(body: str, delim: str, width: int, end: str) -> list[list[str]] | None:
+#: The bytes a cell may not start or end with to be taken as it is (``Trimmed``):
+#: ASCII whitespace, and a line end (an empty cell is followed by its delimiter or the
+#: line's end at once); the delimiter is added per file.
+_EDGES = b" \t\r\n"
+
+
+def _columns(
+    body: str, delim: str, width: int, end: str
+) -> tuple[list[list[str]], np.ndarray | None] | None:
     """The columns of ``body`` (lines without quotes, ending with ``end``: a line feed,
     or a carriage return and a line feed), or None unless every line holds exactly
     ``width - 1`` delimiters and, with ``\r\n``, every line feed follows a carriage
     return and no other carriage return is met (counted over the bytes at numpy speed:
-    the delimiters before each line break)."""
+    the delimiters and line feeds in the order met, every ``width``-th a line feed);
+    with them, per line and column, whether the cell is empty or starts or ends with
+    ASCII whitespace (None: not looked at)."""
     if width == 1 and end == "\n":
-        return [body.split(end)]
+        return [body.split(end)], None
     raw = np.frombuffer(body.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-    breaks = np.flatnonzero(raw == _NEWLINE)
-    if end != "\n" and not np.array_equal(np.flatnonzero(raw == _RETURN), breaks - 1):
+    seps = np.flatnonzero((raw == _NEWLINE) | (raw == ord(delim)) if width > 1 else raw == _NEWLINE)
+    lines, odd = divmod(len(seps) + 1, width)
+    if odd or not len(raw):
         return None
+    kinds = np.append(raw[seps], np.uint8(_NEWLINE)).reshape(lines, width)
+    if not (kinds[:, -1] == _NEWLINE).all() or (
+        width > 1 and not (kinds[:, :-1] != _NEWLINE).all()
+    ):
+        return None
+    breaks = seps[width - 1 :: width]
+    if end != "\n" and (
+        (len(breaks) and (breaks[0] == 0 or not (raw[breaks - 1] == _RETURN).all()))
+        or np.count_nonzero(raw == _RETURN) != len(breaks)
+    ):
+        return None
+    # Where each cell starts and ends (past its last byte), in the order of the text.
+    starts = np.empty(len(seps) + 1, dtype=np.int64)
+    starts[0], starts[1:] = 0, seps + 1
+    stops = np.empty(len(seps) + 1, dtype=np.int64)
+    stops[:-1], stops[-1] = seps, len(raw)
+    if end != "\n":
+        stops[width - 1 : -1 : width] -= 1  # a line's last cell ends before its \r
+    edge = np.zeros(256, dtype=bool)
+    edge[list(_EDGES + delim.encode("utf-8"))] = True
+    last = len(raw) - 1
+    odd_cells = (stops <= starts) | edge[raw[np.minimum(starts, last)]] | edge[raw[stops - 1]]
+    del raw, seps, breaks, starts, stops
     if width == 1:
-        return [body.split(end)]
-    delims = np.flatnonzero(raw == ord(delim))
-    lines = len(breaks) + 1
-    if len(delims) != lines * (width - 1):
-        return None
-    before = np.searchsorted(delims, breaks)
-    if not np.array_equal(before, np.arange(1, lines, dtype=np.int64) * (width - 1)):
-        return None
-    del raw, breaks, delims, before
+        return [body.split(end)], odd_cells.reshape(lines, width)
     flat = body.replace(end, delim).split(delim)
-    return [flat[c::width] for c in range(width)]
+    return [flat[c::width] for c in range(width)], odd_cells.reshape(lines, width)
 
 
 class _Reader:
     def __init__(self, delim: str, skip: int, width: int, wanted: list[int]):
         self.delim, self.skip, self.width = delim, skip, width
         self.wanted = sorted(set(wanted))
-        self.columns: dict[int, list[str]] = {c: [] for c in self.wanted}
+        # Trimmed while every cell met in the column was (``_columns``), else a list.
+        self.columns: dict[int, list[str]] = {c: Trimmed() for c in self.wanted}
         self.records = 0  # records met so far, header lines included
         self.whole = True
 
@@ -173,18 +201,31 @@ class _Reader:
         if block.endswith("\n"):  # the last line's end
             body = block[:-2] if block.endswith("\r\n") else block[:-1]
         head = max(self.skip - self.records, 0)
-        columns = _columns(body, self.delim, self.width, end)
-        if columns is None:
+        split = _columns(body, self.delim, self.width, end)
+        if split is None:
             return False
+        columns, odd = split
         self.records += len(columns[0])
+        untrimmed: list[bool] = (
+            np.any(odd[head:], axis=0).tolist() if odd is not None else [True] * self.width
+        )
         for c in self.wanted:
+            if untrimmed[c]:
+                self._untrimmed(c)
             self.columns[c].extend(columns[c][head:] if head else columns[c])
         return True
+
+    def _untrimmed(self, c: int) -> None:
+        """Column ``c`` holds a cell that may not be trimmed or set: a plain list."""
+        if self.columns[c].__class__ is Trimmed:
+            self.columns[c] = list(self.columns[c])
 
     def _csv(self, blocks: Iterator[str]) -> Records:
         """The rest of the file through the ``csv`` module."""
         # Every block but the last ends at a line end; the last line gets one when it
         # has none (so the sentinel is a record of its own, and no record is added).
+        for c in self.wanted:
+            self._untrimmed(c)
         ended = (b if b.endswith(("\n", "\r")) else b + "\n" for b in blocks)
         lines = chain(chain.from_iterable(map(_lines, ended)), (_SENTINEL,))
         unclosed: int | None = None
