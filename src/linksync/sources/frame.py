@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from linksync.model import LINK_FIELDS, LinkSpec, Problem, Provenance
-from linksync.model.numbers import shared
+from linksync.model.numbers import shared, shared_ints
 from linksync.model.utm_rules import UtmRules
 
 if TYPE_CHECKING:
@@ -197,7 +197,7 @@ class SpecFrame:
             if self.provenances is not None:
                 provs: Iterable[Provenance] = self.provenances[start:end]
             else:  # as ``provenance(i)`` makes them, the rows' numbers read a block at once
-                rows = shared(self.rows[start:end].tolist())  # one object a number
+                rows = _shared_rows(self.rows[start:end])  # one object a number
                 provs = map(
                     Provenance, repeat(self.source), repeat(self.sheet), rows,
                     repeat(self.columns), repeat(self.timezone),
@@ -215,6 +215,15 @@ class SpecFrame:
         if self.managed_is_set:
             return self.managed[field_name]
         return not_none(self.values[field_name])
+
+
+def _shared_rows(rows: np.ndarray) -> Iterable[int]:
+    """``shared`` of a block of row numbers; a run of consecutive ones (a sheet without
+    empty rows) as a slice of the shared numbers, with no number made and dropped."""
+    first = int(rows[0]) if len(rows) else -1
+    if first >= 0 and int(rows[-1]) - first == len(rows) - 1 and (np.diff(rows) == 1).all():
+        return shared_ints(first + len(rows))[first : first + len(rows)]
+    return shared(rows.tolist())
 
 
 def column_lines(frames: Iterable[SpecFrame]) -> tuple[str, ...]:
