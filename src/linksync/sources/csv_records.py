@@ -121,27 +121,48 @@ def _lines(block: str) -> io.StringIO:
 
 
 #: The bytes a cell may not start or end with to be taken as it is (``Trimmed``):
-#: ASCII whitespace, and a line end (an empty cell is followed by its delimiter or the
-#: line's end at once); the delimiter is added per file.
+#: ASCII whitespace, and the delimiter and line ends (the byte after an empty cell's
+#: start, or before its end, is the delimiter or line end that ends or starts it).
 _EDGES = b" \t\r\n"
 
 
+class _Scratch:
+    """Two masks over a block's bytes, kept from block to block: a new MB for each
+    costs more in page faults than the comparison that fills it."""
+
+    def __init__(self) -> None:
+        self.masks = np.empty((2, 0), dtype=bool)
+
+    def take(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        if self.masks.shape[1] < n:
+            self.masks = np.empty((2, n + (n >> 3)), dtype=bool)
+        return self.masks[0, :n], self.masks[1, :n]
+
+
 def _columns(
-    body: str, delim: str, width: int, end: str
+    body: str, delim: str, width: int, end: str, scratch: _Scratch
 ) -> tuple[list[list[str]], np.ndarray | None] | None:
     """The columns of ``body`` (lines without quotes, ending with ``end``: a line feed,
     or a carriage return and a line feed), or None unless every line holds exactly
     ``width - 1`` delimiters and, with ``\r\n``, every line feed follows a carriage
     return and no other carriage return is met (counted over the bytes at numpy speed:
     the delimiters and line feeds in the order met, every ``width``-th a line feed);
-    with them, per line and column, whether the cell is empty or starts or ends with
+    with them, per line and column, whether the cell may be empty or start or end with
     ASCII whitespace (None: not looked at)."""
     if width == 1 and end == "\n":
         return [body.split(end)], None
+    if width > 1 and ord(delim) > 0x7F:  # never one byte of UTF-8: the csv module
+        return None
     raw = np.frombuffer(body.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-    seps = np.flatnonzero((raw == _NEWLINE) | (raw == ord(delim)) if width > 1 else raw == _NEWLINE)
+    if not len(raw):
+        return None
+    is_sep, other = scratch.take(len(raw))
+    np.equal(raw, _NEWLINE, out=is_sep)
+    if width > 1:
+        np.logical_or(is_sep, np.equal(raw, ord(delim), out=other), out=is_sep)
+    seps = np.flatnonzero(is_sep)
     lines, odd = divmod(len(seps) + 1, width)
-    if odd or not len(raw):
+    if odd:
         return None
     kinds = np.append(raw[seps], np.uint8(_NEWLINE)).reshape(lines, width)
     if not (kinds[:, -1] == _NEWLINE).all() or (
@@ -151,25 +172,27 @@ def _columns(
     breaks = seps[width - 1 :: width]
     if end != "\n" and (
         (len(breaks) and (breaks[0] == 0 or not (raw[breaks - 1] == _RETURN).all()))
-        or np.count_nonzero(raw == _RETURN) != len(breaks)
+        or np.count_nonzero(np.equal(raw, _RETURN, out=other)) != len(breaks)
     ):
         return None
-    # Where each cell starts and ends (past its last byte), in the order of the text.
-    starts = np.empty(len(seps) + 1, dtype=np.int64)
-    starts[0], starts[1:] = 0, seps + 1
-    stops = np.empty(len(seps) + 1, dtype=np.int64)
-    stops[:-1], stops[-1] = seps, len(raw)
+    # Each cell's first byte (the one after the delimiter or line end before it) and
+    # last byte (before the delimiter or line end after it, the \r of a \r\n).
+    last = len(raw) - 1
+    firsts = np.empty(len(seps) + 1, dtype=np.uint8)
+    firsts[0], firsts[1:] = raw[0], raw[np.minimum(seps + 1, last)]
+    before = seps - 1
     if end != "\n":
-        stops[width - 1 : -1 : width] -= 1  # a line's last cell ends before its \r
+        before[width - 1 :: width] -= 1
+    lasts = np.empty(len(seps) + 1, dtype=np.uint8)
+    lasts[:-1], lasts[-1] = raw[before], raw[last]
     edge = np.zeros(256, dtype=bool)
     edge[list(_EDGES + delim.encode("utf-8"))] = True
-    last = len(raw) - 1
-    odd_cells = (stops <= starts) | edge[raw[np.minimum(starts, last)]] | edge[raw[stops - 1]]
-    del raw, seps, breaks, starts, stops
+    odd_cells = (edge[firsts] | edge[lasts]).reshape(lines, width)
+    del raw, seps, breaks, before
     if width == 1:
-        return [body.split(end)], odd_cells.reshape(lines, width)
+        return [body.split(end)], odd_cells
     flat = body.replace(end, delim).split(delim)
-    return [flat[c::width] for c in range(width)], odd_cells.reshape(lines, width)
+    return [flat[c::width] for c in range(width)], odd_cells
 
 
 class _Reader:
@@ -179,6 +202,7 @@ class _Reader:
         # Trimmed while every cell met in the column was (``_columns``), else a list.
         self.columns: dict[int, list[str]] = {c: Trimmed() for c in self.wanted}
         self.records = 0  # records met so far, header lines included
+        self.scratch = _Scratch()
         self.whole = True
 
     def read(self, blocks: Iterator[str], size: int) -> Records | None:
@@ -201,7 +225,7 @@ class _Reader:
         if block.endswith("\n"):  # the last line's end
             body = block[:-2] if block.endswith("\r\n") else block[:-1]
         head = max(self.skip - self.records, 0)
-        split = _columns(body, self.delim, self.width, end)
+        split = _columns(body, self.delim, self.width, end, self.scratch)
         if split is None:
             return False
         columns, odd = split
