@@ -172,13 +172,20 @@ class SpecFrame:
     def spec_blocks(self) -> Iterator[list[LinkSpec]]:
         """The ``LinkSpec`` of every row, in lists of a block of rows (``iter_specs``
         without a Python step per row)."""
-        # Managed sets repeat: build each distinct one once, keyed by a bit pattern.
+        # Managed sets repeat: build each distinct one once, keyed by a bit pattern (of
+        # the fields some rows set and others not; those all rows set are one bit each).
         n = len(self)
-        code = np.zeros(n, dtype=np.int64)
+        every, some = 0, []
         for bit, f in enumerate(LINK_FIELDS):
-            code |= self.managed[f].astype(np.int64) << bit
+            if self.managed[f].all():
+                every |= 1 << bit
+            elif self.managed[f].any():
+                some.append(bit)
+        code = np.full(n, every, dtype=np.int64)
+        for bit in some:
+            code |= self.managed[LINK_FIELDS[bit]].astype(np.int64) << bit
         cache: dict[int, frozenset[str]] = {}
-        for c in np.flatnonzero(np.bincount(code)).tolist():  # the distinct patterns
+        for c in np.flatnonzero(np.bincount(code)).tolist() if some else [every]:
             cache[c] = frozenset(f for b, f in enumerate(LINK_FIELDS) if c >> b & 1)
         cols = [self.values[f] for f in LINK_FIELDS]
         # A field no row sets (a spreadsheet without its column): None on every row,
@@ -193,7 +200,9 @@ class SpecFrame:
                 repeat(None) if none else col[start:end].tolist()
                 for col, none in zip(cols, unset, strict=True)
             ]
-            managed = map(cache.__getitem__, code[start:end].tolist())
+            managed = (  # one managed set for every row (the usual sheet): no lookup a row
+                map(cache.__getitem__, code[start:end].tolist()) if some else repeat(cache[every])
+            )
             if self.provenances is not None:
                 provs: Iterable[Provenance] = self.provenances[start:end]
             else:  # as ``provenance(i)`` makes them, the rows' numbers read a block at once
