@@ -86,20 +86,36 @@ def _url_ok(values: Sequence[Any]) -> np.ndarray:
     value by value in a block that is not all text or where a value holds a line feed."""
     n = len(values)
     out = np.zeros(n, dtype=bool)
+    scratch = _Scratch()
     for start in range(0, n, _URL_BLOCK):
         block = values[start : start + _URL_BLOCK]
         try:
-            text = "\n".join(block) + "\n"
+            text = "\n".join([*block, ""])
         except TypeError:  # not all text
             text = ""
         if text and text.count("\n") == len(block):
-            out[start : start + len(block)] = _block_url_ok(block, text)
+            out[start : start + len(block)] = _block_url_ok(block, text, scratch)
         else:
             out[start : start + len(block)] = _each_url_ok(block)
     return out
 
 
-def _block_url_ok(block: Sequence[str], text: str) -> np.ndarray:
+class _Scratch:
+    """Byte-sized buffers over a block's bytes, kept from block to block of one
+    column (a new one for each mask costs page faults, more than the mask)."""
+
+    def __init__(self) -> None:
+        self.buffers = np.empty((3, 0), dtype=np.uint8)
+
+    def take(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A byte buffer and two masks of ``n`` items."""
+        if self.buffers.shape[1] < n:
+            self.buffers = np.empty((3, n + (n >> 2)), dtype=np.uint8)
+        a, b, c = self.buffers[:, :n]
+        return a, b.view(bool), c.view(bool)
+
+
+def _block_url_ok(block: Sequence[str], text: str, scratch: _Scratch) -> np.ndarray:
     """``_URL_RE`` on each value of ``block`` (``text``: the values, each followed by a
     line feed, none holding one), over the bytes of ``text``: a value passes when all
     its bytes are printable ASCII and its scheme and authority (up to the first ``/?#``
@@ -114,12 +130,17 @@ def _block_url_ok(block: Sequence[str], text: str) -> np.ndarray:
         return _lines_url_ok(block, text)
     data = text.encode("utf-8", "surrogatepass")
     raw = np.frombuffer(data, dtype=np.uint8)
-    ends = np.flatnonzero(raw == 0x0A)
+    work, line_end, mark = scratch.take(len(raw))
+    ends = np.flatnonzero(np.equal(raw, 0x0A, out=line_end))
     starts = np.empty(n, dtype=np.int64)
     starts[0] = 0
     starts[1:] = ends[:-1] + 1
     short = np.flatnonzero(ends - starts < _SCHEME_AND_ONE)
-    marks = np.flatnonzero((raw == 0x2F) | (raw == 0x3F) | (raw == 0x23) | (raw == 0x0A))
+    # ``/`` and ``?`` are the bytes that are 0x3F with bit 0x10 set, then ``#`` and \n.
+    np.equal(np.bitwise_or(raw, 0x10, out=work), 0x3F, out=mark)
+    mark |= line_end
+    mark |= np.equal(raw, 0x23, out=line_end)
+    marks = np.flatnonzero(mark)
     stop = marks[np.minimum(np.searchsorted(marks, starts + _SCHEME_AND_ONE), len(marks) - 1)]
     size = stop - starts
     size[short] = _LONGEST_COMPARED + 1  # never the same as another value's
@@ -138,7 +159,8 @@ def _block_url_ok(block: Sequence[str], text: str) -> np.ndarray:
     run = np.zeros(n, dtype=np.int64)  # per value, the first of its run
     run[first] = np.arange(len(first))
     ok = np.array(checked, dtype=bool)[np.maximum.accumulate(run)]
-    bad = (raw < 0x21) | (raw > 0x7E)  # not printable ASCII (``[!-~]``)
+    # Not printable ASCII (``[!-~]``): below 0x21 a byte wraps round past 0x5D too.
+    bad = np.greater(np.subtract(raw, 0x21, out=work), 0x7E - 0x21, out=mark)
     bad[ends] = False
     if bad.any():  # each such byte fails its value (the first line end at or after it)
         ok[np.searchsorted(ends, np.flatnonzero(bad))] = False
