@@ -21,6 +21,20 @@ def test_a_csv_counts_its_lines_under_the_header(tmp_path: Path) -> None:
     assert look_at([csv]).names_domain
 
 
+def test_a_long_csv_counts_every_line_whatever_its_line_ends(tmp_path: Path) -> None:
+    """A file of several MB (read a MB at a time), lines ending in CRLF, the last one
+    without a line end, or a file of a header line alone ending without one."""
+    rows = [f"s{i},https://e.com/{i},row {i}" for i in range(200_000)]
+    csv = tmp_path / "links.csv"
+    csv.write_bytes(("slug,url,Domain\r\n" + "\r\n".join(rows)).encode())
+    seen = look_at([csv])
+    assert (seen.rows, seen.names_domain, seen.refusable) == (200_000, True, False)
+    csv.write_bytes(("slug,url\n" + "\n".join(rows) + "\n").encode())
+    assert look_at([csv]).rows == 200_000
+    csv.write_bytes(b"slug,url")
+    assert look_at([csv]).refusable
+
+
 def test_yaml_counts_its_url_keys_block_and_flow(tmp_path: Path) -> None:
     yml = tmp_path / "links.yaml"
     yml.write_text(
