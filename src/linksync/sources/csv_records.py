@@ -92,27 +92,45 @@ def read_records(
     return Records(columns, whole, unclosed)
 
 
-def _texts(source: Path | str, encoding: str | None) -> Iterator[str]:
-    """The text in blocks, each ending at a line end (but the last)."""
+#: A block of text, and its bytes when they are its UTF-8 (the file's own, read).
+Block = tuple[str, memoryview | None]
+
+
+def _texts(source: Path | str, encoding: str | None) -> Iterator[Block]:
+    """The text in blocks, each ending at a line end (but the last). A file's bytes are
+    read into one buffer and cut at their last line feed before they are decoded (no
+    encoding a reader is given here has a line feed byte inside another character), so
+    each block is decoded once and, in UTF-8, comes with its bytes."""
     if isinstance(source, str):
         start = 0
         while start < len(source):
             cut = source.find("\n", start + _BLOCK) + 1 or len(source)
-            yield source[start:cut]
+            yield source[start:cut], None
             start = cut
         return
-    decoder = codecs.getincrementaldecoder(encoding or "utf-8")()
-    rest = ""
-    with source.open("rb") as fh:
-        while data := fh.read(_BLOCK):
-            rest += decoder.decode(data)
-            cut = rest.rfind("\n") + 1
+    codec = codecs.lookup(encoding or "utf-8")
+    decoder = codec.incrementaldecoder()
+    utf8 = codec.name == "utf-8"
+    buf = bytearray(_BLOCK)
+    view, have = memoryview(buf), 0  # bytes in ``buf``: those after the last cut
+    with source.open("rb", buffering=0) as fh:
+        while True:
+            if have == len(buf):  # no line feed in the whole buffer: a bigger one
+                buf = buf + bytearray(len(buf))
+                view = memoryview(buf)
+            got = fh.readinto(view[have:])
+            if not got:
+                break
+            have += got
+            cut = buf.rfind(b"\n", 0, have) + 1
             if cut:
-                yield rest[:cut]
-                rest = rest[cut:]
-    rest += decoder.decode(b"", final=True)
+                data = view[:cut]
+                yield decoder.decode(data), data if utf8 else None
+                buf[: have - cut] = view[cut:have]  # the same size: no export is moved
+                have -= cut
+    rest = decoder.decode(bytes(buf[:have]), final=True)
     if rest:
-        yield rest
+        yield rest, None
 
 
 def _lines(block: str) -> io.StringIO:
@@ -140,7 +158,7 @@ class _Scratch:
 
 
 def _columns(
-    body: str, delim: str, width: int, end: str, scratch: _Scratch
+    body: str, delim: str, width: int, end: str, scratch: _Scratch, data: memoryview | None
 ) -> tuple[list[list[str]], np.ndarray | None] | None:
     """The columns of ``body`` (lines without quotes, ending with ``end``: a line feed,
     or a carriage return and a line feed), or None unless every line holds exactly
@@ -148,12 +166,15 @@ def _columns(
     return and no other carriage return is met (counted over the bytes at numpy speed:
     the delimiters and line feeds in the order met, every ``width``-th a line feed);
     with them, per line and column, whether the cell may be empty or start or end with
-    ASCII whitespace (None: not looked at)."""
+    ASCII whitespace (None: not looked at). ``data``: the body's UTF-8 bytes when they
+    were read (else the body is encoded here)."""
     if width == 1 and end == "\n":
         return [body.split(end)], None
     if width > 1 and ord(delim) > 0x7F:  # never one byte of UTF-8: the csv module
         return None
-    raw = np.frombuffer(body.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    raw = np.frombuffer(
+        data if data is not None else body.encode("utf-8", "surrogatepass"), dtype=np.uint8
+    )
     if not len(raw):
         return None
     is_sep, other = scratch.take(len(raw))
@@ -205,27 +226,30 @@ class _Reader:
         self.scratch = _Scratch()
         self.whole = True
 
-    def read(self, blocks: Iterator[str], size: int) -> Records | None:
+    def read(self, blocks: Iterator[Block], size: int) -> Records | None:
         """The records; None when the rest of a big file has quotes (module docstring)."""
         done = 0
-        for block in blocks:
-            if not self._split(block):
+        for block, data in blocks:
+            if not self._split(block, data):
                 if size - done >= PANDAS_FROM:
                     return None
-                return self._csv(chain([block], blocks))
+                return self._csv(chain([block], (text for text, _ in blocks)))
             done += len(block)
         return Records(self.columns, self.whole)
 
-    def _split(self, block: str) -> bool:
-        """The block split at once (module docstring); False when it does not qualify."""
+    def _split(self, block: str, data: memoryview | None) -> bool:
+        """The block split at once (module docstring); False when it does not qualify.
+        ``data``: the block's UTF-8 bytes, when read already."""
         if '"' in block:
             return False
         end = "\r\n" if "\r" in block else "\n"
         body = block
         if block.endswith("\n"):  # the last line's end
             body = block[:-2] if block.endswith("\r\n") else block[:-1]
+        if data is not None:  # the same line end, in as many bytes as characters
+            data = data[: len(data) - (len(block) - len(body))]
         head = max(self.skip - self.records, 0)
-        split = _columns(body, self.delim, self.width, end, self.scratch)
+        split = _columns(body, self.delim, self.width, end, self.scratch, data)
         if split is None:
             return False
         columns, odd = split
