@@ -110,7 +110,8 @@ def _texts(source: Path | str, encoding: str | None) -> Iterator[Block]:
         return
     codec = codecs.lookup(encoding or "utf-8")
     decoder = codec.incrementaldecoder()
-    utf8 = codec.name == "utf-8"
+    utf8 = codec.name in ("utf-8", "utf-8-sig")
+    bom = codec.name == "utf-8-sig"  # left out of the text, if the file starts with it
     buf = bytearray(_BLOCK)
     view, have = memoryview(buf), 0  # bytes in ``buf``: those after the last cut
     with source.open("rb", buffering=0) as fh:
@@ -125,7 +126,10 @@ def _texts(source: Path | str, encoding: str | None) -> Iterator[Block]:
             cut = buf.rfind(b"\n", 0, have) + 1
             if cut:
                 data = view[:cut]
-                yield decoder.decode(data), data if utf8 else None
+                text = decoder.decode(data)
+                if bom:
+                    data, bom = data[3:] if buf.startswith(codecs.BOM_UTF8) else data, False
+                yield text, data if utf8 else None
                 buf[: have - cut] = view[cut:have]  # the same size: no export is moved
                 have -= cut
     rest = decoder.decode(bytes(buf[:have]), final=True)
