@@ -205,3 +205,19 @@ def test_validating_a_small_csv_with_duplicates_does_not_load_numpy_ma(tmp_path:
     assert proc.returncode == 1, proc.stderr
     assert "DUPLICATE_IN_SOURCE" in proc.stdout + proc.stderr
     assert "numpy" in modules and "numpy.ma" not in modules
+
+
+def test_a_sheets_descriptions_too_long_or_placeholders_are_named_on_their_rows(
+    tmp_path: Path,
+) -> None:
+    """A description over the service's limit is named on its row, one that is a
+    placeholder too, and no other row is (short and long ones around them)."""
+    rows = [f"s{i},https://example.com/{i},about link {i}" for i in range(300)]
+    rows[10] = "s10,https://example.com/10," + "x" * 10_001
+    rows[20] = "s20,https://example.com/20,N/A"
+    rows[30] = "s30,https://example.com/30," + "y" * 10_000  # at the limit: fine
+    (tmp_path / "links.csv").write_text("slug,url,description\n" + "\n".join(rows) + "\n")
+    result = validate(read_sources([tmp_path / "links.csv"]), now=NOW)
+    found = [(p.provenance.row, p.constant, p.field) for p in result.problems if p.provenance]
+    assert found == [(12, "INVALID_REQUEST", "description"), (22, "INVALID_FIELD", "description")]
+    assert "10,001 characters" in result.problems[0].message

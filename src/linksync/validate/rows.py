@@ -93,6 +93,9 @@ class FrameChecker:
         self.dead: set[int] = set()  # rows a reader could not read: no further checks
         self.skip: dict[str, set[int]] = {}  # field -> rows already flagged for it
         self._cache: dict[str, tuple[np.ndarray, list[Any]]] = {}
+        #: Per field, the length of its longest value as first gathered (a bound for
+        #: the values left once rows are flagged).
+        self._longest: dict[str, int] = {}
 
     def add(self, i: int, fname: str, constant: str, message: str, warn: bool = False) -> None:
         prov: Provenance = self.frame.provenance(i)
@@ -162,8 +165,11 @@ class FrameChecker:
         if not vals:
             return
         try:  # every value longer than any placeholder (descriptions): nothing to look up
-            if fname != "slug" and min(map(len, vals)) > _LONGEST_NOTHING:
-                return  # (slugs are short, and hashed for the reserved words anyway)
+            if fname != "slug":  # (slugs are short, and hashed for the reserved words anyway)
+                lengths = np.fromiter(map(len, vals), dtype=np.int64, count=len(vals))
+                self._longest[fname] = int(lengths.max())
+                if lengths.min() > _LONGEST_NOTHING:
+                    return
         except TypeError:  # values that are not text (specs built in Python)
             pass
         try:
@@ -205,6 +211,10 @@ class FrameChecker:
 
     def _descriptions(self) -> None:
         idx, vals = self._present("description")
+        if self._longest.get("description", rules.MAX_DESCRIPTION_CHARS + 1) <= (
+            rules.MAX_DESCRIPTION_CHARS
+        ):
+            return  # (measured on the values before any row was flagged: no fewer)
         try:
             longest = max(map(len, vals), default=0)
         except TypeError:  # specs built in Python may hold other types
