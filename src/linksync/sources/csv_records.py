@@ -9,7 +9,10 @@ Two ways through the file, chosen a block (about a MB, cut at a line end) at a t
 - A block without a quote, whose every line holds exactly ``width - 1`` delimiters
   (the usual export; the delimiters of each line counted over its bytes by numpy), is
   split by ``str.split`` over the whole block: its lines are its records, and a
-  column is every ``width``-th value. No Python work per row.
+  column is every ``width``-th value. No Python work per row. The same pass over the
+  bytes reads each cell's first and last byte: a column none of whose cells is empty
+  or starts or ends with ASCII whitespace is handed over as ``Trimmed`` (the cleaning
+  takes it as it is).
 - From the first block that does not qualify to the end, the ``csv`` module reads the
   records (quoted values, line breaks inside them, ragged records). All blocks before
   it held no quote, so that block starts on a record's boundary. When what is left
