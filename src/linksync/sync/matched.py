@@ -135,10 +135,19 @@ class Matched:
         active = {d for d, info in custom.items() if getattr(info, "active", False)}
         self.usable = frozenset({system_domain, *active})
 
-    def take(self, links: Iterable[RemoteLink], *, compare: bool = True) -> None:
+    def met_twice(self) -> bool:
+        """Whether a listing brought a link of a row's slug twice (the diff then
+        compares that row with the link the index holds)."""
+        return self.marks.find(_MET) >= 0
+
+    def take(self, links: Sequence[RemoteLink], *, compare: bool = True) -> Sequence[RemoteLink]:
         """One page's links: each shares the text of the row naming it, and (``compare``)
-        the row is compared with it the short way."""
+        the row is compared with it the short way. Returns the page's links but the
+        candidates' (``links`` itself when it has none)."""
         rows, desired, marks, links_at = self.rows, self.desired, self.marks, self.links_at
+        took: list[RemoteLink] = []
+        took_one = took.append
+        mixed = False  # links of several domains in the page
         all_checks, tags_of, left = self._checks, self._tags_of, self._left
         host: str | None = None
         named: Mapping[str, int] | None = None
@@ -149,6 +158,7 @@ class Matched:
         silent_managed: frozenset[str] | None = None
         for link in links:
             if link.domain is not host:  # the links of a page share their domain's text
+                mixed = mixed or (host is not None and host != link.domain)
                 host = link.domain
                 domain = fold_domain(host)
                 named = rows.get(domain)
@@ -216,6 +226,13 @@ class Matched:
                 elif left_alone(spec, link, self.options):
                     continue  # a row with a note goes the diff's way
             marks[at] = CANDIDATE
+            took_one(link)
+        if not took or mixed:  # a page of several domains is entered whole
+            return links
+        if len(took) == len(links):
+            return ()
+        held = set(map(id, took))
+        return [link for link in links if id(link) not in held]
 
 
 def rows_by_slug(
