@@ -308,3 +308,35 @@ async def test_a_link_met_twice_by_a_shifting_listing_plans_as_row_by_row() -> N
     a = next(c for c in matched.changes if c.slug == "a")
     assert a.action is Action.UPDATE and a.remote is not None  # the link held: page 2's
     assert a.remote.description == "changed"
+
+
+@pytest.mark.parametrize("told", [True, False], ids=["fetch-skips-invalid", "fetch-reads-all"])
+async def test_rows_in_the_listings_order_plan_as_row_by_row(told: bool) -> None:
+    """Rows in the order the listing brings their links (each link is looked for in the
+    row after the row of the link before): a failed row, a row of another domain and a
+    slug two rows name in between are met as row by row."""
+    rows = [
+        row("a", url("a"), 2, description="A"),
+        row("b", "not a url", 3),  # failed: the fetch leaves it out (told)
+        row("Promo", url("promo"), 4),
+        row("gone", url("gone"), 5, domain=GO),  # the next link's slug, on another domain
+        *(row(f"fill-{i:03d}", url(f"fill-{i:03d}"), 10 + i) for i in range(130)),
+        row("a", url("a"), 200, domain=GO, description="on go"),
+        row("kept", url("kept"), 201, domain=GO),
+    ]
+    plan, _, _ = await both_ways(rows, SyncOptions(), invalid=frozenset({1}), told=told)
+    assert actions(plan)[:4] == [
+        (0, "unchanged", "a", ()),
+        (1, "invalid", "b", ()),
+        (2, "unchanged", "Promo", ()),
+        (3, "create", "gone", ()),
+    ]
+    assert list(plan.changes.quiet.at) == [0, 2, *range(4, 136)]
+    twice = [row("Promo", url("promo"), 1), *rows]  # a slug named by two rows
+    plan, _, _ = await both_ways(twice, SyncOptions(), invalid=frozenset({2}), told=told)
+    assert actions(plan)[:4] == [
+        (0, "unchanged", "Promo", ()),
+        (1, "unchanged", "a", ()),
+        (2, "invalid", "b", ()),
+        (3, "invalid", "Promo", ("DUPLICATE_IN_SOURCE",)),
+    ]

@@ -22,6 +22,8 @@ class Need:
     must_list: bool = False
     #: a row without slug is matched by URL on the domain (``RemoteState.with_url``)
     by_url: bool = False
+    #: a slug (folded) is named by more than one row
+    repeated: bool = False
 
 
 #: no row read yet
@@ -59,7 +61,8 @@ def needs(
         slug = spec.slug
         if slug:
             folded = slug.lower()  # ``fold_slug``: the slug itself when already folded
-            first(slug if folded == slug else folded, at)
+            if first(slug if folded == slug else folded, at) is not at:
+                need.repeated = True
         elif spec.url:  # a row with neither (a hidden row, not read) needs nothing
             need.must_list = need.by_url = True
     if options.deletes and not named:

@@ -99,6 +99,7 @@ async def fetch_remote(
     given: dict[str | None, str] = {}
     wanted = needs(desired, options, system, named=named, skip=skip, domains=given)
     matched = Matched(desired, options, {d: need.slugs for d, need in wanted.items()}, given)
+    matched.in_order({d for d, need in wanted.items() if not need.repeated}, skip)
     matched.usable_on(system, custom)
     acc.matched = matched
     if options.deletes and options.owner_tag is not None:
