@@ -340,3 +340,23 @@ async def test_rows_in_the_listings_order_plan_as_row_by_row(told: bool) -> None
         (2, "invalid", "b", ()),
         (3, "invalid", "Promo", ("DUPLICATE_IN_SOURCE",)),
     ]
+
+
+async def test_rows_in_the_reverse_of_the_listings_order_plan_as_row_by_row() -> None:
+    """A listing of the newest first: each link is looked for in the row before."""
+    rows = [
+        row("a", url("a"), 2, description="A"),
+        row("b", "not a url", 3),
+        row("Promo", url("promo"), 4),
+        row("gone", url("gone"), 5, domain=GO),
+        *(row(f"fill-{i:03d}", url(f"fill-{i:03d}"), 10 + i) for i in range(130)),
+    ][::-1]
+    invalid = frozenset({len(rows) - 2})
+    plan, _, _ = await both_ways(rows, SyncOptions(), invalid=invalid, told=False)
+    assert actions(plan)[-4:] == [
+        (130, "create", "gone", ()),
+        (131, "unchanged", "Promo", ()),
+        (132, "invalid", "b", ()),
+        (133, "unchanged", "a", ()),
+    ]
+    assert list(plan.changes.quiet.at) == [*range(130), 131, 133]

@@ -141,7 +141,8 @@ class Matched:
         """The domains (folded) where no two rows name one slug (``unique``) and the
         positions ``rows`` leaves out (``skip``): there a link is first looked for in
         the row after the row of the link before it (a listing in the order the rows
-        made the links), before the slugs are."""
+        made the links; the row before, in a listing of the newest first), before the
+        slugs are."""
         self._unique, self._skip = unique, skip
 
     def usable_on(self, system_domain: str, custom: Mapping[str, object]) -> None:
@@ -186,7 +187,7 @@ class Matched:
         plain: tuple[str, ...] = ()
         password = tags = expires = simple = False
         names: tuple[str, ...] = ()
-        given, skip, last, after = self.given, self._skip, len(desired) - 1, -1
+        given, skip, last, after, step = self.given, self._skip, len(desired) - 1, -1, 1
         in_order = False
         spelt: object = _NO_ROW  # the domain as given of the row looked at before
         spelt_here = False  # ... and whether it is ``domain``
@@ -201,17 +202,22 @@ class Matched:
             if not named:
                 continue
             slug = link.slug
-            # The row after the row of the link before: when it names this slug on this
-            # domain it is the only row naming it (``in_order``): no slug is looked up.
-            at = -1
-            if in_order and after < last:
-                spec = desired[after + 1]
-                if spec.slug == slug and not (skip and after + 1 in skip):
+            # The row after (or before: ``step``) the row of the link before: when it
+            # names this slug on this domain it is the only row naming it
+            # (``in_order``): no slug is looked up.
+            at = after + step
+            if in_order and 0 <= at <= last:
+                spec = desired[at]
+                if spec.slug == slug and not (skip and at in skip):
                     if spec.domain is not spelt:
                         spelt = spec.domain
                         spelt_here = given.get(spelt) == domain
-                    if spelt_here:
-                        at = after + 1
+                    if not spelt_here:
+                        at = -1
+                else:
+                    at = -1
+            else:
+                at = -1
             if at < 0:
                 found = named.get(slug)
                 if found is None:
@@ -221,6 +227,8 @@ class Matched:
                     found = named.get(folded)
                     if found is None:
                         continue
+                if found - after in (1, -1):  # the listing's order: the rows' or reversed
+                    step = found - after
                 at = found
                 spec = desired[at]
             after = at
