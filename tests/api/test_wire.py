@@ -17,6 +17,10 @@ from linksync.api.wire import request_url
         ({"search": "a b&c", "tag": ""}, "/l?search=a+b%26c"),
         ({"domain": "bücher.de", "flag": True}, "/l?domain=b%C3%BCcher.de&flag=true"),
         ({"page": None}, "/l"),
+        (
+            {"page": 0, "n": -3, "a b": 1, "é": "x", "off": False},
+            "/l?page=0&n=-3&a+b=1&%C3%A9=x&off=false",
+        ),
     ],
 )
 def test_the_query_of_a_request(params: dict[str, Any], url: str) -> None:

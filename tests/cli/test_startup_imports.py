@@ -80,13 +80,14 @@ def test_a_csv_apply_loads_no_qr_workbook_or_alert_library(tmp_path: Path) -> No
     assert modules & (OTHER_RUNS | SPREADSHEETS_ONLY) == set()
 
 
-#: What only the other report formats, an annotated copy or a YAML source load.
+#: What only the other report formats, an annotated copy, the QR zip or a YAML source load.
 OTHER_WRITERS = {
     "linksync.report.xlsx",  # an .xlsx report
     "linksync.report.markdown",  # an .md report, a plan's markdown
     "linksync.report.junit",  # an .xml report
     "xml.sax",  # (what the JUnit XML writer escapes with)
     "linksync.report.qr_sheet",  # the QR column of an annotated workbook
+    "linksync.report.qr",  # the zip of QR codes (--qr)
     "linksync.sources.yaml_reader",  # a YAML source
 }
 

@@ -75,3 +75,21 @@ def test_records_made_one_after_another_hold_equal_text_once() -> None:
     assert (second.domain, second.created_at, first.updated_at) == ("go.example.com", when, when)
     other = RemoteLink("other.example", "c", "https://e.com/c", created_at="2026-11-02")
     assert (other.domain, other.created_at) == ("other.example", "2026-11-02")
+
+
+def test_short_urls_read_back_as_given_when_a_page_switches_domains() -> None:
+    """A page whose links switch between domains: each short URL is tested against its
+    own link's domain, never the one before it; all read back as the service gave them."""
+    records = []
+    for i, (domain, host) in enumerate(
+        [("a.example", "a.example"), ("b.example", "a.example"), ("b.example", "b.example"),
+         ("a.example", "b.example"), ("a.example", "a.example"), ("", "a.example")]
+    ):  # fmt: skip
+        records.append({"domain": domain or "x", "slug": f"s{i}", "url": "https://e.com",
+                        "shortUrl": f"https://{host}/s{i}"})  # fmt: skip
+    page = fast_link_page(_page(*records), page=1, limit=100)
+    assert page is not None
+    assert [link.short_url for link in page.links] == [r["shortUrl"] for r in records]
+    held = [msgspec.structs.astuple(link)[4] for link in page.links]
+    own = [r["shortUrl"] == f"https://{r['domain']}/{r['slug']}" for r in records]
+    assert [h != r["shortUrl"] for h, r in zip(held, records, strict=True)] == own

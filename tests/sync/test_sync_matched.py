@@ -17,7 +17,7 @@ from linksync.sync import Mode, SyncOptions, diff
 from linksync.sync.matched import Matched
 from linksync.sync.plan import Plan
 from linksync.sync.remote import fetch_remote
-from linksync.sync.state import RemoteState
+from linksync.sync.state import LinkIndex, RemoteState
 
 SYS = "lnk.test"
 GO = "go.example.com"
@@ -69,21 +69,34 @@ async def both_ways(
     invalid: frozenset[int] = frozenset(),
     problems: tuple[Problem, ...] = (),
     told: bool = True,
+    parked: bool = True,
 ) -> tuple[Plan, Plan, RemoteState]:
-    """The plan of ``rows`` from the links the listing matched, and the plan of the
-    same links row by row (a copy of the state: it keeps no match)."""
+    """The plan of ``rows`` from the links the listing matched (their links left out
+    of the index, ``parked``, until it is read otherwise), and the plan of the same
+    links row by row (a copy of the state: it keeps no match, and its first read of
+    the index enters every link left out); the index then holds what a listing that
+    leaves nothing out holds, in the same order."""
     box = Sandbox()
     await fill(box)
     async with box.client() as client:
         skip = invalid if told else frozenset()
         remote = await fetch_remote(client, rows, options, skip=skip)
+        # a takeover compares no row as the pages come: every link is entered
+        whole = await fetch_remote(client, rows, replace(options, allow_takeover=True), skip=skip)
     assert remote.matched is not None and remote.matched.fits(rows, options)
-    by_row = diff(rows, replace(remote), options, invalid=invalid, problems=problems)
+    assert isinstance(remote.links, LinkIndex) and remote.links.parked is parked
+    assert isinstance(whole.links, LinkIndex) and not whole.links.parked
     matched = diff(rows, remote, options, invalid=invalid, problems=problems)
     assert not remote.matched.fits(rows, options)  # the diff took the listing's matches
+    # the diff entered only what it had to (a mirror counts every link in its scope)
+    assert remote.links.parked is (parked and not options.deletes)
+    by_row = diff(rows, replace(remote), options, invalid=invalid, problems=problems)
+    assert not remote.links.parked
+    assert list(remote.links.pairs()) == list(whole.links.pairs())
     assert matched.to_json() == by_row.to_json()
     assert list(matched.changes) == list(by_row.changes)
     assert matched.unmanaged == by_row.unmanaged
+    assert matched.safety == by_row.safety
     return matched, by_row, remote
 
 
@@ -119,7 +132,8 @@ async def test_a_row_without_slug_takes_the_link_a_later_row_names() -> None:
         row("b", url("b"), 3, description="B"),
         row("a", url("a"), 4, description="A"),
     ]
-    plan, _, _ = await both_ways(rows, SyncOptions())
+    # the row without slug reads its domain whole: no link is left out of the index
+    plan, _, _ = await both_ways(rows, SyncOptions(), parked=False)
     assert actions(plan) == [
         (0, "unchanged", "b", ()),
         (1, "invalid", "b", ("DUPLICATE_IN_SOURCE",)),
@@ -161,7 +175,7 @@ async def test_a_mirror_deletes_what_no_row_claims_and_keeps_what_a_failed_row_n
         *fills,
     ]
     options = SyncOptions(mode=Mode.MIRROR, scope_domains=(SYS, GO))
-    plan, _, _ = await both_ways(rows, options, invalid=frozenset({0}))
+    plan, _, _ = await both_ways(rows, options, invalid=frozenset({0}), parked=False)
     gone = sorted((c.action.value, c.domain, c.slug) for c in plan.changes if c.spec is None)
     assert gone == [("delete", GO, "a"), ("delete", SYS, "gone")]  # the failed row keeps its
     assert len(plan.changes.quiet) == 2 + 130
@@ -200,3 +214,149 @@ def test_a_link_met_twice_leaves_its_row_to_the_diff() -> None:
     assert list(matched.marks) == [1, 1] and matched.links_at == first
     matched.take([RemoteLink(SYS, "a", url("a"))])  # page 2 brings a again
     assert list(matched.marks)[1] == 1 and matched.marks[0] != 1
+
+
+async def test_a_mirror_leaves_its_quiet_links_out_and_deletes_the_same() -> None:
+    """No row without slug: the quiet rows' links stay out of the index while the diff
+    names what no row claims; a failed row still keeps its link, and a row hidden in
+    its workbook (a finding of its own) still refuses every delete."""
+    fills = [row(f"fill-{i:03d}", url(f"fill-{i:03d}"), 10 + i) for i in range(130)]
+    rows = [
+        row("kept", "not a url", 2, domain=GO),
+        row("a", url("a"), 3, description="A"),
+        row("Promo", url("promo"), 4),
+        row("b", url("b"), 5, description="B"),
+        *fills,
+        row("a", url("a"), 200, domain=GO, description="on go"),
+    ]
+    hidden = Problem("HIDDEN_ROW", "row 5 is hidden", rows[3].provenance, None)
+    options = SyncOptions(mode=Mode.MIRROR, scope_domains=(SYS, GO))
+    plan, _, _ = await both_ways(rows, options, invalid=frozenset({0}), problems=(hidden,))
+    gone = sorted((c.action.value, c.domain, c.slug) for c in plan.changes if c.spec is None)
+    assert gone == [("invalid", SYS, "gone")]  # refused: a hidden row may name it
+    assert [c.action for c in plan.changes if c.index == 3] == [Action.INVALID]
+    assert len(plan.changes.quiet) == 2 + 130 + 1
+
+
+async def test_a_mirror_without_findings_deletes_what_no_quiet_row_claims() -> None:
+    rows = [
+        row("a", url("a"), 3, description="A"),
+        row("Promo", url("promo"), 4),
+        *(row(f"fill-{i:03d}", url(f"fill-{i:03d}"), 10 + i) for i in range(0, 130, 2)),
+    ]
+    options = SyncOptions(mode=Mode.MIRROR, scope_domains=(SYS,), max_deletes=1000)
+    plan, _, _ = await both_ways(rows, options)
+    gone = {c.slug for c in plan.changes if c.action is Action.DELETE}
+    assert gone == {"b", "gone", *(f"fill-{i:03d}" for i in range(1, 130, 2))}
+    assert plan.safety.existing == 134 and len(plan.changes.quiet) == 2 + 65
+
+
+async def test_an_owner_tag_mirror_enters_every_link() -> None:
+    """The owner tag's listing and its look-up read every link: none is left out."""
+    rows = [row("a", url("a"), 3, description="A"), row("Promo", url("promo"), 4)]
+    options = SyncOptions(mode=Mode.MIRROR, owner_tag="team")
+    await both_ways(rows, options, parked=False)
+
+
+async def test_a_quiet_rows_link_is_found_by_a_reader_after_the_diff() -> None:
+    rows = [row("a", url("a"), 2, description="A"), row("promo", url("promo"), 3)]
+    options = SyncOptions()
+    box = Sandbox()
+    await fill(box)
+    async with box.client() as client:
+        remote = await fetch_remote(client, rows, options)
+    plan = diff(rows, remote, options)
+    assert list(plan.changes.quiet.at) == [0, 1]
+    assert isinstance(remote.links, LinkIndex) and remote.links.parked
+    promo = remote.get(SYS, "PROMO")  # the first read enters the links left out
+    assert promo is not None and promo.slug == "Promo" and not remote.links.parked
+    assert len(remote.links) == 134 and remote.on_domain(SYS)[:3] == [
+        remote.get(SYS, s) for s in ("a", "b", "Promo")
+    ]
+
+
+class Shifting:
+    """A client whose listing shifts while it is read: page 2 brings the first link of
+    page 1 again, its description changed meanwhile."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.concurrency = client.concurrency
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.client, name)
+
+    async def list_links_page(self, page: int = 1, limit: int = 20, **kw: Any) -> Any:
+        got = await self.client.list_links_page(page=page, limit=limit, **kw)
+        if page == 2:
+            first = (await self.client.list_links_page(page=1, limit=limit, **kw)).links[0]
+            again = replace(first, description="changed")
+            return replace(got, links=(again, *got.links))
+        return got
+
+
+async def test_a_link_met_twice_by_a_shifting_listing_plans_as_row_by_row() -> None:
+    rows = [row("a", url("a"), 2, description="A"), row("b", url("b"), 3, description="B")]
+    box = Sandbox()
+    await fill(box)
+    async with box.client() as client:
+        remote = await fetch_remote(Shifting(client), rows, SyncOptions())
+    assert isinstance(remote.links, LinkIndex) and not remote.links.parked  # all entered
+    by_row = diff(rows, replace(remote), SyncOptions())
+    matched = diff(rows, remote, SyncOptions())
+    assert matched.to_json() == by_row.to_json()
+    a = next(c for c in matched.changes if c.slug == "a")
+    assert a.action is Action.UPDATE and a.remote is not None  # the link held: page 2's
+    assert a.remote.description == "changed"
+
+
+@pytest.mark.parametrize("told", [True, False], ids=["fetch-skips-invalid", "fetch-reads-all"])
+async def test_rows_in_the_listings_order_plan_as_row_by_row(told: bool) -> None:
+    """Rows in the order the listing brings their links (each link is looked for in the
+    row after the row of the link before): a failed row, a row of another domain and a
+    slug two rows name in between are met as row by row."""
+    rows = [
+        row("a", url("a"), 2, description="A"),
+        row("b", "not a url", 3),  # failed: the fetch leaves it out (told)
+        row("Promo", url("promo"), 4),
+        row("gone", url("gone"), 5, domain=GO),  # the next link's slug, on another domain
+        *(row(f"fill-{i:03d}", url(f"fill-{i:03d}"), 10 + i) for i in range(130)),
+        row("a", url("a"), 200, domain=GO, description="on go"),
+        row("kept", url("kept"), 201, domain=GO),
+    ]
+    plan, _, _ = await both_ways(rows, SyncOptions(), invalid=frozenset({1}), told=told)
+    assert actions(plan)[:4] == [
+        (0, "unchanged", "a", ()),
+        (1, "invalid", "b", ()),
+        (2, "unchanged", "Promo", ()),
+        (3, "create", "gone", ()),
+    ]
+    assert list(plan.changes.quiet.at) == [0, 2, *range(4, 136)]
+    twice = [row("Promo", url("promo"), 1), *rows]  # a slug named by two rows
+    plan, _, _ = await both_ways(twice, SyncOptions(), invalid=frozenset({2}), told=told)
+    assert actions(plan)[:4] == [
+        (0, "unchanged", "Promo", ()),
+        (1, "unchanged", "a", ()),
+        (2, "invalid", "b", ()),
+        (3, "invalid", "Promo", ("DUPLICATE_IN_SOURCE",)),
+    ]
+
+
+async def test_rows_in_the_reverse_of_the_listings_order_plan_as_row_by_row() -> None:
+    """A listing of the newest first: each link is looked for in the row before."""
+    rows = [
+        row("a", url("a"), 2, description="A"),
+        row("b", "not a url", 3),
+        row("Promo", url("promo"), 4),
+        row("gone", url("gone"), 5, domain=GO),
+        *(row(f"fill-{i:03d}", url(f"fill-{i:03d}"), 10 + i) for i in range(130)),
+    ][::-1]
+    invalid = frozenset({len(rows) - 2})
+    plan, _, _ = await both_ways(rows, SyncOptions(), invalid=invalid, told=False)
+    assert actions(plan)[-4:] == [
+        (130, "create", "gone", ()),
+        (131, "unchanged", "Promo", ()),
+        (132, "invalid", "b", ()),
+        (133, "unchanged", "a", ()),
+    ]
+    assert list(plan.changes.quiet.at) == [*range(130), 131, 133]

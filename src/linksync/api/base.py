@@ -189,7 +189,10 @@ class BaseClient:
         params: Mapping[str, Any] | None,
         body: Any,
     ) -> Answer:
-        async with self.limiter.slot() as slot:
+        limiter = self.limiter
+        sent_at = await limiter.enter()  # ``limiter.slot()``, without its object
+        answered: Mapping[str, str] | None = None
+        try:
             state.attempts += 1
             if state.first_sent_at is None:
                 state.first_sent_at = self.retry.clock()
@@ -217,7 +220,9 @@ class BaseClient:
                     self._stats.transport_errors += 1
                     raise failure from None
                 raise self._transport_error(kind, failure, state) from None
-            slot.observe(headers)
+            answered = headers
+        finally:
+            limiter.leave(answered, sent_at)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("%s %s -> HTTP %s", method, path, status)  # the path holds no secret
         self._stats.responses_by_status[status] += 1

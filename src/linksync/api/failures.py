@@ -69,7 +69,7 @@ def header(headers: Mapping[str, str], name: str) -> str | None:
 
 
 def request_id_of(headers: Mapping[str, str], body: Any = None) -> str | None:
-    if isinstance(body, Mapping):
+    if body is not None and isinstance(body, Mapping):  # a success's answer: no body given
         err = body.get("error")
         if isinstance(err, Mapping):
             rid = err.get("requestId", err.get("request_id"))

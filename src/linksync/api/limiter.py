@@ -145,6 +145,27 @@ class RateLimiter:
 
     # --- admission ------------------------------------------------------------------
 
+    async def enter(self) -> float:
+        """Wait until this task may send (rules 1-7) and count it in flight; returns the
+        send time, for ``leave``. ``slot()`` wraps the pair."""
+        await self._semaphore.acquire()
+        self._waiting += 1
+        try:
+            return await self._admit()
+        except BaseException:
+            self._semaphore.release()
+            raise
+        finally:
+            self._waiting -= 1
+
+    def leave(self, headers: Mapping[str, str] | None, sent_at: float) -> None:
+        """The request ``enter`` let go at ``sent_at`` ended: with its answer's
+        ``headers``, or None when no answer came."""
+        try:
+            self._done(headers, sent_at)
+        finally:
+            self._semaphore.release()
+
     async def _admit(self) -> float:
         """Wait until this task may send, count it in flight; returns the send time.
 
@@ -165,7 +186,11 @@ class RateLimiter:
         else:
             self._head_taken = True
         try:
-            return await self._admit_head()
+            step = self._rules()
+            while not isinstance(step, float | int):  # something to wait for first
+                await step
+                step = self._rules()
+            return step
         finally:
             self._hand_over()
 
@@ -178,37 +203,35 @@ class RateLimiter:
                 return
         self._head_taken = False
 
-    async def _admit_head(self) -> float:
+    def _rules(self) -> float | Awaitable[object]:
+        """The head's pass over the rules: the send time when it may go now (counted in
+        flight), else what to wait for before the next pass (no coroutine a pass: most
+        sends wait for nothing)."""
         while True:
             now = self._clock()
             if self._resume_at > now:
                 delay = self._resume_at - now
                 self.waited += delay
-                await self._sleep(delay)
-                continue
+                return self._sleep(delay)
             self._roll(now)
             if not self._answered and self._in_flight > 0:
-                await self._next_answer()  # the first request goes alone
-                continue
+                return self._next_answer()  # the first request goes alone
             if self._in_flight >= self._cap.value:
-                await self._next_answer()  # rule 3: as many as rate x latency needs
-                continue
+                return self._next_answer()  # rule 3: as many as rate x latency needs
             opening = self._cap.opening_delay(self._in_flight, now)
             if opening > 0:  # rule 3: a few new connections at a time
-                await self._answer_or_sleep(opening)  # an answer frees a connection
-                continue
+                return self._answer_or_sleep(opening)  # an answer frees a connection
             budget = None if self._remaining is None else self._remaining - self._in_flight
             if budget is not None and budget <= 0:
                 if self._in_flight > 0:
-                    await self._next_answer()  # it may free a request (see _observe)
-                elif self._reset_at is not None:
+                    return self._next_answer()  # it may free a request (see _observe)
+                if self._reset_at is not None:
                     self._resume_at = max(self._resume_at, self._reset_at + self._lag)
                 else:  # nothing left and no known end: ask once, the answer will tell
                     self._remaining, self._answered = None, False
                 continue
             if self._next_send > now and not self._fits(budget):
-                await self._sleep(self._next_send - now)
-                continue
+                return self._sleep(self._next_send - now)
             # The next send is due one spacing after this one was due, not after it
             # went: a wake-up that came late (timers are rounded up to the millisecond)
             # is made up by the next one, by at most one spacing, so no burst builds up.
@@ -359,21 +382,8 @@ class Slot:
         self.headers = headers
 
     async def __aenter__(self) -> Slot:
-        limiter = self._limiter
-        await limiter._semaphore.acquire()
-        limiter._waiting += 1
-        try:
-            self._sent_at = await limiter._admit()
-        except BaseException:
-            limiter._semaphore.release()
-            raise
-        finally:
-            limiter._waiting -= 1
+        self._sent_at = await self._limiter.enter()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        limiter = self._limiter
-        try:
-            limiter._done(self.headers, self._sent_at)
-        finally:
-            limiter._semaphore.release()
+        self._limiter.leave(self.headers, self._sent_at)

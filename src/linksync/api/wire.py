@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, Protocol
-from urllib.parse import urlencode
+from urllib.parse import quote_plus
 
 import httpx
 
@@ -58,11 +58,21 @@ def _param(value: Any) -> str:
 
 def request_url(root: str, path: str, params: Mapping[str, Any] | None) -> str:
     """``root`` + ``path`` with the query httpx's client would add for ``params``
-    (values left out when None or empty; form encoding: a space is ``+``)."""
+    (values left out when None or empty; form encoding: a space is ``+``). A whole
+    number, and a name of plain letters and digits, are written as they are: form
+    encoding leaves them so (a list page's ``page=3&limit=100`` needs no quoting)."""
     if not params:
         return root + path
-    query = [(k, _param(v)) for k, v in params.items() if v is not None and v != ""]
-    return f"{root}{path}?{urlencode(query)}" if query else root + path
+    query = []
+    for key, value in params.items():
+        if value is None or value == "":
+            continue
+        name = key if key.isalnum() and key.isascii() else quote_plus(key)
+        if type(value) is int:  # digits and a minus sign: nothing to quote
+            query.append(f"{name}={value}")
+        else:
+            query.append(f"{name}={quote_plus(_param(value))}")
+    return f"{root}{path}?{'&'.join(query)}" if query else root + path
 
 
 class HttpxWire:

@@ -46,26 +46,28 @@ def short_url_holder() -> tuple[Callable[[Any], None], Callable[[type], None]]:
     record decoded from a list page calls it straight, one call a link, no method in
     between), and ``bind(cls)``, once the class is made, makes ``cls.short_url`` give the
     derived text back and ``held`` swap a short URL of the usual form for its marker."""
-    # The text of the record made before: read once into a local, so records made in
-    # two threads at once share only equal text.
-    host = ""
+    # The text of the record made before, and the short URLs of the usual form on its
+    # domain up to the slug: one tuple, read once into locals, so records made in two
+    # threads at once share only equal text and test a URL against their own domain.
+    before: tuple[str, str, str] = ("", "https:///", "http:///")
     made: str | None = None
 
     def held(link: Any) -> None:
-        nonlocal host, made
+        nonlocal before, made
         domain = link.domain
+        host, https, http = before
         if domain is not host:
-            shared = host
-            if domain != shared:
-                host = shared = domain
-            else:
-                force_setattr(link, "domain", shared)
-                domain = shared
+            if domain == host:
+                force_setattr(link, "domain", host)
+            else:  # a new domain: its two prefixes made once, not one text a link
+                https, http = f"https://{domain}/", f"http://{domain}/"
+                before = (domain, https, http)
         value = link._held_short_url
-        if value and value[0] != _MARK:
-            if value == f"https://{domain}/{link.slug}":
+        if value:  # a marker (a record copied raw) equals neither: left as it is
+            slug = link.slug
+            if value == https + slug:
                 force_setattr(link, _HELD, _HTTPS)
-            elif value == f"http://{domain}/{link.slug}":
+            elif value == http + slug:
                 force_setattr(link, _HELD, _HTTP)
         created = link.created_at
         if created is not None:

@@ -68,8 +68,8 @@ class EarlyClient:
         future = queue.popleft()
         if not queue:
             del self._waiting[key]
-        try:  # an answer already in is taken as it is, without a shield around it
-            got: T = future.result() if future.done() else await asyncio.shield(future)
+        try:  # the answer is this call's alone: awaited as it is, no shield around it
+            got: T = future.result() if future.done() else await future
         except _NotFetched:
             return await call()
         self.served += 1

@@ -33,7 +33,6 @@ from linksync.pipeline.lock import (
     holder_path,
 )
 from linksync.report.annotate import annotate_outputs
-from linksync.report.qr import qr_output
 from linksync.report.writers import WRITERS
 from linksync.safe.leftovers import Leftover, remove_leftovers
 from linksync.safe.outputs import (
@@ -69,6 +68,8 @@ class RunPaths:
         for source, copy in self.annotate:
             out.extend(annotate_outputs(source, copy, qr=self.qr is not None))
         if self.qr is not None:
+            from linksync.report.qr import qr_output  # here: only with --qr (loads zipfile)
+
             out.append(qr_output(self.qr))
         if self.journal is not None:
             out.append(Output(self.journal, "--journal", JOURNAL_SUFFIXES, append=True))

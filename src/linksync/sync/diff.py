@@ -32,6 +32,7 @@ Rules (docs/service.md, "Sync semantics"):
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 
 from linksync.model import Action, LinkKey, LinkSpec, Place, Problem, RemoteLink, Severity
@@ -56,7 +57,7 @@ from linksync.sync.rowchecks import named_keys, stable_slug
 from linksync.sync.rowchecks import problem as _problem
 from linksync.sync.safety import judge_safety, mark_quota, quota_note
 from linksync.sync.slugs import MAX_CANDIDATES, Slugless
-from linksync.sync.state import KeyMap, RemoteState, unclaimed
+from linksync.sync.state import KeyMap, LinkIndex, RemoteState, unclaimed
 from linksync.sync.unchanged import QuickDiff
 
 
@@ -101,6 +102,7 @@ class _Differ:
         desired: Sequence[LinkSpec] = (),
         passwords: PasswordMemory | None = None,
         matched: Matched | None = None,
+        parked: bool = False,
     ):
         self.remote = remote
         self.passwords = passwords
@@ -120,8 +122,9 @@ class _Differ:
         self.hidden: list[Problem] = []  # rows a workbook hides, skipped unread
         self.ignoring = Ignoring(options)  # links left alone (ignore:)
         self.quick = QuickDiff(
-            remote, options, self.invalid, self.by_place, self.claimed, matched=matched
-        )
+            remote, options, self.invalid, self.by_place, self.claimed, matched=matched,
+            parked=parked,
+        )  # fmt: skip
 
     def row_change(self, index: int, spec: LinkSpec) -> Change:
         """The change of row ``index`` of ``desired`` (``spec``)."""
@@ -176,7 +179,7 @@ class _Differ:
         """The remote link a row refers to, or a problem (duplicate, ambiguous)."""
         if spec.slug:
             key = LinkKey(domain, fold_slug(spec.slug))  # the domain is folded already
-            link = self.remote.links.get(key)
+            link = self.quick.link(key)
         else:
             url = (spec.url or "").strip()
             first = self.claimed_urls.get((domain, url))
@@ -371,14 +374,18 @@ def diff(
     matched = remote.matched if remote.matched and remote.matched.fits(desired, options) else None
     if options.system_domain is None:
         options = replace(options, system_domain=remote.system_domain)
-    differ = _Differ(remote, options, problems, invalid, desired, passwords, matched)
-    # a Change for each row but the quiet ones, only counted (``linksync.sync.quiet``)
-    rows = [ch for ch in differ.quick.plan_rows(desired, differ.row_change) if ch is not None]
-    if options.deletes:
-        rows += retire_deletes(differ.deletes(len(desired)), options)
+    index = remote.links  # the links matched to quiet rows may be left out of it
+    opened = index.unsettled() if matched and isinstance(index, LinkIndex) else nullcontext(False)
+    with opened as parked:  # (``LinkIndex.park``) until the unclaimed links are named
+        differ = _Differ(remote, options, problems, invalid, desired, passwords, matched, parked)
+        # a Change for each row but the quiet ones, only counted (``linksync.sync.quiet``)
+        rows = [ch for ch in differ.quick.plan_rows(desired, differ.row_change) if ch is not None]
+        if options.deletes:
+            rows += retire_deletes(differ.deletes(len(desired)), options)
+        claims = differ.claimed, differ.protected_urls, differ.in_scope, differ.quick.claimed_on()
+        unmanaged = unmanaged_links(remote, options, *claims)
     changes = mark_quota(rows, remote)  # the quiet rows plan no create nor write
     quota = quota_note(changes, remote)
-    claims = differ.claimed, differ.protected_urls, differ.in_scope, differ.quick.claimed_on()
     return Plan(
         changes=PlanChanges(sort_changes(changes), differ.quick.quiet),
         options=options,
@@ -387,9 +394,6 @@ def diff(
         quota=quota,
         safety=judge_safety(changes, remote, options, differ.in_scope),
         target=target,
-        unmanaged=Unmanaged(
-            unmanaged_links(remote, options, *claims),
-            tuple(sorted(remote.listed_domains - {""})),
-        ),
+        unmanaged=Unmanaged(unmanaged, tuple(sorted(remote.listed_domains - {""}))),
         ignored=differ.ignoring.ignored(),
     )

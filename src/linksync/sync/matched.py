@@ -63,6 +63,9 @@ _MET = 2
 #: ``bytes.translate`` table: the candidates stay 1, every other mark becomes 0
 ONLY_CANDIDATES = bytes(1 if b == CANDIDATE else 0 for b in range(256))
 
+#: no row looked at yet
+_NO_ROW = object()
+
 
 class Matched:
     """The rows of one fetch (``desired``, under ``options``) and the links the list
@@ -76,7 +79,9 @@ class Matched:
         "_checks",
         "_left",
         "_off",
+        "_skip",
         "_tags_of",
+        "_unique",
         "_used",
         "desired",
         "given",
@@ -108,6 +113,8 @@ class Matched:
         self._left: dict[frozenset[str], tuple[Mapping[str, str], tuple[str, ...]]] = {}
         self._tags_of = partial(desired_tags, options=options)
         self._used = False
+        self._unique: Collection[str] = frozenset()
+        self._skip: Collection[int] = frozenset()
 
     def fits(self, desired: Sequence[LinkSpec], options: SyncOptions) -> bool:
         """Whether a diff of ``desired`` under ``options`` may take these candidates:
@@ -130,49 +137,114 @@ class Matched:
         """Hold nothing more (a fetch no diff reads, or one the diff could not take)."""
         self.rows, self.links_at, self.marks, self._used = {}, [], bytearray(), True
 
+    def in_order(self, unique: Collection[str], skip: Collection[int]) -> None:
+        """The domains (folded) where no two rows name one slug (``unique``) and the
+        positions ``rows`` leaves out (``skip``): there a link is first looked for in
+        the row after the row of the link before it (a listing in the order the rows
+        made the links; the row before, in a listing of the newest first), before the
+        slugs are."""
+        self._unique, self._skip = unique, skip
+
     def usable_on(self, system_domain: str, custom: Mapping[str, object]) -> None:
         """The domains a row can be quiet on (as ``QuickDiff`` judges a row's domain)."""
         active = {d for d, info in custom.items() if getattr(info, "active", False)}
         self.usable = frozenset({system_domain, *active})
 
-    def take(self, links: Iterable[RemoteLink], *, compare: bool = True) -> None:
+    def _checks_of(self, managed: frozenset[str]) -> Checks:
+        checks = self._checks.get(managed)
+        if checks is None:
+            checks = self._checks[managed] = checks_of(managed)
+        return checks
+
+    def _left_names(self, managed: frozenset[str], columns: Mapping[str, str]) -> tuple[str, ...]:
+        """The fields a row of ``columns`` managing ``managed`` could leave alone with an
+        empty cell (none: no row of these says a thing)."""
+        said = self._left.get(managed)
+        if said is None or said[0] is not columns:  # rows of a sheet share both
+            names = tuple(n for n in LEFT_FIELDS if n not in managed and n in columns)
+            said = self._left[managed] = (columns, names)
+        return said[1]
+
+    def met_twice(self) -> bool:
+        """Whether a listing brought a link of a row's slug twice (the diff then
+        compares that row with the link the index holds)."""
+        return self.marks.find(_MET) >= 0
+
+    def take(self, links: Sequence[RemoteLink], *, compare: bool = True) -> Sequence[RemoteLink]:
         """One page's links: each shares the text of the row naming it, and (``compare``)
-        the row is compared with it the short way."""
+        the row is compared with it the short way. Returns the page's links but the
+        candidates' (``links`` itself when it has none)."""
         rows, desired, marks, links_at = self.rows, self.desired, self.marks, self.links_at
-        all_checks, tags_of, left = self._checks, self._tags_of, self._left
+        took: list[RemoteLink] = []
+        took_one = took.append
+        mixed = False  # links of several domains in the page
+        tags_of = self._tags_of
         host: str | None = None
         named: Mapping[str, int] | None = None
         quiet = False
         last_managed: frozenset[str] | None = None
-        last_checks: Checks = ((), False, False, False)
-        silent_columns: Mapping[str, str] | None = None
-        silent_managed: frozenset[str] | None = None
+        last_columns: Mapping[str, str] | None = None
+        plain: tuple[str, ...] = ()
+        password = tags = expires = simple = False
+        names: tuple[str, ...] = ()
+        given, skip, last, after, step = self.given, self._skip, len(desired) - 1, -1, 1
+        in_order = False
+        spelt: object = _NO_ROW  # the domain as given of the row looked at before
+        spelt_here = False  # ... and whether it is ``domain``
         for link in links:
             if link.domain is not host:  # the links of a page share their domain's text
+                mixed = mixed or (host is not None and host != link.domain)
                 host = link.domain
                 domain = fold_domain(host)
                 named = rows.get(domain)
                 quiet = compare and not self._off and domain in self.usable
+                in_order, spelt = domain in self._unique, _NO_ROW
             if not named:
                 continue
             slug = link.slug
-            at = named.get(slug)
-            if at is None:
-                folded = slug.lower()  # ``fold_slug``, inline
-                if folded == slug:
-                    continue
-                at = named.get(folded)
-                if at is None:
-                    continue
-            spec = desired[at]
-            url, description = spec.url, spec.description
-            if link.url is not url and link.url == url:
+            # The row after (or before: ``step``) the row of the link before: when it
+            # names this slug on this domain it is the only row naming it
+            # (``in_order``): no slug is looked up.
+            at = after + step
+            if in_order and 0 <= at <= last:
+                spec = desired[at]
+                if spec.slug == slug and not (skip and at in skip):
+                    if spec.domain is not spelt:
+                        spelt = spec.domain
+                        spelt_here = given.get(spelt) == domain
+                    if not spelt_here:
+                        at = -1
+                else:
+                    at = -1
+            else:
+                at = -1
+            if at < 0:
+                found = named.get(slug)
+                if found is None:
+                    folded = slug.lower()  # ``fold_slug``, inline
+                    if folded == slug:
+                        continue
+                    found = named.get(folded)
+                    if found is None:
+                        continue
+                if found - after in (1, -1):  # the listing's order: the rows' or reversed
+                    step = found - after
+                at = found
+                spec = desired[at]
+            after = at
+            url = spec.url
+            remote_url = link.url
+            if remote_url is not url and remote_url == url:
                 _force(link, "url", url)
-            if slug is not spec.slug and slug == spec.slug:
-                _force(link, "slug", spec.slug)
+                remote_url = url
+            spec_slug = spec.slug
+            if slug is not spec_slug and slug == spec_slug:
+                _force(link, "slug", spec_slug)
+            description = spec.description
             text = link.description
             if text is not description and text is not None and text == description:
                 _force(link, "description", description)
+                text = description
             if not quiet:
                 continue
             if links_at[at] is not None:  # a second link of the row's slug: the diff decides
@@ -180,21 +252,24 @@ class Matched:
                 continue
             links_at[at] = link
             # What ``QuickDiff`` compares (``linksync.sync.unchanged``), in its order.
-            remote_url = link.url
             if url is not None and url is not remote_url and url.strip() != remote_url.strip():
                 continue
             managed = spec.managed
-            if managed is not last_managed:  # the rows of a sheet share it
-                checks = all_checks.get(managed)
-                if checks is None:
-                    checks = all_checks[managed] = checks_of(managed)
-                last_managed, last_checks = managed, checks
-            plain, password, tags, expires = last_checks
+            prov = spec.provenance
+            columns = prov.columns if prov is not None else None
+            if managed is not last_managed or columns is not last_columns:  # a sheet's rows
+                last_managed, last_columns = managed, columns  # share both: looked at once
+                plain, password, tags, expires = self._checks_of(managed)
+                names = self._left_names(managed, columns) if columns else ()
+                simple = plain is _DESCRIPTION and not (password or tags or expires or names)
+            if simple:  # the commonest sheet: its description to compare, no note to make
+                if text is description or (description or None) == (text or None):
+                    marks[at] = CANDIDATE
+                    took_one(link)
+                continue
             if plain:  # ``description`` shared above when equal: the same string
                 if plain is _DESCRIPTION:
-                    if link.description is not description and (description or None) != (
-                        link.description or None
-                    ):
+                    if text is not description and (description or None) != (text or None):
                         continue
                 elif any((getattr(spec, n) or None) != (getattr(link, n) or None) for n in plain):
                     continue
@@ -204,18 +279,16 @@ class Matched:
                 or (expires and not same_instant(spec.expires_at, link.expires_at))
             ):
                 continue
-            prov = spec.provenance
-            columns = prov.columns if prov is not None else None
-            if columns and (columns is not silent_columns or managed is not silent_managed):
-                said = left.get(managed)
-                if said is None or said[0] is not columns:  # rows of a sheet share both
-                    names = tuple(n for n in LEFT_FIELDS if n not in managed and n in columns)
-                    said = left[managed] = (columns, names)
-                if not said[1]:  # no cell it could leave empty: no row of these says a thing
-                    silent_columns, silent_managed = columns, managed
-                elif left_alone(spec, link, self.options):
-                    continue  # a row with a note goes the diff's way
+            if names and left_alone(spec, link, self.options):
+                continue  # a row with a note goes the diff's way
             marks[at] = CANDIDATE
+            took_one(link)
+        if not took or mixed:  # a page of several domains is entered whole
+            return links
+        if len(took) == len(links):
+            return ()
+        held = set(map(id, took))
+        return [link for link in links if id(link) not in held]
 
 
 def rows_by_slug(

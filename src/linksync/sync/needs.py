@@ -20,6 +20,10 @@ class Need:
     #: folded slug -> the position of the first row naming it
     slugs: dict[str, int] = field(default_factory=dict)
     must_list: bool = False
+    #: a row without slug is matched by URL on the domain (``RemoteState.with_url``)
+    by_url: bool = False
+    #: a slug (folded) is named by more than one row
+    repeated: bool = False
 
 
 #: no row read yet
@@ -57,9 +61,10 @@ def needs(
         slug = spec.slug
         if slug:
             folded = slug.lower()  # ``fold_slug``: the slug itself when already folded
-            first(slug if folded == slug else folded, at)
+            if first(slug if folded == slug else folded, at) is not at:
+                need.repeated = True
         elif spec.url:  # a row with neither (a hidden row, not read) needs nothing
-            need.must_list = True
+            need.must_list = need.by_url = True
     if options.deletes and not named:
         for domain in options.scope_domains:
             out.setdefault(domain, Need()).must_list = True

@@ -36,6 +36,7 @@ from functools import partial
 from linksync.api import LinkClient, LinkPage
 from linksync.errors import ApiError, ConfigError
 from linksync.model import LinkKey, LinkSpec, RemoteLink
+from linksync.model.links import fold_domain
 from linksync.sync.matched import Matched
 from linksync.sync.needs import Need, needs
 from linksync.sync.options import SyncOptions
@@ -58,6 +59,9 @@ class _Acc:
     first_of_all: LinkPage | None = None
     #: the rows the pages' links are matched to (``linksync.sync.matched``)
     matched: Matched | None = None
+    #: per listed domain whose candidates' links were left out of ``links``, its
+    #: listing's links, page by page (``LinkIndex.park``); None: every link entered
+    parked: dict[str, list[Sequence[RemoteLink]]] | None = field(default_factory=dict)
 
 
 async def fetch_remote(
@@ -95,8 +99,11 @@ async def fetch_remote(
     given: dict[str | None, str] = {}
     wanted = needs(desired, options, system, named=named, skip=skip, domains=given)
     matched = Matched(desired, options, {d: need.slugs for d, need in wanted.items()}, given)
+    matched.in_order({d for d, need in wanted.items() if not need.repeated}, skip)
     matched.usable_on(system, custom)
     acc.matched = matched
+    if options.deletes and options.owner_tag is not None:
+        acc.parked = None  # the owner tag's listing and its look-up read every link
     for domain, need in sorted(wanted.items()):
         if not domain:
             continue  # the unnamed system domain holds no link (see above)
@@ -104,6 +111,10 @@ async def fetch_remote(
             continue  # the diff reports DOMAIN_NOT_FOUND; no request for it
         only_domain = not custom and domain == system
         await _fetch_domain(client, domain, need, link_count, only_domain, acc, named=named)
+    if acc.parked:
+        acc.links.park(acc.parked)
+        if matched.met_twice():  # the diff compares that row with the link held
+            acc.links.settle()
     owner = options.owner_tag if options.deletes and not options.scope_domains else None
     if owner is not None and not named:
         await _fetch_owned(client, owner, acc)
@@ -172,9 +183,8 @@ async def _fetch_domain(
         return
     if need.must_list or lists_domain(link_count, n):
         first = acc.first_of_all if only_domain else None
-        await _list_rest(
-            client, domain, acc, first=first, total=link_count if only_domain else None
-        )
+        total = link_count if only_domain else None
+        await _list_rest(client, domain, acc, first=first, total=total, by_url=need.by_url)
         return
     if only_domain or n <= 2 or named:
         await _read_slugs(
@@ -193,7 +203,7 @@ async def _fetch_domain(
     pages_left = math.ceil(total / PAGE) - 1 if total is not None else None
     missing = sorted(need.slugs.keys() - found)
     if pages_left is not None and pages_left <= len(missing):
-        await _list_rest(client, domain, acc, first=first, total=total)
+        await _list_rest(client, domain, acc, first=first, total=total, by_url=need.by_url)
     else:
         _keep(acc, [link for link in first.links if link.key.slug in need.slugs])
         acc.read_keys.update(LinkKey.of(domain, s) for s in need.slugs.keys() & found)
@@ -213,9 +223,10 @@ async def _all_pages(
     tag: str | None = None,
     matched: Matched | None = None,
     compare: bool = True,
-) -> tuple[list[LinkPage], int]:
-    """Every page of a listing (of a domain or a tag), in page order, and the number
-    of requests sent (``first``, when given, was page 1, already fetched).
+) -> tuple[list[LinkPage], list[Sequence[RemoteLink]], int]:
+    """Every page of a listing (of a domain or a tag), in page order, each page's links
+    but those matched to a quiet row (``Matched.take``), and the number of requests
+    sent (``first``, when given, was page 1, already fetched).
 
     Once page 1 gives the total, the other pages are fetched concurrently, through the
     client's shared limiter. Without a total, or when links were added meanwhile, pages
@@ -228,14 +239,14 @@ async def _all_pages(
         first = await client.list_links_page(page=1, limit=PAGE, tag=tag, domain=domain)
         sent += 1
     share = partial(matched.take, compare=compare) if matched is not None else _no_share
-    share(first.links)
     pages: dict[int, LinkPage] = {1: first}
+    rest: dict[int, Sequence[RemoteLink]] = {1: share(first.links)}
     last = page_count(first)
     if not first.is_last and first.links and last is not None and last > 1:
 
         async def fetch(n: int) -> None:
             page = await client.list_links_page(page=n, limit=PAGE, tag=tag, domain=domain)
-            share(page.links)
+            rest[n] = share(page.links)
             pages[n] = page
 
         await run_pool(range(2, last + 1), fetch, client.concurrency, queued=client.set_queued)
@@ -246,19 +257,21 @@ async def _all_pages(
         if seen is None:
             seen = {link.key for page in pages.values() for link in page.links}
         page = await client.list_links_page(page=n + 1, limit=PAGE, tag=tag, domain=domain)
-        share(page.links)
         sent += 1
         fresh = {link.key for link in page.links} - seen
         n += 1
         pages[n] = page
+        rest[n] = share(page.links)
         if not fresh:
             break
         seen |= fresh
-    return [pages[k] for k in sorted(pages)], sent
+    order = sorted(pages)
+    return [pages[k] for k in order], [rest[k] for k in order], sent
 
 
-def _no_share(_: Iterable[RemoteLink]) -> None:
-    """No row to share text with."""
+def _no_share(links: Sequence[RemoteLink]) -> Sequence[RemoteLink]:
+    """No row to share text with: every link is entered."""
+    return links
 
 
 def page_count(page: LinkPage) -> int | None:
@@ -271,20 +284,39 @@ def page_count(page: LinkPage) -> int | None:
 
 
 async def _list_rest(
-    client: LinkClient, domain: str, acc: _Acc, *, first: LinkPage | None, total: int | None
+    client: LinkClient,
+    domain: str,
+    acc: _Acc,
+    *,
+    first: LinkPage | None,
+    total: int | None,
+    by_url: bool = False,
 ) -> None:
     """List every link of ``domain`` (continuing after ``first`` when given; the first
-    page of the unfiltered list goes on unfiltered: the workspace has only this domain)."""
+    page of the unfiltered list goes on unfiltered: the workspace has only this domain).
+    The links matched to quiet rows are left out of the index (entered on its first
+    read, ``LinkIndex.park``) unless a row without slug is matched by URL there
+    (``by_url``: ``RemoteState.with_url`` reads the domain whole in the diff)."""
     unfiltered = first is not None and first is acc.first_of_all
-    pages, sent = await _all_pages(
+    pages, rest, sent = await _all_pages(
         client, first, domain=None if unfiltered else domain, matched=acc.matched
     )
+    parking = acc.parked is not None and not by_url
+    if parking:  # held by the diff's look-ups before any link is entered
+        acc.links.slugs_on(domain)
+    left_out = False
     count = 0
-    for page in pages:
-        acc.links.add_all(page.links)
+    for page, kept in zip(pages, rest, strict=True):
+        if parking and kept is not page.links and fold_domain(page.links[0].domain) == domain:
+            acc.links.add_all(kept)
+            left_out = True
+        else:
+            acc.links.add_all(page.links)
         count += len(page.links)
         if total is None and page.total is not None:
             total = int(page.total)
+    if left_out and acc.parked is not None:
+        acc.parked[domain] = [page.links for page in pages]
     acc.requests += sent
     acc.listed.add(domain)
     spent = len(pages) if first is not None else sent
@@ -321,7 +353,9 @@ async def _read_slugs(
 async def _fetch_owned(client: LinkClient, owner_tag: str, acc: _Acc) -> None:
     """Mirror scoped by owner tag alone: every link carrying the tag, on any domain."""
     # the links it holds are those of the domains' listings: no row is compared here
-    pages, spent = await _all_pages(client, None, tag=owner_tag, matched=acc.matched, compare=False)
+    pages, _, spent = await _all_pages(
+        client, None, tag=owner_tag, matched=acc.matched, compare=False
+    )
     count = 0
     for page in pages:
         for link in page.links:

@@ -11,7 +11,16 @@ million links cost one dict entry each and no key object of their own.
 
 from __future__ import annotations
 
-from collections.abc import Collection, ItemsView, Iterable, Iterator, Mapping, ValuesView
+from collections.abc import (
+    Collection,
+    ItemsView,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+    ValuesView,
+)
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar, overload
 
@@ -132,14 +141,81 @@ class _Values(ValuesView[V]):
 
 class LinkIndex(KeyMap[RemoteLink]):
     """The remote links by their key (``KeyMap``), filled by ``add`` while the links
-    are fetched, then read as a mapping."""
+    are fetched, then read as a mapping.
 
-    __slots__ = ()
+    A listing may leave out the links it matched to quiet rows (``park``: a million
+    dict entries a plan of unchanged rows never looks up): they are entered, in the
+    order listed, on the first read of the index (``settle``), so every reader gets
+    the answers of an index that holds them; only the diff that takes those rows as
+    they are reads the index without them (``unsettled``)."""
+
+    __slots__ = ("_held", "_parked")
 
     def __init__(self, links: Iterable[RemoteLink] = ()) -> None:
         super().__init__()
+        self._held: dict[str, dict[str, RemoteLink]] | None = None
+        #: per domain (folded), the link sequences of its listing, in page order
+        self._parked: dict[str, list[Sequence[RemoteLink]]] = {}
         for link in links:
             self.add(link)
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only when ``_domains`` is unset: the index is parked. Any read, or
+        # write, enters the parked links first.
+        if name == "_domains" and self._held is not None:
+            self.settle()
+            return self._domains
+        raise AttributeError(name)
+
+    def park(self, listings: dict[str, list[Sequence[RemoteLink]]]) -> None:
+        """The listings of these domains (folded: their link sequences, in page order)
+        were entered but for some of their links: enter those on the first read."""
+        if not listings or self._held is not None:
+            return
+        self._parked = listings
+        self._held = self._domains
+        del self._domains
+
+    @property
+    def parked(self) -> bool:
+        """Whether links are left out (``park``) and not entered as yet."""
+        return self._held is not None
+
+    def settle(self) -> None:
+        """Enter the parked links: each parked domain then holds its listing's every
+        link, in the order listed, as if none had been left out."""
+        domains, self._held = self._held, None
+        if domains is None:
+            return
+        self._domains = domains
+        listings, self._parked = self._parked, {}
+        for domain in listings:
+            domains.setdefault(domain, {}).clear()
+        for pages in listings.values():
+            for links in pages:
+                self.add_all(links)
+
+    def __repr__(self) -> str:  # a repr enters no link
+        if self._held is None:
+            return super().__repr__()
+        held = sum(len(slugs) for slugs in self._held.values())
+        return f"{type(self).__name__}({held} keys, more on first read)"
+
+    @contextmanager
+    def unsettled(self) -> Iterator[bool]:
+        """Read (and add to) the index without its parked links while the block runs
+        (yields whether any are left out); they are still entered on the first read
+        after it."""
+        held = self._held
+        if held is None:
+            yield False
+            return
+        self._domains = held
+        try:
+            yield True
+        finally:
+            if self._held is not None:  # not settled meanwhile
+                del self._domains
 
     def add(self, link: RemoteLink) -> None:
         """Hold ``link`` under its key (in place of a link of the same key)."""

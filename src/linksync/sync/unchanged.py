@@ -55,10 +55,12 @@ class QuickDiff:
         "_domains",
         "_invalid",
         "_left",
+        "_links_at",
         "_marks",
         "_matched",
         "_off",
         "_options",
+        "_parked",
         "_places",
         "_remote",
         "quiet",
@@ -74,10 +76,14 @@ class QuickDiff:
         *,
         quiet: QuietRows | None = None,
         matched: Matched | None = None,
+        parked: bool = False,
     ) -> None:
         """``quiet``: where ``plan_rows`` holds the rows with nothing to say;
         ``matched``: the rows the listing matched to their links, for the very rows and
-        options of this run (``Matched.fits``)."""
+        options of this run (``Matched.fits``); ``parked``: the index (``remote.links``,
+        read ``LinkIndex.unsettled``) holds none of those links (``LinkIndex.park``):
+        a row that is not quiet after all enters its link, and a look-up of a quiet
+        row's link finds it where the listing left it."""
         self._remote = remote
         self.quiet = quiet if quiet is not None else QuietRows()
         self._options = options
@@ -98,6 +104,9 @@ class QuickDiff:
         self._matched = matched
         #: the rows taken as the listing matched them (1), while ``plan_rows`` runs
         self._marks: bytearray | None = None
+        #: the link the listing matched to each row (``Matched.links_at``), meanwhile
+        self._links_at: list[RemoteLink | None] = []
+        self._parked = parked and matched is not None
 
     def _domain(self, given: str | None) -> _Domain | None:
         remote = self._remote  # as ``linksync.sync.compare.row_domain`` folds it
@@ -137,21 +146,21 @@ class QuickDiff:
         n = len(desired)
         given, usable = matched.given, matched.usable
         rows, links_at, marks = matched.hand_over()
-        for i in self._invalid:
-            if 0 <= i < n:
-                marks[i] = 0
-        places = self._places
-        if places:
-            for i in compress(range(n), marks):
-                prov = desired[i].provenance
-                if prov is not None and prov.place in places:
-                    marks[i] = 0
-        self._claimed.fill(rows, copy=False)
-        self._marks = marks
+        self._marks, self._links_at = marks, links_at
         try:
+            for i in self._invalid:
+                if 0 <= i < n:
+                    self.demote(i)
+            places = self._places
+            if places:
+                for i in compress(range(n), marks):
+                    prov = desired[i].provenance
+                    if prov is not None and prov.place in places:
+                        self.demote(i)
+            self._claimed.fill(rows, copy=False)
             out = self._rows(_unmarked(desired, marks), full, (marks, links_at))
         finally:
-            self._marks = None
+            self._marks, self._links_at = None, []
         quiet = self.quiet
         quiet.at = array("I", compress(range(n), marks))
         quiet.links = list(compress(links_at, marks))  # type: ignore[arg-type]
@@ -178,13 +187,30 @@ class QuickDiff:
 
     def demote(self, first: int) -> None:
         """Row ``first`` loses its claim to an earlier row: it goes the full path (which
-        says DUPLICATE_IN_SOURCE), not quiet."""
-        if self._marks is not None:
-            self._marks[first] = 0
+        says DUPLICATE_IN_SOURCE), not quiet (nor is it, when invalid or with a finding);
+        the link the listing left out of the index for it is entered."""
+        marks = self._marks
+        if marks is not None and marks[first]:
+            marks[first] = 0
+            link = self._links_at[first]
+            if self._parked and link is not None:
+                self._remote.links.add(link)  # type: ignore[attr-defined]
+
+    def link(self, key: LinkKey) -> RemoteLink | None:
+        """The link of ``key`` (folded): the index's, else, while ``plan_rows`` runs
+        on links the index left out, the link of the quiet row that claims it."""
+        found = self._remote.links.get(key)
+        marks = self._marks
+        if found is None and marks is not None and self._parked:
+            at = self._claimed.get(key)
+            if at is not None and marks[at] == 1:
+                return self._links_at[at]
+        return found
 
     def claimed_on(self) -> dict[str, int]:
-        """``QuietRows.claimed_on`` of the quiet rows, once ``plan_rows`` ran."""
-        return self.quiet.claimed_on()
+        """``QuietRows.claimed_on`` of the quiet rows, once ``plan_rows`` ran (none
+        when the index left their links out: it holds fewer links than they claim)."""
+        return {} if self._parked else self.quiet.claimed_on()
 
     def _rows(
         self,
@@ -227,7 +253,7 @@ class QuickDiff:
                 link = on_domain.get(folded)
             else:
                 link = links.get(LinkKey(domain, folded))
-            if link is None:
+            if link is None:  # (or a quiet row's link left out: this row is its duplicate)
                 keep(full(index, spec))
                 continue
             # What the full comparison compares (``linksync.sync.compare.compare``); a
