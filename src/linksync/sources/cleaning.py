@@ -18,6 +18,21 @@ class Trimmed(list[str]):
     them as they are, with no pass to trim them or to look for empty ones."""
 
 
+class Scratch:
+    """``count`` arrays of ``dtype`` over a block's bytes, kept from block to block: a
+    new MB for each block costs more in page faults than the comparison that fills it
+    (the CSV split's masks, the URL filter's buffers)."""
+
+    def __init__(self, count: int, dtype: type = bool) -> None:
+        self.arrays: np.ndarray = np.empty((count, 0), dtype=dtype)
+
+    def take(self, n: int) -> tuple[np.ndarray, ...]:
+        """The arrays, ``n`` items each (their contents left from before)."""
+        if self.arrays.shape[1] < n:
+            self.arrays = np.empty((self.arrays.shape[0], n + (n >> 3)), self.arrays.dtype)
+        return tuple(self.arrays[:, :n])
+
+
 def missing(v: Any) -> bool:
     """A missing cell: None, NaN, NaT, or pandas' NA (whose comparisons have no truth)."""
     if v is None:

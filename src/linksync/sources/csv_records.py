@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from linksync.sources.cleaning import Trimmed
+from linksync.sources.cleaning import Scratch, Trimmed
 from linksync.sources.csv_scan import big_fields
 
 #: From this many bytes (or characters) left to read with quotes in them, the rest is
@@ -151,21 +151,8 @@ def _lines(block: str) -> io.StringIO:
 _EDGES = b" \t\r\n"
 
 
-class _Scratch:
-    """Two masks over a block's bytes, kept from block to block: a new MB for each
-    costs more in page faults than the comparison that fills it."""
-
-    def __init__(self) -> None:
-        self.masks = np.empty((2, 0), dtype=bool)
-
-    def take(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        if self.masks.shape[1] < n:
-            self.masks = np.empty((2, n + (n >> 3)), dtype=bool)
-        return self.masks[0, :n], self.masks[1, :n]
-
-
 def _columns(
-    body: str, delim: str, width: int, end: str, scratch: _Scratch, data: memoryview | None
+    body: str, delim: str, width: int, end: str, scratch: Scratch, data: memoryview | None
 ) -> tuple[list[list[str]], np.ndarray | None] | None:
     """The columns of ``body`` (lines without quotes, ending with ``end``: a line feed,
     or a carriage return and a line feed), or None unless every line holds exactly
@@ -230,7 +217,7 @@ class _Reader:
         # Trimmed while every cell met in the column was (``_columns``), else a list.
         self.columns: dict[int, list[str]] = {c: Trimmed() for c in self.wanted}
         self.records = 0  # records met so far, header lines included
-        self.scratch = _Scratch()
+        self.scratch = Scratch(2)
         self.whole = True
 
     def read(self, blocks: Iterator[Block], size: int) -> Records | None:

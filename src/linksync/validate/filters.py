@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from linksync import rules
+from linksync.sources.cleaning import Scratch
 from linksync.validate.suggest import suggest_slug, suggest_url, use
 
 #: scheme://host[:port] followed by the end, a path, a query or a fragment. The host
@@ -86,7 +87,7 @@ def _url_ok(values: Sequence[Any]) -> np.ndarray:
     value by value in a block that is not all text or where a value holds a line feed."""
     n = len(values)
     out = np.zeros(n, dtype=bool)
-    scratch = _Scratch()
+    scratch = Scratch(3, np.uint8)  # a byte buffer and two masks
     for start in range(0, n, _URL_BLOCK):
         block = values[start : start + _URL_BLOCK]
         try:
@@ -100,22 +101,7 @@ def _url_ok(values: Sequence[Any]) -> np.ndarray:
     return out
 
 
-class _Scratch:
-    """Byte-sized buffers over a block's bytes, kept from block to block of one
-    column (a new one for each mask costs page faults, more than the mask)."""
-
-    def __init__(self) -> None:
-        self.buffers = np.empty((3, 0), dtype=np.uint8)
-
-    def take(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """A byte buffer and two masks of ``n`` items."""
-        if self.buffers.shape[1] < n:
-            self.buffers = np.empty((3, n + (n >> 2)), dtype=np.uint8)
-        a, b, c = self.buffers[:, :n]
-        return a, b.view(bool), c.view(bool)
-
-
-def _block_url_ok(block: Sequence[str], text: str, scratch: _Scratch) -> np.ndarray:
+def _block_url_ok(block: Sequence[str], text: str, scratch: Scratch) -> np.ndarray:
     """``_URL_RE`` on each value of ``block`` (``text``: the values, each followed by a
     line feed, none holding one), over the bytes of ``text``: a value passes when all
     its bytes are printable ASCII and its scheme and authority (up to the first ``/?#``
@@ -131,6 +117,7 @@ def _block_url_ok(block: Sequence[str], text: str, scratch: _Scratch) -> np.ndar
     data = text.encode("utf-8", "surrogatepass")
     raw = np.frombuffer(data, dtype=np.uint8)
     work, line_end, mark = scratch.take(len(raw))
+    line_end, mark = line_end.view(bool), mark.view(bool)
     ends = np.flatnonzero(np.equal(raw, 0x0A, out=line_end))
     starts = np.empty(n, dtype=np.int64)
     starts[0] = 0
