@@ -298,3 +298,25 @@ def test_a_run_cancelled_while_reading_ends_without_waiting_for_the_reading(
                 t.join(30)
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.parametrize("run", ["plan", "apply"])
+def test_a_run_that_reads_its_file_first_lists_each_page_once(
+    service: Service, workdir: Path, run: str
+) -> None:
+    """A short file is read before the early calls get going (an apply's first waits
+    for the workspace's identity and the run lock): the run then lists the workspace
+    itself, and no page is asked for a second time by calls started late."""
+    seed(service, [f"https://example.com/old/{i}" for i in range(450)])
+    rows = "".join(f"s{i},https://example.com/moved/{i}\n" for i in range(0, 450, 45))
+    Path("links.csv").write_text("slug,url\n" + rows, encoding="utf-8")
+    if run == "plan":
+        planned = linksync.plan(["links.csv"], service.settings)
+        assert planned.exit_code == 0 and planned.counts["update"] == 10
+    else:
+        off = linksync.Outputs(journal=False)
+        done = linksync.apply(["links.csv"], service.settings, outputs=off)
+        assert done.exit_code == 0 and done.counts["ok"] == 10
+    listed = [p for m, p in service.recorder.seen if m == "GET" and p.startswith(LINKS + "?")]
+    assert sorted(listed) == sorted(set(listed)), listed
+    assert len(listed) == 5, listed

@@ -2,8 +2,10 @@
 for them (``linksync.pipeline.overlap``). Each answer started early serves the one
 call of the same kind and arguments the run makes next (the organization, the custom
 domains, a page of the link list), once; every other call goes to the client inside.
-An answer not fetched (the early calls stopped) makes the call go to the service
-then; an error is raised where the run makes the call, as if it had sent it then.
+A call the run has already sent itself (it read its sources before the early calls
+got that far) is not started early again (``asked``): it would be sent twice. An
+answer not fetched (the early calls stopped) makes the call go to the service then;
+an error is raised where the run makes the call, as if it had sent it then.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ class EarlyClient:
         self.concurrency = inner.concurrency
         self._waiting: dict[Key, deque[asyncio.Future[Any]]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        #: The keys the run sent itself, nothing started early being there for them.
+        self._sent: set[Key] = set()
         #: Calls started early, and answered from them.
         self.started = 0
         self.served = 0
@@ -61,9 +65,20 @@ class EarlyClient:
         task.add_done_callback(self._tasks.discard)
         return future
 
+    def asked(self, key: Key) -> bool:
+        """Whether the run already sent the call of ``key`` itself: one started early
+        now would be sent a second time, and its answer serve nobody."""
+        return key in self._sent
+
+    @property
+    def overtaken(self) -> bool:
+        """Whether the run has sent a call itself: it is ahead of the early calls."""
+        return bool(self._sent)
+
     async def _answer(self, key: Key, call: Callable[[], Awaitable[T]]) -> T:
         queue = self._waiting.get(key)
         if not queue:
+            self._sent.add(key)
             return await call()
         future = queue.popleft()
         if not queue:

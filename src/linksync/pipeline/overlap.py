@@ -208,6 +208,8 @@ async def _calls(
     if gate is not None and not await gate(ahead):
         return
     early, inner, options = ahead.early, ahead.client, plans.options
+    if early.overtaken:  # the run read its sources first and asks for itself
+        return
     org = early.start(ORG, inner.get_organization)
     for _ in range(plans.organizations - 1):
         early.start(ORG, inner.get_organization)
@@ -251,6 +253,8 @@ async def _list(early: EarlyClient, domain: str, first: LinkPage | None) -> None
     the others at once once page 1 gives their number."""
     inner, shown = early.inner, None if first is not None else domain
     if first is None:
+        if early.asked(page_key(1, domain)):
+            return  # the plan lists the domain itself already
         page_one = early.start(
             page_key(1, domain), lambda: inner.list_links_page(1, PAGE, domain=domain)
         )
@@ -262,7 +266,9 @@ async def _list(early: EarlyClient, domain: str, first: LinkPage | None) -> None
     last = page_count(first)
     if first.is_last or not first.links or last is None or last <= 1:
         return
-    places = {n: early.reserve(page_key(n, shown)) for n in range(2, last + 1)}
+    # Not the pages the plan already asked for itself (it read its sources first).
+    keys = {n: page_key(n, shown) for n in range(2, last + 1)}
+    places = {n: early.reserve(key) for n, key in keys.items() if not early.asked(key)}
 
     async def fetch(n: int) -> None:
         await fill(places[n], lambda: inner.list_links_page(n, PAGE, domain=shown))
