@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter
 
 from linksync.model import LinkSpec
 from linksync.model.numbers import shared_ints
@@ -29,6 +31,9 @@ class Need:
 #: no row read yet
 _NO_ROW = object()
 
+_SLUG = attrgetter("slug")
+_DOMAIN = attrgetter("domain")
+
 
 def needs(
     desired: Sequence[LinkSpec],
@@ -43,6 +48,62 @@ def needs(
     each), and whether the domain must be listed (``named``: the mirror's scope is not
     listed). The rows at the positions in ``skip`` are left out; ``domains``, when
     given, gets each row's domain as given -> its domain (folded)."""
+    out = _one_domain(desired, options, system_domain, skip, domains)
+    if out is None:
+        out = _row_by_row(desired, options, system_domain, skip, domains)
+    if options.deletes and not named:
+        for domain in options.scope_domains:
+            out.setdefault(domain, Need()).must_list = True
+    return out
+
+
+def _one_domain(
+    desired: Sequence[LinkSpec],
+    options: SyncOptions,
+    system_domain: str,
+    skip: Collection[int],
+    domains: dict[str | None, str] | None,
+) -> dict[str, Need] | None:
+    """``needs`` of the commonest rows, in a few passes made in C: one domain as given,
+    a slug on every row, folded already, no two alike (then the map of slugs made at
+    once is the map of first rows); None for any other rows."""
+    n = len(desired)
+    if not n:
+        return None
+    ints = shared_ints(n)
+    slugs = list(map(_SLUG, desired))
+    spelt = list(map(_DOMAIN, desired))
+    at: Sequence[int] = ints
+    if skip:
+        kept = bytearray(b"\x01") * n
+        for i in skip:
+            if 0 <= i < n:
+                kept[i] = 0
+        slugs = list(compress(slugs, kept))
+        spelt = list(compress(spelt, kept))
+        at = list(compress(ints, kept))
+        if not slugs:
+            return None
+    joined = "\n".join(slugs) if all(slugs) else None  # (a slug of every row)
+    if joined is None or joined.lower() != joined or spelt.count(spelt[0]) != len(spelt):
+        return None
+    first = dict(zip(slugs, at, strict=False))
+    if len(first) != len(slugs):  # a slug two rows name: the first row of each, below
+        return None
+    domain = row_domain(desired[at[0]], options, system_domain)
+    if domains is not None:
+        domains[spelt[0]] = domain
+    return {domain: Need(first)}
+
+
+def _row_by_row(
+    desired: Sequence[LinkSpec],
+    options: SyncOptions,
+    system_domain: str,
+    skip: Collection[int],
+    domains: dict[str | None, str] | None,
+) -> dict[str, Need]:
+    """``needs`` of any rows, one row at a time."""
     out: dict[str, Need] = {}
     given: dict[str | None, Need] = {}  # a row's domain as given -> its domain's need
     spelt: object = _NO_ROW  # the domain as given of the row before, and its need
@@ -65,7 +126,4 @@ def needs(
                 need.repeated = True
         elif spec.url:  # a row with neither (a hidden row, not read) needs nothing
             need.must_list = need.by_url = True
-    if options.deletes and not named:
-        for domain in options.scope_domains:
-            out.setdefault(domain, Need()).must_list = True
     return out
