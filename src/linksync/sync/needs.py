@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
-from operator import attrgetter
+from typing import cast
 
 from linksync.model import LinkSpec
 from linksync.model.numbers import shared_ints
@@ -30,9 +30,6 @@ class Need:
 
 #: no row read yet
 _NO_ROW = object()
-
-_SLUG = attrgetter("slug")
-_DOMAIN = attrgetter("domain")
 
 
 def needs(
@@ -64,15 +61,15 @@ def _one_domain(
     skip: Collection[int],
     domains: dict[str | None, str] | None,
 ) -> dict[str, Need] | None:
-    """``needs`` of the commonest rows, in a few passes made in C: one domain as given,
+    """``needs`` of the commonest rows, in a few passes over them: one domain as given,
     a slug on every row, folded already, no two alike (then the map of slugs made at
     once is the map of first rows); None for any other rows."""
     n = len(desired)
     if not n:
         return None
     ints = shared_ints(n)
-    slugs = list(map(_SLUG, desired))
-    spelt = list(map(_DOMAIN, desired))
+    slugs = [spec.slug for spec in desired]  # (an attribute read a row, specialized)
+    spelt = [spec.domain for spec in desired]
     at: Sequence[int] = ints
     if skip:
         kept = bytearray(b"\x01") * n
@@ -84,11 +81,14 @@ def _one_domain(
         at = list(compress(ints, kept))
         if not slugs:
             return None
-    joined = "\n".join(slugs) if all(slugs) else None  # (a slug of every row)
-    if joined is None or joined.lower() != joined or spelt.count(spelt[0]) != len(spelt):
+    if not all(slugs) or spelt.count(spelt[0]) != len(spelt):  # a row without slug
         return None
-    first = dict(zip(slugs, at, strict=False))
-    if len(first) != len(slugs):  # a slug two rows name: the first row of each, below
+    named = cast("list[str]", slugs)
+    joined = "\n".join(named)
+    if joined.lower() != joined:  # a slug not folded yet (lower case leaves each as it is)
+        return None
+    first = dict(zip(named, at, strict=False))
+    if len(first) != len(named):  # a slug two rows name: the first row of each, below
         return None
     domain = row_domain(desired[at[0]], options, system_domain)
     if domains is not None:
