@@ -68,8 +68,10 @@ def _one_domain(
     if not n:
         return None
     ints = shared_ints(n)
-    slugs = [spec.slug for spec in desired]  # (an attribute read a row, specialized)
-    spelt = [spec.domain for spec in desired]
+    spelt = {spec.domain for spec in desired}  # (an attribute read a row, specialized)
+    if len(spelt) != 1:  # (of the rows left out too: then row by row)
+        return None
+    slugs = [spec.slug for spec in desired]
     at: Sequence[int] = ints
     if skip:
         kept = bytearray(b"\x01") * n
@@ -77,11 +79,10 @@ def _one_domain(
             if 0 <= i < n:
                 kept[i] = 0
         slugs = list(compress(slugs, kept))
-        spelt = list(compress(spelt, kept))
         at = list(compress(ints, kept))
         if not slugs:
             return None
-    if not all(slugs) or spelt.count(spelt[0]) != len(spelt):  # a row without slug
+    if not all(slugs):  # a row without slug
         return None
     named = cast("list[str]", slugs)
     joined = "\n".join(named)
@@ -92,7 +93,7 @@ def _one_domain(
         return None
     domain = row_domain(desired[at[0]], options, system_domain)
     if domains is not None:
-        domains[spelt[0]] = domain
+        domains[spelt.pop()] = domain
     return {domain: Need(first)}
 
 
