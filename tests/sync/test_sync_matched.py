@@ -422,3 +422,23 @@ async def test_rows_in_no_order_of_the_listing_plan_as_row_by_row(
         assert [c.action for c in plan.changes if c.slug == "a"] == [first, Action.INVALID]
     if case == "a-second-domain":
         assert by_slug[GO, "a"].action is Action.UNCHANGED
+
+
+async def test_rows_in_no_order_with_findings_of_their_own_plan_as_row_by_row() -> None:
+    """Among rows in no order of the listing, the rows with a finding of their own (a
+    warning, a row of another sheet with the same row number) are not quiet; the
+    others are."""
+    rows = scrambled("nothing-more", 3)
+    promo = next(i for i, spec in enumerate(rows) if spec.slug == "promo")
+    fill = next(i for i, spec in enumerate(rows) if spec.slug == "fill-042")
+    assert rows[promo].provenance is not None and rows[fill].provenance is not None
+    elsewhere = replace(rows[fill].provenance, sheet="Other")  # same row, another sheet
+    problems = (
+        Problem("X_WARN", "a warning", rows[promo].provenance, "url", Severity.WARNING),
+        Problem("X_WARN", "elsewhere", elsewhere, "url", Severity.WARNING),
+    )
+    plan, _, _ = await both_ways(rows, SyncOptions(), problems=problems)
+    by_index = {c.index: c for c in plan.changes}
+    assert by_index[promo].action is Action.UNCHANGED and by_index[promo].problems
+    assert promo not in plan.changes.quiet.at and fill in plan.changes.quiet.at
+    assert len(plan.changes.quiet) == len(rows) - 2  # but promo's and b's (changed)
