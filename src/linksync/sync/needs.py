@@ -85,7 +85,10 @@ def _one_domain(
     if not all(slugs):  # a row without slug
         return None
     named = cast("list[str]", slugs)
-    joined = "\n".join(named)
+    try:
+        joined = "\n".join(named)
+    except TypeError:  # a slug that is not text: as row by row
+        return None
     if joined.lower() != joined:  # a slug not folded yet (lower case leaves each as it is)
         return None
     first = dict(zip(named, at, strict=False))
