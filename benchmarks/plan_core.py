@@ -5,6 +5,7 @@ N links costs beyond reading the sources and the pages' bytes.
     python benchmarks/plan_core.py --rows 1000000 --repeat 3
     python benchmarks/plan_core.py --against ../main/src          # beside another checkout
     python benchmarks/plan_core.py --shuffle                      # rows not in listing order
+    python benchmarks/plan_core.py --findings 3                   # 3 rows with a warning
 
 The rows are those ``throughput.py --case scale`` writes (``_workload.unchanged_rows``),
 read and validated as a run reads them (``read``, once a process); the links are the
@@ -13,7 +14,9 @@ sandbox's records of the same links, as list pages of 100, decoded by
 from memory stands in for the service. ``--shuffle``: the file's rows (the header kept
 first) in the order ``shuf`` gives them with a fixed random source (the same order
 every run): a list sorted by slug or by campaign, where each link the listing brings
-has its row at a random place in memory. Timed with ``time.process_time()``, each
+has its row at a random place in memory. ``--findings K``: K rows, spread over the
+file, each with a warning of its own (as validation gives a row with an invisible
+character stripped): still unchanged, but not quiet. Timed with ``time.process_time()``, each
 stage on its own:
 
 - ``read``: ``sources.read_sources`` and ``validate.validate`` of the file (once);
@@ -87,7 +90,7 @@ def _rows_mb(rows: int, shuffle: bool) -> float:
     return round(held / 2**20, 1)
 
 
-def _child(rows: int, repeat: int, memory: bool, shuffle: bool) -> dict[str, Any]:
+def _child(rows: int, repeat: int, memory: bool, shuffle: bool, findings: int) -> dict[str, Any]:
     import asyncio
     import gc
     import resource
@@ -99,6 +102,7 @@ def _child(rows: int, repeat: int, memory: bool, shuffle: bool) -> dict[str, Any
 
     from linksync.api.pages import fast_link_page
     from linksync.api.types import Organization
+    from linksync.model import Problem, Severity
     from linksync.pipeline.collector import fewer_collections
     from linksync.pipeline.planning import plan_exit_code
     from linksync.report.plans import failed_rows, plan_counts, render_plan_text
@@ -175,6 +179,11 @@ def _child(rows: int, repeat: int, memory: bool, shuffle: bool) -> dict[str, Any
             read_s = time.process_time() - t0
     specs = validation.specs
     options = SyncOptions()
+    warned = tuple(
+        Problem("BENCH_WARNING", "a warning", specs[i].provenance, "url", Severity.WARNING)
+        for i in range(0, rows, max(1, rows // findings) if findings else rows + 1)
+    )[:findings]
+    problems = (*validation.problems, *warned)
     runs: list[dict[str, float]] = []
     held = peak = 0
     for n in range(repeat + (1 if memory else 0)):
@@ -190,9 +199,7 @@ def _child(rows: int, repeat: int, memory: bool, shuffle: bool) -> dict[str, Any
             t0 = time.process_time()
             remote = asyncio.run(fetch_remote(client, specs, options))  # type: ignore[arg-type]
             t1 = time.process_time()
-            made = diff(
-                specs, remote, options, problems=validation.problems, invalid=validation.invalid
-            )
+            made = diff(specs, remote, options, problems=problems, invalid=validation.invalid)
             t2 = time.process_time()
             counts = dict(made.counts)
             code = plan_exit_code(made, validation.file_problems, detailed=False)
@@ -231,11 +238,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--against", action="append", default=[], help="another checkout's src")
     ap.add_argument("--memory", action="store_true", help="also held and peak (tracemalloc)")
     ap.add_argument("--shuffle", action="store_true", help="rows not in listing order (shuf)")
+    ap.add_argument("--findings", type=int, default=0, help="rows with a warning of their own")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--rows-memory", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        print(json.dumps(_child(args.rows, args.repeat, args.memory, args.shuffle)))
+        got = _child(args.rows, args.repeat, args.memory, args.shuffle, args.findings)
+        print(json.dumps(got))
         return 0
     if args.rows_memory:
         print(json.dumps({"rows_mb": _rows_mb(args.rows, args.shuffle)}))
@@ -249,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             cmd = [sys.executable, __file__, "--child", "--rows", str(args.rows)]
             cmd += ["--repeat", str(args.repeat)] + (["--memory"] if args.memory else [])
             cmd += ["--shuffle"] if args.shuffle else []
+            cmd += ["--findings", str(args.findings)]
             got: dict[str, Any] = {}
             for extra in [[]] + ([["--rows-memory"]] if args.memory else []):
                 run = cmd if not extra else [*cmd[:2], *extra, *cmd[3:]]
@@ -261,6 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, Any] = {
         "rows": args.rows,
         "shuffled": args.shuffle,
+        "findings": args.findings,
         "load": os.getloadavg()[0],
         "checkouts": {},
     }
