@@ -4,13 +4,22 @@ N links costs beyond reading the sources and the pages' bytes.
     python benchmarks/plan_core.py                                # 200,000 rows, 3 runs
     python benchmarks/plan_core.py --rows 1000000 --repeat 3
     python benchmarks/plan_core.py --against ../main/src          # beside another checkout
+    python benchmarks/plan_core.py --shuffle                      # rows not in listing order
+    python benchmarks/plan_core.py --findings 3                   # 3 rows with a warning
 
 The rows are those ``throughput.py --case scale`` writes (``_workload.unchanged_rows``),
-read and validated as a run reads them (not timed); the links are the sandbox's records
-of the same links, as list pages of 100, decoded by ``linksync.api.pages`` before each
-run (not timed either). A client that serves those pages from memory stands in for the
-service. Timed with ``time.process_time()``, each stage on its own:
+read and validated as a run reads them (``read``, once a process); the links are the
+sandbox's records of the same links, as list pages of 100, decoded by
+``linksync.api.pages`` before each run (not timed). A client that serves those pages
+from memory stands in for the service. ``--shuffle``: the file's rows (the header kept
+first) in the order ``shuf`` gives them with a fixed random source (the same order
+every run): a list sorted by slug or by campaign, where each link the listing brings
+has its row at a random place in memory. ``--findings K``: K rows, spread over the
+file, each with a warning of its own (as validation gives a row with an invisible
+character stripped): still unchanged, but not quiet. Timed with ``time.process_time()``, each
+stage on its own:
 
+- ``read``: ``sources.read_sources`` and ``validate.validate`` of the file (once);
 - ``fetch``: ``sync.remote.fetch_remote`` (which domains to read, the pool of page
   requests, the links held by their key);
 - ``diff``: ``sync.diff.diff``;
@@ -22,12 +31,15 @@ Each checkout (``--src`` and each ``--against``) runs in its own process, one af
 the other, ``--repeat`` times; the medians are printed as JSON, with the ratios to the
 first checkout. ``--memory`` runs once more per checkout under ``tracemalloc``: the
 memory held once the plan is made (the links and the plan; the rows are read before)
-and the peak, from the pages decoded on.
+and the peak, from the pages decoded on; and ``rows_mb``, the memory the read rows hold
+(measured in a process of its own, under ``tracemalloc``, not timed). ``maxrss_mb`` is
+the timing process's peak resident size.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import statistics
@@ -42,9 +54,46 @@ HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
 
 
-def _child(rows: int, repeat: int, memory: bool) -> dict[str, Any]:
+def _shuffled(path: Path) -> None:
+    """``path``'s data lines in ``shuf``'s order (a fixed random source), header first."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    with tempfile.NamedTemporaryFile() as body, tempfile.NamedTemporaryFile() as seed:
+        body.writelines(lines[1:])
+        seed.write(hashlib.shake_128(b"plan_core").digest(16 * len(lines) + 4096))
+        body.flush(), seed.flush()
+        cmd = ["shuf", f"--random-source={seed.name}", body.name]
+        out = subprocess.run(cmd, capture_output=True, check=True).stdout
+    path.write_bytes(lines[0] + out)
+
+
+def _rows_mb(rows: int, shuffle: bool) -> float:
+    """The memory the read and validated rows hold (``tracemalloc``)."""
+    import tracemalloc
+
+    sys.path.insert(0, str(HERE))
+    from _workload import unchanged_rows, write_csv
+
+    from linksync.pipeline.collector import fewer_collections
+    from linksync.sources import read_sources
+    from linksync.validate import validate
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src = write_csv(unchanged_rows(rows, rows), Path(tmp) / "links.csv")
+        if shuffle:
+            _shuffled(src)
+        tracemalloc.start()
+        with fewer_collections():
+            validation = validate(read_sources([src]))
+        held = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+    assert len(validation.specs) == rows
+    return round(held / 2**20, 1)
+
+
+def _child(rows: int, repeat: int, memory: bool, shuffle: bool, findings: int) -> dict[str, Any]:
     import asyncio
     import gc
+    import resource
 
     import orjson
 
@@ -53,6 +102,7 @@ def _child(rows: int, repeat: int, memory: bool) -> dict[str, Any]:
 
     from linksync.api.pages import fast_link_page
     from linksync.api.types import Organization
+    from linksync.model import Problem, Severity
     from linksync.pipeline.collector import fewer_collections
     from linksync.pipeline.planning import plan_exit_code
     from linksync.report.plans import failed_rows, plan_counts, render_plan_text
@@ -120,10 +170,20 @@ def _child(rows: int, repeat: int, memory: bool) -> dict[str, Any]:
 
     with tempfile.TemporaryDirectory() as tmp:
         src = write_csv(unchanged_rows(rows, rows), Path(tmp) / "links.csv")
+        if shuffle:
+            _shuffled(src)
+        gc.collect()
         with fewer_collections():
+            t0 = time.process_time()
             validation = validate(read_sources([src]))
+            read_s = time.process_time() - t0
     specs = validation.specs
     options = SyncOptions()
+    warned = tuple(
+        Problem("BENCH_WARNING", "a warning", specs[i].provenance, "url", Severity.WARNING)
+        for i in range(0, rows, max(1, rows // findings) if findings else rows + 1)
+    )[:findings]
+    problems = (*validation.problems, *warned)
     runs: list[dict[str, float]] = []
     held = peak = 0
     for n in range(repeat + (1 if memory else 0)):
@@ -139,9 +199,7 @@ def _child(rows: int, repeat: int, memory: bool) -> dict[str, Any]:
             t0 = time.process_time()
             remote = asyncio.run(fetch_remote(client, specs, options))  # type: ignore[arg-type]
             t1 = time.process_time()
-            made = diff(
-                specs, remote, options, problems=validation.problems, invalid=validation.invalid
-            )
+            made = diff(specs, remote, options, problems=problems, invalid=validation.invalid)
             t2 = time.process_time()
             counts = dict(made.counts)
             code = plan_exit_code(made, validation.file_problems, detailed=False)
@@ -163,6 +221,8 @@ def _child(rows: int, repeat: int, memory: bool) -> dict[str, Any]:
     )
     if out:
         out["total_s"] = round(out["fetch_s"] + out["diff_s"] + out["report_s"], 3)
+        out["read_s"] = round(read_s, 3)
+    out["maxrss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     if memory:
         out["held_mb"] = round(held / 2**20, 1)
         out["peak_mb"] = round(peak / 2**20, 1)
@@ -177,10 +237,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--src", default=str(SRC), help="the checkout's src measured first")
     ap.add_argument("--against", action="append", default=[], help="another checkout's src")
     ap.add_argument("--memory", action="store_true", help="also held and peak (tracemalloc)")
+    ap.add_argument("--shuffle", action="store_true", help="rows not in listing order (shuf)")
+    ap.add_argument("--findings", type=int, default=0, help="rows with a warning of their own")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--rows-memory", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        print(json.dumps(_child(args.rows, args.repeat, args.memory)))
+        got = _child(args.rows, args.repeat, args.memory, args.shuffle, args.findings)
+        print(json.dumps(got))
+        return 0
+    if args.rows_memory:
+        print(json.dumps({"rows_mb": _rows_mb(args.rows, args.shuffle)}))
         return 0
     srcs = [args.src, *args.against]
     found: dict[str, list[dict[str, Any]]] = {s: [] for s in srcs}
@@ -190,12 +257,24 @@ def main(argv: list[str] | None = None) -> int:
             env = {**os.environ, "PYTHONPATH": s}
             cmd = [sys.executable, __file__, "--child", "--rows", str(args.rows)]
             cmd += ["--repeat", str(args.repeat)] + (["--memory"] if args.memory else [])
-            done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
-            if done.returncode != 0:
-                print(done.stderr, file=sys.stderr)
-                return 1
-            found[s].append(json.loads(done.stdout))
-    result: dict[str, Any] = {"rows": args.rows, "load": os.getloadavg()[0], "checkouts": {}}
+            cmd += ["--shuffle"] if args.shuffle else []
+            cmd += ["--findings", str(args.findings)]
+            got: dict[str, Any] = {}
+            for extra in [[]] + ([["--rows-memory"]] if args.memory else []):
+                run = cmd if not extra else [*cmd[:2], *extra, *cmd[3:]]
+                done = subprocess.run(run, env=env, capture_output=True, text=True, check=False)
+                if done.returncode != 0:
+                    print(done.stderr, file=sys.stderr)
+                    return 1
+                got.update(json.loads(done.stdout))
+            found[s].append(got)
+    result: dict[str, Any] = {
+        "rows": args.rows,
+        "shuffled": args.shuffle,
+        "findings": args.findings,
+        "load": os.getloadavg()[0],
+        "checkouts": {},
+    }
     for s, got in found.items():
         merged = {k: round(statistics.median(g[k] for g in got), 3) for k in got[0]}
         result["checkouts"][s] = merged

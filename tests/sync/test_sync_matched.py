@@ -6,6 +6,7 @@ from the listing are quiet, not walked again."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from typing import Any
 
@@ -360,3 +361,84 @@ async def test_rows_in_the_reverse_of_the_listings_order_plan_as_row_by_row() ->
         (133, "unchanged", "a", ()),
     ]
     assert list(plan.changes.quiet.at) == [*range(130), 131, 133]
+
+
+#: A file sorted otherwise than the listing (by campaign, by slug): what each case
+#: mixes into the system domain's rows, as (slug, url, fields of the row)
+MIXED: dict[str, list[tuple[str | None, str, dict[str, Any]]]] = {
+    "nothing-more": [],
+    "an-invalid-row-of-a-slug": [("a", "not a url", {"description": "A"})],
+    "a-slug-two-rows-name": [("fill-007", url("fill-007"), {"description": None})],
+    "a-second-domain": [
+        ("a", url("a"), {"domain": GO, "description": "on go"}),
+        ("kept", url("kept"), {"domain": GO, "description": None}),
+    ],
+    "a-row-without-slug": [(None, url("gone"), {"description": None})],
+    "a-slug-in-capitals": [("NEW", url("new"), {"description": None})],
+    "a-row-without-a-description-cell": [("gone", url("gone"), {})],
+}
+
+
+def scrambled(case: str, seed: int) -> list[LinkSpec]:
+    """The system domain's links as rows, each with its description cell (so every row
+    manages the same fields, in the same columns), b's description changed, and the
+    ``case``'s rows, in an order the listing does not have (rows 2, 3, ...)."""
+    made: list[tuple[str | None, str, dict[str, Any]]] = [
+        ("a", url("a"), {"description": "A"}),
+        ("b", url("b"), {"description": "changed"}),
+        ("promo", url("promo"), {"description": None}),
+        *((f"fill-{i:03d}", url(f"fill-{i:03d}"), {"description": None}) for i in range(130)),
+        *MIXED[case],
+    ]
+    if case != "a-row-without-a-description-cell":
+        made.append(("gone", url("gone"), {"description": None}))
+    random.Random(seed).shuffle(made)
+    return [row(slug, link, n + 2, **fields) for n, (slug, link, fields) in enumerate(made)]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("told", [True, False], ids=["fetch-skips-invalid", "fetch-reads-all"])
+@pytest.mark.parametrize("case", list(MIXED))
+async def test_rows_in_no_order_of_the_listing_plan_as_row_by_row(
+    case: str, told: bool, seed: int
+) -> None:
+    """Each link's row is looked up by its slug: the plan is the one row by row, with
+    an invalid row, a slug two rows name, a second domain, a row without slug, a slug
+    in capitals or a row managing fewer fields among rows in no order."""
+    rows = scrambled(case, seed)
+    invalid = frozenset(i for i, spec in enumerate(rows) if spec.url == "not a url")
+    slugless = case == "a-row-without-slug"
+    plan, _, _ = await both_ways(
+        rows, SyncOptions(), invalid=invalid, told=told, parked=not slugless
+    )
+    by_slug = {(c.domain, c.slug): c for c in plan.changes if c.spec is not None}
+    assert by_slug[SYS, "b"].action is Action.UPDATE
+    assert by_slug[SYS, "Promo"].action is Action.UNCHANGED
+    fills = {i: spec.slug for i, spec in enumerate(rows) if (spec.slug or "").startswith("fill-")}
+    again = {i for i, slug in fills.items() if slug in [rows[k].slug for k in range(i)]}
+    assert set(fills) - set(plan.changes.quiet.at) == again  # the others taken as listed
+    if invalid:  # the later row naming a is a duplicate, of a row that fails or not
+        first = Action.INVALID if min(invalid) < by_slug[SYS, "a"].index else Action.UNCHANGED
+        assert [c.action for c in plan.changes if c.slug == "a"] == [first, Action.INVALID]
+    if case == "a-second-domain":
+        assert by_slug[GO, "a"].action is Action.UNCHANGED
+
+
+async def test_rows_in_no_order_with_findings_of_their_own_plan_as_row_by_row() -> None:
+    """Among rows in no order of the listing, the rows with a finding of their own (a
+    warning, a row of another sheet with the same row number) are not quiet; the
+    others are."""
+    rows = scrambled("nothing-more", 3)
+    promo = next(i for i, spec in enumerate(rows) if spec.slug == "promo")
+    fill = next(i for i, spec in enumerate(rows) if spec.slug == "fill-042")
+    assert rows[promo].provenance is not None and rows[fill].provenance is not None
+    elsewhere = replace(rows[fill].provenance, sheet="Other")  # same row, another sheet
+    problems = (
+        Problem("X_WARN", "a warning", rows[promo].provenance, "url", Severity.WARNING),
+        Problem("X_WARN", "elsewhere", elsewhere, "url", Severity.WARNING),
+    )
+    plan, _, _ = await both_ways(rows, SyncOptions(), problems=problems)
+    by_index = {c.index: c for c in plan.changes}
+    assert by_index[promo].action is Action.UNCHANGED and by_index[promo].problems
+    assert promo not in plan.changes.quiet.at and fill in plan.changes.quiet.at
+    assert len(plan.changes.quiet) == len(rows) - 2  # but promo's and b's (changed)

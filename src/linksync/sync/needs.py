@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
+from typing import cast
 
 from linksync.model import LinkSpec
 from linksync.model.numbers import shared_ints
@@ -43,6 +45,69 @@ def needs(
     each), and whether the domain must be listed (``named``: the mirror's scope is not
     listed). The rows at the positions in ``skip`` are left out; ``domains``, when
     given, gets each row's domain as given -> its domain (folded)."""
+    out = _one_domain(desired, options, system_domain, skip, domains)
+    if out is None:
+        out = _row_by_row(desired, options, system_domain, skip, domains)
+    if options.deletes and not named:
+        for domain in options.scope_domains:
+            out.setdefault(domain, Need()).must_list = True
+    return out
+
+
+def _one_domain(
+    desired: Sequence[LinkSpec],
+    options: SyncOptions,
+    system_domain: str,
+    skip: Collection[int],
+    domains: dict[str | None, str] | None,
+) -> dict[str, Need] | None:
+    """``needs`` of the commonest rows, in a few passes over them: one domain as given,
+    a slug on every row, folded already, no two alike (then the map of slugs made at
+    once is the map of first rows); None for any other rows."""
+    n = len(desired)
+    if not n:
+        return None
+    ints = shared_ints(n)
+    spelt = {spec.domain for spec in desired}  # (an attribute read a row, specialized)
+    if len(spelt) != 1:  # (of the rows left out too: then row by row)
+        return None
+    slugs = [spec.slug for spec in desired]
+    at: Sequence[int] = ints
+    if skip:
+        kept = bytearray(b"\x01") * n
+        for i in skip:
+            if 0 <= i < n:
+                kept[i] = 0
+        slugs = list(compress(slugs, kept))
+        at = list(compress(ints, kept))
+        if not slugs:
+            return None
+    if not all(slugs):  # a row without slug
+        return None
+    named = cast("list[str]", slugs)
+    try:
+        joined = "\n".join(named)
+    except TypeError:  # a slug that is not text: as row by row
+        return None
+    if joined.lower() != joined:  # a slug not folded yet (lower case leaves each as it is)
+        return None
+    first = dict(zip(named, at, strict=False))
+    if len(first) != len(named):  # a slug two rows name: the first row of each, below
+        return None
+    domain = row_domain(desired[at[0]], options, system_domain)
+    if domains is not None:
+        domains[spelt.pop()] = domain
+    return {domain: Need(first)}
+
+
+def _row_by_row(
+    desired: Sequence[LinkSpec],
+    options: SyncOptions,
+    system_domain: str,
+    skip: Collection[int],
+    domains: dict[str | None, str] | None,
+) -> dict[str, Need]:
+    """``needs`` of any rows, one row at a time."""
     out: dict[str, Need] = {}
     given: dict[str | None, Need] = {}  # a row's domain as given -> its domain's need
     spelt: object = _NO_ROW  # the domain as given of the row before, and its need
@@ -65,7 +130,4 @@ def needs(
                 need.repeated = True
         elif spec.url:  # a row with neither (a hidden row, not read) needs nothing
             need.must_list = need.by_url = True
-    if options.deletes and not named:
-        for domain in options.scope_domains:
-            out.setdefault(domain, Need()).must_list = True
     return out

@@ -152,10 +152,11 @@ class QuickDiff:
                 if 0 <= i < n:
                     self.demote(i)
             places = self._places
-            if places:
-                for i in compress(range(n), marks):
+            if places:  # (a few rows with findings among a million: no place made a row)
+                numbers = {place[2] for place in places}
+                for i in compress(shared_ints(n), marks):
                     prov = desired[i].provenance
-                    if prov is not None and prov.place in places:
+                    if prov is not None and prov.row in numbers and prov.place in places:
                         self.demote(i)
             self._claimed.fill(rows, copy=False)
             out = self._rows(_unmarked(desired, marks), full, (marks, links_at))
