@@ -643,7 +643,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--no-peer",
         action="store_true",
-        help="skip the sequential script (scale cases: the aiohttp + orjson script)",
+        help="skip the peers: the sequential script and fast's aiohttp + orjson apply "
+        "(scale cases: the aiohttp + orjson plan)",
     )
     ap.add_argument(
         "--preload-api",
