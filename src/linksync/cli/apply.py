@@ -13,7 +13,7 @@ import click
 from linksync.cli.common import asked, echo, err, given_flags, handle_errors
 from linksync.cli.events import CliEvents
 from linksync.cli.flags import request_flags
-from linksync.cli.heap import loaded
+from linksync.cli.heap import kept, loaded
 from linksync.cli.options import TargetOptions, refuse, selected, target_options, target_selection
 from linksync.cli.sync import start, sync_options
 from linksync.errors import ConfigError
@@ -93,6 +93,7 @@ def apply_command(
         list(sources), settings, plan=plan_file, reading=reading, sync=policy, notify=notify,
         outputs=outputs, hooks=Hooks(CliEvents(yes=yes), progress, logger=logger),
     )  # fmt: skip
+    kept(results)  # not freed link by link as the command ends
     if not results.confirmed:
         err("Nothing applied.")
         sys.exit(EXIT_OK)

@@ -28,7 +28,9 @@ is done.
 And the objects a command's imports make live as long as its process: ``loaded``
 freezes them for the garbage collector once the command's modules are loaded, so its
 walks during the run leave them out (``main`` holds the young collections off while the
-command loads, so they are frozen before any walk).
+command loads, so they are frozen before any walk). ``kept`` keeps a run's result,
+its rows and its links' records, to the process's end: the process ends without
+freeing them one by one (0.06 s of CPU for a plan of 200,000 unchanged rows).
 """
 
 from __future__ import annotations
@@ -91,4 +93,15 @@ def loaded() -> None:
     the command's own, what the imports made is frozen for the garbage collector
     (``gc.freeze``), which no longer walks it."""
     if _OWN:
+        gc.freeze()
+
+
+def kept(result: object) -> None:
+    """In a process of the command's own, ``result`` (the run's plan, with its rows and
+    the records of its links) is never freed: the command ends without freeing it
+    object by object, the system takes its memory back whole. It is frozen for the
+    garbage collector with everything made before it, so the collections left do not
+    walk it either. Elsewhere (tests through click's runner) nothing is done."""
+    if _OWN:
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(result))
         gc.freeze()

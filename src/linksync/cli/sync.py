@@ -17,7 +17,7 @@ import click
 from linksync.cli.common import F, asked, echo, err, given_flags, handle_errors, with_options
 from linksync.cli.events import CliEvents
 from linksync.cli.flags import request_flags
-from linksync.cli.heap import loaded
+from linksync.cli.heap import kept, loaded
 from linksync.cli.options import TargetOptions, refuse, selected, target_options, target_selection
 from linksync.errors import ConfigError
 from linksync.logs import setup_logging
@@ -106,6 +106,7 @@ def plan_command(
         list(sources), settings, reading=reading, sync=policy, notify=notify, outputs=outputs,
         hooks=Hooks(events=CliEvents(), logger=logger),
     )  # fmt: skip
+    kept(planned)  # not freed link by link as the command ends
     if planned.saved_to is not None:
         err(f"plan saved to {planned.saved_to}")
     if fmt == "json":
