@@ -11,8 +11,8 @@ time is its own. Cases:
   ``fast`` also runs a fifth of the rows, for the CPU time per 1,000 requests of the
   client and of the sandbox without start-up (the difference of the two runs), and the
   same workload on another copy with ``benchmarks/aiohttp_apply_peer.py`` (aiohttp +
-  orjson, 32 in flight: the fastest script a user writes by hand): its efficiency beside
-  linksync's, and linksync's over it (``efficiency_vs_peer``).
+  orjson, as many in flight as linksync: the fastest script a user writes by hand): its
+  efficiency beside linksync's, and linksync's over it (``efficiency_vs_peer``).
 - ``pacing``: one client alone on its key, limits from 2 to 1,000 requests per window,
   windows from 1 to 60 s, 1 to 32 requests in flight: how many 429s it received.
 - ``scale`` / ``scale-200k``: ``linksync plan`` of 1,000,000 (200,000) unchanged rows
