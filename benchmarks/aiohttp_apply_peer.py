@@ -1,10 +1,11 @@
-"""The apply a user would write by hand for speed: aiohttp + orjson, 32 requests in flight.
+"""The apply a user would write by hand for speed: aiohttp + orjson, requests in flight.
 
 The yardstick of ``throughput.py --case fast``: it reads a CSV of desired links (slug,
 url; optional description and domain columns), lists every page of the workspace (100
-links a page, 32 requests in flight), matches rows to links by (domain, slug) without
-regard to case, then creates (POST) the rows the workspace lacks and PATCHes the links
-whose URL or description differs (only the fields that differ), 32 writes in flight.
+links a page), matches rows to links by (domain, slug) without regard to case, then
+creates (POST) the rows the workspace lacks and PATCHes the links whose URL or
+description differs (only the fields that differ). Pages and writes alike go
+``--in-flight`` at a time (32 by default; ``throughput.py`` gives it linksync's count).
 
 It keeps to the rate limit as a careful script does: when a response says no more
 requests remain in the window (``x-ratelimit-remaining``) than it still has in flight,
