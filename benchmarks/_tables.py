@@ -42,6 +42,26 @@ def _apply_rows(rows: Sequence[dict[str, Any]]) -> list[str]:
     return out
 
 
+def _peer_rows(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """linksync's apply beside the hand-written aiohttp + orjson one (``fast``)."""
+    out = [
+        "| case | minimum s | linksync s / CPU s / efficiency "
+        "| aiohttp + orjson s / CPU s / efficiency | efficiency vs peer | links as expected |",
+        "|" + " --- |" * 6,
+    ]
+    for r in rows:
+        ours, peer = r["linksync"], r["aiohttp_apply_peer"]
+        both = (ours.get("workspace") or {}).get("ok") and (peer.get("workspace") or {}).get("ok")
+        out.append(
+            f"| {r['case']} | {_fmt(r['minimum_s'])} "
+            f"| {_fmt(ours['wall_s'])} / {_fmt(ours.get('cpu_s'))} / {_fmt(r.get('efficiency'))} "
+            f"| {_fmt(peer.get('wall_s'))} / {_fmt(peer.get('cpu_s'))} "
+            f"/ {_fmt(peer.get('efficiency'))} | {_fmt(r.get('efficiency_vs_peer'))} "
+            f"| {'yes' if both else 'NO'} |"
+        )
+    return out
+
+
 def _cpu_rows(rows: Sequence[dict[str, Any]]) -> list[str]:
     out = [
         "| case | requests | client CPU s | sandbox CPU s | client / sandbox per 1,000 "
@@ -121,6 +141,9 @@ def markdown(results: Sequence[dict[str, Any]]) -> str:
     out: list[str] = []
     if applies:
         out += [*_apply_rows(applies), "", *_cpu_rows(applies), ""]
+    peers = [r for r in applies if r.get("aiohttp_apply_peer")]
+    if peers:
+        out += [*_peer_rows(peers), ""]
     for r in results:
         if r["case"] == "pacing":
             out += [*_pacing_rows(r), ""]

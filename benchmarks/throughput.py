@@ -9,7 +9,10 @@ time is its own. Cases:
   window; then the same workload on a copy of the database with
   ``benchmarks/sequential_peer.py`` (httpx in a loop, the script a user writes by hand).
   ``fast`` also runs a fifth of the rows, for the CPU time per 1,000 requests of the
-  client and of the sandbox without start-up (the difference of the two runs).
+  client and of the sandbox without start-up (the difference of the two runs), and the
+  same workload on another copy with ``benchmarks/aiohttp_apply_peer.py`` (aiohttp +
+  orjson, as many in flight as linksync: the fastest script a user writes by hand): its
+  efficiency beside linksync's, and linksync's over it (``efficiency_vs_peer``).
 - ``pacing``: one client alone on its key, limits from 2 to 1,000 requests per window,
   windows from 1 to 60 s, 1 to 32 requests in flight: how many 429s it received.
 - ``scale`` / ``scale-200k``: ``linksync plan`` of 1,000,000 (200,000) unchanged rows
@@ -77,6 +80,7 @@ from linksync.api.defaults import DEFAULT_CONCURRENCY
 
 PEER = Path(__file__).resolve().parent / "sequential_peer.py"
 AIOHTTP_PEER = Path(__file__).resolve().parent / "aiohttp_peer.py"
+APPLY_PEER = Path(__file__).resolve().parent / "aiohttp_apply_peer.py"
 PRELOAD_RATE = 100_000
 CORES = split_cores()  # (sandbox cores, client cores), or None on one core
 
@@ -92,12 +96,13 @@ class Case:
     peer: bool = True
     kind: str = "apply"  # apply | plan (scale) | creates (scale-apply) | pacing
     marginal: bool = False  # also run a fifth of the rows (CPU per request)
+    apply_peer: bool = False  # also run aiohttp_apply_peer.py on a copy (with the peer)
 
 
 CASES: dict[str, Case] = {
     "default": Case("default", rate=100, existing=5_000, rows=2_000),
     "small": Case("small", rate=20, existing=300, rows=100),
-    "fast": Case("fast", rate=1_000, existing=5_000, rows=2_000, marginal=True),
+    "fast": Case("fast", rate=1_000, existing=5_000, rows=2_000, marginal=True, apply_peer=True),
     "pacing": Case("pacing", rate=0, existing=0, rows=0, peer=False, kind="pacing"),
     "scale": Case("scale", rate=1_000, existing=1_000_000, rows=1_000_000, kind="plan"),
     "scale-200k": Case("scale-200k", rate=1_000, existing=200_000, rows=200_000, kind="plan"),
@@ -255,6 +260,42 @@ def run_peer(
     return result
 
 
+def run_apply_peer(
+    case: Case, base_db: Path, src: Path, work: Workload, tmp: Path, timeout: float
+) -> dict[str, Any]:
+    """``aiohttp_apply_peer.py SRC`` against a sandbox on its own copy of ``base_db``,
+    pinned as linksync's apply is: the process's figures (``wall_s``, ``cpu_s`` as
+    ``summarise_cli``), the script's own (``script_wall_s``, ``script_cpu_s``), the
+    sandbox's CPU meanwhile, and the workspace checked link by link afterwards. It
+    keeps as many requests in flight as linksync's apply does (``--concurrency``, else
+    the tool's default): at 20-40 ms a request, 32 in flight can never pass about 1,067
+    a second, while linksync's 64 can use a window's budget faster."""
+    db = copy_db(base_db, tmp / "apply-peer.db")
+    box = Sandbox(sandbox_options(case, db))
+    in_flight = case.concurrency or DEFAULT_CONCURRENCY
+    try:
+        box.start()
+        argv = [sys.executable, str(APPLY_PEER), str(src), "--in-flight", str(in_flight)]
+        run, cpu = measured(
+            box,
+            lambda: run_process(argv, env=box.env(), cwd=tmp, timeout=timeout, cpus=client_cores()),
+        )
+        check = check_workspace(list_all(box.base_url, box.read_key), work.expected)
+    finally:
+        box.stop()
+    out = summarise_cli(run)
+    lines = run.stdout.strip().splitlines()
+    if lines and lines[-1].startswith("{"):
+        said = json.loads(lines[-1])
+        said["script_wall_s"] = said.pop("wall_s", None)
+        said["script_cpu_s"] = said.pop("cpu_s", None)
+        out.update(said)
+    out["sandbox_cpu_s"] = cpu
+    out["in_flight"] = in_flight
+    out["workspace"] = check.to_dict()
+    return out
+
+
 def per_1000(cpu: float | None, requests: int | None) -> float | None:
     return round(cpu / requests * 1000, 3) if cpu is not None and requests else None
 
@@ -270,6 +311,10 @@ def throughput_case(case: Case, *, peer: bool, via_api: bool, timeout: float) ->
         preload_s = seed_database(base_db, work, via_api=via_api)
         log(f"{case.name}: linksync apply ({case.rows} rows, R={case.rate}/s)")
         ours = run_apply(case, copy_db(base_db, tmp / "run.db"), src, tmp, timeout, work=work)
+        fastest = None  # right after linksync's run, so both meet the same machine
+        if peer and case.apply_peer:
+            log(f"{case.name}: aiohttp + orjson apply peer")
+            fastest = run_apply_peer(case, base_db, src, work, tmp, timeout)
         small = None
         if fifth is not None:
             log(f"{case.name}: linksync apply of a fifth of the rows (CPU per request)")
@@ -331,6 +376,15 @@ def throughput_case(case: Case, *, peer: bool, via_api: bool, timeout: float) ->
         "cpu": cpu_figures(ours, small),
         "sequential_peer": theirs,
     }
+    if fastest is not None:
+        wall = fastest["wall_s"] if fastest["exit_code"] == 0 else None
+        fastest["efficiency"] = round(minimum / wall, 3) if wall else None
+        result["aiohttp_apply_peer"] = fastest
+        result["efficiency_vs_peer"] = (
+            round(result["efficiency"] / fastest["efficiency"], 3)
+            if result["efficiency"] and fastest["efficiency"]
+            else None
+        )
     if theirs and theirs.get("process_wall_s") and ours["wall_s"]:
         result["speedup_vs_sequential"] = round(theirs["process_wall_s"] / ours["wall_s"], 2)
     result["targets"] = apply_targets(result)
@@ -594,7 +648,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--no-peer",
         action="store_true",
-        help="skip the sequential script (scale cases: the aiohttp + orjson script)",
+        help="skip the peers: the sequential script and fast's aiohttp + orjson apply "
+        "(scale cases: the aiohttp + orjson plan)",
     )
     ap.add_argument(
         "--preload-api",

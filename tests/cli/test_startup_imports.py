@@ -4,9 +4,9 @@ runs use: the QR code library (``--qr``, an annotated workbook's codes), the wor
 editors (an Excel source, an annotated copy) and pandas (the Excel reader), the alert
 library (``--notify``), the terminal's progress bars and httpx's own command line (rich,
 pygments), the file lock (a plan takes none). Against a served sandbox the client loads
-no sandbox; against the built-in one, no network stack. ``plan --help`` and ``apply
---help`` load no run at all. Each case runs the command in a fresh interpreter and
-reads its sys.modules at exit."""
+no sandbox; against the built-in one, no network stack. Without a config file a CSV
+run loads no YAML parser. ``plan --help`` and ``apply --help`` load no run at all.
+Each case runs the command in a fresh interpreter and reads its sys.modules at exit."""
 
 from __future__ import annotations
 
@@ -37,6 +37,9 @@ SPREADSHEETS_ONLY = {"pandas"}
 NOT_IN_A_PLAN = OTHER_RUNS | {"rich", "filelock"}
 #: The sandbox's side: a client of a served sandbox is only a client.
 SERVER_SIDE = {"linksync.sandbox", "starlette", "uvicorn", "sqlite3"}
+#: Read only from a config file or a YAML source: a run of a CSV file without a config
+#: file never loads the YAML parser.
+YAML_ONLY = {"yaml", "linksync.sources.yaml_nodes"}
 
 KEY = "k-startup"
 
@@ -65,7 +68,22 @@ def test_a_csv_plan_against_a_served_sandbox_loads_no_sandbox(tmp_path: Path) ->
     assert proc.returncode == 0, proc.stderr
     assert "/start-49 -> https://example.com/p/49" in proc.stdout
     assert "aiohttp" in modules  # the network transport it talked through
-    assert modules & (NOT_IN_A_PLAN | SERVER_SIDE | SPREADSHEETS_ONLY) == set()
+    assert modules & (NOT_IN_A_PLAN | SERVER_SIDE | SPREADSHEETS_ONLY | YAML_ONLY) == set()
+
+
+def test_a_csv_apply_against_a_served_sandbox_loads_no_yaml_parser(tmp_path: Path) -> None:
+    """Without a config file (none named, no ./linksync.yaml) an apply of a CSV file
+    reads no YAML: the parser is loaded by the config file's reader and the YAML
+    source's, when they run."""
+    write_csv(tmp_path)
+    with sandbox_process(tmp_path, key=KEY) as served:
+        env = {"LINKSYNC_API_KEY": KEY}
+        args = ("apply", "links.csv", "--base-url", served.url, "--yes", "--report", "out.csv")
+        modules, proc = modules_after(tmp_path, *args, env=env)
+    assert proc.returncode == 0, proc.stderr
+    report = (tmp_path / "out.csv").read_text(encoding="utf-8")
+    assert report.count(",create,ok,") == 50  # every row written
+    assert modules & (OTHER_RUNS | SERVER_SIDE | SPREADSHEETS_ONLY | YAML_ONLY) == set()
 
 
 def test_a_csv_apply_loads_no_qr_workbook_or_alert_library(tmp_path: Path) -> None:

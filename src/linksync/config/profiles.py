@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from linksync.api.defaults import MAX_CONCURRENCY
 from linksync.errors import ConfigError
 from linksync.model.ignore_rules import entry_texts, parse_ignore, parse_ignore_changes
@@ -286,6 +284,8 @@ def read_config(path: Path) -> Mapping[str, Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
+    import yaml  # here: a run without a config file never loads the YAML parser
+
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -24,8 +24,8 @@ from pathlib import Path
 from linksync.model import LinkSpec
 from linksync.sources import CSV_SUFFIXES, EXCEL_SUFFIXES
 from linksync.sources.folders import list_folder
+from linksync.sources.options import YAML_SUFFIXES
 from linksync.sources.sniff import looks_like
-from linksync.sources.yaml_nodes import YAML_SUFFIXES
 
 #: A CSV file is counted this many bytes at a time (never held whole).
 CHUNK = 1 << 20

@@ -28,9 +28,8 @@ from linksync.errors import SourceError
 from linksync.model import LinkSpec, Problem, Provenance
 from linksync.sources.folders import list_folder
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
-from linksync.sources.options import ReadOptions
+from linksync.sources.options import YAML_SUFFIXES, ReadOptions
 from linksync.sources.sniff import refuse_binary
-from linksync.sources.yaml_nodes import YAML_SUFFIXES
 
 CSV_SUFFIXES: frozenset[str] = frozenset({".csv", ".tsv", ".txt"})
 EXCEL_SUFFIXES: frozenset[str] = frozenset({".xlsx", ".xlsm", ".xlsb", ".xls", ".ods"})

@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from linksync.sources.yaml_nodes import YAML_SUFFIXES
+from linksync.sources.options import YAML_SUFFIXES
 
 __all__ = ["SCHEMA_ID", "Listing", "list_folder"]
 

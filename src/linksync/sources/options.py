@@ -34,6 +34,8 @@ MAX_COLUMNS = 16_384
 CSV_SAMPLE_BYTES = 256 * 1024
 #: Nesting of a YAML document (mappings and lists inside each other).
 MAX_YAML_DEPTH = 64
+#: A YAML source's suffixes (here, so that telling sources apart loads no YAML parser).
+YAML_SUFFIXES: frozenset[str] = frozenset({".yaml", ".yml"})
 
 #: What marketers type for "nothing here". A cell holding one is an error naming the
 #: cell, unless the user lists it with ``--empty-value`` (then it reads as empty).

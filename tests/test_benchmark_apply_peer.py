@@ -1,0 +1,194 @@
+"""``benchmarks/aiohttp_apply_peer.py``, the hand-written apply that ``throughput.py --case
+fast`` measures linksync against: on a small workspace it leaves the links the CSV asks
+for (created, URLs and descriptions changed, a custom domain's link PATCHed on its own
+domain, a slug in other case matched), so that ``linksync plan`` afterwards finds
+nothing to do; and it waits out a rate limit it meets, still leaving the same links."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from linksync.sandbox import SandboxSettings
+from linksync.sandbox.rows import LinkRow
+from linksync.sandbox.store import Store
+from support.sandbox_helpers import serve_in_thread
+
+PEER = Path(__file__).resolve().parents[1] / "benchmarks" / "aiohttp_apply_peer.py"
+KEY = "sandbox-full-access-key"
+CUSTOM = "go.example.com"
+SYSTEM = "lnk.test"
+
+
+def seeded(path: Path, n: int) -> None:
+    """A workspace of ``n`` links on the system domain, written through the store."""
+    store = Store(str(path))
+    try:
+        store.import_links(
+            LinkRow(
+                id=f"lnk_{i:016x}",
+                domain=SYSTEM,
+                slug=f"bench-{i:05d}",
+                url=f"https://example.com/landing/{i}",
+                description=f"Link {i}",
+                tags=(),
+                apple=None,
+                google=None,
+                password_hash=None,
+                expires_at=None,
+                created_at=f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
+                updated_at=f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
+            )
+            for i in range(n)
+        )
+    finally:
+        store.close()
+
+
+Row = tuple[str, str, str, str]  # slug, url, description, domain
+
+
+def source(path: Path) -> list[Row]:
+    """20 unchanged rows (one slug in upper case), 10 with another URL, 5 with another
+    description, 10 new; on the custom domain one link with another URL and one new."""
+    rows: list[Row] = [
+        (f"bench-{i:05d}", f"https://example.com/landing/{i}", f"Link {i}", "") for i in range(20)
+    ]
+    rows[7] = ("BENCH-00007", *rows[7][1:])
+    rows += [
+        (f"bench-{i:05d}", f"https://example.com/moved/{i}", f"Link {i}", "") for i in range(20, 30)
+    ]
+    rows += [
+        (f"bench-{i:05d}", f"https://example.com/landing/{i}", f"Renamed {i}", "")
+        for i in range(30, 35)
+    ]
+    rows += [(f"fresh-{j}", f"https://example.com/fresh/{j}", f"Fresh {j}", "") for j in range(10)]
+    rows += [("promo", "https://example.com/promo-moved", "Promo", CUSTOM)]
+    rows += [("promo-2", "https://example.com/promo-2", "Promo 2", CUSTOM)]
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        out = csv.writer(fh)
+        out.writerow(["slug", "url", "description", "domain"])
+        out.writerows(rows)
+    return rows
+
+
+def env_for(base_url: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LINKSYNC_")}
+    return {**env, "LINKSYNC_BASE_URL": base_url, "LINKSYNC_API_KEY": KEY, "NO_COLOR": "1"}
+
+
+def client(base_url: str) -> httpx.Client:
+    return httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {KEY}"})
+
+
+def with_custom_domain(base_url: str) -> None:
+    """The custom domain, verified, holding one link: ``promo``."""
+    with client(base_url) as c:
+        domain = c.post("/api/v1/domains", json={"domain": CUSTOM}).json()["data"]
+        assert c.post(f"/api/v1/domains/{domain['id']}/verify").is_success
+        made = c.post(
+            "/api/v1/links",
+            json={
+                "url": "https://example.com/promo",
+                "slug": "promo",
+                "domain": CUSTOM,
+                "description": "Promo",
+            },
+        )
+        assert made.status_code == 201
+
+
+def workspace(base_url: str) -> dict[tuple[str, str], tuple[str, str | None]]:
+    """(domain, slug) -> (url, description) of every link, listed page by page."""
+    out: dict[tuple[str, str], tuple[str, str | None]] = {}
+    listed = 0
+    with client(base_url) as c:
+        page = 1
+        while True:
+            body = c.get("/api/v1/links", params={"page": page, "limit": 100}).json()
+            for link in body["data"]:
+                listed += 1
+                out[(link["domain"], link["slug"])] = (link["url"], link.get("description"))
+            if page >= body["pagination"]["totalPages"]:
+                break
+            page += 1
+    assert listed == len(out)  # no (domain, slug) twice
+    return out
+
+
+def expected(n: int, rows: list[Row]) -> dict[tuple[str, str], tuple[str, str | None]]:
+    want: dict[tuple[str, str], tuple[str, str | None]] = {
+        (SYSTEM, f"bench-{i:05d}"): (f"https://example.com/landing/{i}", f"Link {i}")
+        for i in range(n)
+    }
+    want[(CUSTOM, "promo")] = ("https://example.com/promo", "Promo")
+    for slug, url, description, domain in rows:
+        want[(domain or SYSTEM, slug.lower())] = (url, description)
+    return want
+
+
+def run_peer(base_url: str, src: Path) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, str(PEER), str(src)],
+        env=env_for(base_url),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def test_the_peer_leaves_the_links_the_csv_asks_for(tmp_path: Path) -> None:
+    db = tmp_path / "sandbox.db"
+    seeded(db, 250)
+    src = tmp_path / "links.csv"
+    rows = source(src)
+    with serve_in_thread(SandboxSettings(rate_limit=1000), str(db)) as server:
+        with_custom_domain(server.base_url)
+        peer = run_peer(server.base_url, src)
+        after = workspace(server.base_url)
+        plan = subprocess.run(
+            [str(Path(sys.executable).parent / "linksync"), "plan", str(src), "--format", "json"],
+            env=env_for(server.base_url),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert after == expected(250, rows)
+    assert (peer["created"], peer["updated"], peer["unchanged"], peer["failed"]) == (11, 16, 20, 0)
+    assert (peer["links"], peer["pages"], peer["rate_limited"]) == (251, 3, 0)
+    assert peer["requests_by_kind"] == {"create": 11, "list": 3, "update": 16}
+    counts = json.loads(plan.stdout)["counts"]
+    assert (counts["unchanged"], counts["update"], counts["create"]) == (47, 0, 0)
+
+
+def test_the_peer_waits_out_the_rate_limit_and_still_leaves_the_same_links(
+    tmp_path: Path,
+) -> None:
+    """10 requests a 1 s window: 32 writes sent at once meet 429s (at most 17 of them fit
+    in the window they start in and the next), which the peer waits out and sends again."""
+    db = tmp_path / "sandbox.db"
+    seeded(db, 250)
+    src = tmp_path / "links.csv"
+    rows = source(src)
+    with serve_in_thread(SandboxSettings(rate_limit=1000), str(db)) as server:
+        with_custom_domain(server.base_url)
+    with serve_in_thread(SandboxSettings(rate_limit=10, rate_window_s=1.0), str(db)) as server:
+        peer = run_peer(server.base_url, src)
+    with serve_in_thread(SandboxSettings(rate_limit=1000), str(db)) as server:
+        after = workspace(server.base_url)
+    assert after == expected(250, rows)
+    assert (peer["created"], peer["updated"], peer["failed"]) == (11, 16, 0)
+    assert isinstance(peer["rate_limited"], int) and peer["rate_limited"] >= 1
+    assert peer["requests"] == 3 + 11 + 16 + peer["rate_limited"]
