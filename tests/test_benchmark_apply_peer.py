@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,39 +15,12 @@ from pathlib import Path
 import httpx
 
 from linksync.sandbox import SandboxSettings
-from linksync.sandbox.rows import LinkRow
-from linksync.sandbox.store import Store
+from support.bench_peers import KEY, env_for, run_peer, seeded
 from support.sandbox_helpers import serve_in_thread
 
 PEER = Path(__file__).resolve().parents[1] / "benchmarks" / "aiohttp_apply_peer.py"
-KEY = "sandbox-full-access-key"
 CUSTOM = "go.example.com"
 SYSTEM = "lnk.test"
-
-
-def seeded(path: Path, n: int) -> None:
-    """A workspace of ``n`` links on the system domain, written through the store."""
-    store = Store(str(path))
-    try:
-        store.import_links(
-            LinkRow(
-                id=f"lnk_{i:016x}",
-                domain=SYSTEM,
-                slug=f"bench-{i:05d}",
-                url=f"https://example.com/landing/{i}",
-                description=f"Link {i}",
-                tags=(),
-                apple=None,
-                google=None,
-                password_hash=None,
-                expires_at=None,
-                created_at=f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
-                updated_at=f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
-            )
-            for i in range(n)
-        )
-    finally:
-        store.close()
 
 
 Row = tuple[str, str, str, str]  # slug, url, description, domain
@@ -76,11 +48,6 @@ def source(path: Path) -> list[Row]:
         out.writerow(["slug", "url", "description", "domain"])
         out.writerows(rows)
     return rows
-
-
-def env_for(base_url: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LINKSYNC_")}
-    return {**env, "LINKSYNC_BASE_URL": base_url, "LINKSYNC_API_KEY": KEY, "NO_COLOR": "1"}
 
 
 def client(base_url: str) -> httpx.Client:
@@ -133,28 +100,14 @@ def expected(n: int, rows: list[Row]) -> dict[tuple[str, str], tuple[str, str | 
     return want
 
 
-def run_peer(base_url: str, src: Path) -> dict[str, object]:
-    done = subprocess.run(
-        [sys.executable, str(PEER), str(src)],
-        env=env_for(base_url),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    result: dict[str, object] = json.loads(done.stdout)
-    return result
-
-
 def test_the_peer_leaves_the_links_the_csv_asks_for(tmp_path: Path) -> None:
     db = tmp_path / "sandbox.db"
-    seeded(db, 250)
+    seeded(db, 250, described=True)
     src = tmp_path / "links.csv"
     rows = source(src)
     with serve_in_thread(SandboxSettings(rate_limit=1000), str(db)) as server:
         with_custom_domain(server.base_url)
-        peer = run_peer(server.base_url, src)
+        peer = run_peer(PEER, server.base_url, src)
         after = workspace(server.base_url)
         plan = subprocess.run(
             [str(Path(sys.executable).parent / "linksync"), "plan", str(src), "--format", "json"],
@@ -179,13 +132,13 @@ def test_the_peer_waits_out_the_rate_limit_and_still_leaves_the_same_links(
     """10 requests a 1 s window: 32 writes sent at once meet 429s (at most 17 of them fit
     in the window they start in and the next), which the peer waits out and sends again."""
     db = tmp_path / "sandbox.db"
-    seeded(db, 250)
+    seeded(db, 250, described=True)
     src = tmp_path / "links.csv"
     rows = source(src)
     with serve_in_thread(SandboxSettings(rate_limit=1000), str(db)) as server:
         with_custom_domain(server.base_url)
     with serve_in_thread(SandboxSettings(rate_limit=10, rate_window_s=1.0), str(db)) as server:
-        peer = run_peer(server.base_url, src)
+        peer = run_peer(PEER, server.base_url, src)
     with serve_in_thread(SandboxSettings(rate_limit=1000), str(db)) as server:
         after = workspace(server.base_url)
     assert after == expected(250, rows)

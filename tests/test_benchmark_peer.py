@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import subprocess
 import sys
 import time
@@ -15,38 +14,11 @@ from pathlib import Path
 import httpx
 
 from linksync.sandbox import SandboxSettings
-from linksync.sandbox.rows import LinkRow
-from linksync.sandbox.store import Store
+from support.bench_peers import KEY, env_for, run_peer, seeded
 from support.sandbox_helpers import serve_in_thread
 
 PEER = Path(__file__).resolve().parents[1] / "benchmarks" / "aiohttp_peer.py"
-KEY = "sandbox-full-access-key"
 CUSTOM = "go.example.com"
-
-
-def seeded(path: Path, n: int) -> None:
-    """A workspace of ``n`` links on the system domain, written through the store."""
-    store = Store(str(path))
-    try:
-        store.import_links(
-            LinkRow(
-                id=f"lnk_{i:016x}",
-                domain="lnk.test",
-                slug=f"bench-{i:05d}",
-                url=f"https://example.com/landing/{i}",
-                description=None,
-                tags=(),
-                apple=None,
-                google=None,
-                password_hash=None,
-                expires_at=None,
-                created_at=f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
-                updated_at=f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
-            )
-            for i in range(n)
-        )
-    finally:
-        store.close()
 
 
 def source(path: Path) -> Path:
@@ -63,24 +35,6 @@ def source(path: Path) -> Path:
         out.writerow(["slug", "url", "domain"])
         out.writerows(rows)
     return path
-
-
-def env_for(base_url: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LINKSYNC_")}
-    return {**env, "LINKSYNC_BASE_URL": base_url, "LINKSYNC_API_KEY": KEY, "NO_COLOR": "1"}
-
-
-def run_peer(base_url: str, src: Path) -> dict[str, int]:
-    done = subprocess.run(
-        [sys.executable, str(PEER), str(src)],
-        env=env_for(base_url),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    result: dict[str, int] = json.loads(done.stdout)
-    return result
 
 
 def test_the_peer_counts_what_linksync_plan_counts(tmp_path: Path) -> None:
@@ -108,7 +62,7 @@ def test_the_peer_counts_what_linksync_plan_counts(tmp_path: Path) -> None:
             check=False,
         )
         counts = json.loads(plan.stdout)["counts"]
-        peer = run_peer(server.base_url, src)
+        peer = run_peer(PEER, server.base_url, src)
     assert (counts["unchanged"], counts["update"], counts["create"]) == (101, 40, 31)
     assert (peer["unchanged"], peer["update"], peer["create"]) == (101, 40, 31)
     assert (peer["links"], peer["pages"], peer["requests"], peer["rate_limited"]) == (251, 3, 3, 0)
@@ -130,6 +84,6 @@ def test_the_peer_waits_out_a_window_spent_by_another_client(tmp_path: Path) -> 
         ) as c:
             spent = [c.get("/api/v1/organizations/current").status_code for _ in range(3)]
         assert spent == [200, 200, 200]
-        peer = run_peer(server.base_url, src)
+        peer = run_peer(PEER, server.base_url, src)
     assert (peer["unchanged"], peer["update"], peer["create"]) == (100, 40, 32)
     assert peer["rate_limited"] >= 1 and peer["requests"] == peer["pages"] + peer["rate_limited"]
