@@ -54,6 +54,18 @@ HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
 
 
+def _source(folder: str, rows: int, shuffle: bool) -> Path:
+    """A CSV of ``rows`` unchanged rows in ``folder``: in the listing's order, or
+    (``shuffle``) in ``shuf``'s."""
+    sys.path.insert(0, str(HERE))
+    from _workload import unchanged_rows, write_csv
+
+    src = write_csv(unchanged_rows(rows, rows), Path(folder) / "links.csv")
+    if shuffle:
+        _shuffled(src)
+    return src
+
+
 def _shuffled(path: Path) -> None:
     """``path``'s data lines in ``shuf``'s order (a fixed random source), header first."""
     lines = path.read_bytes().splitlines(keepends=True)
@@ -70,17 +82,12 @@ def _rows_mb(rows: int, shuffle: bool) -> float:
     """The memory the read and validated rows hold (``tracemalloc``)."""
     import tracemalloc
 
-    sys.path.insert(0, str(HERE))
-    from _workload import unchanged_rows, write_csv
-
     from linksync.pipeline.collector import fewer_collections
     from linksync.sources import read_sources
     from linksync.validate import validate
 
     with tempfile.TemporaryDirectory() as tmp:
-        src = write_csv(unchanged_rows(rows, rows), Path(tmp) / "links.csv")
-        if shuffle:
-            _shuffled(src)
+        src = _source(tmp, rows, shuffle)
         tracemalloc.start()
         with fewer_collections():
             validation = validate(read_sources([src]))
@@ -98,7 +105,7 @@ def _child(rows: int, repeat: int, memory: bool, shuffle: bool, findings: int) -
     import orjson
 
     sys.path.insert(0, str(HERE))
-    from _workload import SYSTEM_DOMAIN, unchanged_rows, write_csv
+    from _workload import SYSTEM_DOMAIN
 
     from linksync.api.pages import fast_link_page
     from linksync.api.types import Organization
@@ -169,9 +176,7 @@ def _child(rows: int, repeat: int, memory: bool, shuffle: bool, findings: int) -
             return self.pages[page - 1]
 
     with tempfile.TemporaryDirectory() as tmp:
-        src = write_csv(unchanged_rows(rows, rows), Path(tmp) / "links.csv")
-        if shuffle:
-            _shuffled(src)
+        src = _source(tmp, rows, shuffle)
         gc.collect()
         with fewer_collections():
             t0 = time.process_time()

@@ -7,15 +7,12 @@ nothing to do; and it waits out a rate limit it meets, still leaving the same li
 from __future__ import annotations
 
 import csv
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 
 from linksync.sandbox import SandboxSettings
-from support.bench_peers import KEY, env_for, run_peer, seeded
+from support.bench_peers import KEY, plan_counts, run_peer, seeded
 from support.sandbox_helpers import serve_in_thread
 
 PEER = Path(__file__).resolve().parents[1] / "benchmarks" / "aiohttp_apply_peer.py"
@@ -100,29 +97,28 @@ def expected(n: int, rows: list[Row]) -> dict[tuple[str, str], tuple[str, str | 
     return want
 
 
-def test_the_peer_leaves_the_links_the_csv_asks_for(tmp_path: Path) -> None:
+def arranged(tmp_path: Path) -> tuple[Path, Path, list[Row]]:
+    """The sandbox's database (250 links, and the custom domain with its link), and the
+    CSV (``source``) with its rows."""
     db = tmp_path / "sandbox.db"
     seeded(db, 250, described=True)
     src = tmp_path / "links.csv"
     rows = source(src)
     with serve_in_thread(SandboxSettings(rate_limit=1000), str(db)) as server:
         with_custom_domain(server.base_url)
+    return db, src, rows
+
+
+def test_the_peer_leaves_the_links_the_csv_asks_for(tmp_path: Path) -> None:
+    db, src, rows = arranged(tmp_path)
+    with serve_in_thread(SandboxSettings(rate_limit=1000), str(db)) as server:
         peer = run_peer(PEER, server.base_url, src)
         after = workspace(server.base_url)
-        plan = subprocess.run(
-            [str(Path(sys.executable).parent / "linksync"), "plan", str(src), "--format", "json"],
-            env=env_for(server.base_url),
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        counts = plan_counts(server.base_url, src, tmp_path)
     assert after == expected(250, rows)
     assert (peer["created"], peer["updated"], peer["unchanged"], peer["failed"]) == (11, 16, 20, 0)
     assert (peer["links"], peer["pages"], peer["rate_limited"]) == (251, 3, 0)
     assert peer["requests_by_kind"] == {"create": 11, "list": 3, "update": 16}
-    counts = json.loads(plan.stdout)["counts"]
     assert (counts["unchanged"], counts["update"], counts["create"]) == (47, 0, 0)
 
 
@@ -131,12 +127,7 @@ def test_the_peer_waits_out_the_rate_limit_and_still_leaves_the_same_links(
 ) -> None:
     """10 requests a 1 s window: 32 writes sent at once meet 429s (at most 17 of them fit
     in the window they start in and the next), which the peer waits out and sends again."""
-    db = tmp_path / "sandbox.db"
-    seeded(db, 250, described=True)
-    src = tmp_path / "links.csv"
-    rows = source(src)
-    with serve_in_thread(SandboxSettings(rate_limit=1000), str(db)) as server:
-        with_custom_domain(server.base_url)
+    db, src, rows = arranged(tmp_path)
     with serve_in_thread(SandboxSettings(rate_limit=10, rate_window_s=1.0), str(db)) as server:
         peer = run_peer(PEER, server.base_url, src)
     with serve_in_thread(SandboxSettings(rate_limit=1000), str(db)) as server:

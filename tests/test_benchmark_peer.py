@@ -5,16 +5,13 @@ counts (unchanged, to update, to create), and it waits out a rate limit it meets
 from __future__ import annotations
 
 import csv
-import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import httpx
 
 from linksync.sandbox import SandboxSettings
-from support.bench_peers import KEY, env_for, run_peer, seeded
+from support.bench_peers import KEY, plan_counts, run_peer, seeded
 from support.sandbox_helpers import serve_in_thread
 
 PEER = Path(__file__).resolve().parents[1] / "benchmarks" / "aiohttp_peer.py"
@@ -52,16 +49,7 @@ def test_the_peer_counts_what_linksync_plan_counts(tmp_path: Path) -> None:
                 json={"url": "https://example.com/promo", "slug": "promo", "domain": CUSTOM},
             )
             assert made.status_code == 201
-        plan = subprocess.run(
-            [str(Path(sys.executable).parent / "linksync"), "plan", str(src), "--format", "json"],
-            env=env_for(server.base_url),
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        counts = json.loads(plan.stdout)["counts"]
+        counts = plan_counts(server.base_url, src, tmp_path)
         peer = run_peer(PEER, server.base_url, src)
     assert (counts["unchanged"], counts["update"], counts["create"]) == (101, 40, 31)
     assert (peer["unchanged"], peer["update"], peer["create"]) == (101, 40, 31)

@@ -65,3 +65,19 @@ def run_peer(script: Path, base_url: str, src: Path) -> dict[str, Any]:
     assert done.returncode == 0, done.stderr[-2000:]
     result: dict[str, Any] = json.loads(done.stdout)
     return result
+
+
+def plan_counts(base_url: str, src: Path, cwd: Path) -> dict[str, int]:
+    """``linksync plan SRC --format json`` against ``base_url``, in its own process: the
+    plan's counts."""
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "linksync"), "plan", str(src), "--format", "json"],
+        env=env_for(base_url),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    counts: dict[str, int] = json.loads(done.stdout)["counts"]
+    return counts

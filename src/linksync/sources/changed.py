@@ -33,8 +33,7 @@ from linksync.errors import ConfigError, SourceError
 from linksync.model import Problem, Provenance, Severity
 from linksync.sources.folders import list_folder
 from linksync.sources.frame import ReadResult
-from linksync.sources.options import ReadOptions
-from linksync.sources.yaml_nodes import YAML_SUFFIXES
+from linksync.sources.options import YAML_SUFFIXES, ReadOptions
 
 __all__ = ["ChangedFile", "ChangedRead", "changed_files", "read_changed"]
 

@@ -29,7 +29,6 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from linksync.sources.options import MAX_YAML_DEPTH
-from linksync.sources.options import YAML_SUFFIXES as YAML_SUFFIXES  # the readers' name
 
 _TOO_DEEP = f"nested deeper than {MAX_YAML_DEPTH} levels"
 

@@ -40,12 +40,11 @@ from linksync.model.ignore_rules import entry_texts, parse_ignore, parse_ignore_
 from linksync.model.utm_rules import UtmRules, parse_utm_rules
 from linksync.rules.timestamps import zone_name
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
-from linksync.sources.options import ReadOptions
+from linksync.sources.options import YAML_SUFFIXES, ReadOptions
 from linksync.sources.sniff import refuse_binary
 from linksync.sources.yaml_fields import LinkFields, Named
 from linksync.sources.yaml_nodes import (
     NULL,
-    YAML_SUFFIXES,
     Refused,
     Walk,
     check_tag,
