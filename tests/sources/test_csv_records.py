@@ -229,3 +229,35 @@ def test_blocks_cut_anywhere_in_the_bytes_read_as_the_whole_text(
     for c in range(3):
         got = clean_column(records.columns[c])[0].tolist()
         assert got == [rec[c] or None for rec in expected], c
+
+
+@pytest.mark.parametrize("delimiter", [",", ";", "\t"])
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_bom_file_split_at_once_then_by_the_csv_module(
+    tmp_path: Path, delimiter: str, newline: str
+) -> None:
+    """A UTF-8 file with a byte-order mark, not ASCII, several blocks split at once,
+    then a short record, a ragged record and a lone carriage return far down without a
+    quote (read from there by the csv module): every cell as the csv module reads the
+    decoded text (the lone carriage return a line end), the ragged record's extra
+    value named on its row, nothing else."""
+    d = delimiter
+    lines = [f"s{i}{d}https://e.com/é/{i}{d}ligne n° {i}" for i in range(MANY)]
+    lines += [f"short{d}https://e.com/short", f"rag{d}https://e.com/rag{d}d{d}extra"]
+    lines += [f"cr{d}https://e.com/cr{d}a\rb", f"z{d}https://e.com/z{d}"]
+    text = d.join(["slug", "url", "description"]) + newline + newline.join(lines) + newline
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    records = read_records(
+        path, encoding="utf-8-sig", delimiter=d, skip=1, width=3, wanted=[0, 1, 2]
+    )
+    expected = list(csv.reader(io.StringIO(text, newline=""), delimiter=d))[1:]
+    assert not records.whole and records.unclosed is None
+    for c in range(3):
+        cells = [rec[c] if c < len(rec) else "" for rec in expected]
+        got = clean_column(records.columns[c])[0].tolist()
+        assert got == [cell.strip(" \t\r\n") or None for cell in cells], (c, newline)
+    read = read_sources([path])
+    found = [(p.provenance.row, p.column) for f in read.frames for _, p in f.row_problems]
+    assert found == [(MANY + 3, "D (no header)")] and not read.problems
+    assert len(read.specs) == MANY + 5 and read.specs[0].description == "ligne n° 0"

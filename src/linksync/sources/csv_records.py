@@ -9,7 +9,10 @@ Two ways through the file, chosen a block (about a MB, cut at a line end) at a t
 - A block without a quote, whose every line holds exactly ``width - 1`` delimiters
   (the usual export; the delimiters of each line counted over its bytes by numpy), is
   split by ``str.split`` over the whole block: its lines are its records, and a
-  column is every ``width``-th value. No Python work per row. The same pass over the
+  column is every ``width``-th value. No Python work per row. In a UTF-8 file the
+  line ends are made delimiters in the block's bytes (numpy, where the count found
+  them) before the block is decoded: no second copy of its text to replace them in
+  (a ``\r\n`` leaves an empty value between its two). The same pass over the
   bytes reads each cell's first and last byte: a column none of whose cells is empty
   or starts or ends with ASCII whitespace is handed over as ``Trimmed`` (the cleaning
   takes it as it is).
@@ -95,15 +98,19 @@ def read_records(
     return Records(columns, whole, unclosed)
 
 
-#: A block of text, and its bytes when they are its UTF-8 (the file's own, read).
-Block = tuple[str, memoryview | None]
+#: A block of text (None: not decoded yet), and its bytes when they are its UTF-8 (the
+#: file's own, read; valid until the next block is read).
+Block = tuple[str | None, memoryview | None]
 
 
 def _texts(source: Path | str, encoding: str | None) -> Iterator[Block]:
     """The text in blocks, each ending at a line end (but the last). A file's bytes are
     read into one buffer and cut at their last line feed before they are decoded (no
     encoding a reader is given here has a line feed byte inside another character), so
-    each block is decoded once and, in UTF-8, comes with its bytes."""
+    each block is decoded once and, in UTF-8, comes with its bytes. A UTF-8 block
+    without a quote comes undecoded (text None): the reader decodes it
+    (``_decoded``), once it has put the delimiter in place of its line ends when its
+    lines can be split at once."""
     if isinstance(source, str):
         start = 0
         while start < len(source):
@@ -128,16 +135,34 @@ def _texts(source: Path | str, encoding: str | None) -> Iterator[Block]:
             have += got
             cut = buf.rfind(b"\n", 0, have) + 1
             if cut:
-                data = view[:cut]
-                text = decoder.decode(data)
+                start = 0
                 if bom:
-                    data, bom = data[3:] if buf.startswith(codecs.BOM_UTF8) else data, False
-                yield text, data if utf8 else None
+                    start, bom = (3 if buf.startswith(codecs.BOM_UTF8) else 0), False
+                if not utf8:
+                    yield decoder.decode(view[:cut]), None
+                elif buf.find(b'"', start, cut) >= 0:  # for the csv module: decoded
+                    yield _decoded(view[start:cut]), None
+                else:
+                    yield None, view[start:cut]
                 buf[: have - cut] = view[cut:have]  # the same size: no export is moved
                 have -= cut
-    rest = decoder.decode(bytes(buf[:have]), final=True)
-    if rest:
-        yield rest, None
+    rest = bytes(buf[:have])
+    if bom and rest.startswith(codecs.BOM_UTF8):  # (a file without a line feed)
+        rest = rest[3:]
+    text = _decoded(rest) if utf8 else decoder.decode(rest, final=True)
+    if text:
+        yield text, None
+
+
+def _decoded(data: memoryview | bytes | None) -> str:
+    """UTF-8 bytes as text (a block's: it ends at a line end, or the file's end)."""
+    return str(data or b"", "utf-8")
+
+
+def _text(block: Block) -> str:
+    """A block's text, decoded now when it was not."""
+    text, data = block
+    return text if text is not None else _decoded(data)
 
 
 def _lines(block: str) -> io.StringIO:
@@ -152,26 +177,36 @@ _EDGES = b" \t\r\n"
 
 
 def _columns(
-    body: str, delim: str, width: int, end: str, scratch: Scratch, data: memoryview | None
-) -> tuple[list[list[str]], np.ndarray | None] | None:
+    body: str | None, delim: str, width: int, end: str, scratch: Scratch, data: memoryview | None
+) -> tuple[list[list[str]], np.ndarray | None, int] | None:
     """The columns of ``body`` (lines without quotes, ending with ``end``: a line feed,
     or a carriage return and a line feed), or None unless every line holds exactly
     ``width - 1`` delimiters and, with ``\r\n``, every line feed follows a carriage
     return and no other carriage return is met (counted over the bytes at numpy speed:
     the delimiters and line feeds in the order met, every ``width``-th a line feed);
     with them, per line and column, whether the cell may be empty or start or end with
-    ASCII whitespace (None: not looked at). ``data``: the body's UTF-8 bytes when they
-    were read (else the body is encoded here)."""
-    if width == 1 and end == "\n":
-        return [body.split(end)], None
+    ASCII whitespace (None: not looked at), and the body's length in characters.
+    ``data``: the body's UTF-8 bytes when they were read (else the body is encoded
+    here); ``body`` None: not decoded yet (``_texts``), its line ends then told by its
+    carriage returns (``end`` is not looked at), and, when it splits, its line ends
+    made delimiters in ``data`` before it is decoded (no second copy of the text with
+    them replaced)."""
+    if body is not None and width == 1 and end == "\n":
+        return [body.split(end)], None, len(body)
     if width > 1 and ord(delim) > 0x7F:  # never one byte of UTF-8: the csv module
         return None
     raw = np.frombuffer(
-        data if data is not None else body.encode("utf-8", "surrogatepass"), dtype=np.uint8
+        data if data is not None else (body or "").encode("utf-8", "surrogatepass"),
+        dtype=np.uint8,
     )
     if not len(raw):
         return None
     is_sep, other = scratch.take(len(raw))
+    returns = -1
+    if body is None or end != "\n":
+        returns = int(np.count_nonzero(np.equal(raw, _RETURN, out=other)))
+    if body is None:
+        end = "\r\n" if returns else "\n"
     np.equal(raw, _NEWLINE, out=is_sep)
     if width > 1:
         np.logical_or(is_sep, np.equal(raw, ord(delim), out=other), out=is_sep)
@@ -187,7 +222,7 @@ def _columns(
     breaks = seps[width - 1 :: width]
     if end != "\n" and (
         (len(breaks) and (breaks[0] == 0 or not (raw[breaks - 1] == _RETURN).all()))
-        or np.count_nonzero(np.equal(raw, _RETURN, out=other)) != len(breaks)
+        or returns != len(breaks)
     ):
         return None
     # Each cell's first byte (the one after the delimiter or line end before it) and
@@ -203,11 +238,22 @@ def _columns(
     edge = np.zeros(256, dtype=bool)
     edge[list(_EDGES + delim.encode("utf-8"))] = True
     odd_cells = (edge[firsts] | edge[lasts]).reshape(lines, width)
+    if body is None and width > 1:  # each line end one delimiter, or two (\r\n)
+        raw[breaks] = ord(delim)
+        if end != "\n":
+            raw[breaks - 1] = ord(delim)
     del raw, seps, breaks, before
     if width == 1:
-        return [body.split(end)], odd_cells
-    flat = body.replace(end, delim).split(delim)
-    return [flat[c::width] for c in range(width)], odd_cells
+        text = body if body is not None else _decoded(data)
+        return [text.split(end)], odd_cells, len(text)
+    if body is not None:
+        flat = body.replace(end, delim).split(delim)
+        step = width
+    else:
+        body = _decoded(data)
+        flat = body.split(delim)
+        step = width + len(end) - 1  # an empty value between a \r\n's two delimiters
+    return [flat[c::step] for c in range(width)], odd_cells, len(body)
 
 
 class _Reader:
@@ -219,34 +265,39 @@ class _Reader:
         self.records = 0  # records met so far, header lines included
         self.scratch = Scratch(2)
         self.whole = True
+        self.done = 0  # characters split at once
 
     def read(self, blocks: Iterator[Block], size: int) -> Records | None:
         """The records; None when the rest of a big file has quotes (module docstring)."""
-        done = 0
         for block, data in blocks:
-            if not self._split(block, data):
-                if size - done >= PANDAS_FROM:
+            text = self._split(block, data)
+            if text is not None:
+                if size - self.done >= PANDAS_FROM:
                     return None
-                return self._csv(chain([block], (text for text, _ in blocks)))
-            done += len(block)
+                return self._csv(chain([text], map(_text, blocks)))
         return Records(self.columns, self.whole)
 
-    def _split(self, block: str, data: memoryview | None) -> bool:
-        """The block split at once (module docstring); False when it does not qualify.
-        ``data``: the block's UTF-8 bytes, when read already."""
-        if '"' in block:
-            return False
-        end = "\r\n" if "\r" in block else "\n"
-        body = block
-        if block.endswith("\n"):  # the last line's end
-            body = block[:-2] if block.endswith("\r\n") else block[:-1]
-        if data is not None:  # the same line end, in as many bytes as characters
-            data = data[: len(data) - (len(block) - len(body))]
+    def _split(self, block: str | None, data: memoryview | None) -> str | None:
+        """The block split at once (module docstring): None, else the block's text
+        when it does not qualify. ``block`` None: not decoded yet (``_texts``: it holds
+        no quote); ``data``: the block's UTF-8 bytes, when read already."""
+        if block is not None:
+            if '"' in block:
+                return block
+            end = "\r\n" if "\r" in block else "\n"
+            trail = 2 if block.endswith("\r\n") else 1 if block.endswith("\n") else 0
+            body: str | None = block[: len(block) - trail]  # the last line's end left out
+        else:  # not decoded yet: its line ends are told by ``_columns``
+            whole, end, body = memoryview(data or b""), "\n", None
+            tail = bytes(whole[-2:])
+            trail = 2 if tail == b"\r\n" else 1 if tail.endswith(b"\n") else 0
+            data = whole[: len(whole) - trail]
         head = max(self.skip - self.records, 0)
         split = _columns(body, self.delim, self.width, end, self.scratch, data)
         if split is None:
-            return False
-        columns, odd = split
+            return block if block is not None else _decoded(whole)
+        columns, odd, chars = split
+        self.done += chars + trail
         self.records += len(columns[0])
         untrimmed: list[bool] = (
             np.any(odd[head:], axis=0).tolist() if odd is not None else [True] * self.width
@@ -255,7 +306,7 @@ class _Reader:
             if untrimmed[c]:
                 self._untrimmed(c)
             self.columns[c].extend(columns[c][head:] if head else columns[c])
-        return True
+        return None
 
     def _untrimmed(self, c: int) -> None:
         """Column ``c`` holds a cell that may not be trimmed or set: a plain list."""
