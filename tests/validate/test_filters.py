@@ -99,6 +99,20 @@ def test_slug_filter_agrees_with_the_rule(slug: str) -> None:
     assert bool(fast_slug_ok([*SLUGS, slug])[-1]) is ok
 
 
+@pytest.mark.parametrize(
+    "odd", ["-a", "a-", "a--b", "-", "", "x" * 2048, "x" * 2049, "Docs", "a-b-c", "9"]
+)
+@pytest.mark.parametrize("at", [0, 1, 500, 999])
+def test_a_column_of_slug_characters_is_judged_value_by_value(odd: str, at: int) -> None:
+    """A column made only of letters, digits, hyphens (what the column test reads at
+    once): a hyphen first, last or doubled, an empty or too long value, a reserved word
+    in capitals, at the column's start, inside it or at its end, fails that value only."""
+    column = [f"spring-sale-{i}" for i in range(1000)]
+    column[at] = odd
+    verdicts = fast_slug_ok(column).tolist()
+    assert verdicts == [rules.check_slug(v) is None for v in column]
+
+
 def test_random_values_agree() -> None:
     rng = random.Random(7)
     alphabet = "abcXYZ019-_./:?#@[] \t\u200b\u00a0\ufeffé%"
@@ -153,6 +167,18 @@ def test_columns_with_several_hosts_agree_with_the_prefix_rule() -> None:
         for v, ok in zip(column, fast_url_ok(column).tolist(), strict=True):
             alone = v.isascii() and all(0x21 <= ord(ch) <= 0x7E for ch in v)
             assert ok is (alone and URL_PREFIX_RE.match(v) is not None), repr(v)
+
+
+@pytest.mark.parametrize("hosts", [1, 5000])
+@pytest.mark.parametrize("at", [0, 1, 7000, 19999])
+def test_a_url_holding_a_line_feed_fails_alone(hosts: int, at: int) -> None:
+    """Values of one host (compared by their bytes) or of many (read by one pattern),
+    one of them two URLs with a line feed between them: that value fails, the others
+    pass, in whichever block of values it falls."""
+    column = [f"https://h{i % hosts}.example.com/landing/{i}" for i in range(20000)]
+    column[at] = "https://h0.example.com/a\nhttps://h0.example.com/b"
+    verdicts = fast_url_ok(column).tolist()
+    assert verdicts == [k != at for k in range(len(column))]
 
 
 def test_no_placeholder_passes_the_url_filter() -> None:

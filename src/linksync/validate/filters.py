@@ -48,6 +48,7 @@ _URL_LINES = re.compile(r"(?:" + _URL_RE.pattern + r"\n)*+", re.ASCII)
 
 #: What a slug is made of.
 _SLUG_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"
+_HYPHEN, _LINE_FEED = ord("-"), ord("\n")
 
 
 def per_distinct(values: Sequence[Any], test: Any, *, sample: int = 2_000) -> np.ndarray:
@@ -84,7 +85,8 @@ def fast_url_ok(values: Sequence[Any]) -> np.ndarray:
 
 def _url_ok(values: Sequence[Any]) -> np.ndarray:
     """``_URL_RE`` on every value, a block of values at a time (``_block_url_ok``),
-    value by value in a block that is not all text or where a value holds a line feed."""
+    value by value in a block that is not all text or where a value holds a line feed
+    (told by the block's count of them, where the block is read)."""
     n = len(values)
     out = np.zeros(n, dtype=bool)
     scratch = Scratch(3, np.uint8)  # a byte buffer and two masks
@@ -94,7 +96,7 @@ def _url_ok(values: Sequence[Any]) -> np.ndarray:
             text = "\n".join([*block, ""])
         except TypeError:  # not all text
             text = ""
-        if text and text.count("\n") == len(block):
+        if text:
             out[start : start + len(block)] = _block_url_ok(block, text, scratch)
         else:
             out[start : start + len(block)] = _each_url_ok(block)
@@ -103,13 +105,14 @@ def _url_ok(values: Sequence[Any]) -> np.ndarray:
 
 def _block_url_ok(block: Sequence[str], text: str, scratch: Scratch) -> np.ndarray:
     """``_URL_RE`` on each value of ``block`` (``text``: the values, each followed by a
-    line feed, none holding one), over the bytes of ``text``: a value passes when all
-    its bytes are printable ASCII and its scheme and authority (up to the first ``/?#``
-    from its eighth character on, or its end) pass ``URL_PREFIX_RE`` (nothing else of a
-    value can fail). Values mostly repeat the authority of the value before them (one
-    host, or runs of one): those are found by comparing bytes, and the rule runs once
-    per distinct authority among the others. A value shorter than ``http://x`` is
-    checked alone; a block whose values mostly change authority, by ``_URL_LINES``."""
+    line feed; value by value when one holds one), over the bytes of ``text``: a value
+    passes when all its bytes are printable ASCII and its scheme and authority (up to
+    the first ``/?#`` from its eighth character on, or its end) pass ``URL_PREFIX_RE``
+    (nothing else of a value can fail). Values mostly repeat the authority of the
+    value before them (one host, or runs of one): those are found by comparing bytes,
+    and the rule runs once per distinct authority among the others. A value shorter
+    than ``http://x`` is checked alone; a block whose values mostly change authority,
+    by ``_URL_LINES``."""
     n = len(block)
     sample = block[:_SAMPLE]
     if sum(map(_same_start, sample[1:], sample)) * 4 < (len(sample) - 1) * 3:
@@ -119,6 +122,8 @@ def _block_url_ok(block: Sequence[str], text: str, scratch: Scratch) -> np.ndarr
     work, line_end, mark = scratch.take(len(raw))
     line_end, mark = line_end.view(bool), mark.view(bool)
     ends = np.flatnonzero(np.equal(raw, 0x0A, out=line_end))
+    if len(ends) != n:  # a value holds a line feed
+        return _each_url_ok(block)
     starts = np.empty(n, dtype=np.int64)
     starts[0] = 0
     starts[1:] = ends[:-1] + 1
@@ -178,7 +183,10 @@ def _same_as_before(raw: np.ndarray, starts: np.ndarray, size: np.ndarray) -> np
 
 
 def _lines_url_ok(block: Sequence[str], text: str) -> np.ndarray:
-    """``_URL_LINES`` on the block whole, value by value when a value fails."""
+    """``_URL_LINES`` on the block whole (``text``: its values, each followed by a line
+    feed), value by value when a value fails or holds a line feed."""
+    if text.count("\n") != len(block):
+        return _each_url_ok(block)
     whole = _URL_LINES.match(text)
     if whole is not None and whole.end() == len(text):
         return np.ones(len(block), dtype=bool)
@@ -198,29 +206,15 @@ def fast_slug_ok(values: Sequence[Any]) -> np.ndarray:
     """Per value: True when ``rules.check_slug`` surely accepts it.
 
     The usual column (letters, digits and single inner hyphens, none too long) is
-    tested on the values joined by line breaks; then only reserved words fail."""
+    tested on the values joined by line breaks (``_slug_lines``); then only reserved
+    words fail."""
     n = len(values)
     try:
         text = "\n".join(values)
     except TypeError:  # not all text
         text = ""
     reserved = rules.RESERVED_SLUGS
-    # (With ``n - 1`` line breaks in all, no value holds one: an empty value is an
-    # empty line.)
-    if (
-        text
-        and text.isascii()
-        and text.encode("ascii").translate(None, _SLUG_BYTES) == b"\n" * (n - 1)
-        and "\n\n" not in text
-        and text[0] != "\n"
-        and text[-1] != "\n"
-        and "--" not in text
-        and "\n-" not in text
-        and "-\n" not in text
-        and text[0] != "-"
-        and text[-1] != "-"
-        and max(map(len, values)) <= rules.MAX_SLUG_BYTES
-    ):
+    if text and text.isascii() and _slug_lines(text.encode("ascii"), n):
         low = text.lower()
         lowered = values if low == text else low.split("\n")  # no new text when all lower
         if reserved.isdisjoint(lowered):
@@ -239,6 +233,28 @@ def fast_slug_ok(values: Sequence[Any]) -> np.ndarray:
         dtype=bool,
         count=n,
     )
+
+
+def _slug_lines(data: bytes, n: int) -> bool:
+    """``data`` is ``n`` slugs ``rules.check_slug`` surely accepts, joined by line
+    feeds: only slug bytes and ``n - 1`` line feeds (no value holds one), no empty value
+    and none longer than ``rules.MAX_SLUG_BYTES``, no hyphen first or last in a value
+    nor beside another (the values' lengths and the hyphens' neighbours read over the
+    bytes by numpy)."""
+    if data.translate(None, _SLUG_BYTES) != b"\n" * (n - 1):
+        return False
+    raw = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(raw == _LINE_FEED)
+    lengths = np.diff(ends, prepend=-1, append=len(raw)) - 1
+    if lengths.min() < 1 or lengths.max() > rules.MAX_SLUG_BYTES:
+        return False
+    hyphens = np.flatnonzero(raw == _HYPHEN)
+    if not len(hyphens):
+        return True
+    if hyphens[0] == 0 or hyphens[-1] == len(raw) - 1:
+        return False
+    near = np.concatenate([raw[hyphens - 1], raw[hyphens + 1]])
+    return not ((near == _HYPHEN) | (near == _LINE_FEED)).any()
 
 
 def has_invisible(values: Sequence[Any]) -> np.ndarray:
