@@ -221,3 +221,32 @@ def test_a_sheets_descriptions_too_long_or_placeholders_are_named_on_their_rows(
     found = [(p.provenance.row, p.constant, p.field) for p in result.problems if p.provenance]
     assert found == [(12, "INVALID_REQUEST", "description"), (22, "INVALID_FIELD", "description")]
     assert "10,001 characters" in result.problems[0].message
+
+
+def test_duplicates_across_files_with_and_without_empty_slugs(tmp_path: Path) -> None:
+    """Files whose every row has a slug and a file with rows without one, a slug
+    repeated in another case within a file and across files: each repeat names the
+    first row where it was declared, whichever files it spans."""
+    (tmp_path / "a.csv").write_text(
+        "url,slug\nhttps://e.com/1,one\nhttps://e.com/2,\nhttps://e.com/3,Two\n"
+        "https://e.com/4,\nhttps://e.com/5,ONE\n",
+        "utf-8",
+    )
+    (tmp_path / "b.csv").write_text("url,slug\nhttps://e.com/6,two\nhttps://e.com/7,three\n")
+    (tmp_path / "c.csv").write_text("url,slug\nhttps://e.com/8,Three\nhttps://e.com/9,four\n")
+    paths = [tmp_path / name for name in ("a.csv", "b.csv", "c.csv")]
+    result = validate(read_sources(paths), now=NOW)
+    got = [
+        (Path(p.provenance.source).name, p.provenance.row, p.message.split(";")[0])
+        for p in result.problems
+        if p.provenance is not None
+    ]
+    assert got == [
+        ("a.csv", 6, "(default domain)/one is declared twice"),
+        ("b.csv", 2, "(default domain)/two is declared twice"),
+        ("c.csv", 2, "(default domain)/three is declared twice"),
+    ]
+    firsts = [p.message.split("; first at ")[1] for p in result.problems]
+    a, b = str(tmp_path / "a.csv"), str(tmp_path / "b.csv")
+    assert firsts == [f"{a}, row 2", f"{a}, row 4", f"{b}, row 3"]
+    assert result.invalid == frozenset({4, 5, 7})

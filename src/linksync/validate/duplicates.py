@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -19,18 +20,24 @@ def duplicates(
 
     Rows whose lower-cased slugs share a hash are the only candidates (one sort of
     integers); only they are compared by (domain, slug), in source order."""
-    slugs: list[str] = []
-    positions: list[np.ndarray] = []
+    lowered: list[list[str]] = []
+    positions: list[np.ndarray | range] = []  # a frame whose every row has a slug: a range
     for frame, offset in offsets(frames):
-        idx = np.flatnonzero(frame.is_set("slug"))
-        if len(idx):
-            column = frame.values["slug"]
-            cells = column.tolist() if len(idx) == len(column) else column[idx].tolist()
-            slugs.extend(_lower_all(cells))
-            positions.append(idx + offset)
+        column, mask = frame.values["slug"], frame.is_set("slug")
+        rows: np.ndarray | range
+        if mask.all():
+            cells, rows = column.tolist(), range(offset, offset + len(column))
+        else:
+            idx = np.flatnonzero(mask)
+            cells, rows = column[idx].tolist(), idx + offset
+        if cells:
+            lowered.append(_lower_all(cells))
+            positions.append(rows)
     if not positions:
         return []
-    allpos = np.concatenate(positions)
+    # One frame (the usual run): its list and positions as they are, no copy.
+    slugs = lowered[0] if len(lowered) == 1 else list(chain.from_iterable(lowered))
+    allpos = positions[0] if len(positions) == 1 else np.concatenate(positions)
     hashes = np.fromiter(map(hash, slugs), dtype=np.int64, count=len(slugs))
     ordered = np.sort(hashes)
     tied = ordered[1:][ordered[1:] == ordered[:-1]]  # sorted: each distinct one kept once

@@ -42,6 +42,8 @@ _TEXT_FIELDS = ("url", "slug", "domain", "description", "password", "expires_at"
 #: Placeholders and Excel error texts: "nothing" where a value belongs.
 _NOTHING = PLACEHOLDER_VARIANTS | EXCEL_ERRORS
 _LONGEST_NOTHING = max(map(len, _NOTHING))
+#: The rows of a column's values: their positions, or every row (``range``).
+Rows = np.ndarray | range
 
 
 def offsets(frames: Sequence[SpecFrame]) -> Iterator[tuple[SpecFrame, int]]:
@@ -92,7 +94,7 @@ class FrameChecker:
         self.found: list[tuple[int, str | None, Problem]] = []
         self.dead: set[int] = set()  # rows a reader could not read: no further checks
         self.skip: dict[str, set[int]] = {}  # field -> rows already flagged for it
-        self._cache: dict[str, tuple[np.ndarray, list[Any]]] = {}
+        self._cache: dict[str, tuple[Rows, list[Any]]] = {}
         #: Per field, the length of its longest value as first gathered (a bound for
         #: the values left once rows are flagged).
         self._longest: dict[str, int] = {}
@@ -142,21 +144,26 @@ class FrameChecker:
             check()
             self._cache.pop(fname, None)
 
-    def _present(self, fname: str) -> tuple[np.ndarray, list[Any]]:
+    def _present(self, fname: str) -> tuple[Rows, list[Any]]:
         """Rows where the field has a value (not flagged yet) and their values; the
-        column is gathered once per field and filtered when rows were flagged since."""
+        column is gathered once per field and filtered when rows were flagged since.
+        Every row of a full column (the usual one): a ``range``, no array of positions."""
         cached = self._cache.get(fname)
         if cached is None:
             col = self.frame.values[fname]
-            idx = np.flatnonzero(self.frame.is_set(fname))
-            vals = col.tolist() if len(idx) == len(col) else col[idx].tolist()
-            cached = self._cache[fname] = (idx, vals)
+            mask = self.frame.is_set(fname)
+            if mask.all():
+                cached = self._cache[fname] = (range(len(col)), col.tolist())
+            else:
+                where = np.flatnonzero(mask)
+                cached = self._cache[fname] = (where, col[where].tolist())
         idx, vals = cached
         gone = self.dead | self.skip.get(fname, set())
         if gone and len(idx):
-            keep = ~np.isin(idx, np.fromiter(gone, dtype=np.int64, count=len(gone)))
+            at = np.arange(len(idx)) if isinstance(idx, range) else idx
+            keep = ~np.isin(at, np.fromiter(gone, dtype=np.int64, count=len(gone)))
             if not keep.all():
-                return idx[keep], [v for v, k in zip(vals, keep.tolist(), strict=True) if k]
+                return at[keep], [v for v, k in zip(vals, keep.tolist(), strict=True) if k]
         return idx, vals
 
     def _nothing(self, fname: str) -> None:
