@@ -207,19 +207,16 @@ def _columns(
         returns = int(np.count_nonzero(np.equal(raw, _RETURN, out=other)))
     if body is None:
         end = "\r\n" if returns else "\n"
-    np.equal(raw, _NEWLINE, out=is_sep)
+    feeds = int(np.count_nonzero(np.equal(raw, _NEWLINE, out=is_sep)))
     if width > 1:
         np.logical_or(is_sep, np.equal(raw, ord(delim), out=other), out=is_sep)
     seps = np.flatnonzero(is_sep)
     lines, odd = divmod(len(seps) + 1, width)
-    if odd:
-        return None
-    kinds = np.append(raw[seps], np.uint8(_NEWLINE)).reshape(lines, width)
-    if not (kinds[:, -1] == _NEWLINE).all() or (
-        width > 1 and not (kinds[:, :-1] != _NEWLINE).all()
-    ):
-        return None
+    # As many line feeds as lines after the first, each where a line's last value
+    # ends: every other one met is a delimiter.
     breaks = seps[width - 1 :: width]
+    if odd or feeds != lines - 1 or (width > 1 and not (raw[breaks] == _NEWLINE).all()):
+        return None
     if end != "\n" and (
         (len(breaks) and (breaks[0] == 0 or not (raw[breaks - 1] == _RETURN).all()))
         or returns != len(breaks)
@@ -229,15 +226,19 @@ def _columns(
     # last byte (before the delimiter or line end after it, the \r of a \r\n).
     last = len(raw) - 1
     firsts = np.empty(len(seps) + 1, dtype=np.uint8)
-    firsts[0], firsts[1:] = raw[0], raw[np.minimum(seps + 1, last)]
+    firsts[0] = raw[0]
+    np.take(raw, seps + 1, out=firsts[1:], mode="clip")  # (a last empty value: its end)
     before = seps - 1
     if end != "\n":
         before[width - 1 :: width] -= 1
     lasts = np.empty(len(seps) + 1, dtype=np.uint8)
-    lasts[:-1], lasts[-1] = raw[before], raw[last]
+    np.take(raw, before, out=lasts[:-1])
+    lasts[-1] = raw[last]
     edge = np.zeros(256, dtype=bool)
     edge[list(_EDGES + delim.encode("utf-8"))] = True
-    odd_cells = (edge[firsts] | edge[lasts]).reshape(lines, width)
+    odd_cells = edge[firsts]
+    odd_cells |= edge[lasts]
+    odd_cells = odd_cells.reshape(lines, width)
     if body is None and width > 1:  # each line end one delimiter, or two (\r\n)
         raw[breaks] = ord(delim)
         if end != "\n":
