@@ -244,9 +244,17 @@ def _slug_lines(data: bytes, n: int) -> bool:
     if data.translate(None, _SLUG_BYTES) != b"\n" * (n - 1):
         return False
     raw = np.frombuffer(data, dtype=np.uint8)
-    ends = np.flatnonzero(raw == _LINE_FEED)
-    lengths = np.diff(ends, prepend=-1, append=len(raw)) - 1
-    if lengths.min() < 1 or lengths.max() > rules.MAX_SLUG_BYTES:
+    ends = np.flatnonzero(raw == _LINE_FEED)  # (one array at a time: the peak stays low)
+    if len(ends):
+        steps = np.diff(ends)  # a value's length plus one, but the first's and the last's
+        edges = (int(ends[0]), len(raw) - 1 - int(ends[-1]))
+        shortest = min(*edges, int(steps.min()) - 1 if len(steps) else len(raw))
+        longest = max(*edges, int(steps.max()) - 1 if len(steps) else 0)
+        del steps
+    else:
+        shortest = longest = len(raw)
+    del ends
+    if shortest < 1 or longest > rules.MAX_SLUG_BYTES:
         return False
     hyphens = np.flatnonzero(raw == _HYPHEN)
     if not len(hyphens):
