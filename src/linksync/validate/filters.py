@@ -214,9 +214,11 @@ def fast_slug_ok(values: Sequence[Any]) -> np.ndarray:
     except TypeError:  # not all text
         text = ""
     reserved = rules.RESERVED_SLUGS
-    if text and text.isascii() and _slug_lines(text.encode("ascii"), n):
-        low = text.lower()
-        lowered = values if low == text else low.split("\n")  # no new text when all lower
+    data = text.encode("ascii") if text and text.isascii() else b""
+    del text  # its bytes from here on: one copy of the column's text at a time
+    if data and _slug_lines(data, n):
+        low = data.lower()  # (ASCII: as ``str.lower`` does; all lower: no new text)
+        lowered = values if low == data else low.decode("ascii").split("\n")
         if reserved.isdisjoint(lowered):
             return np.ones(n, dtype=bool)
         return ~np.fromiter(map(reserved.__contains__, lowered), dtype=bool, count=n)
