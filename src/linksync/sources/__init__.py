@@ -48,6 +48,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    """``SpecFrame`` and ``UnknownColumn``, loaded (with numpy) when first asked for."""
     if name in ("SpecFrame", "UnknownColumn"):
         from linksync.sources import frame
 
