@@ -147,3 +147,16 @@ def test_apply_counts_rows_by_what_became_of_them(workdir: Path) -> None:
     assert summary["by_status"] == {"ok": 3, "invalid": 1}
     md = (workdir / "out/r.md").read_text()
     assert "**1 created, 1 updated, 1 unchanged, 1 invalid** (4 rows done" in md
+
+
+def test_plan_counts_one_of_a_thing_in_the_singular(workdir: Path) -> None:
+    links = write(workdir, "links.csv", "slug,url\nsolo,https://example.com/solo\n")
+    text = run("plan", links)
+    assert text.exit_code == 0, text.output
+    assert "  fetched lnk.test: list, 1 request, 0 links of 0\n" in text.stdout
+    assert "room for 10000: the 1 create fits\n" in text.stdout
+    assert run("apply", links, "--yes").exit_code == 0
+    write(workdir, "links.csv", "slug,url\nsolo,https://example.com/solo\nduo,https://e.com/2\n")
+    text = run("plan", links)
+    assert "  fetched lnk.test: list, 1 request, 1 link of 1\n" in text.stdout
+    assert "room for 9999: the 1 create fits\n" in text.stdout

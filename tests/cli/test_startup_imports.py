@@ -6,7 +6,10 @@ library (``--notify``), the terminal's progress bars and httpx's own command lin
 pygments), the file lock (a plan takes none). Against a served sandbox the client loads
 no sandbox; against the built-in one, no network stack. Without a config file a CSV
 run loads no YAML parser. ``plan --help`` and ``apply --help`` load no run at all.
-Each case runs the command in a fresh interpreter and reads its sys.modules at exit."""
+A run sends its first request before it loads the readers' numpy (they load it in
+the thread that reads beside the first requests), and numpy runs on one OpenBLAS
+thread. Each case runs the command in a fresh interpreter and reads its sys.modules
+at exit."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from support.imports import modules_after
+from support.imports import modules_after, startup_of
 from support.served_sandbox import sandbox_process
 
 #: Loaded only by the runs that use them; never by a plan or apply of a CSV file.
@@ -166,6 +169,41 @@ def test_a_csv_apply_does_not_walk_what_it_loaded(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", ["plan", "apply"])
+def test_a_csv_run_asks_the_service_before_it_loads_numpy(tmp_path: Path, command: str) -> None:
+    """The quick look at a small CSV before the first request counts its lines without
+    numpy; the readers load numpy in the thread that reads beside the first requests,
+    so the main thread sends the first request without waiting for it."""
+    write_csv(tmp_path)
+    with sandbox_process(tmp_path, key=KEY) as served:
+        env = {"LINKSYNC_API_KEY": KEY}
+        args = (command, "links.csv", "--base-url", served.url)
+        startup, proc = startup_of(
+            tmp_path, *args, *(("--yes",) if command == "apply" else ()), env=env
+        )
+    assert proc.returncode == 0, proc.stderr
+    assert startup.connected
+    assert {"linksync.sources.csv_reader", "numpy"} <= startup.modules  # the reading loaded it
+    assert "numpy" not in startup.main_before_connect
+    assert "linksync.sources.frame" not in startup.main_before_connect
+
+
+def test_a_csv_apply_loads_no_httpx_command_line_and_leaves_it_importable(tmp_path: Path) -> None:
+    """httpx's own command line (click's commands, rich's console, pygments) is kept out
+    of httpx's import in linksync's process, without refusing it for good: a later
+    ``import httpx._main`` in the same process imports it."""
+    write_csv(tmp_path)
+    with sandbox_process(tmp_path, key=KEY) as served:
+        env = {"LINKSYNC_API_KEY": KEY}
+        args = ("apply", "links.csv", "--base-url", served.url, "--yes", "--report", "out.csv")
+        startup, proc = startup_of(tmp_path, *args, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "out.csv").read_text(encoding="utf-8").count(",create,ok,") == 50
+    assert "httpx" in startup.modules
+    assert startup.modules & {"httpx._main", "pygments", "rich"} == set()
+    assert startup.httpx_command_line == "httpx._main"
+
+
+@pytest.mark.parametrize("command", ["plan", "apply"])
 def test_a_commands_help_loads_no_run(tmp_path: Path, command: str) -> None:
     """``--help`` shows the flags: it reads no config, starts no event loop and loads
     neither the run (``linksync.pipeline.applying``, the lock) nor the client."""
@@ -173,3 +211,51 @@ def test_a_commands_help_loads_no_run(tmp_path: Path, command: str) -> None:
     assert proc.returncode == 0 and f"Usage: linksync {command}" in proc.stdout
     run = {"asyncio", "yaml", "linksync.config", "linksync.pipeline.applying", "httpx"}
     assert modules & (run | {"linksync.pipeline.lock", "filelock"}) == set()
+
+
+#: ``linksync ARGS``, then the number of the process's threads at exit on stderr.
+THREADS_PROBE = """
+import atexit, os, sys
+count = lambda: print("threads", len(os.listdir("/proc/self/task")), file=sys.stderr)
+atexit.register(count)
+sys.argv = ["linksync", *sys.argv[1:]]
+from linksync.cli import main
+main()
+"""
+
+
+def threads_at_exit(folder: Path, blas_threads: str) -> int:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LINKSYNC_", "OPENBLAS_"))}
+    if blas_threads:
+        env["OPENBLAS_NUM_THREADS"] = blas_threads
+    proc = subprocess.run(
+        [sys.executable, "-c", THREADS_PROBE, "validate", "links.csv"],
+        cwd=folder,
+        env={**env, "NO_COLOR": "1"},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "50 row(s): 50 valid" in proc.stdout, proc.stdout
+    line = next(ln for ln in proc.stderr.splitlines() if ln.startswith("threads "))
+    return int(line.removeprefix("threads "))
+
+
+def cores() -> int:
+    """The cores this process may run on (what OpenBLAS counts its threads by)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/task").is_dir() or cores() < 2,
+    reason="counts the threads of a Linux process allowed two cores or more",
+)
+def test_numpy_starts_one_blas_thread_unless_the_user_asks_for_more(tmp_path: Path) -> None:
+    """numpy (the readers' columns) starts OpenBLAS, whose threads (one a core) spin
+    while it starts: a command asks for one, as no command does linear algebra;
+    ``OPENBLAS_NUM_THREADS`` set by the user wins."""
+    write_csv(tmp_path)
+    assert threads_at_exit(tmp_path, "") + 1 == threads_at_exit(tmp_path, "2")

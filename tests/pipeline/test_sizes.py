@@ -9,7 +9,7 @@ from pathlib import Path
 import openpyxl
 
 from linksync.model import LinkSpec
-from linksync.pipeline.sizes import look_at
+from linksync.pipeline.sizes import SMALL_CSV, look_at
 
 
 def test_a_csv_counts_its_lines_under_the_header(tmp_path: Path) -> None:
@@ -33,6 +33,23 @@ def test_a_long_csv_counts_every_line_whatever_its_line_ends(tmp_path: Path) -> 
     assert look_at([csv]).rows == 200_000
     csv.write_bytes(b"slug,url")
     assert look_at([csv]).refusable
+
+
+def test_a_csv_past_the_small_size_counts_its_lines_as_well(tmp_path: Path) -> None:
+    """A small file's lines are counted without numpy (the look comes before the first
+    request); a file past ``SMALL_CSV`` with numpy: the same rows either way."""
+    row = "s{},https://example.com/landing/{},a row of a big file\r\n"
+    csv = tmp_path / "links.csv"
+    with csv.open("w", encoding="utf-8", newline="") as fh:
+        fh.write("slug,url,description\r\n")
+        rows = 0
+        while fh.tell() <= SMALL_CSV:
+            fh.writelines(row.format(rows + i, rows + i) for i in range(10_000))
+            rows += 10_000
+        fh.write("last,https://example.com/last,no line end")
+    assert csv.stat().st_size > SMALL_CSV
+    seen = look_at([csv])
+    assert (seen.rows, seen.names_domain, seen.refusable) == (rows + 1, False, False)
 
 
 def test_yaml_counts_its_url_keys_block_and_flow(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ import click
 
 from linksync._version import __version__
 from linksync.cli.heap import fixed_mmap_threshold, one_heap, own_process, padded_top
+from linksync.cli.startup import prepare
 
 
 class Lazy(NamedTuple):
@@ -170,10 +171,9 @@ def main() -> None:
     # collection walk it (about 0.2 s once pandas is loaded). Every output the command
     # writes is closed before it exits; atexit runs this last (registered first).
     atexit.register(gc.freeze)
-    # httpx imports its own command line (click, rich's console, progress and syntax,
-    # pygments' lexers) whenever they are installed: a tenth of a small plan's start-up.
-    # This process never runs it; httpx answers an import refused here with a stub.
-    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    # httpx's own command line and OpenBLAS's spinning threads: start-up work no
+    # command uses (``linksync.cli.startup``).
+    prepare()
     one_heap()  # before any thread starts (``linksync.cli.heap``)
     fixed_mmap_threshold()
     padded_top()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +29,8 @@ from linksync.sources.sniff import looks_like
 
 #: A CSV file is counted this many bytes at a time (never held whole).
 CHUNK = 1 << 20
+#: Up to this size a CSV file's lines are counted without numpy (``_line_feeds``).
+SMALL_CSV = 16 * CHUNK
 #: Bytes looked at for a NUL (a binary file of no known signature given as text).
 HEAD = 8192
 #: A link's ``url:`` key in YAML (block or flow style, quoted or not).
@@ -93,26 +95,36 @@ def _look_at_path(path: Path) -> Look:
 
 
 def _look_at_csv(path: Path) -> Look:
-    # Read into one buffer, the line feeds counted by numpy (a third of the CPU of
-    # ``bytes.count``; numpy is loaded with the sources package already).
-    import numpy as np
-
     chunk = bytearray(CHUNK)
-    raw, feeds = np.frombuffer(chunk, dtype=np.uint8), np.empty(CHUNK, dtype=bool)
     with path.open("rb", buffering=0) as fh:
+        feeds = _line_feeds(chunk, big=os.fstat(fh.fileno()).st_size > SMALL_CSV)
         size = fh.readinto(chunk)
         if not size or b"\0" in chunk[: min(size, HEAD)]:
             return REFUSABLE  # an empty file (EMPTY_SOURCE), or a binary one
         end = chunk.find(b"\n", 0, size)
         header, lines = bytes(chunk[: end if end >= 0 else size]), 0
         while size:
-            lines += int(np.count_nonzero(np.equal(raw[:size], 0x0A, out=feeds[:size])))
+            lines += feeds(size)
             last = chunk[size - 1]
             size = fh.readinto(chunk)
     rows = lines + (0 if last == 0x0A else 1) - 1
     if rows < 1:
         return REFUSABLE  # a header alone: EMPTY_SOURCE
     return Look(rows, b"domain" in header.lower())
+
+
+def _line_feeds(chunk: bytearray, *, big: bool) -> Callable[[int], int]:
+    """How the line feeds of ``chunk[:size]`` are counted: by numpy for a big file (a
+    third of the CPU of ``bytearray.count``), else by ``bytearray.count``. The look
+    comes before the first request, and importing numpy takes longer than counting
+    ``SMALL_CSV`` bytes: a small file's reading imports numpy in its worker thread,
+    beside the first requests (``linksync.pipeline.overlap``)."""
+    if not big:
+        return lambda size: chunk.count(b"\n", 0, size)
+    import numpy as np
+
+    raw, feeds = np.frombuffer(chunk, dtype=np.uint8), np.empty(len(chunk), dtype=bool)
+    return lambda size: int(np.count_nonzero(np.equal(raw[:size], 0x0A, out=feeds[:size])))
 
 
 def _look_at_yaml(data: bytes) -> Look:

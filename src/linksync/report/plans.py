@@ -246,9 +246,9 @@ def render_plan_text(plan: Plan) -> str:
     out.append(f"Plan: {said}" if said else "Plan: no rows")
     for f in plan.fetches:
         total = f" of {f.total}" if f.total is not None else ""
-        out.append(
-            f"  fetched {f.domain}: {f.strategy}, {f.requests} requests, {f.links} links{total}"
-        )
+        asked = "1 request" if f.requests == 1 else f"{f.requests} requests"
+        held = "1 link" if f.links == 1 else f"{f.links} links"
+        out.append(f"  fetched {f.domain}: {f.strategy}, {asked}, {held}{total}")
     out.append(f"  requests to read the workspace: {plan.requests}")
     out.extend(f"  {head}{': ' if head else ''}{text}" for head, text in _facts(plan, True))
     shown = shown_changes(plan)

@@ -23,13 +23,16 @@ from dataclasses import dataclass
 from functools import cached_property
 from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from linksync.errors import SourceError
 from linksync.model import LinkSpec, Problem, Provenance
 from linksync.sources.folders import list_folder
-from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
 from linksync.sources.options import YAML_SUFFIXES, ReadOptions
 from linksync.sources.sniff import refuse_binary
+
+if TYPE_CHECKING:  # the frames (numpy) load when a source is read, not with the suffixes
+    from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
 
 CSV_SUFFIXES: frozenset[str] = frozenset({".csv", ".tsv", ".txt"})
 EXCEL_SUFFIXES: frozenset[str] = frozenset({".xlsx", ".xlsm", ".xlsb", ".xls", ".ods"})
@@ -42,6 +45,15 @@ __all__ = [
     "read_source",
     "read_sources",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``SpecFrame`` and ``UnknownColumn``, loaded (with numpy) when first asked for."""
+    if name in ("SpecFrame", "UnknownColumn"):
+        from linksync.sources import frame
+
+        return getattr(frame, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -116,6 +128,7 @@ def read_source(
 def _read_dir(path: Path, display: str, opts: ReadOptions) -> ReadResult:
     """A directory is a YAML tree; every other file in it is named, not skipped
     (``linksync.sources.folders``)."""
+    from linksync.sources.frame import ReadResult
     from linksync.sources.yaml_reader import read_yaml_path  # a YAML file's reader
 
     listing = list_folder(path)
@@ -161,6 +174,8 @@ def read_sources(
         empty_values=empty_values,
         timezone=timezone,
     )
+    from linksync.sources.frame import ReadResult
+
     read = ReadResult()
     for path in paths:
         read.add(read_source(path, options=opts))

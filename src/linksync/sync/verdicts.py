@@ -34,6 +34,8 @@ class QuotaNote:
         base = f"{self.link_count}/{self.link_quota} links used, room for {self.room}"
         if self.excess:
             return f"{base}: {self.excess} of {self.creates} creates will not fit"
+        if self.creates == 1:
+            return f"{base}: the 1 create fits"
         return f"{base}: the {self.creates} creates fit"
 
     def to_dict(self) -> dict[str, Any]:
