@@ -103,6 +103,28 @@ def test_ragged_and_unclosed_rows_with_good_rows_around(workdir: Path) -> None:
     assert sorted(remote(workdir)) == [GOOD[0], "good-bravo"]
 
 
+def test_a_lone_carriage_return_does_not_move_a_ragged_row_onto_another(workdir: Path) -> None:
+    # A cell holding a carriage return alone (pasted from an old Mac file) ends the row
+    # there, for the readers as for the csv module: the ragged row after it is named on
+    # its own row and not created without its extra value.
+    text = (
+        "slug,url,description\n"
+        f"{GOOD[0]},{GOOD[1]},x\n"
+        "cr,https://example.com/cr,a\rb\n"
+        "rag,https://example.com/rag,Sale, 50% off\n"
+        "good-bravo,https://example.com/bravo,fine\n"
+    )
+    path = workdir / "cr.csv"
+    path.write_bytes(text.encode())
+    code, doc, _ = _apply(workdir, path)
+    assert code == 1
+    assert _row(doc, 4)["slug"] == "b" and _row(doc, 4)["error_constant"] == "MISSING_URL"
+    rag = _row(doc, 5)
+    assert rag["slug"] == "rag" and rag["status"] == "invalid"
+    assert rag["message"].startswith('column "D (no header)": this row has 4 values')
+    assert sorted(remote(workdir)) == sorted([GOOD[0], "cr", "good-bravo"])
+
+
 def test_strict_turns_a_warning_into_an_invalid_row(workdir: Path) -> None:
     def build(ws: Any) -> None:
         ws.append(["slug", "url"])

@@ -14,6 +14,9 @@ speed:
   after a delimiter or a newline, a closing one before). A quote inside an unquoted
   value (``5" screen``) breaks it: then the file is parsed with the ``csv`` module
   instead (slower, exact).
+- A carriage return not followed by a line feed ends a record for the readers (as for
+  the ``csv`` module), and so does a line feed in a file of carriage returns; a count
+  of one of them misses the other, so such a file is parsed with the ``csv`` module.
 - A record with at least as many delimiters as the header has columns is checked
   value by value; only non-empty values beyond the header make it ragged (a trailing
   separator is not data).
@@ -103,13 +106,16 @@ class _FastScan:
         self.candidates: list[tuple[int, int, int, int]] = []  # record, count, start, end
         self.ends: list[np.ndarray] = []
 
-    def feed(self, a: np.ndarray, pos: int, eof: bool) -> bool:
-        """Scan ``a[:-1]`` (``a`` whole at EOF); False when a quote is not at an edge."""
+    def feed(self, a: np.ndarray, pos: int, eof: bool, *, cr: bool = True) -> bool:
+        """Scan ``a[:-1]`` (``a`` whole at EOF); False when a quote is not at an edge,
+        or a line end is of the other kind (``cr``: ``a`` may hold a carriage return)."""
         n = len(a) if eof else len(a) - 1
         if self.nl < 0:
             has_lf = bool((a == 0x0A).any())
             self.nl = 0x0A if has_lf or not (a == 0x0D).any() else 0x0D
         body = a[:n]
+        if (cr or self.nl == 0x0D) and self._other_line_end(a, body):
+            return False
         q = np.flatnonzero(body == _QUOTE)
         if len(q) and not self._edges_ok(a, q, n, eof):
             return False
@@ -161,6 +167,16 @@ class _FastScan:
             self.candidates.append((self.record, self.count, self.start, pos + n))
         return True
 
+    def _other_line_end(self, a: np.ndarray, body: np.ndarray) -> bool:
+        """A line end this scan does not count: a carriage return not followed by a
+        line feed in a file of line feeds, a line feed in one of carriage returns. The
+        readers (as the csv module) end a record at either."""
+        if self.nl == 0x0D:
+            return bool((body == 0x0A).any())
+        cr = np.flatnonzero(body == 0x0D)
+        cr = cr[cr + 1 < len(a)]
+        return bool(len(cr)) and bool((a[cr + 1] != 0x0A).any())
+
     def _edges_ok(self, a: np.ndarray, q: np.ndarray, n: int, eof: bool) -> bool:
         edge = np.array([self.delim, self.nl, 0x0D, 0x0A, _QUOTE], dtype=np.uint8)
         prev = np.empty(len(q), dtype=np.uint8)
@@ -195,13 +211,13 @@ def scan(
     ok = True
     for part in _chunks(source, max(chunk, 2)):
         buf = carry + part
-        ok = fast.feed(np.frombuffer(buf, dtype=np.uint8), pos, eof=False)
+        ok = fast.feed(np.frombuffer(buf, dtype=np.uint8), pos, eof=False, cr=b"\r" in buf)
         if not ok:
             break
         pos += len(buf) - 1
         carry = buf[-1:]
     if ok and carry:
-        ok = fast.feed(np.frombuffer(carry, dtype=np.uint8), pos, eof=True)
+        ok = fast.feed(np.frombuffer(carry, dtype=np.uint8), pos, eof=True, cr=carry == b"\r")
     if not ok:
         return _exact(source, delimiter, width, first_data, encoding)
     out = Structure()
@@ -251,7 +267,8 @@ def _exact(
     text = data.decode(enc, errors="replace")
     out = Structure()
     with big_fields():
-        for rec, fields in enumerate(csv.reader(io.StringIO(text), delimiter=delimiter)):
+        lines = io.StringIO(text, newline="")  # a lone CR ends a record, as in the readers
+        for rec, fields in enumerate(csv.reader(lines, delimiter=delimiter)):
             if rec >= first_data and len(fields) > width:
                 extra = tuple(fields[width:])
                 if any(v.strip() for v in extra):
