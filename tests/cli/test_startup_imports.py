@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
-from support.imports import modules_after, startup_of
+from support.imports import modules_after, run_probe, startup_of
 from support.served_sandbox import sandbox_process
+
+T = TypeVar("T")
 
 #: Loaded only by the runs that use them; never by a plan or apply of a CSV file.
 OTHER_RUNS = {
@@ -74,18 +76,23 @@ def test_a_csv_plan_against_a_served_sandbox_loads_no_sandbox(tmp_path: Path) ->
     assert modules & (NOT_IN_A_PLAN | SERVER_SIDE | SPREADSHEETS_ONLY | YAML_ONLY) == set()
 
 
+def served_csv_apply(folder: Path, probe: Callable[..., tuple[T, Any]]) -> T:
+    """What ``probe`` (``modules_after``, ``startup_of``) found of an apply of the
+    CSV file's 50 rows against a served sandbox, each row written."""
+    write_csv(folder)
+    with sandbox_process(folder, key=KEY) as served:
+        args = ("apply", "links.csv", "--base-url", served.url, "--yes", "--report", "out.csv")
+        found, proc = probe(folder, *args, env={"LINKSYNC_API_KEY": KEY})
+    assert proc.returncode == 0, proc.stderr
+    assert (folder / "out.csv").read_text(encoding="utf-8").count(",create,ok,") == 50
+    return found
+
+
 def test_a_csv_apply_against_a_served_sandbox_loads_no_yaml_parser(tmp_path: Path) -> None:
     """Without a config file (none named, no ./linksync.yaml) an apply of a CSV file
     reads no YAML: the parser is loaded by the config file's reader and the YAML
     source's, when they run."""
-    write_csv(tmp_path)
-    with sandbox_process(tmp_path, key=KEY) as served:
-        env = {"LINKSYNC_API_KEY": KEY}
-        args = ("apply", "links.csv", "--base-url", served.url, "--yes", "--report", "out.csv")
-        modules, proc = modules_after(tmp_path, *args, env=env)
-    assert proc.returncode == 0, proc.stderr
-    report = (tmp_path / "out.csv").read_text(encoding="utf-8")
-    assert report.count(",create,ok,") == 50  # every row written
+    modules = served_csv_apply(tmp_path, modules_after)
     assert modules & (OTHER_RUNS | SERVER_SIDE | SPREADSHEETS_ONLY | YAML_ONLY) == set()
 
 
@@ -148,18 +155,8 @@ def test_a_csv_apply_does_not_walk_what_it_loaded(tmp_path: Path) -> None:
     while they load and the run starts with them frozen, so a small apply is not
     slowed by some hundred walks of them (the default thresholds made 90-110)."""
     write_csv(tmp_path)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LINKSYNC_")}
     args = ["apply", "links.csv", "--sandbox", "--yes", "--report", "out.json"]
-    proc = subprocess.run(
-        [sys.executable, "-c", GC_PROBE, *args],
-        cwd=tmp_path,
-        env={**env, "NO_COLOR": "1"},
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = run_probe(GC_PROBE, tmp_path, *args)
     assert proc.returncode == 0, proc.stderr
     report = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
     assert [r["status"] for r in report["results"]] == ["ok"] * 50
@@ -191,13 +188,7 @@ def test_a_csv_apply_loads_no_httpx_command_line_and_leaves_it_importable(tmp_pa
     """httpx's own command line (click's commands, rich's console, pygments) is kept out
     of httpx's import in linksync's process, without refusing it for good: a later
     ``import httpx._main`` in the same process imports it."""
-    write_csv(tmp_path)
-    with sandbox_process(tmp_path, key=KEY) as served:
-        env = {"LINKSYNC_API_KEY": KEY}
-        args = ("apply", "links.csv", "--base-url", served.url, "--yes", "--report", "out.csv")
-        startup, proc = startup_of(tmp_path, *args, env=env)
-    assert proc.returncode == 0, proc.stderr
-    assert (tmp_path / "out.csv").read_text(encoding="utf-8").count(",create,ok,") == 50
+    startup = served_csv_apply(tmp_path, startup_of)
     assert "httpx" in startup.modules
     assert startup.modules & {"httpx._main", "pygments", "rich"} == set()
     assert startup.httpx_command_line == "httpx._main"
@@ -225,19 +216,9 @@ main()
 
 
 def threads_at_exit(folder: Path, blas_threads: str) -> int:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LINKSYNC_", "OPENBLAS_"))}
-    if blas_threads:
-        env["OPENBLAS_NUM_THREADS"] = blas_threads
-    proc = subprocess.run(
-        [sys.executable, "-c", THREADS_PROBE, "validate", "links.csv"],
-        cwd=folder,
-        env={**env, "NO_COLOR": "1"},
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    env = {"OPENBLAS_NUM_THREADS": blas_threads} if blas_threads else {}
+    drop = ("LINKSYNC_", "OPENBLAS_")
+    proc = run_probe(THREADS_PROBE, folder, "validate", "links.csv", env=env, drop=drop)
     assert proc.returncode == 0, proc.stderr
     assert "50 row(s): 50 valid" in proc.stdout, proc.stdout
     line = next(ln for ln in proc.stderr.splitlines() if ln.startswith("threads "))

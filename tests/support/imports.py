@@ -33,13 +33,19 @@ def modules_after(
     return set(json.loads(out.read_text(encoding="utf-8"))), proc
 
 
-def _probe(
-    probe: str, folder: Path, out: Path, args: tuple[str, ...], env: dict[str, str] | None
+def run_probe(
+    probe: str,
+    folder: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    drop: tuple[str, ...] = ("LINKSYNC_",),
 ) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("LINKSYNC_")}
+    """``python -c PROBE ARGS`` in ``folder``, without the variables starting with
+    ``drop`` (the test's own settings), with ``env`` on top, no colour, no stdin."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
     base["NO_COLOR"] = "1"
     return subprocess.run(
-        [sys.executable, "-c", probe, str(out), *args],
+        [sys.executable, "-c", probe, *args],
         cwd=folder,
         env={**base, **(env or {})},
         stdin=subprocess.DEVNULL,
@@ -48,6 +54,12 @@ def _probe(
         timeout=120,
         check=False,
     )
+
+
+def _probe(
+    probe: str, folder: Path, out: Path, args: tuple[str, ...], env: dict[str, str] | None
+) -> subprocess.CompletedProcess[str]:
+    return run_probe(probe, folder, str(out), *args, env=env)
 
 
 #: ``linksync ARGS`` with an audit hook (``sys.addaudithook``, nothing patched) that
