@@ -4,11 +4,15 @@ good row beside it stays valid; the file is never changed."""
 
 from __future__ import annotations
 
+import csv
+import io
+import random
 from pathlib import Path
 
 import pytest
 from hostile_inputs import GOOD, Expect, validate
 
+from linksync.pipeline.inputs import read_and_validate
 from linksync.sources import read_sources
 
 HEAD = "slug,url,description\n"
@@ -76,6 +80,21 @@ def test_unclosed_quote_names_its_row_and_keeps_the_rows_before(workdir: Path) -
     path = _csv(workdir, "open.csv", text)
     checked = validate(path, code=1, expect=[Expect(3, "url", "never closes")], good_rows=[2])
     assert checked.doc["valid"] == 1 and checked.doc["invalid"] == 1
+
+
+def test_a_classic_mac_file_is_read_row_by_row(workdir: Path) -> None:
+    """Lines ended by a carriage return alone (Excel's "CSV (Macintosh)"), as the csv
+    module reads them: its header found, its rows numbered, a ragged row and a quote
+    that never closes named on their own rows."""
+    head, good = HEAD.replace("\n", "\r"), GOOD_ROW.replace("\n", "\r")
+    path = _csv(workdir, "mac.csv", head + good + "rag,https://e.com/r,d,extra\r" + good)
+    expect = [Expect(3, "D (no header)", "'extra'"), Expect(4, "slug", "declared twice")]
+    validate(path, code=1, expect=expect, good_rows=[2])
+    sep = _csv(workdir, "sep.csv", "sep=;\rslug;url\r" + ";".join(GOOD) + "\r")
+    assert validate(sep, code=0, good_rows=[3]).doc["valid"] == 1
+    text = head + good + 'open,"https://e.com/q,d\rafter,https://e.com/a,d\rlast,x,d\r'
+    words = "this row and the 2 line(s) after it were not read"
+    validate(_csv(workdir, "open.csv", text), code=1, expect=[Expect(3, "url", words)])
 
 
 # --- encodings ------------------------------------------------------------------------
@@ -265,3 +284,31 @@ def test_excel_error_exported_as_text_is_not_a_slug(workdir: Path) -> None:
 def test_csv_cell_over_the_csv_module_limit(workdir: Path) -> None:
     path = _csv(workdir, "big.csv", HEAD + "big,https://e.com/b," + "x" * 200_000 + "\n" + GOOD_ROW)
     validate(path, code=1, expect=[Expect(2, "description", "200,000 characters")], good_rows=[3])
+
+
+def _mixed_file(rng: random.Random) -> tuple[str, list[int]]:
+    """A small CSV as editors and pasted cells make them (line ends of every kind,
+    quoted line breaks, quotes inside values, ragged rows), and the rows of it with
+    values beyond the header, as the csv module reads it."""
+    cells = ["a", "", "x\ry", "line\nbreak", 'say ""hi""', '5" tv', "Sale, 50% off"]
+    end = rng.choice(["\n", "\r\n", "\r"])
+    lines = ["slug,url,description"]
+    for i in range(rng.randint(1, 12)):
+        values = [f"s-{i}", f"https://example.com/{i}", rng.choice(cells)]
+        values += ["extra"] * rng.choice([0, 0, 0, 1])
+        lines.append(",".join(f'"{v}"' if "\n" in v or "," in v else v for v in values))
+    text = end.join(lines) + end
+    records = list(csv.reader(io.StringIO(text, newline="")))
+    ragged = [n + 1 for n, r in enumerate(records) if n and len(r) > 3 and any(r[3:])]
+    return text, ragged
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rows_with_extra_values_are_those_the_csv_module_reads(workdir: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    for k in range(40):
+        text, ragged = _mixed_file(rng)
+        path = _csv(workdir, f"m{k}.csv", text)
+        _, checked = read_and_validate([path])
+        extra = [p.provenance.row for p in checked.problems if "to no column" in p.message]
+        assert extra == ragged, text

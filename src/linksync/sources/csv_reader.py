@@ -16,6 +16,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import re
 from pathlib import Path
 
 from linksync.errors import SourceError
@@ -47,6 +48,9 @@ DELIMITERS: tuple[str, ...] = (",", ";", "\t")
 _SAMPLE_BYTES = CSV_SAMPLE_BYTES
 #: The constant of encoding warnings, and of a file not read for its encoding.
 _UNCERTAIN = "UNCERTAIN_ENCODING"
+#: A line's end as the csv module (and so the readers) takes it: \r\n, \n or \r.
+_LINE_END = re.compile(r"\r\n|\n|\r")
+_LINE_ENDS = re.compile(rb"\r\n|\n|\r")
 
 
 class _Asked(Exception):
@@ -63,7 +67,7 @@ def _records(text: str, delim: str, limit: int = 200) -> list[list[str]]:
     """The first records of a sample; a record the csv module refuses (a field over
     its limit, a NUL byte) ends the list."""
     rows: list[list[str]] = []
-    reader = csv.reader(io.StringIO(text), delimiter=delim)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim)
     try:
         for row in reader:
             rows.append(row)
@@ -80,11 +84,11 @@ def sniff_header(
     """(delimiter, header or None, first records, has ``sep=`` line) of a sample."""
     sep_line = False
     body = text
-    first_nl = text.find("\n")
-    first = text[: first_nl if first_nl >= 0 else len(text)].rstrip("\r")
+    end = _LINE_END.search(text)  # \r\n, \n, or a \r alone (a classic Mac file)
+    first = text[: end.start()] if end else text
     if first.lower().startswith("sep=") and len(first) == 5:
         candidates: tuple[str, ...] = (first[4],)
-        body = text[first_nl + 1 :] if first_nl >= 0 else ""
+        body = text[end.end() :] if end else ""
         sep_line = True
     else:
         candidates = DELIMITERS
@@ -271,9 +275,9 @@ class _CsvRead:
     def _unclosed(self, k: int, delim: str, header: list[object]) -> None:
         data = self._bytes()
         at = data.rfind(b'"')
-        line_start = data.rfind(b"\n", 0, at) + 1
+        line_start = max(data.rfind(b"\n", 0, at), data.rfind(b"\r", 0, at)) + 1
         col = data[line_start:at].count(delim.encode("ascii")) if at >= 0 else 0
-        lines = data[max(at, 0) :].rstrip(b"\r\n").count(b"\n")
+        lines = len(_LINE_ENDS.findall(data, max(at, 0), len(data.rstrip(b"\r\n"))))
         name = str(header[col]) if col < len(header) and header[col] else column_letter(col)
         self.issues.append(
             CellIssue(
