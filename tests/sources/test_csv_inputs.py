@@ -110,6 +110,19 @@ def test_mixed_utf8_and_cp1252_says_so_on_the_row(workdir: Path) -> None:
     validate(path, "--strict", code=1, expect=[Expect(4, "(encoding)", "--strict")])
 
 
+def test_mixed_encodings_whose_rows_cannot_be_told_do_not_claim_they_are_named(
+    workdir: Path,
+) -> None:
+    # A quote inside a value sends the file to the csv module's scan, which keeps no line
+    # ends to tell the cp1252 line's row by: the warning says so, and shows the text.
+    data = (HEAD + 'tv,https://e.com/tv,5" screen\nutf,https://e.com/u,café\n').encode("utf-8")
+    data += "win,https://e.com/w,déjà vu\n".encode("cp1252")
+    checked = validate(_csv(workdir, "mixed.csv", data), code=0, good_rows=[2, 3, 4])
+    (warning,) = [p for p in checked.doc["problems"] if p["constant"] == "MIXED_ENCODING"]
+    assert "déjà vu" in warning["message"] and "cannot be told" in warning["message"]
+    assert "are named" not in warning["message"]
+
+
 def test_plain_cp1252_is_read_without_a_warning(workdir: Path) -> None:
     path = _csv(
         workdir, "w.csv", (HEAD + GOOD_ROW + "fr,https://e.com/f,Été à Paris\n").encode("cp1252")

@@ -319,11 +319,20 @@ class _CsvRead:
                 )
             )
         if in_header or len(seen) > 0:
+            # Rows are told by the fast scan's line ends; a file the csv module scanned
+            # (a quote inside a value, line ends of two kinds) has none to tell them by.
+            rows = (
+                "the rows concerned are named"
+                if found is not None
+                else (
+                    "which rows they are cannot be told (the file's line ends are of more than "
+                    "one kind, or a quote sits inside a value): look for the text shown"
+                )
+            )
             self.problem(
                 "MIXED_ENCODING",
                 f"the file mixes UTF-8 lines and others: {len(decoded.fallback)} line(s) were "
-                f"read as cp1252 (e.g. {decoded.fallback[0][1]!r}), the rest as UTF-8; the "
-                "rows concerned are named",
+                f"read as cp1252 (e.g. {decoded.fallback[0][1]!r}), the rest as UTF-8; {rows}",
                 Severity.WARNING,
             )
 
