@@ -33,6 +33,9 @@ def test_a_long_csv_counts_every_line_whatever_its_line_ends(tmp_path: Path) -> 
     assert look_at([csv]).rows == 200_000
     csv.write_bytes(b"slug,url")
     assert look_at([csv]).refusable
+    csv.write_bytes(("slug,url,Domain\r" + "\r".join(rows)).encode())  # a classic Mac file
+    seen = look_at([csv])
+    assert (seen.rows, seen.names_domain, seen.refusable) == (200_000, True, False)
 
 
 def test_a_csv_past_the_small_size_counts_its_lines_as_well(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from linksync.sources.sniff import looks_like
 
 #: A CSV file is counted this many bytes at a time (never held whole).
 CHUNK = 1 << 20
-#: Up to this size a CSV file's lines are counted without numpy (``_line_feeds``).
+#: Up to this size a CSV file's lines are counted without numpy (``_line_ends``).
 SMALL_CSV = 16 * CHUNK
 #: Bytes looked at for a NUL (a binary file of no known signature given as text).
 HEAD = 8192
@@ -97,34 +97,39 @@ def _look_at_path(path: Path) -> Look:
 def _look_at_csv(path: Path) -> Look:
     chunk = bytearray(CHUNK)
     with path.open("rb", buffering=0) as fh:
-        feeds = _line_feeds(chunk, big=os.fstat(fh.fileno()).st_size > SMALL_CSV)
         size = fh.readinto(chunk)
         if not size or b"\0" in chunk[: min(size, HEAD)]:
             return REFUSABLE  # an empty file (EMPTY_SOURCE), or a binary one
         end = chunk.find(b"\n", 0, size)
+        eol = 0x0A
+        if end < 0 and chunk.find(b"\r", 0, size) >= 0:  # a classic Mac file: \r alone
+            eol, end = 0x0D, chunk.find(b"\r", 0, size)
+        big = os.fstat(fh.fileno()).st_size > SMALL_CSV
+        feeds = _line_ends(chunk, eol, big=big)
         header, lines = bytes(chunk[: end if end >= 0 else size]), 0
         while size:
             lines += feeds(size)
             last = chunk[size - 1]
             size = fh.readinto(chunk)
-    rows = lines + (0 if last == 0x0A else 1) - 1
+    rows = lines + (0 if last == eol else 1) - 1
     if rows < 1:
         return REFUSABLE  # a header alone: EMPTY_SOURCE
     return Look(rows, b"domain" in header.lower())
 
 
-def _line_feeds(chunk: bytearray, *, big: bool) -> Callable[[int], int]:
-    """How the line feeds of ``chunk[:size]`` are counted: by numpy for a big file (a
-    third of the CPU of ``bytearray.count``), else by ``bytearray.count``. The look
+def _line_ends(chunk: bytearray, eol: int, *, big: bool) -> Callable[[int], int]:
+    """How the line ends (``eol``: a line feed, or a carriage return in a file without
+    line feeds) of ``chunk[:size]`` are counted: by numpy for a big file (a third of
+    the CPU of ``bytearray.count``), else by ``bytearray.count``. The look
     comes before the first request, and importing numpy takes longer than counting
     ``SMALL_CSV`` bytes: a small file's reading imports numpy in its worker thread,
     beside the first requests (``linksync.pipeline.overlap``)."""
     if not big:
-        return lambda size: chunk.count(b"\n", 0, size)
+        return lambda size: chunk.count(bytes((eol,)), 0, size)
     import numpy as np
 
     raw, feeds = np.frombuffer(chunk, dtype=np.uint8), np.empty(len(chunk), dtype=bool)
-    return lambda size: int(np.count_nonzero(np.equal(raw[:size], 0x0A, out=feeds[:size])))
+    return lambda size: int(np.count_nonzero(np.equal(raw[:size], eol, out=feeds[:size])))
 
 
 def _look_at_yaml(data: bytes) -> Look:
