@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +36,7 @@ from linksync.model import Action, LinkKey, RemoteLink, RowResult
 from linksync.rules.timestamps import utc_now
 from linksync.safe.outputs import is_journal_file
 from linksync.safe.state_folder import make_folder
+from linksync.sync.jsontext import one_line
 
 if TYPE_CHECKING:
     from linksync.api import CallEvent
@@ -45,31 +46,8 @@ if TYPE_CHECKING:
 _APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
 
 
-def _encoder() -> Callable[[dict[str, Any]], str]:
-    """One record as ``json.dumps(record, sort_keys=True, ensure_ascii=False)`` writes
-    it (sorted keys, text as written), by the json module's C encoder called straight:
-    ``JSONEncoder.encode`` passes through two Python frames a call to reach it (a fifth
-    of the time of a journal record)."""
-    plain = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # a Python without the C accelerator
-        return plain.encode
-    encode = make(
-        None,  # no circular check: a record is a tree of plain values
-        plain.default,  # a value JSON cannot hold: TypeError, as json.dumps
-        json.encoder.encode_basestring,  # text as written (ensure_ascii=False)
-        None,  # no indent
-        plain.key_separator,
-        plain.item_separator,
-        True,  # sort_keys
-        False,  # skipkeys
-        True,  # allow_nan, as json.dumps
-    )
-    return lambda record: "".join(encode(record, 0))
-
-
-#: One encoder for every record.
-_ENCODE = _encoder()
+#: One encoder for every record (sorted keys, text as written).
+_ENCODE = one_line(sort_keys=True)
 
 #: Where journals go unless ``--journal FILE`` says otherwise (relative to the cwd).
 DEFAULT_RUNS_DIR = Path(".linksync") / "runs"
