@@ -43,3 +43,28 @@ def test_records_compare_and_serialise_as_before() -> None:
 def test_the_collector_does_not_walk_them() -> None:
     assert not any(gc.is_tracked(r) for r in (SPEC, PROV, LINK))
     assert not gc.is_tracked(Change(Action.UNCHANGED, "lnk.test", "a", 0, SPEC, LINK))
+
+
+def test_a_result_row_holds_the_report_columns_in_order_as_plain_json() -> None:
+    # Every report and the journal start from this row: its columns, in their order,
+    # and text where the record holds enums and tuples.
+    from linksync.model import RESULT_COLUMNS, RowResult, Status
+
+    result = RowResult(
+        Action.UPDATE, Status.FAILED, source="links.csv", sheet="Spring", row=7,
+        domain="lnk.test", slug="a", short_url="https://lnk.test/a", url="https://e.com/a",
+        changed_fields=("url", "tags"), http_status=409, error_constant="SLUG_EXISTS",
+        error_code=40901, message="taken", request_id="req_1", attempts=2,
+    )  # fmt: skip
+    row = result.to_dict()
+    assert tuple(row) == RESULT_COLUMNS
+    assert (type(row["action"]), type(row["status"])) == (str, str)
+    expected = {
+        "source": "links.csv", "sheet": "Spring", "row": 7, "domain": "lnk.test",
+        "slug": "a", "short_url": "https://lnk.test/a", "url": "https://e.com/a",
+        "action": "update", "status": "failed", "changed_fields": "url,tags",
+        "http_status": 409, "error_constant": "SLUG_EXISTS", "error_code": 40901,
+        "message": "taken", "request_id": "req_1", "attempts": 2,
+    }  # fmt: skip
+    assert json.dumps(row) == json.dumps(expected)
+    assert RowResult.from_dict(row) == result

@@ -33,6 +33,28 @@ def test_json_round_trip(tmp_path: Path, results: list[RowResult], info: RunInfo
     ]
 
 
+def test_json_rows_are_written_as_json_dumps_writes_them(tmp_path: Path, info: RunInfo) -> None:
+    # Each row on its own line, its text as written (not escaped), as json.dumps makes it.
+    rows = [
+        RowResult(
+            Action.CREATE, Status.FAILED, source="caf\u00e9.csv", sheet="\u00c9t\u00e9", row=3,
+            slug="caf\u00e9", url='https://e.com/?q="\u2603"\\x',
+            message="tab\there\u2028\U0001f600",
+            changed_fields=("url", "tags"), http_status=409, attempts=2,
+        ),
+        RowResult(Action.UNCHANGED, Status.OK, row=4, slug="plain"),
+    ]  # fmt: skip
+    path = tmp_path / "out.json"
+    writer = open_writer(path)
+    for r in rows:
+        writer.write(r)
+    writer.close(info)
+    text = path.read_text(encoding="utf-8")
+    lines = [json.dumps(report_row(r), ensure_ascii=False) for r in rows]
+    assert '  "results": [\n    ' + ",\n    ".join(lines) + "\n  ]\n}\n" in text
+    assert "caf\u00e9" in text and "\\u00e9" not in text
+
+
 def test_json_with_no_rows_is_valid(tmp_path: Path, info: RunInfo) -> None:
     path = tmp_path / "empty.json"
     writer = open_writer(path)

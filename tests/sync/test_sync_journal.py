@@ -39,3 +39,37 @@ def test_a_killed_run_leaves_every_line_it_wrote_whole(tmp_path: Path) -> None:
     for record in (start, request):
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", record["ts"])
     assert lines[1] == json.dumps(start, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def test_each_record_is_written_as_json_dumps_writes_it(tmp_path: Path) -> None:
+    # ``linksync undo`` and scripts read these lines: the bytes stay those of
+    # json.dumps(sort_keys=True, ensure_ascii=False), whatever the values hold.
+    after = {
+        "url": 'https://example.com/caf\u00e9?q=\u2603&x="y"\\z',
+        "description": "line\nbreak\ttab \u2028 \U0001f600 \x00",
+        "tags": ["\u00e9t\u00e9", "summer"],
+        "apple": None,
+        "google": None,
+        "expiresAt": None,
+        "hasPassword": False,
+        "updatedAt": "2026-01-02T03:04:05.678Z",
+    }
+    records = [
+        ("start", {"format": 2, "target": "lnk.test", "counts": {"create": 1, "update": 0}}),
+        (
+            "request",
+            {"op": "POST /links", "slug": "caf\u00e9", "row": 7, "sheet": None, "status": 201},
+        ),
+        ("result", {"slug": "caf\u00e9", "before": None, "after": after, "attempts": 1}),
+        ("end", {"duration_s": 0.1 + 0.2, "ratio": 1e16, "small": 1.5e-7, "neg": -0.0}),
+    ]
+    path = tmp_path / "run.jsonl"
+    with Journal(path, "20260101T000000Z-abcdef") as journal:
+        for event, fields in records:
+            journal.write(event, **fields)
+    lines = list(iter_journal_lines(path))
+    assert len(lines) == len(records)
+    for line, (event, fields) in zip(lines, records, strict=True):
+        ts = json.loads(line)["ts"]
+        record = {"ts": ts, "run": "20260101T000000Z-abcdef", "event": event, **fields}
+        assert line == json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n"

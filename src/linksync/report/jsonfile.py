@@ -14,9 +14,10 @@ from linksync.report.base import AssembledWriter, Closing
 from linksync.report.cells import report_row
 from linksync.report.summary import safe_target
 from linksync.safe.secrets import redact
+from linksync.sync.jsontext import one_line
 
 #: One encoder for every row (``json.dumps`` with an option makes one a call).
-_ROW = json.JSONEncoder(ensure_ascii=False).encode
+_ROW = one_line(sort_keys=False)
 
 
 class JsonWriter(AssembledWriter):

@@ -36,6 +36,7 @@ from linksync.model import Action, LinkKey, RemoteLink, RowResult
 from linksync.rules.timestamps import utc_now
 from linksync.safe.outputs import is_journal_file
 from linksync.safe.state_folder import make_folder
+from linksync.sync.jsontext import one_line
 
 if TYPE_CHECKING:
     from linksync.api import CallEvent
@@ -44,8 +45,9 @@ if TYPE_CHECKING:
 #: How the journal is opened: appended to, created if missing, bytes as written.
 _APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
 
+
 #: One encoder for every record (sorted keys, text as written).
-_ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
+_ENCODE = one_line(sort_keys=True)
 
 #: Where journals go unless ``--journal FILE`` says otherwise (relative to the cwd).
 DEFAULT_RUNS_DIR = Path(".linksync") / "runs"
