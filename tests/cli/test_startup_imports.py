@@ -240,3 +240,36 @@ def test_numpy_starts_one_blas_thread_unless_the_user_asks_for_more(tmp_path: Pa
     ``OPENBLAS_NUM_THREADS`` set by the user wins."""
     write_csv(tmp_path)
     assert threads_at_exit(tmp_path, "") + 1 == threads_at_exit(tmp_path, "2")
+
+
+#: ``linksync ARGS``, then at exit (stderr) the CA certificates held by aiohttp's two
+#: default contexts and by a default context made then.
+CAS_PROBE = """
+import atexit, json, ssl, sys
+def count():
+    from aiohttp import connector
+    made = (connector._SSL_CONTEXT_VERIFIED, connector._SSL_CONTEXT_UNVERIFIED)
+    cas = [c.cert_store_stats()["x509_ca"] for c in (*made, ssl.create_default_context())]
+    print("cas", json.dumps(cas), file=sys.stderr)
+atexit.register(count)
+sys.argv = ["linksync", *sys.argv[1:]]
+from linksync.cli import main
+main()
+"""
+
+
+def test_an_apply_over_plain_http_loads_no_ca_certificate(tmp_path: Path) -> None:
+    """aiohttp's two default contexts (which linksync never hands a connection) are
+    made without the system's CA store: an apply against an ``http://`` service loads
+    no certificate before its first request; a context made afterwards in the same
+    process loads the store as ever."""
+    write_csv(tmp_path)
+    with sandbox_process(tmp_path, key=KEY) as served:
+        args = ("apply", "links.csv", "--base-url", served.url, "--yes", "--report", "out.csv")
+        proc = run_probe(CAS_PROBE, tmp_path, *args, env={"LINKSYNC_API_KEY": KEY})
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "out.csv").read_text(encoding="utf-8").count(",create,ok,") == 50
+    line = next(ln for ln in proc.stderr.splitlines() if ln.startswith("cas "))
+    verifying, unverified, made_later = json.loads(line.removeprefix("cas "))
+    assert (verifying, unverified) == (0, 0)
+    assert made_later > 0

@@ -1,4 +1,4 @@
-"""What a command's own process sets before it loads anything: two libraries' start-up
+"""What a command's own process sets before it loads anything: three libraries' start-up
 work that no linksync command uses, left out (``linksync.cli.main`` calls ``prepare``).
 
 - httpx's own command line. ``import httpx`` imports ``httpx._main`` (click, rich's
@@ -17,18 +17,33 @@ work that no linksync command uses, left out (``linksync.cli.main`` calls ``prep
   requests and the reading beside them. linksync does no linear algebra, so it asks
   for one thread (``OPENBLAS_NUM_THREADS=1``, OpenBLAS's documented setting), unless
   the user set it.
+- aiohttp's default TLS contexts. ``import aiohttp`` makes two (``aiohttp.connector``:
+  one verifying, one not), each loading the system's CA store: 40-50 ms of CPU each
+  with OpenSSL 3.0, before the first request. linksync never lets aiohttp use them: a
+  run that speaks TLS hands aiohttp its own context (``linksync.api.aio``: the CA
+  file, SSL_CERT_FILE / SSL_CERT_DIR, the OS store), and a run against an ``http://``
+  service speaks none. A finder (``_AiohttpContextsWithoutCAs``) runs that one import
+  with the CA store's load left out of the contexts the importing thread makes
+  meanwhile, and takes itself off. The verifying default is left with no CA, so a
+  connection that would use it fails to verify (nothing is trusted by default); the
+  other verifies nothing, as before. Every other context, made by any thread before,
+  during or after, loads its CAs as ever.
 """
 
 from __future__ import annotations
 
 import os
+import ssl
 import sys
+import threading
 from collections.abc import Sequence
-from importlib.machinery import ModuleSpec
+from importlib.machinery import ModuleSpec, PathFinder
 from types import ModuleType
 
 #: httpx's command line module.
 HTTPX_COMMAND_LINE = "httpx._main"
+#: aiohttp's module that makes its default TLS contexts when imported.
+AIOHTTP_CONNECTOR = "aiohttp.connector"
 
 
 class _SkipHttpxCommandLine:
@@ -63,6 +78,54 @@ def skip_httpx_command_line() -> None:
     sys.meta_path.insert(0, _SkipHttpxCommandLine())
 
 
+class _AiohttpContextsWithoutCAs:
+    """A ``sys.meta_path`` finder that imports ``aiohttp.connector`` (found as ever,
+    by the path finder) with no CA store loaded into the contexts the importing thread
+    makes while the module runs (see the module docstring); every other import it
+    leaves to the next finder."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None = None,
+        target: ModuleType | None = None,
+    ) -> ModuleSpec | None:
+        if fullname != AIOHTTP_CONNECTOR:
+            return None
+        sys.meta_path.remove(self)
+        spec = PathFinder.find_spec(fullname, path, target)
+        loader = spec.loader if spec is not None else None
+        if loader is None or not hasattr(loader, "exec_module"):
+            return None  # found some other way: imported as ever
+        run = loader.exec_module
+        importing = threading.get_ident()
+        load = ssl.SSLContext.set_default_verify_paths
+
+        def set_default_verify_paths(context: ssl.SSLContext) -> None:
+            if threading.get_ident() != importing:
+                load(context)
+
+        def exec_module(module: ModuleType) -> None:
+            ssl.SSLContext.set_default_verify_paths = set_default_verify_paths  # type: ignore[method-assign,assignment]
+            try:
+                run(module)
+            finally:
+                del ssl.SSLContext.set_default_verify_paths  # the _ssl method again
+
+        loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+def skip_aiohttp_default_cas() -> None:
+    """Keep the CA store out of aiohttp's default contexts in this process; nothing
+    when ``aiohttp.connector`` is loaded already."""
+    if AIOHTTP_CONNECTOR in sys.modules or any(
+        isinstance(f, _AiohttpContextsWithoutCAs) for f in sys.meta_path
+    ):
+        return
+    sys.meta_path.insert(0, _AiohttpContextsWithoutCAs())
+
+
 def one_blas_thread() -> None:
     """One OpenBLAS thread, unless the user set their number (an empty value, which
     OpenBLAS ignores, counts as not set)."""
@@ -71,6 +134,7 @@ def one_blas_thread() -> None:
 
 
 def prepare() -> None:
-    """Both, before the command loads anything."""
+    """All three, before the command loads anything."""
     skip_httpx_command_line()
+    skip_aiohttp_default_cas()
     one_blas_thread()

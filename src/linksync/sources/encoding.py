@@ -41,8 +41,10 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from linksync.sources.encoding_guess import Candidate, readings
+if TYPE_CHECKING:  # imported by ``decode_unsure``: a file all UTF-8 reads without it
+    from linksync.sources.encoding_guess import Candidate
 
 #: Under this many non-ASCII characters, a file that reads as plausible text in
 #: several encodings is not read (the user is asked for --encoding): too little text
@@ -200,6 +202,8 @@ def decode_unsure(data: bytes) -> Decoded:
     if utf8 and bad:
         text, fallback = decode_mixed(lines)
         return Decoded("utf-8", text, fallback)
+    from linksync.sources.encoding_guess import readings
+
     options = readings(data)
     if len(options) == 1:
         (only,) = options

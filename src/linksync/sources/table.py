@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,12 +36,16 @@ from linksync.sources.cleaning import ASCII_WS, clean_column, factorize
 from linksync.sources.column_report import column_report, held_guesses
 from linksync.sources.columns import ColumnMatch
 from linksync.sources.frame import SpecFrame, Stripped, not_none
-from linksync.sources.normalize import Oddness, read_expiry, split_tags
 from linksync.sources.options import ReadOptions
 from linksync.sources.repeats import repeated_headers
 from linksync.sources.rowstates import state_cells, state_message
-from linksync.sources.shortlinks import split_short
-from linksync.sources.urlparts import merge_url_parts
+
+if TYPE_CHECKING:
+    from linksync.sources.normalize import Oddness
+
+# The tags, expiry, short-URL and UTM/query columns' readers (``normalize``,
+# ``shortlinks``, ``urlparts``) are imported where a sheet has such a column: a sheet
+# of slugs, URLs and descriptions reads without them.
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +75,8 @@ def map_distinct(series: Any, fn: Callable[[Any], Any]) -> np.ndarray:
 
 
 def _tags(values: np.ndarray) -> np.ndarray:
+    from linksync.sources.normalize import split_tags
+
     def one(text: str) -> tuple[str, ...] | None:
         return split_tags(text) or None
 
@@ -236,6 +242,8 @@ def build_frame(
         values["domain"] = _lower(values["domain"])
     heads = {f: match.header_of(f) for f in match.fields}
     if SHORT_URL in cleaned:
+        from linksync.sources.shortlinks import split_short
+
         late += _found(split_short(cleaned[SHORT_URL], values, n, heads))
         present["slug"], present["domain"] = not_none(values["slug"]), not_none(values["domain"])
 
@@ -244,6 +252,8 @@ def build_frame(
     query_heads = [match.headers[c] for c in match.columns_of(QUERY)] if QUERY in sides else []
     queries = list(zip(query_heads, sides.get(QUERY, []), strict=True))
     if ("url" in values) and (utm_cols or queries or utm_defaults):
+        from linksync.sources.urlparts import merge_url_parts
+
         values["url"], merged_found, stripped = merge_url_parts(
             values["url"], utm_cols, queries, utm_defaults or {}, heads
         )
@@ -300,6 +310,8 @@ def _found(
 def _expiry(raw: Any, opts: ReadOptions, issues: list[CellIssue]) -> np.ndarray:
     """The expiry column normalised (``normalize_expiry`` in the run's zone); a local
     time the zone skips or repeats is named on its row in ``issues``."""
+    from linksync.sources.normalize import read_expiry
+
     odd: dict[Any, Oddness] = {}  # value -> what is odd about it in the zone
 
     def norm(v: Any) -> str:
