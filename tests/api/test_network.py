@@ -164,6 +164,19 @@ async def test_https_goes_through_the_proxy_by_connect(
     assert proxy.lines == [f"CONNECT 127.0.0.1:{tls_sandbox.port} HTTP/1.1"]
 
 
+@pytest.mark.parametrize("scheme", ["https", "HTTPS"])
+async def test_a_tls_proxy_is_verified_with_the_ca_given_whatever_the_case_of_its_scheme(
+    live_sandbox: str, pki: Pki, scheme: str
+) -> None:
+    """A proxy spoken to over TLS is verified with the CA file given, its scheme written
+    in capitals too (``HTTPS://``: not a default context that does not hold the CA)."""
+    with Relay(tls=pki.server_context()) as proxy:
+        url = proxy.url.replace("https://", f"{scheme}://", 1)
+        async with client(live_sandbox, Network(proxy=url, ca_bundle=str(pki.ca))) as c:
+            assert (await c.get_organization()).id
+    assert proxy.lines == [f"GET {live_sandbox}/api/v1/organizations/current HTTP/1.1"]
+
+
 def test_proxy_for_follows_httpx_rules(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HTTPS_PROXY", "proxy.corp:3128")  # no scheme: http:// (as httpx)
     monkeypatch.setenv("HTTP_PROXY", "http://plain.corp:3128")

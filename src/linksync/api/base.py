@@ -132,7 +132,9 @@ class BaseClient:
             # environment rules name (or the given one), SSL_CERT_FILE / SSL_CERT_DIR.
             from linksync.api.aio import NetworkTransport  # aiohttp only when used
 
-            tls = self.base_url.startswith("https:") or (self.proxy or "").startswith("https:")
+            # The scheme in any case (``HTTPS://`` is https): the CA settings apply to it.
+            proxy = (self.proxy or "").lower()
+            tls = self._root.startswith("https:") or proxy.startswith("https:")
             self._wire = NetworkTransport(
                 verify=ssl_context(network) if tls else None,  # plain http: no CA loaded
                 concurrency=concurrency,
