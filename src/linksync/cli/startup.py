@@ -46,10 +46,11 @@ HTTPX_COMMAND_LINE = "httpx._main"
 AIOHTTP_CONNECTOR = "aiohttp.connector"
 
 
-class _SkipHttpxCommandLine:
-    """A ``sys.meta_path`` finder that refuses ``httpx._main`` to httpx's first
-    import only (see the module docstring); every other import it leaves to the next
-    finder."""
+class _OneModule:
+    """A ``sys.meta_path`` finder that acts on the import of one module (``name``);
+    every other import it leaves to the next finder."""
+
+    name = ""
 
     def find_spec(
         self,
@@ -57,8 +58,27 @@ class _SkipHttpxCommandLine:
         path: Sequence[str] | None = None,
         target: ModuleType | None = None,
     ) -> ModuleSpec | None:
-        if fullname != HTTPX_COMMAND_LINE:
-            return None
+        return self.found(path, target) if fullname == self.name else None
+
+    def found(self, path: Sequence[str] | None, target: ModuleType | None) -> ModuleSpec | None:
+        raise NotImplementedError
+
+
+def _first(finder: _OneModule, loaded: str) -> None:
+    """``finder`` first on ``sys.meta_path``; nothing when ``loaded`` is imported
+    already (too late) or a finder of its kind is there."""
+    if loaded in sys.modules or any(type(f) is type(finder) for f in sys.meta_path):
+        return
+    sys.meta_path.insert(0, finder)
+
+
+class _SkipHttpxCommandLine(_OneModule):
+    """Refuses ``httpx._main`` to httpx's first import only (see the module
+    docstring)."""
+
+    name = HTTPX_COMMAND_LINE
+
+    def found(self, path: Sequence[str] | None, target: ModuleType | None) -> ModuleSpec | None:
         httpx = sys.modules.get("httpx")
         if httpx is None or hasattr(httpx, "main"):
             return None  # asked for by name, not by httpx's __init__: imported as ever
@@ -66,34 +86,26 @@ class _SkipHttpxCommandLine:
         # sys.meta_path on the error, so the removal skips no finder.
         sys.meta_path.remove(self)
         raise ModuleNotFoundError(
-            f"{fullname} is not loaded by linksync's command line", name=fullname
+            f"{self.name} is not loaded by linksync's command line", name=self.name
         )
 
 
 def skip_httpx_command_line() -> None:
     """Keep httpx's command line out of httpx's first import in this process; nothing
     when httpx is loaded already."""
-    if "httpx" in sys.modules or any(isinstance(f, _SkipHttpxCommandLine) for f in sys.meta_path):
-        return
-    sys.meta_path.insert(0, _SkipHttpxCommandLine())
+    _first(_SkipHttpxCommandLine(), "httpx")
 
 
-class _AiohttpContextsWithoutCAs:
-    """A ``sys.meta_path`` finder that imports ``aiohttp.connector`` (found as ever,
-    by the path finder) with no CA store loaded into the contexts the importing thread
-    makes while the module runs (see the module docstring); every other import it
-    leaves to the next finder."""
+class _AiohttpContextsWithoutCAs(_OneModule):
+    """Imports ``aiohttp.connector`` (found as ever, by the path finder) with no CA
+    store loaded into the contexts the importing thread makes while the module runs
+    (see the module docstring)."""
 
-    def find_spec(
-        self,
-        fullname: str,
-        path: Sequence[str] | None = None,
-        target: ModuleType | None = None,
-    ) -> ModuleSpec | None:
-        if fullname != AIOHTTP_CONNECTOR:
-            return None
+    name = AIOHTTP_CONNECTOR
+
+    def found(self, path: Sequence[str] | None, target: ModuleType | None) -> ModuleSpec | None:
         sys.meta_path.remove(self)
-        spec = PathFinder.find_spec(fullname, path, target)
+        spec = PathFinder.find_spec(self.name, path, target)
         loader = spec.loader if spec is not None else None
         if loader is None or not hasattr(loader, "exec_module"):
             return None  # found some other way: imported as ever
@@ -119,11 +131,7 @@ class _AiohttpContextsWithoutCAs:
 def skip_aiohttp_default_cas() -> None:
     """Keep the CA store out of aiohttp's default contexts in this process; nothing
     when ``aiohttp.connector`` is loaded already."""
-    if AIOHTTP_CONNECTOR in sys.modules or any(
-        isinstance(f, _AiohttpContextsWithoutCAs) for f in sys.meta_path
-    ):
-        return
-    sys.meta_path.insert(0, _AiohttpContextsWithoutCAs())
+    _first(_AiohttpContextsWithoutCAs(), AIOHTTP_CONNECTOR)
 
 
 def one_blas_thread() -> None:

@@ -45,7 +45,6 @@ if TYPE_CHECKING:
 #: How the journal is opened: appended to, created if missing, bytes as written.
 _APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
 
-
 #: One encoder for every record (sorted keys, text as written).
 _ENCODE = one_line(sort_keys=True)
 

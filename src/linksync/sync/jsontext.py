@@ -21,28 +21,6 @@ from typing import Any
 
 __all__ = ["one_line", "readable"]
 
-_item = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
-
-
-def readable(value: Any, *, indent: int = 2) -> str:
-    """``value`` as JSON: objects indented with sorted keys, list items one per line."""
-    return _render(value, indent, 0)
-
-
-def _render(value: Any, step: int, depth: int) -> str:
-    if isinstance(value, dict) and value:
-        inner = " " * (step * (depth + 1))
-        parts = [
-            f"{inner}{_item(str(key))}: {_render(value[key], step, depth + 1)}"
-            for key in sorted(value, key=str)
-        ]
-        return "{\n" + ",\n".join(parts) + "\n" + " " * (step * depth) + "}"
-    if isinstance(value, (list, tuple)) and value:
-        inner = " " * (step * (depth + 1))
-        lines = ",\n".join(inner + _item(x) for x in value)
-        return "[\n" + lines + "\n" + " " * (step * depth) + "]"
-    return _item(value)
-
 
 def one_line(*, sort_keys: bool) -> Callable[[Any], str]:
     """A function writing a value as ``json.dumps(value, sort_keys=sort_keys,
@@ -65,3 +43,27 @@ def one_line(*, sort_keys: bool) -> Callable[[Any], str]:
         True,  # allow_nan, as json.dumps
     )
     return lambda value: "".join(encode(value, 0))
+
+
+#: A list item or a key, compact (the C encoder, keys sorted).
+_item = one_line(sort_keys=True)
+
+
+def readable(value: Any, *, indent: int = 2) -> str:
+    """``value`` as JSON: objects indented with sorted keys, list items one per line."""
+    return _render(value, indent, 0)
+
+
+def _render(value: Any, step: int, depth: int) -> str:
+    if isinstance(value, dict) and value:
+        inner = " " * (step * (depth + 1))
+        parts = [
+            f"{inner}{_item(str(key))}: {_render(value[key], step, depth + 1)}"
+            for key in sorted(value, key=str)
+        ]
+        return "{\n" + ",\n".join(parts) + "\n" + " " * (step * depth) + "}"
+    if isinstance(value, (list, tuple)) and value:
+        inner = " " * (step * (depth + 1))
+        lines = ",\n".join(inner + _item(x) for x in value)
+        return "[\n" + lines + "\n" + " " * (step * depth) + "]"
+    return _item(value)
