@@ -128,6 +128,7 @@ SITES: dict[tuple[str, str], set[str]] = {
     # how the sheet looks: hidden rows skipped, hidden columns and merged cells
     ("sources/excel_layout.py", "hidden_columns"): {"HIDDEN_COLUMN"},
     ("sources/excel_layout.py", "hide_rows"): {"HIDDEN_ROW"},
+    ("sources/excel.py", "_hidden_with_links"): {"HIDDEN_SHEET"},  # a hidden sheet of links
     ("sources/excel_layout.py", "spread_merged"): {"MERGED_CELLS"},
     ("sources/normalize.py", "_oddness"): {"AMBIGUOUS_TIME", "INVALID_EXPIRY"},
     ("sources/shortlinks.py", "_disagree"): {"CONFLICTING_COLUMNS"},
@@ -164,7 +165,8 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sync/diff.py", "_match"): {"AMBIGUOUS_MATCH"},
     ("sync/diff.py", "_missing_url"): {"MISSING_URL"},
     ("sync/diff.py", "row_change"): {"HIDDEN_ROW"},  # a hidden row: a skip, not read
-    ("sync/ownership.py", "hidden_refusal"): {"HIDDEN_ROW"},  # no mirror delete while skipped
+    ("sync/diff.py", "__init__"): {"HIDDEN_SHEET"},  # a hidden sheet: no mirror delete
+    ("sync/ownership.py", "hidden_refusal"): {"HIDDEN_ROW", "HIDDEN_SHEET"},  # no delete
     ("sync/execute.py", "<module>"): {"INTERRUPTED"},
     ("sync/execute.py", "not_attempted"): {"NOT_ATTEMPTED"},
     ("sync/ownership.py", "<module>"): {"OWNED_BY_OTHER"},

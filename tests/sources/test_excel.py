@@ -57,11 +57,15 @@ def test_dates_numbers_and_rows(tmp_path: Path, date_1904: bool) -> None:
         ("Links", 6, "c", "soon", ("TRUE",)),
         ("Other", 2, "o", None, None),
     ]
-    # Prose-only "Notes" is skipped silently; "Scratch" gets one warning.
+    # Prose-only "Notes" is skipped silently; "Scratch" gets one warning, and so does
+    # the hidden sheet of links, which is not read.
     assert [
         (p.constant, p.severity, p.provenance.sheet if p.provenance else None)
         for p in batch.problems
-    ] == [("MISSING_URL_COLUMN", Severity.WARNING, "Scratch")]
+    ] == [
+        ("HIDDEN_SHEET", Severity.WARNING, "Hidden"),
+        ("MISSING_URL_COLUMN", Severity.WARNING, "Scratch"),
+    ]
 
 
 def test_named_sheets(tmp_path: Path) -> None:

@@ -113,6 +113,10 @@ ADVICE: dict[str, str] = {
         "Hidden rows are not sent: unhide them (clear the filter) or run with "
         "--include-hidden to send them, or delete them to silence this."
     ),
+    "HIDDEN_SHEET": (
+        "Hidden sheets are not sent: unhide the sheet or run with --include-hidden to "
+        "send it, name the sheets to read with --sheet, or delete the sheet."
+    ),
     "HIDDEN_COLUMN": (
         "Unhide the column to check what is sent, or map it to ignore "
         "(--map HEADER=ignore) to leave it out."

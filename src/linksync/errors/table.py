@@ -221,6 +221,7 @@ _TABLE: tuple[ErrorDef, ...] = (
         ),
         ("HIDDEN_ROW", "A row the workbook hides (by a filter or by hand) is not read"),
         ("HIDDEN_COLUMN", "A column the workbook hides is read"),
+        ("HIDDEN_SHEET", "A sheet the workbook hides holds links and is not read"),
         ("MERGED_CELLS", "A merged cell over several data rows gives its value to each"),
         (
             "AMBIGUOUS_TIME",

@@ -104,9 +104,10 @@ class Reading:
         repr=False,
     )
     include_hidden: bool | None = option(
-        "read the rows a workbook hides (by a filter, or by hand). Without it they are skipped "
-        "and named: a warning per sheet, and each one a skipped row of the plan, the reports "
-        "and the annotated copy. Profile key: include_hidden: true.",
+        "read the rows a workbook hides (by a filter, or by hand), and its hidden sheets of "
+        "links. Without it they are skipped and named: a warning per sheet, and each hidden "
+        "row a skipped row of the plan, the reports and the annotated copy; a mirror deletes "
+        "nothing meanwhile. Profile key: include_hidden: true.",
         default=None,
         flag="--include-hidden/--no-include-hidden",
         profile="include_hidden",

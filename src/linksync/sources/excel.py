@@ -173,11 +173,11 @@ def _read_book(
             )
         names = wanted
     else:
-        names = [
-            m.name
-            for m in wb.sheets_metadata
-            if m.visible == SheetVisibleEnum.Visible and m.typ == SheetTypeEnum.WorkSheet
-        ]
+        names = [m.name for m in wb.sheets_metadata if m.typ == SheetTypeEnum.WorkSheet]
+    hidden = [] if wanted else _hidden_with_links(display, wb, names, opts, pkg, ooxml, result)
+    if not wanted:  # the visible worksheets, and the hidden ones --include-hidden reads
+        shown = {m.name for m in wb.sheets_metadata if m.visible == SheetVisibleEnum.Visible}
+        names = [n for n in names if n in shown or (opts.include_hidden and n in hidden)]
     notes_for = _notes(pkg, names) if pkg is not None and ooxml else None
     if notes_for is None and names and not ooxml:
         result.problems.append(
@@ -228,13 +228,67 @@ def _notes(pkg: Package, names: list[str]) -> Callable[[str], PendingNotes]:
     return lambda name: pkg.scan_sheet(name, parts[name], formats, recalculate)
 
 
+def _hidden_with_links(
+    display: str,
+    wb: CalamineWorkbook,
+    sheets: list[str],
+    opts: ReadOptions,
+    pkg: Package | None,
+    ooxml: bool,
+    result: ReadResult,
+) -> list[str]:
+    """The hidden worksheets (hidden or very hidden) of ``sheets`` that hold links: a
+    header naming a destination URL or slug column and a row under it. Unless
+    ``--include-hidden`` reads them, each gets a HIDDEN_SHEET warning, which a mirror
+    takes as "do not delete" (``sync.ownership.hidden_refusal``): the sheet may name
+    the link. A hidden sheet of lists or notes (no such header) is passed over."""
+    shown = {m.name for m in wb.sheets_metadata if m.visible == SheetVisibleEnum.Visible}
+    out: list[str] = []
+    for name in (s for s in sheets if s not in shown):
+        why = ""
+        try:
+            pending = _notes(pkg, [name])(name) if pkg is not None and ooxml else None
+            rows = wb.get_sheet_by_name(name).to_python(skip_empty_area=False)
+            if pending is not None:
+                pending.result()
+        except Exception as exc:  # past the guard's limits, or unreadable: may hold links
+            why = f"could not be checked ({exc}), so it may hold links"
+        else:
+            head = find_header(rows, explicit=compile_mapping(opts.mapping))
+            if head is None or not {"url", "slug"} & set(
+                match_columns(list(head.cells), opts.mapping).fields
+            ):
+                continue
+            count = sum(1 for row in rows[head.data_start :] if not _is_blank([row]))
+            if not count:
+                continue
+            why = f"{count} row{'' if count == 1 else 's'} under a header naming links"
+        out.append(name)
+        if opts.include_hidden:
+            continue
+        result.problems.append(
+            Problem(
+                "HIDDEN_SHEET",
+                f"the sheet is hidden and was not read: {why}; --include-hidden reads it "
+                "(or name the sheets to read with --sheet)",
+                Provenance(display, name),
+                None,
+                Severity.WARNING,
+            )
+        )
+    return out
+
+
 def _nothing_to_read(display: str, wb: CalamineWorkbook, names: list[str]) -> Problem:
     meta = list(wb.sheets_metadata)
     if not meta:
         why = "the workbook has no sheet"
     elif not names:
         hidden = ", ".join(repr(m.name) for m in meta)
-        why = f"every sheet is hidden or not a worksheet ({hidden}); name one with --sheet"
+        why = (
+            f"every sheet is hidden or not a worksheet ({hidden}); name one with --sheet, "
+            "or read hidden sheets with --include-hidden"
+        )
     else:
         why = (
             f"no sheet holds links: {', '.join(repr(n) for n in names)} "

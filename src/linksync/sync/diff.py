@@ -20,8 +20,8 @@ Rules (docs/service.md, "Sync semantics"):
   protects its link). A row that failed (validation, an unknown domain) protects every
   link of its slug in the scope, whatever domain it named (a row without slug: every
   link of its URL); the plan names each such link ``skip``, kept by that row. While
-  rows a workbook hides are skipped unread, no link is deleted: each delete is refused
-  with HIDDEN_ROW; with ``retire_to`` each delete is a ``retire`` (``sync.retire``).
+  rows or sheets a workbook hides are skipped unread, no link is deleted: each delete is
+  refused with HIDDEN_ROW (HIDDEN_SHEET); with ``retire_to`` each is a ``retire``.
   Quota and safety are judged on the finished list of changes.
 - An update, replace or delete of a link another owner tag marks is refused
   (OWNED_BY_OTHER) unless ``allow_takeover`` (``linksync.sync.ownership``); a link
@@ -111,15 +111,17 @@ class _Differ:
         self.invalid = frozenset(invalid)
         self.options = options
         self.by_place: dict[Place, list[Problem]] = {}
+        self.hidden: list[Problem] = []  # unread hidden rows and sheets: may name links
         for p in problems:
             if p.provenance is not None and p.provenance.row is not None:
                 self.by_place.setdefault(p.provenance.place, []).append(p)
+            elif p.constant == "HIDDEN_SHEET":  # (rows: ``row_change``)
+                self.hidden.append(p)
         self.claimed: KeyMap[int] = KeyMap()  # key -> the row that claims it
         self.claimed_urls: dict[tuple[str, str], int] = {}
         self.protected_urls: set[tuple[str, str]] = set()
         #: slug (folded) or URL (edges stripped) -> the first invalid row naming it
         self.kept_by: dict[str, LinkSpec] = {}
-        self.hidden: list[Problem] = []  # rows a workbook hides, skipped unread
         self.ignoring = Ignoring(options)  # links left alone (ignore:)
         self.quick = QuickDiff(
             remote, options, self.invalid, self.by_place, self.claimed, matched=matched,
@@ -161,9 +163,8 @@ class _Differ:
         problems: Sequence[Problem],
         fields: tuple[FieldChange, ...] = (),
     ) -> Change:
-        return Change(
-            Action.INVALID, domain, slug, index, spec, link, fields, problems=tuple(problems)
-        )
+        problems = tuple(problems)
+        return Change(Action.INVALID, domain, slug, index, spec, link, fields, problems=problems)
 
     def _protect(self, spec: LinkSpec, domain: str, index: int) -> None:
         if spec.slug:
@@ -340,7 +341,7 @@ class _Differ:
                 continue
             action = Action.DELETE
             problems: tuple[Problem, ...] = ()
-            if self.hidden:  # a hidden row may name this link
+            if self.hidden:  # a hidden row or sheet may name this link
                 action, problems = Action.INVALID, (hidden_refusal(self.hidden),)
             elif other_owners(link.tags, self.options):
                 if self.options.allow_takeover:

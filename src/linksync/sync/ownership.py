@@ -181,13 +181,17 @@ def owner_tag_unused(
 
 
 def hidden_refusal(hidden: Sequence[Problem]) -> Problem:
-    """Why a mirror deletes nothing while rows a workbook hides were skipped unread
-    (``hidden``: their HIDDEN_ROW problems): a hidden row may name the link."""
+    """Why a mirror deletes nothing while rows or sheets a workbook hides were skipped
+    unread (``hidden``: their HIDDEN_ROW and HIDDEN_SHEET problems): they may name the
+    link."""
+    sheets = sum(1 for p in hidden if p.constant == "HIDDEN_SHEET")
+    rows = len(hidden) - sheets
+    what = [f"{n} hidden {kind}(s)" for n, kind in ((rows, "row"), (sheets, "sheet")) if n]
     first = hidden[0].provenance
     where = f" (first: {first.where()})" if first is not None else ""
     return Problem(
-        "HIDDEN_ROW",
-        f"not deleted: {len(hidden)} hidden row(s) of the sources were not "
+        "HIDDEN_ROW" if rows else "HIDDEN_SHEET",
+        f"not deleted: {' and '.join(what)} of the sources were not "
         f"read{where} and may name this link; unhide them, or read them with "
         "--include-hidden",
         None,

@@ -242,7 +242,7 @@ CONTROLS: dict[str, Control] = {
         ),
     ),
     "--reset-passwords": Control(f"resetting passwords ({_TERMINAL})"),
-    "--include-hidden": Control(f"reading hidden rows ({_TERMINAL})"),
+    "--include-hidden": Control(f"reading hidden rows and sheets ({_TERMINAL})"),
     "--base-url": Control(f"the target ({_TERMINAL})", argument=r"URL"),
     "--sandbox": Control(f"the built-in sandbox ({_TERMINAL})"),
     "--ai-slug": Control(f"slugs from the AI tool ({_TERMINAL})"),
