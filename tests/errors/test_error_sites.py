@@ -123,7 +123,7 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sources/excel.py", "_nothing_to_read"): {"EMPTY_SOURCE"},
     ("sources/excel.py", "_read_book"): {"UNCHECKED_FORMAT"},
     ("sources/excel.py", "_read_sheet"): {"EMPTY_SOURCE", "MISSING_URL_COLUMN"},
-    ("sources/excel_cells.py", "_errors"): {"FORMULA_WITHOUT_VALUE"},
+    ("sources/excel_cells.py", "_errors"): {"FORMULA_WITHOUT_VALUE", "STRUCK_THROUGH"},
     ("sources/excel_cells.py", "_issue"): {"INVALID_FIELD"},
     # how the sheet looks: hidden rows skipped, hidden columns and merged cells
     ("sources/excel_layout.py", "hidden_columns"): {"HIDDEN_COLUMN"},

@@ -117,6 +117,10 @@ ADVICE: dict[str, str] = {
         "Hidden sheets are not sent: unhide the sheet or run with --include-hidden to "
         "send it, name the sheets to read with --sheet, or delete the sheet."
     ),
+    "STRUCK_THROUGH": (
+        "Remove the strikethrough (Ctrl+5) from the row's cells to send it, or delete the "
+        "row if it is cancelled."
+    ),
     "HIDDEN_COLUMN": (
         "Unhide the column to check what is sent, or map it to ignore "
         "(--map HEADER=ignore) to leave it out."

@@ -211,8 +211,8 @@ _TABLE: tuple[ErrorDef, ...] = (
         (
             "UNCHECKED_FORMAT",
             "The workbook format (.xls, .xlsb, .ods) hides error cells, number formats, "
-            "hyperlinks, formulas without a saved value, hidden rows and merged cells, so "
-            "they are not checked",
+            "hyperlinks, formulas without a saved value, hidden rows, merged cells and "
+            "struck-through cells, so they are not checked",
         ),
         (
             "FORMULA_WITHOUT_VALUE",
@@ -222,6 +222,7 @@ _TABLE: tuple[ErrorDef, ...] = (
         ("HIDDEN_ROW", "A row the workbook hides (by a filter or by hand) is not read"),
         ("HIDDEN_COLUMN", "A column the workbook hides is read"),
         ("HIDDEN_SHEET", "A sheet the workbook hides holds links and is not read"),
+        ("STRUCK_THROUGH", "A cell is struck through, as a cancelled row is often marked"),
         ("MERGED_CELLS", "A merged cell over several data rows gives its value to each"),
         (
             "AMBIGUOUS_TIME",

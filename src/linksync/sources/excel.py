@@ -185,8 +185,8 @@ def _read_book(
                 "UNCHECKED_FORMAT",
                 f"{path.suffix.lower()} workbooks do not let linksync tell error cells (#N/A) "
                 "from empty cells, nor see number formats, hyperlinks, formulas without a "
-                "saved value, hidden rows and merged cells: save as .xlsx to "
-                "have them checked",
+                "saved value, hidden rows, merged cells and struck-through cells: save as "
+                ".xlsx to have them checked",
                 Provenance(display),
                 None,
                 Severity.WARNING,
@@ -222,10 +222,11 @@ def _notes(pkg: Package, names: list[str]) -> Callable[[str], PendingNotes]:
     parts = pkg.sheet_parts()
     formats = pkg.display_formats()
     recalculate = pkg.recalculates()
+    struck = pkg.struck_styles()
     for name in names:
         if name not in parts:
             raise pkg.fail("cannot find this sheet's part in the workbook", name)
-    return lambda name: pkg.scan_sheet(name, parts[name], formats, recalculate)
+    return lambda name: pkg.scan_sheet(name, parts[name], formats, recalculate, struck)
 
 
 def _hidden_with_links(

@@ -20,6 +20,9 @@ alone would send something else than the sheet shows, in silence:
   in Excel): calamine reads it as empty, so a ``=LOWER("Summer-Sale")`` slug would
   become a random one. An error on the cell (FORMULA_WITHOUT_VALUE) saying how to get
   its value; a formula with a saved value is read as that value.
+- a struck-through cell (the cell's font; as a cancelled row is often marked): its
+  value is kept, and the row is invalid (STRUCK_THROUGH, once a row) so it is not sent,
+  and a mirror keeps its link. A strike inside the text (part of a cell) is not seen.
 
 Text cells, the usual case, pass through the fast path untouched: the checks look only
 at the cells that are not text and at the cells the sheet scan noted
@@ -39,6 +42,11 @@ from linksync.sources.normalize import excel_serial_to_datetime
 from linksync.sources.table import CellIssue
 from linksync.sources.xlsx_guard import SheetNotes
 
+_STRUCK = (
+    "the cell is struck through (as a cancelled row is often marked), so it may not "
+    "mean what it says: the row is not sent; remove the strikethrough to send it, or "
+    "delete the row"
+)
 _ZERO_PAD = re.compile(r'0+|"?0+"?')
 _URL_FIELDS = frozenset({"url", "apple", "google"})
 
@@ -71,6 +79,7 @@ class CellReader:
         self.first_row = first_row  # sheet row index (0-based) of data index 0
         self.skipped = skipped
         self.issues: list[CellIssue] = []
+        self.struck_rows: set[int] = set()  # data indexes named STRUCK_THROUGH
 
     def _issue(self, k: int, fname: str, message: str, warn: bool = False) -> None:
         severity = Severity.WARNING if warn else Severity.ERROR
@@ -100,6 +109,11 @@ class CellReader:
                 out[k] = None
                 message = _unsaved(formula, kind == "stale")
                 self.issues.append(CellIssue(k, fname, "FORMULA_WITHOUT_VALUE", message))
+        for k, _ in self._noted("struck", col, len(out)):
+            # the value is kept (the row still names its link); one error a row
+            if out[k] is not None and out[k] != "" and k not in self.struck_rows:
+                self.struck_rows.add(k)
+                self.issues.append(CellIssue(k, fname, "STRUCK_THROUGH", _STRUCK))
 
     def text(self, cells: list[Any], fname: str, col: int) -> list[Any]:
         """A text field's cells (see module docstring); ``cells`` may be changed."""

@@ -179,6 +179,31 @@ class Package:
             return False
         return pattern.search(xml) is not None
 
+    def struck_styles(self) -> frozenset[bytes]:
+        """The style indexes whose font is struck through (``<strike/>``; not
+        ``val="0"``)."""
+        root = self._xml("xl/styles.xml")
+        if root is None:
+            return frozenset()
+        struck: list[bool] = []
+        fonts: list[int] = []
+        for el in root:
+            tag = el.tag.rsplit("}", 1)[-1]
+            if tag == "fonts":
+                struck = [
+                    any(
+                        part.tag.rsplit("}", 1)[-1] == "strike"
+                        and part.get("val", "1").lower() not in ("0", "false")
+                        for part in font
+                    )
+                    for font in el
+                ]
+            elif tag == "cellXfs":
+                fonts = [int(xf.get("fontId", "0") or 0) for xf in el]
+        return frozenset(
+            str(i).encode() for i, f in enumerate(fonts) if 0 <= f < len(struck) and struck[f]
+        )
+
     def display_formats(self) -> dict[bytes, str]:
         """Style index -> number format code, for styles that change how a number
         shows (not General, not Text, not a date)."""
@@ -220,12 +245,18 @@ class Package:
             raise self.fail(f"part {name} is corrupt: {exc}", sheet) from exc
 
     def scan_sheet(
-        self, sheet: str, part: str, formats: dict[bytes, str], recalculate: bool = False
+        self,
+        sheet: str,
+        part: str,
+        formats: dict[bytes, str],
+        recalculate: bool = False,
+        struck: frozenset[bytes] = frozenset(),
     ) -> PendingNotes:
         """Check one sheet against the limits (raises past them); its notes are
         searched in a thread from the same bytes (``PendingNotes.result``).
-        ``recalculate``: the workbook's ``recalculates()``."""
-        scan = SheetScan(formats, recalculate)
+        ``recalculate``: the workbook's ``recalculates()``; ``struck``: its
+        ``struck_styles()``."""
+        scan = SheetScan(formats, recalculate, struck)
         pieces: list[tuple[bytes, int, int]] = []
         carry, done = b"", 0
         for chunk in self._inflate(part, sheet):

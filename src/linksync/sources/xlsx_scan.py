@@ -83,7 +83,8 @@ class SheetNotes:
     ``hidden_cols``: rows and columns hidden (by a filter or by hand); ``filter``: the
     autoFilter's range (first row, first column, last row, last column) and the columns
     it filters on; ``merged``: merged ranges (first row, first column, last row, last
-    column)."""
+    column); ``struck``: cells whose font is struck through (as a cancelled row is
+    often marked)."""
 
     errors: dict[tuple[int, int], str] = field(default_factory=dict)
     formats: dict[tuple[int, int], str] = field(default_factory=dict)
@@ -95,9 +96,11 @@ class SheetNotes:
     hidden_cols: set[int] = field(default_factory=set)
     filter: tuple[tuple[int, int, int, int], tuple[int, ...]] | None = None
     merged: list[tuple[int, int, int, int]] = field(default_factory=list)
+    struck: dict[tuple[int, int], str] = field(default_factory=dict)
 
     def column(self, kind: str, col: int) -> dict[int, str]:
-        """row -> note of one column (``kind``: errors, formats, links, unsaved or stale)."""
+        """row -> note of one column (``kind``: errors, formats, links, unsaved, stale or
+        struck)."""
         found: dict[tuple[int, int], str] = getattr(self, kind)
         return {r: v for (r, c), v in found.items() if c == col}
 
@@ -105,8 +108,14 @@ class SheetNotes:
 class SheetScan:
     """State of one sheet's chunked scan."""
 
-    def __init__(self, formats: dict[bytes, str], recalculate: bool = False):
+    def __init__(
+        self,
+        formats: dict[bytes, str],
+        recalculate: bool = False,
+        struck: frozenset[bytes] = frozenset(),
+    ):
         self.formats = formats
+        self.struck = struck
         self.notes = SheetNotes(recalculate=recalculate)
         self.declared = (0, 0)
         self.max_row = 0
@@ -209,6 +218,8 @@ class SheetScan:
                 self._fmt(tag, code)
 
             self._tagged(buf, lo, hi, b' s="' + style + b'"', take)
+        for style in self.struck:
+            self._tagged(buf, lo, hi, b' s="' + style + b'"', self._strike)
         start = buf.find(b"<hyperlink ", lo, hi)
         while start >= 0:
             m = _HYPERLINK.match(buf, start)
@@ -318,6 +329,12 @@ class SheetScan:
         value = _VALUE.search(buf, end, stop if stop >= 0 else end + _CONTEXT)
         text = value.group(1).decode("utf-8", "replace") if value else "#ERROR"
         self.notes.errors[cell] = text
+
+    def _strike(self, tag: bytes, _buf: bytes, _end: int) -> None:
+        m = _CELL_TAG_REF.search(tag)
+        cell = cell_of(m.group(1)) if m else None
+        if cell is not None:
+            self.notes.struck[cell] = ""
 
     def _fmt(self, tag: bytes, code: str) -> None:
         t = _TYPE.search(tag)
