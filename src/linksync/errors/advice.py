@@ -82,6 +82,10 @@ ADVICE: dict[str, str] = {
         "docs/links-as-code.md); a top-level key starting with x- holds anchors and is "
         "not read."
     ),
+    "COMMENT_IN_VALUE": (
+        'Quote the whole value (url: "https://example.com/page#pricing") if the # belongs '
+        "to it; write a comment with a space after the # (# pricing)."
+    ),
     "CONFLICTING_COLUMNS": (
         "Keep one of the two columns, or map the other one to ignore (--map HEADER=ignore)."
     ),

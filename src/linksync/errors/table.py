@@ -190,6 +190,11 @@ _TABLE: tuple[ErrorDef, ...] = (
             "A YAML key linksync does not know: that link (a key of a link) or that file (a "
             "top-level or defaults: key) is not sent",
         ),
+        (
+            "COMMENT_IN_VALUE",
+            "YAML reads a #word after a plain value as a comment (url: https://e.com/p #top): "
+            "the value may be cut short, so that link (or that file, in defaults:) is not sent",
+        ),
         ("CONFLICTING_COLUMNS", "Two columns give the same field and their values differ"),
         (
             "URL_PARAM_REPLACED",

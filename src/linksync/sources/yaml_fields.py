@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from yaml.nodes import Node
+
 from linksync.model import Severity
 from linksync.sources.aliases import UTM_FIELDS
 from linksync.sources.normalize import (
@@ -15,12 +17,16 @@ from linksync.sources.normalize import (
     split_tags,
 )
 from linksync.sources.options import ReadOptions
+from linksync.sources.yaml_nodes import glued_comment, glued_message
 
 _UTM_KEYS: dict[str, str] = {
     **{f: f for f in UTM_FIELDS},
     **{f.removeprefix("utm_"): f for f in UTM_FIELDS},
 }
 _SCALAR_FIELDS = ("url", "slug", "domain", "description", "password", "apple", "google")
+
+#: A value YAML cut at a comment (``url: https://e.com/page #pricing``).
+GLUED = "COMMENT_IN_VALUE"
 
 #: A finding of a link entry named by its own constant: (constant, field, message,
 #: severity, column).
@@ -34,6 +40,14 @@ class LinkFields:
     opts: ReadOptions
     defaults: dict[str, Any]
     named: list[Named]
+    lines: list[str]
+
+    def _glued(self, value: Node, key: str, fname: str, column: str) -> None:
+        """A value YAML cut at a ``#word`` comment is an error of its link."""
+        glued = glued_comment(value, self.lines)
+        if glued is not None:
+            message = glued_message(key, glued, fname)
+            self.named.append((GLUED, fname, message, Severity.ERROR, column))
 
     def _fields(
         self, raw: dict[str, Any], columns: dict[str, str], problems: list[tuple[str, str]]

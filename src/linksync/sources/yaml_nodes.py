@@ -220,6 +220,83 @@ def line_of(node: Node) -> int:
     return int(node.start_mark.line) + 1
 
 
+#: YAML's line breaks (``str.splitlines`` knows more, which YAML reads as text).
+_BREAKS = re.compile(r"\r\n|\r|\n|\x85|\u2028|\u2029")
+#: What follows a plain value on its line when YAML reads ``#word`` as a comment.
+_GLUED_COMMENT = re.compile(r"[ \t]+(#\S.*?)[ \t]*$")
+
+
+def source_lines(text: str) -> list[str]:
+    """The text's lines as YAML counts them (for ``glued_comment``)."""
+    return _BREAKS.split(text)
+
+
+def glued_comment(node: Node, lines: list[str]) -> Glued | None:
+    """The first plain value in ``node`` (itself, or a value of the list or mapping it
+    is, one level down as ``utm:`` and ``tags:`` are) that YAML ends at a comment whose
+    ``#`` touches the word after it: ``url: https://e.com/page #pricing`` reads as
+    ``https://e.com/page``, ``description: Sale #1 for members`` as ``Sale`` and
+    ``description: #1 pick`` as null. A comment written ``# text`` (a space after ``#``)
+    or after a quoted value is a comment."""
+    nodes: list[tuple[str | None, Node]] = [(None, node)]
+    if isinstance(node, SequenceNode):
+        nodes = [("-", n) for n in node.value]
+    elif isinstance(node, MappingNode):
+        nodes = [(str(k.value) if isinstance(k, ScalarNode) else None, v) for k, v in node.value]
+    for inner, n in nodes:
+        if not isinstance(n, ScalarNode) or n.style:
+            continue
+        end = n.end_mark
+        if end.line >= len(lines):
+            continue
+        found = _GLUED_COMMENT.fullmatch(lines[end.line][end.column :])
+        if found is not None:
+            return Glued(n, found.group(1), inner)
+    return None
+
+
+@dataclass(frozen=True)
+class Glued:
+    """A plain value YAML cut at a comment: the value, the comment, and the key (or
+    ``-``, a list item) it has under the key checked (None: the key's own value)."""
+
+    node: ScalarNode
+    comment: str
+    inner: str | None
+
+
+#: Keys whose value is an address: the part after ``#`` would be its fragment.
+_ADDRESS_KEYS = frozenset({"url", "apple", "google"})
+
+
+def glued_message(
+    key: str, found: Glued, field: str, stops: str = "the link is not sent", within: str = ""
+) -> str:
+    """What to say of a ``glued_comment`` under ``key`` (of the link field ``field``;
+    ``within``: "defaults."); a password's value is never said."""
+    node, comment, inner = found.node, found.comment, found.inner
+    where = f"YAML reads the text after {within}{key}: on line {line_of(node)}"
+    if inner is not None:
+        item = "-" if inner == "-" else f"{inner}:"
+        where = f"YAML reads the text after {item} under {within}{key}: on line {line_of(node)}"
+    if field == "password":
+        return (
+            f"{where} from its # on as a comment, so the value read may be only part of "
+            f'what was meant: {stops}; quote the whole value ("...") if the # belongs to '
+            "it, or write the comment with a space after the # (# note)"
+        )
+    text = "" if node.tag == NULL else str(node.value)
+    glue = "" if field in _ADDRESS_KEYS else " "
+    kept = f"{text}{glue}{comment}" if text else comment
+    read = f"the value is read as {text!r}" if text else "the value is read as empty (null)"
+    written = f'- "{kept}"' if inner == "-" else f'{inner or key}: "{kept}"'
+    return (
+        f"{where}, {comment!r}, as a comment, so {read}: {stops}; if {comment!r} belongs "
+        f"to the value, quote it ({written}); if it is a comment, write a space after "
+        f"the # (# {comment[1:]})"
+    )
+
+
 def compose(text: str) -> Node | None:
     """The document's root node (None for an empty document). Raises yaml.YAMLError,
     or Refused for nesting too deep for the parser."""

@@ -42,14 +42,17 @@ from linksync.rules.timestamps import zone_name
 from linksync.sources.frame import ReadResult, SpecFrame, UnknownColumn
 from linksync.sources.options import YAML_SUFFIXES, ReadOptions
 from linksync.sources.sniff import refuse_binary
-from linksync.sources.yaml_fields import LinkFields, Named
+from linksync.sources.yaml_fields import GLUED, LinkFields, Named
 from linksync.sources.yaml_nodes import (
     NULL,
     Refused,
     Walk,
     check_tag,
     compose,
+    glued_comment,
+    glued_message,
     line_of,
+    source_lines,
 )
 from linksync.sources.yaml_secrets import SecretFields, SecretReader, in_clear, parse_ref
 
@@ -95,7 +98,9 @@ def _read_file(path: Path, display: str, result: ReadResult, opts: ReadOptions) 
             message = f"nothing to read: the file {what}, so it declares no link; {_NO_LINKS}"
             result.problems.append(Problem("EMPTY_SOURCE", message, Provenance(display)))
             return
-        _FileReader(display, result, opts, SecretReader(path, display)).read(root)
+        reader = _FileReader(display, result, opts, SecretReader(path, display))
+        reader.lines = source_lines(text)
+        reader.read(root)
     except yaml.YAMLError as exc:
         raise SourceError(f"{display}: not valid YAML: {exc}", path=display) from exc
     except Refused as exc:
@@ -138,6 +143,8 @@ class _FileReader(LinkFields, SecretFields):
     #: ``defaults: ignore_changes:`` (a link's own replace them) and ``defaults: ignore:``.
     ignore_changes: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    #: The file's lines (a comment YAML takes out of a value is found there).
+    lines: list[str] = field(default_factory=list)
 
     def read(self, root: Node) -> None:
         links: Node | None = None
@@ -252,6 +259,11 @@ class _FileReader(LinkFields, SecretFields):
                 )
                 continue
             lines[fname] = (key, line_of(key_node))
+            glued = glued_comment(value, self.lines)
+            if glued is not None:
+                stops = "nothing of this file is sent"
+                message = glued_message(key, glued, fname, stops, "defaults.")
+                self._file_problem(message, key_node, GLUED)
             plain = self.walk.plain(value)
             if fname == "password" and not self._default_password(plain, key_node):
                 continue
@@ -300,6 +312,7 @@ class _FileReader(LinkFields, SecretFields):
             raw["slug"], columns["slug"] = slug_key, "(key)"
         if isinstance(node, ScalarNode) and slug_key is not None:
             raw["url"], columns["url"] = self.walk.scalar(node), "(value)"
+            self._glued(node, slug_key, "url", "(value)")
         elif isinstance(node, MappingNode):
             for key, knode, value in self.walk.pairs(node):
                 if key == _IGNORE_CHANGES:
@@ -331,6 +344,7 @@ class _FileReader(LinkFields, SecretFields):
                     )
                     continue
                 lines[fname] = knode
+                self._glued(value, key, fname, key)
                 if fname == "slug" and slug_key is not None:
                     text = self.walk.plain(value)
                     if text != slug_key:
