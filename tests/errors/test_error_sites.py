@@ -134,7 +134,7 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sources/shortlinks.py", "_disagree"): {"CONFLICTING_COLUMNS"},
     ("sources/shortlinks.py", "split_short"): {"INVALID_FIELD"},  # a short link not split
     ("sources/table.py", "_conflicts"): {"CONFLICTING_COLUMNS"},
-    ("sources/table.py", "build_frame"): {"REPEATED_HEADER", "ROW_STATE_COLUMN"},
+    ("sources/table.py", "build_frame"): {"REPEATED_HEADER", "ROW_STATE_COLUMN", "SECTION_TITLE"},
     ("sources/table.py", "unknown_column_problem"): {"UNKNOWN_COLUMN"},
     ("sources/urlparts.py", "_added"): {"URL_PARAM_ADDED"},
     # a query cell that is not name=value pairs; two columns giving one parameter

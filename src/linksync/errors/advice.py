@@ -77,6 +77,10 @@ ADVICE: dict[str, str] = {
         "Put the second table on a sheet (or in a file) of its own, or delete its title "
         "and header rows if its rows belong to the first table."
     ),
+    "SECTION_TITLE": (
+        "Delete the title row if the rows under it belong with the rows above; otherwise "
+        "move them to a sheet (or a file) of their own, or delete them."
+    ),
     "UNKNOWN_KEY": (
         "Spell the key as the message suggests (the keys are listed in "
         "docs/links-as-code.md); a top-level key starting with x- holds anchors and is "

@@ -186,6 +186,11 @@ _TABLE: tuple[ErrorDef, ...] = (
             "rows under it are not read",
         ),
         (
+            "SECTION_TITLE",
+            "A title row between rows of links (one cell after an empty row, such as "
+            '"Old links (do not use)"): it and the rows under it are not read',
+        ),
+        (
             "UNKNOWN_KEY",
             "A YAML key linksync does not know: that link (a key of a link) or that file (a "
             "top-level or defaults: key) is not sent",

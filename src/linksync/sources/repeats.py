@@ -8,6 +8,14 @@ of the first table (errors rather than skipped rows: they stay in the reports, a
 invalid row still protects its link from a mirror's deletes). A title row right
 above the repeated header (one cell filled, no URL) belongs to the second table too.
 
+A title between rows of links splits the sheet too: after an empty row, one cell
+filled that is no link value ("Old links (do not use)", "DO NOT USE BELOW THIS LINE",
+"Archive" in the Description column), with rows under it. What the rows under such a
+title mean is the title's to say, so the title row and every row under it are errors
+(``SECTION_TITLE``), as under a repeated header. A lone cell that could be a slug, a
+URL or a domain (a row whose URL was forgotten) is no title, nor is a note with no row
+under it, nor a title above the first row of links.
+
 A row repeats the header when the cell of its key column (the URL, else the slug,
 else the short link) is a column name, and at least two of its filled cells, more
 than half of them, are: the header's own words, or any header linksync knows
@@ -17,7 +25,7 @@ than half of them, are: the header's own words, or any header linksync knows
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import repeat
+from itertools import pairwise, repeat
 from operator import contains
 
 import numpy as np
@@ -29,6 +37,8 @@ from linksync.sources.columns import is_header_word, normalize_header
 RepeatCell = tuple[int, str]
 
 _SPLIT = "two tables on one sheet"
+#: Fields a lone cell of a row of links may hold (a row whose URL was forgotten).
+_KEYS = frozenset({"url", "slug", "domain", SHORT_URL})
 
 
 def _word(value: object, own: frozenset[str]) -> bool:
@@ -93,6 +103,58 @@ def repeated_headers(
                     )
                 )
     return found
+
+
+def section_titles(
+    values: Mapping[str, np.ndarray], present: Mapping[str, np.ndarray], first_row: int, end: int
+) -> list[RepeatCell]:
+    """The title row splitting the data rows before ``end`` (module docstring) and the
+    rows under it, with what to say of each."""
+    filled = np.zeros(end, dtype=bool)
+    for mask in present.values():
+        filled |= mask[:end]
+    rows = np.flatnonzero(filled).tolist()
+    for above, i in pairwise(rows):
+        if i == above + 1 or i == rows[-1] or not _section(i, values, present):
+            continue
+        title = _short(next(str(values[f][i]) for f, m in present.items() if m[i]))
+        row = first_row + i
+        found = [
+            (
+                i,
+                f"this row reads as a title ({title}: one cell, after an empty row) that "
+                "splits the rows of links: the rows under it are not sent; delete this row "
+                "if they belong with the rows above, or move them to a sheet of their own",
+            )
+        ]
+        found += [
+            (
+                k,
+                f"this row is under the title at row {row} ({title}), which may say it is "
+                f"not to be sent: it is not sent; delete row {row} if it belongs with the "
+                "rows above",
+            )
+            for k in rows
+            if k > i
+        ]
+        return found
+    return []
+
+
+def _section(i: int, values: Mapping[str, np.ndarray], present: Mapping[str, np.ndarray]) -> bool:
+    """Row ``i`` is one cell that is no link value: words, or text in a column that
+    holds no slug, URL or domain."""
+    filled = [f for f, m in present.items() if m[i]]
+    if len(filled) != 1:
+        return False
+    text = str(values[filled[0]][i])
+    if "://" in text:
+        return False
+    return any(c.isspace() for c in text) or filled[0] not in _KEYS
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:39] + "…")
 
 
 def _repeats(

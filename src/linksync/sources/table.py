@@ -37,7 +37,7 @@ from linksync.sources.column_report import column_report, held_guesses
 from linksync.sources.columns import ColumnMatch
 from linksync.sources.frame import SpecFrame, Stripped, not_none
 from linksync.sources.options import ReadOptions
-from linksync.sources.repeats import repeated_headers
+from linksync.sources.repeats import repeated_headers, section_titles
 from linksync.sources.rowstates import state_cells, state_message
 
 if TYPE_CHECKING:
@@ -208,6 +208,10 @@ def build_frame(
     # and nothing else is said about them.
     second = repeated_headers(cleaned, present, match.headers, first_row)
     found += [CellIssue(k, None, "REPEATED_HEADER", message) for k, message in second]
+    # A title between rows of links ("Old links (do not use)"): it and the rows under it.
+    titled = section_titles(cleaned, present, first_row, min((k for k, _ in second), default=n))
+    found += [CellIssue(k, None, "SECTION_TITLE", message) for k, message in titled]
+    second += titled
     rows = np.arange(first_row, first_row + n, dtype=np.int64)
     keep = np.arange(n)
     nonempty = np.zeros(n, dtype=bool)
