@@ -130,6 +130,9 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sources/excel_layout.py", "hide_rows"): {"HIDDEN_ROW"},
     ("sources/excel.py", "_hidden_with_links"): {"HIDDEN_SHEET"},  # a hidden sheet of links
     ("sources/excel_layout.py", "spread_merged"): {"MERGED_CELLS"},
+    # a sheet without a header: skipped; one holding web addresses: no mirror delete
+    ("sources/excel_layout.py", "skipped_sheet"): {"MISSING_URL_COLUMN"},
+    ("sources/excel_layout.py", "unread_links"): {"UNREAD_SHEET"},
     ("sources/normalize.py", "_oddness"): {"AMBIGUOUS_TIME", "INVALID_EXPIRY"},
     ("sources/shortlinks.py", "_disagree"): {"CONFLICTING_COLUMNS"},
     ("sources/shortlinks.py", "split_short"): {"INVALID_FIELD"},  # a short link not split
@@ -167,8 +170,9 @@ SITES: dict[tuple[str, str], set[str]] = {
     ("sync/diff.py", "_match"): {"AMBIGUOUS_MATCH"},
     ("sync/diff.py", "_missing_url"): {"MISSING_URL"},
     ("sync/diff.py", "row_change"): {"HIDDEN_ROW"},  # a hidden row: a skip, not read
-    ("sync/diff.py", "__init__"): {"HIDDEN_SHEET"},  # a hidden sheet: no mirror delete
-    ("sync/ownership.py", "hidden_refusal"): {"HIDDEN_ROW", "HIDDEN_SHEET"},  # no delete
+    # a hidden sheet, or one without a header holding web addresses: no mirror delete
+    ("sync/diff.py", "__init__"): {"HIDDEN_SHEET", "UNREAD_SHEET"},
+    ("sync/ownership.py", "hidden_refusal"): {"HIDDEN_ROW", "HIDDEN_SHEET", "UNREAD_SHEET"},
     ("sync/execute.py", "<module>"): {"INTERRUPTED"},
     ("sync/execute.py", "not_attempted"): {"NOT_ATTEMPTED"},
     ("sync/ownership.py", "<module>"): {"OWNED_BY_OTHER"},

@@ -125,6 +125,10 @@ ADVICE: dict[str, str] = {
         "Hidden sheets are not sent: unhide the sheet or run with --include-hidden to "
         "send it, name the sheets to read with --sheet, or delete the sheet."
     ),
+    "UNREAD_SHEET": (
+        "Add a header row naming the sheet's columns (Back-half, Destination URL) to read "
+        "it, or name the sheets to read with --sheet; a mirror deletes nothing meanwhile."
+    ),
     "STRUCK_THROUGH": (
         "Remove the strikethrough (Ctrl+5) from the row's cells to send it, or delete the "
         "row if it is cancelled."

@@ -232,6 +232,10 @@ _TABLE: tuple[ErrorDef, ...] = (
         ("HIDDEN_ROW", "A row the workbook hides (by a filter or by hand) is not read"),
         ("HIDDEN_COLUMN", "A column the workbook hides is read"),
         ("HIDDEN_SHEET", "A sheet the workbook hides holds links and is not read"),
+        (
+            "UNREAD_SHEET",
+            "A sheet without a header naming its columns holds web addresses and is not read",
+        ),
         ("STRUCK_THROUGH", "A cell is struck through, as a cancelled row is often marked"),
         ("MERGED_CELLS", "A merged cell over several data rows gives its value to each"),
         (

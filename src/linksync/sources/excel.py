@@ -40,7 +40,7 @@ from linksync.safe.terminal import printable
 from linksync.sources.columns import compile_mapping, match_columns, normalize_header
 from linksync.sources.encrypted import decrypt_workbook, is_encrypted_workbook
 from linksync.sources.excel_cells import CellReader, cell_text
-from linksync.sources.excel_layout import hidden_columns, hide_rows, spread_merged
+from linksync.sources.excel_layout import hidden_columns, hide_rows, skipped_sheet, spread_merged
 from linksync.sources.frame import ReadResult, UnknownColumn
 from linksync.sources.header import find_header
 from linksync.sources.normalize import excel_serial_to_datetime, normalize_expiry
@@ -312,17 +312,7 @@ def _read_sheet(
     head = find_header(rows, explicit=explicit)
     if head is None:
         if named or not (_is_blank(rows) or normalize_header(sheet) in _HELP_SHEETS):
-            severity = Severity.ERROR if named else Severity.WARNING
-            result.problems.append(
-                Problem(
-                    "MISSING_URL_COLUMN",
-                    "sheet skipped: no header row naming a destination URL column "
-                    '(e.g. "Destination URL") in its first 30 rows',
-                    Provenance(display, sheet),
-                    None,
-                    severity,
-                )
-            )
+            result.problems.append(skipped_sheet(display, sheet, rows, named))
         return
     header = list(head.cells)
     match = match_columns(header, opts.mapping)

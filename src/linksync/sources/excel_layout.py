@@ -17,6 +17,10 @@ sheet shows:
   ``--include-hidden`` (``ReadOptions.include_hidden``) reads them.
 - a hidden column is read (it often holds helper data: a slug worked out by a
   formula, an id), with one warning for the sheet naming it (``hidden_columns``).
+
+A sheet skipped for want of a header naming its columns may still hold links (web
+addresses typed without a header row): ``unread_links`` names the first, in a warning
+a mirror takes as "do not delete" (the sheet may name the link).
 """
 
 from __future__ import annotations
@@ -167,6 +171,50 @@ def hidden_columns(notes: SheetNotes, match: ColumnMatch, where: Provenance) -> 
         f"hidden column(s) read: {names}; unhide them to see what is sent, or map them "
         'with --map "HEADER=ignore" to leave them out',
         where,
+        None,
+        Severity.WARNING,
+    )
+
+
+#: What a cell holding a web address starts with.
+_WEB = ("http://", "https://")
+
+
+def skipped_sheet(display: str, sheet: str, rows: list[list[Any]], named: bool) -> Problem:
+    """What to say of a sheet without a header naming its columns (``rows``: its cells):
+    an error for a sheet ``--sheet`` names; else a warning, ``UNREAD_SHEET`` when it
+    holds web addresses (``unread_links``)."""
+    unread = None if named else unread_links(display, sheet, rows)
+    return unread or Problem(
+        "MISSING_URL_COLUMN",
+        "sheet skipped: no header row naming a destination URL column "
+        '(e.g. "Destination URL") in its first 30 rows',
+        Provenance(display, sheet),
+        None,
+        Severity.ERROR if named else Severity.WARNING,
+    )
+
+
+def unread_links(display: str, sheet: str, rows: list[list[Any]]) -> Problem | None:
+    """The warning ``UNREAD_SHEET`` for a sheet skipped without a header (``rows``: its
+    cells) that holds web addresses, naming how many and the first; None when it holds
+    none (a sheet of notes or lists)."""
+    count, first = 0, ""
+    for r, row in enumerate(rows):
+        for c, v in enumerate(row):
+            if isinstance(v, str) and v.lstrip()[:8].lower().startswith(_WEB):
+                count += 1
+                first = first or f"{column_letter(c)}{r + 1} {_shown(v.strip())}"
+    if not count:
+        return None
+    return Problem(
+        "UNREAD_SHEET",
+        'sheet skipped: no header row naming a destination URL column (e.g. "Destination '
+        f'URL") in its first 30 rows, though it holds {count} web address'
+        f"{'' if count == 1 else 'es'} (first: {first}): its rows are not read, and a "
+        "mirror deletes nothing while it is unread; add a header row (Back-half, "
+        "Destination URL), or name the sheets to read with --sheet",
+        Provenance(display, sheet),
         None,
         Severity.WARNING,
     )

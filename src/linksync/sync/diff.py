@@ -115,7 +115,7 @@ class _Differ:
         for p in problems:
             if p.provenance is not None and p.provenance.row is not None:
                 self.by_place.setdefault(p.provenance.place, []).append(p)
-            elif p.constant == "HIDDEN_SHEET":  # (rows: ``row_change``)
+            elif p.constant in ("HIDDEN_SHEET", "UNREAD_SHEET"):  # (rows: ``row_change``)
                 self.hidden.append(p)
         self.claimed: KeyMap[int] = KeyMap()  # key -> the row that claims it
         self.claimed_urls: dict[tuple[str, str], int] = {}

@@ -182,18 +182,22 @@ def owner_tag_unused(
 
 def hidden_refusal(hidden: Sequence[Problem]) -> Problem:
     """Why a mirror deletes nothing while rows or sheets a workbook hides were skipped
-    unread (``hidden``: their HIDDEN_ROW and HIDDEN_SHEET problems): they may name the
-    link."""
+    unread (``hidden``: their HIDDEN_ROW and HIDDEN_SHEET problems), or sheets skipped
+    without a header that hold web addresses (UNREAD_SHEET): they may name the link."""
     sheets = sum(1 for p in hidden if p.constant == "HIDDEN_SHEET")
-    rows = len(hidden) - sheets
+    bare = sum(1 for p in hidden if p.constant == "UNREAD_SHEET")  # no header, web addresses
+    rows = len(hidden) - sheets - bare
     what = [f"{n} hidden {kind}(s)" for n, kind in ((rows, "row"), (sheets, "sheet")) if n]
+    fix = ["unhide them, or read them with --include-hidden"] if rows or sheets else []
+    if bare:
+        what.append(f"{bare} sheet(s) without a header")
+        fix.append("give a header row to a sheet without one, or name the sheets with --sheet")
     first = hidden[0].provenance
     where = f" (first: {first.where()})" if first is not None else ""
     return Problem(
-        "HIDDEN_ROW" if rows else "HIDDEN_SHEET",
+        "HIDDEN_ROW" if rows else "HIDDEN_SHEET" if sheets else "UNREAD_SHEET",
         f"not deleted: {' and '.join(what)} of the sources were not "
-        f"read{where} and may name this link; unhide them, or read them with "
-        "--include-hidden",
+        f"read{where} and may name this link; {'; '.join(fix)}",
         None,
     )
 
