@@ -24,7 +24,9 @@ other products' CSV exports, so such a file imports without a hand-written mappi
   ``longUrl``, ``dateCreated``, ``tags``, ``title``, ``domain``).
 
 Headers marketers write in their own sheets are covered as well: "Campaign tags",
-"Tags (comma separated)", "Short link ending", "Custom back-half", "Expiration".
+"Tags (comma separated)", "Short link ending", "Custom back-half", "Expiration", and
+the same in German, French, Spanish, Italian, Dutch and Portuguese ("Ziel-URL",
+"Lien court", "Descripción", "Data di scadenza").
 
 Columns that are clearly metadata of an export (ids, click counts, creation dates,
 QR codes) are not read, and listed as such; any other unknown column is reported once
@@ -211,6 +213,38 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "utm_term": ("utm_term", "term", "campaign term"),
     "utm_content": ("utm_content", "content", "campaign content"),
 }
+
+#: The same headers in German, French, Spanish, Italian, Dutch and Portuguese, as
+#: campaign sheets and localised exports write them (ranked after the English words;
+#: with and without accents). A localised short link column is split as any other: a
+#: cell holding only a back-half is an error on its row, never a generated slug.
+_LOCALISED: dict[str, tuple[str, ...]] = {
+    "url": (
+        "ziel-url", "zieladresse", "lange url", "url de destination", "url longue",
+        "url cible", "url de destino", "url larga", "url di destinazione", "url lunga",
+        "doel-url", "bestemmings-url", "url longa",
+    ),
+    SHORT_URL: (
+        "kurzlink", "kurz-url", "lien court", "url courte", "lien raccourci", "enlace corto",
+        "url corta", "link breve", "url breve", "korte link", "korte url", "link curto",
+        "url curta",
+    ),
+    "description": (
+        "beschreibung", "descripción", "descripcion", "descrizione", "beschrijving",
+        "omschrijving", "descrição", "descricao",
+    ),
+    "tags": (
+        "schlagwörter", "schlagworte", "étiquettes", "etiquettes", "mots-clés", "mots-cles",
+        "etiquetas", "etichette",
+    ),
+    "expires_at": (
+        "ablaufdatum", "gültig bis", "gueltig bis", "läuft ab", "date d'expiration",
+        "date d'échéance", "fecha de caducidad", "fecha de vencimiento", "data di scadenza",
+        "scadenza", "vervaldatum", "verloopt op", "data de expiração", "data de expiracao",
+        "data de validade",
+    ),
+}  # fmt: skip
+ALIASES = {f: (*words, *_LOCALISED.get(f, ())) for f, words in ALIASES.items()}
 
 #: Aliases of ``ALIASES`` that are loose words (see module docstring): a column matched
 #: by one is a guess. Every other alias names its field unmistakably: the field's own
