@@ -286,8 +286,10 @@ def read_config(path: Path) -> Mapping[str, Any]:
         raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
     import yaml  # here: a run without a config file never loads the YAML parser
 
+    from linksync.config.strict_yaml import load_config_text
+
     try:
-        data = yaml.safe_load(text)
+        data = load_config_text(text, path)
     except yaml.YAMLError as exc:
         raise ConfigError(f"config {path} is not valid YAML: {exc}") from None
     data = {} if data is None else data
