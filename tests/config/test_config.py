@@ -92,6 +92,8 @@ def test_env_key_on_the_sandbox(tmp_path: Path) -> None:
     ("kwargs", "env", "words"),
     [
         ({}, {}, "$PROD_KEY, which is not set"),
+        ({}, {"PROD_KEY": ""}, "$PROD_KEY, which is set but empty"),
+        ({}, {"PROD_KEY": "  \n"}, "$PROD_KEY, which is set but empty"),
         ({"profile": "nope"}, {}, "no profile 'nope'"),
         ({"config": "missing.yaml"}, {}, "does not exist"),
         ({"base_url": "https://x.example.com", "profile": "box"}, {}, "no API key"),
