@@ -109,6 +109,8 @@ def test_config_errors(home: Path, kwargs: dict[str, str], env: dict[str, str], 
     ("profile", "words"),
     [
         ({"base_url": "https://x", "api_key": "k"}, "unknown key(s) api_key"),
+        ({"ownertag": "owner:web"}, "unknown key(s) ownertag (ownertag: did you mean owner_tag?)"),
+        ({"default-domain": "go.x"}, "(default-domain: did you mean default_domain?)"),
         ({"concurrency": 0}, "concurrency"),
         ({"concurrency": "8"}, "concurrency"),
         ({"columns": ["url"]}, "columns must be a mapping"),
