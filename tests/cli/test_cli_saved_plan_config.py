@@ -87,3 +87,12 @@ def test_a_flag_over_the_profile_at_plan_time_still_applies(planned: Path) -> No
     applied = run("apply", "--plan", "p.json", "--yes")  # the profile as it was: applies
     assert applied.exit_code == 0, applied.output
     assert slugs(planned) == {"spring", "summer"}
+
+
+def test_a_misspelt_limit_added_since_stops_the_apply(planned: Path) -> None:
+    # A fresh plan refuses it; a saved plan read only the keys it knew, and deleted.
+    (planned / "linksync.yaml").write_text(PROFILE + "limits: {max_delete: 0}\n", "utf-8")
+    applied = run("apply", "--plan", "p.json", "--yes")
+    assert applied.exit_code == 2, applied.output
+    assert "unknown key(s) max_delete (max_delete: did you mean max_deletes?)" in applied.output
+    assert slugs(planned) == set(SEASONS)

@@ -22,6 +22,7 @@ from typing import Any
 
 from linksync.api import LinkClient
 from linksync.config import Settings
+from linksync.config.profiles import refuse_unknown
 from linksync.errors import SavedPlanMismatch
 from linksync.model import LinkSpec
 from linksync.pipeline.fields import flags_of, from_profile, given
@@ -30,6 +31,7 @@ from linksync.sync.binding import WorkspaceId, check_sources, raise_unbound, wor
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Plan
 from linksync.sync.saved_options import (
+    LIMITS,
     SHAPING,
     Rebound,
     config_conflicts,
@@ -94,6 +96,7 @@ def check_saved(
     if plan.workspace is None:
         raise_unbound(plan_name)
     check_sources(plan.sources, list(sources), plan_name)
+    refuse_unknown(settings.limits, frozenset(LIMITS), "profile limits")  # as a fresh plan
     where = settings.config_path.name if settings.config_path is not None else "the profile"
     conflicts = config_conflicts(plan, profile_shaping(settings), asks.options, where)
     if conflicts:
