@@ -56,7 +56,28 @@ def given_flags() -> dict[str, Any]:
         flags[max(param.opts, key=len)] = value
     if "--map" in flags:
         flags["--map"] = parse_maps(flags["--map"])
+    refuse_blank(flags)
     return flags
+
+
+def refuse_blank(flags: Mapping[str, Any]) -> None:
+    """``ConfigError`` for a flag of what a run may do (``SyncPolicy``) given an empty
+    text: ``--owner-tag "$OWNER"`` with the variable unset in the job read as not given,
+    and a mirror scoped by domain alone deleted every link of the domain; an empty
+    ``--retire-to`` deleted instead of retiring."""
+    from dataclasses import fields
+
+    from linksync.pipeline.fields import flags_of
+    from linksync.pipeline.request import SyncPolicy
+
+    policy = {flags_of(f)[0] for f in fields(SyncPolicy)}
+    for flag, value in flags.items():
+        values = value if isinstance(value, tuple | list) else (value,)
+        if flag in policy and any(isinstance(v, str) and not v.strip() for v in values):
+            raise ConfigError(
+                f"{flag} was given an empty value (a variable not set where the job runs?): "
+                "give it a value, or leave the flag out (nothing done)"
+            )
 
 
 def asked(flags: Mapping[str, Any]) -> tuple[Reading, SyncPolicy, Notify]:
