@@ -92,6 +92,8 @@ def test_env_key_on_the_sandbox(tmp_path: Path) -> None:
     ("kwargs", "env", "words"),
     [
         ({}, {}, "$PROD_KEY, which is not set"),
+        ({}, {"PROD_KEY": ""}, "$PROD_KEY, which is set but empty"),
+        ({}, {"PROD_KEY": "  \n"}, "$PROD_KEY, which is set but empty"),
         ({"profile": "nope"}, {}, "no profile 'nope'"),
         ({"config": "missing.yaml"}, {}, "does not exist"),
         ({"base_url": "https://x.example.com", "profile": "box"}, {}, "no API key"),
@@ -107,6 +109,8 @@ def test_config_errors(home: Path, kwargs: dict[str, str], env: dict[str, str], 
     ("profile", "words"),
     [
         ({"base_url": "https://x", "api_key": "k"}, "unknown key(s) api_key"),
+        ({"ownertag": "owner:web"}, "unknown key(s) ownertag (ownertag: did you mean owner_tag?)"),
+        ({"default-domain": "go.x"}, "(default-domain: did you mean default_domain?)"),
         ({"concurrency": 0}, "concurrency"),
         ({"concurrency": "8"}, "concurrency"),
         ({"columns": ["url"]}, "columns must be a mapping"),

@@ -13,7 +13,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -54,7 +56,28 @@ def given_flags() -> dict[str, Any]:
         flags[max(param.opts, key=len)] = value
     if "--map" in flags:
         flags["--map"] = parse_maps(flags["--map"])
+    refuse_blank(flags)
     return flags
+
+
+def refuse_blank(flags: Mapping[str, Any]) -> None:
+    """``ConfigError`` for a flag of what a run may do (``SyncPolicy``) given an empty
+    text: ``--owner-tag "$OWNER"`` with the variable unset in the job read as not given,
+    and a mirror scoped by domain alone deleted every link of the domain; an empty
+    ``--retire-to`` deleted instead of retiring."""
+    from dataclasses import fields
+
+    from linksync.pipeline.fields import flags_of
+    from linksync.pipeline.request import SyncPolicy
+
+    policy = {flags_of(f)[0] for f in fields(SyncPolicy)}
+    for flag, value in flags.items():
+        values = value if isinstance(value, tuple | list) else (value,)
+        if flag in policy and any(isinstance(v, str) and not v.strip() for v in values):
+            raise ConfigError(
+                f"{flag} was given an empty value (a variable not set where the job runs?): "
+                "give it a value, or leave the flag out (nothing done)"
+            )
 
 
 def asked(flags: Mapping[str, Any]) -> tuple[Reading, SyncPolicy, Notify]:
@@ -104,7 +127,7 @@ def handle_errors(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with logging_restored():
+        with logging_restored(), sigterm_as_ctrl_c():
             return _run(fn, *args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
@@ -122,6 +145,32 @@ def logging_restored() -> Iterator[None]:
     finally:
         logger.handlers[:] = saved[0]
         logger.propagate, logger.level = saved[1], saved[2]
+
+
+@contextlib.contextmanager
+def sigterm_as_ctrl_c() -> Iterator[None]:
+    """While a command runs, SIGTERM (what a scheduler, a CI runner or Kubernetes sends
+    to stop a job) does what Ctrl-C does: an apply stops taking rows, lets the requests
+    in flight finish, writes its reports and its journal's end, and exits 130. Without
+    this, SIGTERM ended the process at once: no report, no summary, exit 143."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers belong to the main thread
+        return
+    previous = signal.signal(signal.SIGTERM, _as_ctrl_c)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _as_ctrl_c(signum: int, frame: Any) -> None:
+    """Hand SIGTERM to the handler of SIGINT: asyncio's (a run in an event loop cancels
+    its main task, and a second signal stops at once) or Python's (KeyboardInterrupt);
+    when SIGINT is ignored (a job started in the background), KeyboardInterrupt."""
+    handler = signal.getsignal(signal.SIGINT)
+    if not callable(handler):
+        raise KeyboardInterrupt
+    handler(signal.SIGINT, frame)
 
 
 def _run(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -258,9 +258,13 @@ def resolve_key(flag_file: str | None, env: Mapping[str, str], prof: Profile) ->
     if prof.api_key_env:
         value = env.get(prof.api_key_env, "").strip()
         if not value:
-            raise ConfigError(
-                f"profile {prof.name or '(default)'} takes its key from ${prof.api_key_env}, "
+            how = (
                 "which is not set"
+                if prof.api_key_env not in env
+                else "which is set but empty (a CI secret that did not reach this job?)"
+            )
+            raise ConfigError(
+                f"profile {prof.name or '(default)'} takes its key from ${prof.api_key_env}, {how}"
             )
         return value
     if prof.api_key_file:

@@ -8,6 +8,7 @@ of the wrong type are a ``ConfigError`` naming the profile and the key.
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -105,8 +106,10 @@ def refuse_unknown(data: Mapping[str, Any], known: frozenset[str], where: str) -
     """A ``ConfigError`` naming the keys of ``data`` that are not ``known``, and those."""
     unknown = sorted(set(map(str, data)) - known)
     if unknown:
+        near = [(k, difflib.get_close_matches(k, sorted(known), n=1, cutoff=0.75)) for k in unknown]
+        hint = "".join(f" ({k}: did you mean {m[0]}?)" for k, m in near if m)
         raise ConfigError(
-            f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            f"{where}: unknown key(s) {', '.join(unknown)}{hint}; known: {', '.join(sorted(known))}"
         )
 
 
@@ -286,8 +289,10 @@ def read_config(path: Path) -> Mapping[str, Any]:
         raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
     import yaml  # here: a run without a config file never loads the YAML parser
 
+    from linksync.config.strict_yaml import load_config_text
+
     try:
-        data = yaml.safe_load(text)
+        data = load_config_text(text, path)
     except yaml.YAMLError as exc:
         raise ConfigError(f"config {path} is not valid YAML: {exc}") from None
     data = {} if data is None else data

@@ -47,7 +47,7 @@ from linksync.pipeline.passwords import load_passwords, password_store
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
 from linksync.pipeline.preflight import PathArg, clear_leftovers, run_checks, run_paths
 from linksync.pipeline.request import Hooks, Notify, Outputs, PlanOutputs, Reading, SyncPolicy
-from linksync.pipeline.saved import saved_asks, workspace_here
+from linksync.pipeline.saved import config_of, saved_asks, workspace_here
 from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
 from linksync.safe.outputs import write_text_atomic
@@ -202,7 +202,8 @@ async def _planning(
             changed=changed,
         )
         # What an apply of this plan checks: the workspace, the sources (sync.binding).
-        made = replace(made, workspace=await workspace_here(client, settings), sources=digests)
+        here = await workspace_here(client, settings)
+        made = replace(made, workspace=here, sources=digests, config=config_of(settings))
     log_plan_counts(log, made.counts)
     saved_json = None
     if out is not None:

@@ -29,7 +29,7 @@ from linksync.sync.diff import diff
 from linksync.sync.enrich import enrich
 from linksync.sync.fingerprints import PasswordMemory
 from linksync.sync.options import SyncOptions
-from linksync.sync.ownership import owner_tag_unused
+from linksync.sync.ownership import check_owner_tag_case, owner_tag_unused
 from linksync.sync.plan import Change, Plan, restore_passwords
 from linksync.sync.remote import fetch_remote
 from linksync.sync.saved_options import rejudge
@@ -112,6 +112,7 @@ async def make_plan(
         remote = await fetch_remote(client, [*valid, *gone], options, named=named)
     else:  # the rows themselves: the diff takes the rows the listing matched
         remote = await fetch_remote(client, specs, options, named=named, skip=invalid)
+    check_owner_tag_case(options, (link.tags for link in remote.links.values()))
     if ai_slug or ai_og:
         specs = await enrich(
             specs, remote, client, options, ai_slug=ai_slug, ai_og=ai_og, skip=validation.invalid

@@ -35,6 +35,7 @@ import json
 import os
 import secrets
 import stat
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -223,6 +224,11 @@ def _problems_of(output: Output, protected_ids: dict[Any, str]) -> list[str]:
     return problems
 
 
+def _folded(path: Path) -> str:
+    """``path`` as a disk that ignores letter case and Unicode forms sees it."""
+    return unicodedata.normalize("NFC", str(path)).casefold()
+
+
 def check_outputs(outputs: Sequence[Output], protected: Sequence[Protected] = ()) -> None:
     """Raise ``ConfigError`` naming every problem of ``outputs`` (see module docstring);
     return when all of them can be written."""
@@ -234,17 +240,26 @@ def check_outputs(outputs: Sequence[Output], protected: Sequence[Protected] = ()
             ids.setdefault(identity, item.role)
     problems: list[str] = []
     seen: dict[Path, Output] = {}
+    folded: dict[str, Output] = {}
     for output in outputs:
         problems.extend(_check_one(output, ids))
         key = _resolved(output.path)
         first = seen.get(key)
+        twin = folded.get(_folded(key))
         if first is not None:
             problems.append(
                 f"{output.role} {output.path} and {first.role} {first.path} are the same "
                 "file; give each output its own path"
             )
+        elif twin is not None:
+            problems.append(
+                f"{output.role} {output.path} and {twin.role} {twin.path} differ only in "
+                "letter case: on a disk that ignores it (macOS, Windows) they are one file, "
+                "and one would replace the other; give each output its own name"
+            )
         else:
             seen[key] = output
+            folded[_folded(key)] = output
     if problems:
         detail = "\n  ".join(problems)
         raise ConfigError(f"cannot write the outputs of this run (nothing was done):\n  {detail}")

@@ -23,6 +23,7 @@ failed keeps the links of its slug in the scope (``kept_by_invalid``).
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
@@ -151,6 +152,29 @@ def check_scope(options: SyncOptions, system_domain: str, registered: Collection
         wrong.append(f"--domain {entry}: no such domain in this workspace{hint}")
     if wrong:
         raise ConfigError("; ".join(wrong) + " (nothing done)")
+
+
+def check_owner_tag_case(options: SyncOptions, tag_lists: Iterable[Sequence[str]]) -> None:
+    """``ConfigError`` (nothing done) for an owner tag that no link read carries as
+    written while some carry it in another letter case (``OWNER:WEB`` for
+    ``owner:web``; ``tag_lists``: the tags of each link read): tags are compared as
+    written, so the run would re-tag every link it writes, take the others' links from
+    their owner, and scope a mirror to nothing. Stops at the first link carrying it."""
+    tag = options.owner_tag
+    if tag is None:
+        return
+    folded, twins = tag.casefold(), Counter[str]()
+    for tags in tag_lists:
+        if tag in tags:
+            return
+        twins.update(t for t in tags if t.casefold() == folded)
+    if twins:
+        twin, count = twins.most_common(1)[0]
+        raise ConfigError(
+            f"--owner-tag {tag}: the links of the workspace carry {twin} ({count} of the "
+            "links read), which differs only in letter case; tags are compared as written, "
+            f"so this run would re-tag them {tag}: write --owner-tag {twin} (nothing done)"
+        )
 
 
 def owner_tag_unused(

@@ -109,6 +109,10 @@ class Plan:
     partial: Partial | None = None
     #: An undo's plan: the run id it undoes (its journal's ``start`` says so).
     undoes: str | None = None
+    #: The options that shape a plan as the config file's profile gave them when it was
+    #: made (JSON forms; None: not recorded), which an apply compares with the profile's
+    #: now (``linksync.sync.saved_options.config_conflicts``).
+    config: Mapping[str, Any] | None = None
     #: ``counts``, made on first use (a plan of a million rows is counted once)
     _counts: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -181,6 +185,7 @@ class Plan:
             "problems": [p.to_dict() for p in self.problems],
             "ignored": self.ignored.to_dict(),
             "partial": self.partial.to_dict() if self.partial is not None else None,
+            "config": dict(self.config) if self.config is not None else None,
         }
 
     def to_json(self) -> str:
@@ -206,6 +211,7 @@ class Plan:
             problems=tuple(Problem.from_dict(p) for p in data.get("problems") or ()),
             ignored=Ignored.from_dict(data.get("ignored") or {}),
             partial=Partial.from_dict(data["partial"]) if data.get("partial") else None,
+            config=dict(data["config"]) if isinstance(data.get("config"), Mapping) else None,
         )
 
     @classmethod

@@ -18,12 +18,19 @@ conflict at once:
   is refused;
 - ``--force`` at apply time passes the thresholds; the plan's own ``force`` holds only
   while no limit was tightened at apply time.
+
+The config file may have changed since the plan was made: ``config_conflicts`` names
+each option that shapes a plan which the profile now sets (an ``ignore:`` entry added,
+another ``owner_tag`` or ``default_domain``) to a value the plan was not made with, so
+an apply never writes what the config file now says to leave alone or put elsewhere.
+The plan records what the profile gave when it was made (``config_record``), so a
+plan made with a flag over the profile's value still applies.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -130,6 +137,42 @@ def options_for_saved(
     return Rebound(replace(saved, **changes), tuple(notes))
 
 
+def config_record(profile: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of ``SHAPING`` the profile sets (``SyncOptions`` fields; None, empty:
+    not set), in the JSON form a plan file records them (``Plan.config``)."""
+    blank = SyncOptions(mode=Mode.UPSERT)
+    out: dict[str, Any] = {}
+    for name in SHAPING:
+        value = profile.get(name)
+        if value is None or value == () or value is False:
+            continue
+        out[name] = replace(blank, **{name: _normal(blank, name, value)}).to_dict()[name]
+    return out
+
+
+def config_conflicts(
+    plan: Plan, profile: Mapping[str, Any], flagged: Collection[str], config: str
+) -> list[str]:
+    """What the profile (of the file ``config``) now sets that ``plan`` was not made
+    with: each option of ``SHAPING`` it sets, not given as a flag (``flagged``), whose
+    value is neither the plan's nor the one the profile gave when the plan was made
+    (``Plan.config``: a flag gave the plan's then)."""
+    now = config_record(profile)
+    made = plan.options.to_dict()
+    then = plan.config
+    problems: list[str] = []
+    for name, value in now.items():
+        if name in flagged or _same(value, made[name]):
+            continue
+        if then is not None and name in then and _same(value, then[name]):
+            continue
+        problems.append(
+            f"{config} sets {name}: {_shown(_tupled(value))} (the plan's: "
+            f"{_shown(_tupled(made[name]))})"
+        )
+    return problems
+
+
 def mode_conflict(plan: Plan, mode: Mode) -> str | None:
     """Why ``plan`` cannot be applied in ``mode`` (None: it can)."""
     planned = plan.options.mode
@@ -179,6 +222,14 @@ def _normal(saved: SyncOptions, field: str, value: Any) -> Any:
         value = (value,)
     probe = replace(SyncOptions(mode=Mode.UPSERT), **{field: value})
     return getattr(probe, field)
+
+
+def _tupled(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _same(a: Any, b: Any) -> bool:
+    return bool(_tupled(a) == _tupled(b))
 
 
 def _shown(value: Any) -> str:
