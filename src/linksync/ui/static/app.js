@@ -155,7 +155,9 @@
         names.add(file.name);
         said = await upload(file, shown);
       }
-      shown.replaceWith(line(said[0], said[1]));
+      const done = line(said[0], said[1]);
+      if (shown.isConnected) shown.replaceWith(done);
+      else status.appendChild(done);  // the status was written over meanwhile (a Remove)
     }
   }
 
