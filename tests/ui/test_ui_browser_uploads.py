@@ -122,3 +122,23 @@ def test_a_file_renamed_after_it_was_chosen_is_said_as_such(
         ]
     )
     assert [u.name for u in server.state.uploads.list()] == ["a.csv"]
+
+
+def test_a_name_whose_first_file_was_refused_takes_the_second(
+    page: Any, server: UiServer, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    broken = tmp_path / "old" / "links.csv"
+    broken.parent.mkdir()
+    broken.write_bytes(b"PK\x03\x04\x00\x00 not text")
+    good = csv(tmp_path / "new" / "links.csv", "spring-a")
+    page.get_by_label(CHOOSE).set_input_files([broken, good])
+    expect(page.locator("#upload-status .line")).to_have_text(
+        [
+            "links.csv is not a text file; a CSV file is text",
+            f"links.csv received (CSV file, {good.stat().st_size} bytes).",
+        ]
+    )
+    (kept,) = server.state.uploads.list()
+    assert kept.path.read_bytes() == good.read_bytes()

@@ -152,8 +152,8 @@
         said = [file.name + " was not sent: another file named " + file.name + " was " +
           "chosen with it, and the page holds one file per name. Rename one to use both.", true];
       } else {
-        names.add(file.name);
         said = await upload(file, shown);
+        if (!said[1]) names.add(file.name);  // kept: a refused one leaves the name free
       }
       const done = line(said[0], said[1]);
       if (shown.isConnected) shown.replaceWith(done);
