@@ -142,3 +142,21 @@ def test_a_name_whose_first_file_was_refused_takes_the_second(
     )
     (kept,) = server.state.uploads.list()
     assert kept.path.read_bytes() == good.read_bytes()
+
+
+def test_a_link_dropped_instead_of_a_file_is_said(page: Any, server: UiServer) -> None:
+    from playwright.sync_api import expect
+
+    transfer = page.evaluate_handle(
+        """() => {
+            const data = new DataTransfer();
+            data.setData("text/uri-list", "https://docs.example.com/spreadsheets/d/abc");
+            return data;
+        }"""
+    )
+    page.dispatch_event("#dropzone", "drop", {"dataTransfer": transfer})
+    expect(page.locator("#upload-status .line.problem")).to_have_text(
+        "Nothing was read: only files can be dropped here (an online sheet: download it "
+        "as .xlsx or .csv first)."
+    )
+    assert server.state.uploads.list() == []

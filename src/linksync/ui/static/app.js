@@ -185,6 +185,11 @@
     if (!dropped.length) {
       for (const file of Array.from(e.dataTransfer.files)) dropped.push({ file: file, folder: false });
     }
+    if (!dropped.length) {  // a link or a text dragged from another window
+      say("Nothing was read: only files can be dropped here (an online sheet: download " +
+        "it as .xlsx or .csv first).", true);
+      return;
+    }
     uploadAll(dropped);
   });
   async function removeItem(button) {
