@@ -90,6 +90,6 @@ def test_a_plan_asked_for_before_a_file_was_added_is_not_shown(page: Any, tmp_pa
     expect(page.locator("#check .counts")).to_contain_text("2 ready")
     let_go(page, held)
     expect(page.locator("#plan-status")).to_have_text(
-        "Your files or columns changed while the plan was made: show the plan again."
+        "Your files, columns or options changed while the plan was made: show the plan again."
     )
     expect(page.locator("#apply")).to_have_count(0)

@@ -124,7 +124,7 @@
   });
 
   // --- plan and apply ----------------------------------------------------------------
-  const CHANGED = "Your files or columns changed while the plan was made: show the plan again.";
+  const CHANGED = "Your files, columns or options changed while the plan was made: show the plan again.";
   // The plan shown, or asked for, no longer holds (files, columns or options changed):
   // its answer, when it comes, is not shown (it would not be the plan of the page).
   function clearPlan(text) {
