@@ -7,6 +7,7 @@ edited link as edited); then the undo of that undo brings the apply's result bac
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -183,3 +184,42 @@ def test_a_declined_undo_sends_nothing_and_a_run_that_wrote_nothing_says_so(
     expect(page.locator("#nothing-to-undo")).to_be_visible()
     expect(page.locator("#undo")).to_contain_text("Nothing to undo: run")
     page.close()
+
+
+def test_a_run_cut_short_by_the_server_stopping_can_be_undone(
+    browser_context: Any, server: UiServer, settings: Settings, work: Path
+) -> None:
+    """linksync ui stopped hard during an apply (a closed terminal, a crash): the next
+    server shows the run as interrupted, and offers its undo (its journal holds what it
+    sent), which deletes the links it created."""
+    from playwright.sync_api import expect
+
+    sheet = work / "campaign.csv"
+    sheet.write_text(SEED, encoding="utf-8")
+    page = browser_context.new_page()
+    page.goto(server.url)
+    page.get_by_label("Choose a campaign file, or drop it here").set_input_files(sheet)
+    page.get_by_role("button", name="Show the plan").click()
+    page.get_by_role("button", name="Apply: send 4 changes").click()
+    expect(page.locator("#run-state")).to_have_text("Finished", timeout=30_000)
+    page.close()
+    server.stop()
+    run = server.state.runs.latest()
+    assert run is not None and len(links(settings)) == 4
+    record = run.folder / "run.json"  # as a server that was killed mid-run leaves it
+    left = json.loads(record.read_text(encoding="utf-8"))
+    record.write_text(json.dumps({**left, "state": "running", "ended_at": None, "summary": None}))
+
+    with start_ui(settings, runs_dir=work / "ui") as again:
+        page = browser_context.new_page()
+        page.goto(again.url)
+        expect(page.locator("#run-state")).to_have_text(
+            "Interrupted: the server stopped during this run"
+        )
+        page.get_by_role("button", name="Undo this run").click()
+        expect(page.locator("#undo-table tr.action-delete")).to_have_count(4)
+        page.get_by_role("button", name="Undo: send 4 changes").click()
+        expect(page.locator("#run-kind")).to_have_text("Undo")
+        expect(page.locator("#run-state")).to_have_text("Finished", timeout=30_000)
+        assert links(settings) == {}
+        page.close()

@@ -97,3 +97,29 @@ def test_the_page_applies_the_plan_it_showed_and_never_writes_an_upload(
     assert files[0].read_bytes() == before
     assert run.record.progress is not None and run.record.progress.done == 3
     assert not linksync.plan(files[:1], settings=settings).has_changes
+
+
+def test_two_uploads_whose_names_differ_in_case_get_two_annotated_copies(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """``Links.csv`` and ``links.csv`` (from two folders) get copies whose names differ
+    beyond case: on macOS and Windows one name would be one file, the second copy
+    written over the first while the page offered both."""
+    paths = []
+    for folder, name, slug in (
+        ("march", "Links.csv", "march-a"),
+        ("april", "links.csv", "april-a"),
+    ):
+        path = tmp_path / folder / name
+        path.parent.mkdir()
+        path.write_text(f"slug,url\n{slug},https://shop.example.com/{slug}\n", encoding="utf-8")
+        paths.append(path)
+    registry = RunRegistry(tmp_path / "runs")
+    run = registry.start(page_apply(settings, paths, tmp_path))
+    eventually(lambda: run.record.state.over, timeout=30)
+    assert run.record.state is RunState.FINISHED, run.record.error
+    copies = [f for f in run.record.files if "-annotated" in f]
+    assert copies == ["Links-annotated.csv", "links-annotated-2.csv"]
+    march, april = ((run.folder / c).read_text(encoding="utf-8-sig") for c in copies)
+    assert "march-a" in march and "april-a" not in march
+    assert "april-a" in april and "march-a" not in april

@@ -135,3 +135,26 @@ def test_sizes_and_names_in_words() -> None:
     assert display_name("C:\\Users\\me\\Spring campaign.xlsx") == "Spring campaign.xlsx"
     assert display_name("x" * 300 + ".xlsx").endswith("x.xlsx")
     assert len(display_name("x" * 300 + ".xlsx")) == 120
+
+
+async def test_two_long_names_that_differ_at_the_end_are_two_files(
+    client: httpx.AsyncClient, state: UiState
+) -> None:
+    """Names past the page's length keep their end: ``..._v1.csv`` does not replace
+    ``..._v2.csv`` as if they were one file."""
+    stem = "Spring_sale_links_export_" + "Germany_Austria_Switzerland_" * 5
+    said = []
+    for version in ("v1", "v2"):
+        body = f"slug,url\nspring-{version},https://shop.example.com/{version}\n".encode()
+        answer = await client.post(
+            "/api/uploads", params={"name": f"{stem}{version}.csv"}, content=body
+        )
+        assert answer.status_code == 201
+        said.append(answer.json()["said"])
+    names = [u.name for u in state.uploads.list()]
+    assert len(names) == 2 and names[0] != names[1]
+    assert [n[-7:] for n in names] == ["_v1.csv", "_v2.csv"]
+    assert all(len(n) == 120 and n.startswith("Spring_sale_links_export_") for n in names)
+    assert "replaced" not in said[1] and said[1].startswith(f"{names[1]} received")
+    checked = (await client.post("/api/check", json={})).json()["data"]
+    assert checked["counts"]["rows"] == 2

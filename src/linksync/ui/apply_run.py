@@ -46,17 +46,19 @@ QR_ZIP = "qr-codes.zip"
 
 def copy_names(names: Sequence[str]) -> list[str]:
     """The annotated copies' names, unique in the run's folder (``-annotated`` keeps
-    them apart from the reports and the QR zip; a number, from each other)."""
+    them apart from the reports and the QR zip; a number, from each other), also where
+    case does not tell names apart (macOS, Windows): ``Links.csv`` and ``links.csv``
+    would be one file there, the second copy written over the first."""
     used: set[str] = set()
     out = []
     for name in names:
         wanted = annotated_name(name)
         stem, dot, ext = wanted.rpartition(".")
         n = 2
-        while wanted in used:
+        while wanted.casefold() in used:
             wanted = f"{stem}-{n}{dot}{ext}"
             n += 1
-        used.add(wanted)
+        used.add(wanted.casefold())
         out.append(wanted)
     return out
 

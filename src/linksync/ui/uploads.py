@@ -134,12 +134,19 @@ def too_large(name: str, size: int | None, limit: int) -> str:
 
 
 def display_name(raw: str) -> str:
-    """The last part of a file name, without control or format characters."""
+    """The last part of a file name, without control or format characters; a name
+    longer than ``_NAME_MAX`` keeps its start and its end around an ellipsis (two long
+    names that differ at the end, ``..._v1.xlsx`` and ``..._v2.xlsx``, stay two names:
+    one name is one file on the page)."""
     base = raw.replace("\\", "/").rsplit("/", 1)[-1]
     clean = "".join(c for c in base if unicodedata.category(c)[0] != "C").strip()
     if len(clean) > _NAME_MAX:
         stem, dot, ext = clean.rpartition(".")
-        clean = f"{stem[: _NAME_MAX - len(ext) - 1]}.{ext}" if dot else clean[:_NAME_MAX]
+        if not dot:
+            stem, ext = clean, ""
+        room = max(_NAME_MAX - len(ext) - len(dot) - 1, 2)
+        head = room // 2
+        clean = f"{stem[:head]}\u2026{stem[len(stem) - (room - head) :]}{dot}{ext}"
     return clean
 
 

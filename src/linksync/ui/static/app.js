@@ -45,9 +45,17 @@
   const list = $("uploads");
   const earlier = $("earlier-uploads");
 
+  // One line of the status (a problem in red).
+  function line(text, problem) {
+    const span = document.createElement("span");
+    span.className = problem ? "line problem" : "line";
+    span.textContent = text;
+    return span;
+  }
+
+  // One message, in place of the ones before.
   function say(text, problem) {
-    status.textContent = text;
-    status.classList.toggle("problem", Boolean(problem));
+    status.replaceChildren(line(text, problem));
   }
 
   // The item of a file named ``name`` in a list, if any.
@@ -87,23 +95,27 @@
     showEarlier();
   }
 
-  async function upload(file) {
-    if (file.size > maxBytes) {
-      say(tooLarge(file.name, file.size, maxBytes), true);
-      return;
-    }
-    say("Sending " + file.name + "…", false);
+  // Send one file; what became of it, as a line of the status: [text, problem].
+  async function upload(file, shown) {
+    if (file.size > maxBytes) return [tooLarge(file.name, file.size, maxBytes), true];
+    shown.textContent = "Sending " + file.name + "…";
+    let body;
     try {
-      const answer = await send("POST", "/api/uploads?name=" + encodeURIComponent(file.name), file);
-      if (answer.ok) {
-        addItem(answer.data);
-        say(answer.data.said, false);
-        filesChanged();
-      } else {
-        say((answer.data && answer.data.error) || ("refused (HTTP " + answer.status + ")"), true);
-      }
+      body = await file.arrayBuffer();  // still there, as it was when chosen
     } catch (e) {
-      say(file.name + " could not be sent: is linksync ui still running?", true);
+      return [file.name + " could not be read on your computer: it was moved, renamed or " +
+        "changed after you chose it. Choose it again.", true];
+    }
+    try {
+      const answer = await send("POST", "/api/uploads?name=" + encodeURIComponent(file.name), body);
+      if (!answer.ok) {
+        return [(answer.data && answer.data.error) || ("refused (HTTP " + answer.status + ")"), true];
+      }
+      addItem(answer.data);
+      filesChanged();
+      return [answer.data.said, false];
+    } catch (e) {
+      return [file.name + " could not be sent: is linksync ui still running?", true];
     }
   }
 
@@ -112,19 +124,73 @@
     document.dispatchEvent(new CustomEvent("linksync:files", { detail: { count: list.children.length } }));
   }
 
-  async function uploadAll(files) {
-    for (const file of files) await upload(file);
+  // The files of one choice or drop, one after the other: each gets its line in the
+  // status, so a file refused among others is said and stays said. A folder is not
+  // sent; nor is a second file of a name (the page holds one file per name: it would
+  // replace the first), and both are said.
+  let sending = 0;  // choices or drops still being sent: their lines stay
+  async function uploadAll(dropped) {
+    if (!sending) status.replaceChildren();
+    sending++;
+    try {
+      await sendAll(dropped);
+    } finally {
+      sending--;
+    }
+  }
+
+  async function sendAll(dropped) {
+    const names = new Set();
+    for (const { file, folder } of dropped) {
+      const shown = line("", false);
+      status.appendChild(shown);
+      let said;
+      if (folder) {
+        said = [file.name + " is a folder: the page takes files. Open the folder and " +
+          "drop (or choose) the files in it.", true];
+      } else if (names.has(file.name)) {
+        said = [file.name + " was not sent: another file named " + file.name + " was " +
+          "chosen with it, and the page holds one file per name. Rename one to use both.", true];
+      } else {
+        said = await upload(file, shown);
+        if (!said[1]) names.add(file.name);  // kept: a refused one leaves the name free
+      }
+      const done = line(said[0], said[1]);
+      if (shown.isConnected) shown.replaceWith(done);
+      else status.appendChild(done);  // the status was written over meanwhile (a Remove)
+    }
   }
 
   const input = $("file");
-  input.addEventListener("change", () => { uploadAll(Array.from(input.files)); input.value = ""; });
+  input.addEventListener("change", () => {
+    uploadAll(Array.from(input.files, (file) => ({ file: file, folder: false })));
+    input.value = "";
+  });
   const zone = $("dropzone");
   zone.addEventListener("dragover", (e) => { e.preventDefault(); zone.classList.add("over"); });
   zone.addEventListener("dragleave", () => zone.classList.remove("over"));
   zone.addEventListener("drop", (e) => {
     e.preventDefault();
     zone.classList.remove("over");
-    uploadAll(Array.from(e.dataTransfer.files));
+    // A folder dropped comes as a file of its name: its entry tells it (read now, while
+    // the drop's items can be read).
+    const dropped = [];
+    for (const item of Array.from(e.dataTransfer.items || [])) {
+      if (item.kind !== "file") continue;
+      const entry = item.webkitGetAsEntry ? item.webkitGetAsEntry() : null;
+      const file = item.getAsFile();
+      if (entry && entry.isDirectory) dropped.push({ file: { name: entry.name }, folder: true });
+      else if (file) dropped.push({ file: file, folder: false });
+    }
+    if (!dropped.length) {
+      for (const file of Array.from(e.dataTransfer.files)) dropped.push({ file: file, folder: false });
+    }
+    if (!dropped.length) {  // a link or a text dragged from another window
+      say("Nothing was read: only files can be dropped here (an online sheet: download " +
+        "it as .xlsx or .csv first).", true);
+      return;
+    }
+    uploadAll(dropped);
   });
   async function removeItem(button) {
     const answer = await send("DELETE", "/api/uploads/" + encodeURIComponent(button.dataset.id));

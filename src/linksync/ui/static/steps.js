@@ -9,6 +9,7 @@
   const page = window.linksync;
   let mapping = {};  // header -> field, as --map HEADER=FIELD
   let checking = 0;  // the answer of the latest check request wins
+  let planned = 0;  // a plan is shown only when nothing changed since it was asked for
 
   // The password of encrypted workbooks: in the box of this tab only (never stored by
   // the browser), sent with each request that reads the files, kept by no server.
@@ -123,7 +124,11 @@
   });
 
   // --- plan and apply ----------------------------------------------------------------
+  const CHANGED = "Your files, columns or options changed while the plan was made: show the plan again.";
+  // The plan shown, or asked for, no longer holds (files, columns or options changed):
+  // its answer, when it comes, is not shown (it would not be the plan of the page).
   function clearPlan(text) {
+    planned++;
     $("plan-body").replaceChildren();
     $("plan-status").textContent = text;
   }
@@ -140,8 +145,13 @@
     const button = $("plan-button");
     button.disabled = true;
     clearPlan("Reading the workspace…");
+    const mine = planned;
     try {
       const answer = await post("/api/plan", withPassword(choices()));
+      if (mine !== planned) {  // changed meanwhile: not the plan of the page
+        if (!$("plan-status").textContent) $("plan-status").textContent = CHANGED;
+        return;
+      }
       if (!answer.ok) {
         $("plan-status").textContent = "";
         fail("plan-body", answer);

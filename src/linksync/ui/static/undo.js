@@ -7,7 +7,9 @@
   const $ = (id) => document.getElementById(id);
   const page = window.linksync;
   const UNDOABLE = ["apply", "undo"];
-  const OVER = ["finished", "cancelled"];
+  // Over, and may have written: an interrupted run (the server stopped during it) too,
+  // its journal holds what it sent. (A run with no journal is said so by the server.)
+  const OVER = ["finished", "cancelled", "interrupted"];
   let shownFor = null;  // the run whose undo plan is on the page
 
   function close() {
