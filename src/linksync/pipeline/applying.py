@@ -86,6 +86,7 @@ from linksync.report.annotate import annotation_pairs, write_copies
 from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
 from linksync.safe.secrets import Secrets
+from linksync.sources.named import shown_names
 from linksync.sync.execute import Sinks, execute
 from linksync.sync.fingerprints import PasswordStore
 from linksync.sync.history import LastRun, last_run, repeats
@@ -295,7 +296,8 @@ class ApplyRun:
             if not results.confirmed:
                 return results  # nothing applied, no report written
             files = reports.close(results.info)
-        files += write_copies(paths.annotate, paths.qr, results.rows, self.warn)
+        names = shown_names(self.request.sources)
+        files += write_copies(paths.annotate, paths.qr, results.rows, self.warn, names)
         again = tuple(repeats(results.rows, last))
         return replace(
             results,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 import csv
 import io
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -91,7 +91,9 @@ def annotation(result: RowResult) -> tuple[str, str, str, str]:
     return (result.short_url or "", status_text(result), error, result.expires or "")
 
 
-def _same_source(name: str, source: Path) -> bool:
+def _same_source(name: str, source: Path, shown: str | None = None) -> bool:
+    if shown is not None:  # read under a name of its own (``linksync.sources.named``)
+        return name == shown
     given = Path(name)
     if given.name != source.name:
         return False
@@ -102,12 +104,15 @@ def _same_source(name: str, source: Path) -> bool:
 
 
 def rows_by_sheet(
-    results: Iterable[RowResult], source: Path
+    results: Iterable[RowResult], source: Path, shown: str | None = None
 ) -> dict[str | None, dict[int, RowResult]]:
-    """The results of ``source`` that carry a row, by sheet then row (worst one kept)."""
+    """The results of ``source`` (its rows named ``shown``, when it was read under a name
+    of its own) that carry a row, by sheet then row (worst one kept)."""
     out: dict[str | None, dict[int, RowResult]] = {}
     for result in results:
-        if result.row is None or not result.source or not _same_source(result.source, source):
+        if not result.source or not _same_source(result.source, source, shown):
+            continue
+        if result.row is None:
             continue
         rows = out.setdefault(result.sheet, {})
         held = rows.get(result.row)
@@ -167,16 +172,18 @@ def write_annotated(
     out_path: str | Path,
     *,
     qr: QrCodes | None = None,
+    shown: str | None = None,
 ) -> Path:
     """Write a copy of the spreadsheet ``source_path`` annotated with ``results`` to
     ``out_path`` (written atomically; never over the source itself). ``qr``: add the
-    QR column to a workbook copy, drawing codes through this cache."""
+    QR column to a workbook copy, drawing codes through this cache; ``shown``: the name
+    the source's rows give, when it was read under a name of its own."""
     source, out = Path(source_path), Path(out_path)
     check_outputs(annotate_outputs(source, out, qr=qr is not None), protected_inputs([source]))
     suffix = source.suffix.lower()
     if not source.is_file():
         raise SourceError(f"cannot annotate {source}: file not found", path=str(source))
-    by_sheet = rows_by_sheet(results, source)
+    by_sheet = rows_by_sheet(results, source, shown)
     with atomic_path(out) as tmp:
         if suffix == ".csv":
             _annotate_csv(source, by_sheet, tmp)
@@ -344,9 +351,12 @@ def write_copies(
     qr: Path | None,
     rows: Sequence[RowResult],
     warn: Callable[[str], None],
+    names: Mapping[Path, str] | None = None,
 ) -> list[Path]:
     """A run's annotated copies (``(source, copy)`` pairs) and its QR zip (``qr``); a
-    link without a short URL is a warning (``warn``). Returns the files written."""
+    link without a short URL is a warning (``warn``); ``names``: the sources read under
+    a name of their own (``linksync.sources.named.shown_names``). Returns the files
+    written."""
     written: list[Path] = []
     if qr is None and not annotate:
         return written
@@ -354,7 +364,8 @@ def write_copies(
 
     codes = QrCodes() if qr is not None else None
     for source, copy_path in annotate:
-        written.append(write_annotated(source, rows, copy_path, qr=codes))
+        shown = (names or {}).get(source)
+        written.append(write_annotated(source, rows, copy_path, qr=codes, shown=shown))
     if qr is not None:
         links, missing = links_of_results(rows)
         drawn = write_qr_zip(links, qr, codes=codes, left_out=missing)

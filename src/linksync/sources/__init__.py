@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from linksync.errors import SourceError
 from linksync.model import LinkSpec, Problem, Provenance
 from linksync.sources.folders import list_folder
+from linksync.sources.named import shown_name
 from linksync.sources.options import YAML_SUFFIXES, ReadOptions
 from linksync.sources.sniff import refuse_binary
 
@@ -177,6 +178,6 @@ def read_sources(
     from linksync.sources.frame import ReadResult
 
     read = ReadResult()
-    for path in paths:
-        read.add(read_source(path, options=opts))
+    for path in paths:  # a ``NamedSource`` is read under its own name
+        read.add(read_source(path, options=opts, display=shown_name(path)))
     return SourceBatch(tuple(read.frames), tuple(read.problems), tuple(read.unknown))

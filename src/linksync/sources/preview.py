@@ -35,6 +35,7 @@ from linksync.sources.encoding import detect_encoding
 from linksync.sources.encrypted import decrypt_workbook, is_encrypted_workbook
 from linksync.sources.excel_cells import cell_text
 from linksync.sources.header import find_header
+from linksync.sources.named import shown_name
 from linksync.sources.options import CSV_SAMPLE_BYTES
 
 __all__ = ["EXAMPLES", "EXAMPLE_WIDTH", "ColumnPreview", "How", "SheetPreview", "preview"]
@@ -215,7 +216,7 @@ def preview(
     encrypted workbook opened with ``workbook_password``."""
     views: list[SheetPreview] = []
     for given in paths:
-        path, name = Path(given), str(given)  # named as the readers name it
+        path, name = Path(given), shown_name(given) or str(given)  # as the readers name it
         suffix = path.suffix.lower()
         if suffix in (".yaml", ".yml"):
             note = "a YAML link file names each field itself: there are no columns to map"

@@ -139,7 +139,7 @@ class PageApply:
         reading = Reading(mapping=choices.reading.mapping, workbook_password=self.password)
         try:
             results = linksync.apply(
-                self.files.paths,
+                self.files.sources,
                 self.settings,
                 plan=self.shown.planned.plan,
                 reading=reading,

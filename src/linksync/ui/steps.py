@@ -37,6 +37,7 @@ from linksync.pipeline.request import Reading
 from linksync.report.annotate import SPREADSHEET_SUFFIXES
 from linksync.report.cells import field_change_text, show_value
 from linksync.report.plans import slugless_note
+from linksync.sources.named import NamedSource
 from linksync.sync.plan import Change
 from linksync.ui.choices import Choices
 from linksync.ui.fixes import fix_for, visible
@@ -73,6 +74,13 @@ class PageFiles:
     @property
     def paths(self) -> list[Path]:
         return [u.path for u in self.uploads]
+
+    @property
+    def sources(self) -> list[NamedSource]:
+        """The uploads as a run's sources: read at their temporary paths, named by the
+        names they were uploaded with in everything the run writes and says (reports,
+        journal, annotated copies, messages)."""
+        return [NamedSource(u.path, u.name) for u in self.uploads]
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -178,7 +186,7 @@ def check(
     encrypted = tuple(u.name for u in files.encrypted)
     try:
         checked = check_sources(
-            files.paths,
+            files.sources,
             settings,
             with_password(choices.reading, password),
             default_domain=choices.sync.default_domain,
@@ -323,7 +331,7 @@ def make_plan(
     what the page changed."""
     choices = choices.beyond(settings.profile)
     reading = with_password(choices.reading, password)
-    planned = linksync.plan(files.paths, settings, reading=reading, sync=choices.sync)
+    planned = linksync.plan(files.sources, settings, reading=reading, sync=choices.sync)
     return ShownPlan(secrets.token_hex(8), planned, choices, files.ids)
 
 

@@ -85,5 +85,5 @@ def locked_words(
     """The page's words for ``error`` when it is about an encrypted upload the page can
     open with the right password: none was typed, or the one typed does not open it;
     None for any other error (the library's words then)."""
-    upload = next((u for u in uploads if u.encrypted and str(u.path) == error.path), None)
+    upload = next((u for u in uploads if u.encrypted and error.path in (u.name, str(u.path))), None)
     return None if upload is None else _refusal(upload, password, " to read it")
