@@ -95,17 +95,6 @@ async def test_every_report_of_the_page_names_the_upload_as_the_user_named_it(
     assert tmp not in journal
 
 
-async def test_the_check_and_a_source_error_name_the_upload_by_its_name(
-    client: httpx.AsyncClient, state: UiState
-) -> None:
-    answer = await client.post("/api/uploads", params={"name": NAME}, content=SHEET)
-    assert answer.status_code == 201, answer.text
-    checked = (await client.post("/api/check", json={})).json()["data"]
-    assert [s["source"] for s in checked["sheets"]] == [NAME]
-    (problem,) = [p for p in checked["problems"] if p["severity"] == "error"]
-    assert problem["source"] == NAME and problem["row"] == 4
-
-
 def test_a_command_line_run_names_its_source_as_typed(
     workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
