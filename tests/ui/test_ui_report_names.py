@@ -109,3 +109,45 @@ def test_a_command_line_run_names_its_source_as_typed(
     assert result.exit_code == 1, result.output
     rows = list(csv.DictReader(io.StringIO((workdir / "out.csv").read_text("utf-8-sig"))))
     assert [r["source"] for r in rows] == [typed] * 3
+
+
+async def test_an_annotated_workbook_of_an_odd_name_gets_its_rows(
+    client: httpx.AsyncClient, state: UiState
+) -> None:
+    """The annotated copy finds its rows by the name they carry: the upload's name,
+    which differs from the name the server kept it under (``:``, ``"``, ``<>``)."""
+    name = 'Mai-Kampagne: "Sommer" <DE>.xlsx'
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.title = "Sommer"
+    sheet.append(["Destination URL", "Slug"])
+    sheet.append(["https://shop.example.de/sommer", "sommer-de"])
+    sheet.append(["https://shop.example.de/see", "see-de"])
+    sheet.auto_filter.ref = "A1:B3"
+    data = io.BytesIO()
+    book.save(data)
+    answer = await client.post("/api/uploads", params={"name": name}, content=data.getvalue())
+    assert answer.status_code == 201, answer.text
+    (upload,) = state.uploads.list()
+    assert upload.path.name != name  # kept under a name the server's disk takes
+    shown = (await client.post("/api/plan", json={})).json()["data"]
+    started = await client.post("/api/apply", json={"plan_id": shown["plan_id"]})
+    run = state.runs.get(started.json()["run_id"])
+    assert run is not None
+    eventually(lambda: run.record.state.over, timeout=30)
+    assert run.record.state is RunState.FINISHED, run.record.error
+    copy_name = 'Mai-Kampagne: "Sommer" <DE>-annotated.xlsx'
+    assert run.record.files[0] == copy_name
+    got = await client.get(f"/runs/{run.record.run_id}/files/{quote(copy_name)}")
+    copy = openpyxl.load_workbook(io.BytesIO(got.content))["Sommer"]
+    table = [list(r) for r in copy.iter_rows(values_only=True)]
+    status, short = table[0].index("Status"), table[0].index("Short link")
+    assert [r[status] for r in table[1:]] == ["created", "created"]
+    assert [r[short] for r in table[1:]] == [
+        "https://lnk.test/sommer-de",
+        "https://lnk.test/see-de",
+    ]
+    report = await client.get(f"/runs/{run.record.run_id}/files/results.csv")
+    rows = list(csv.DictReader(io.StringIO(report.content.decode("utf-8-sig"))))
+    assert [(r["source"], r["sheet"]) for r in rows] == [(name, "Sommer")] * 2
