@@ -141,3 +141,28 @@ def test_a_link_edited_to_another_value_since_stays_stale(workdir: Path) -> None
     assert rows["new"]["action"] == "unchanged"  # as the plan made it: done
     assert state(workdir)["move"] == ("https://example.com/by-hand", ("spring",))
     assert state(workdir)["drop"] == ("https://example.com/back", ())
+
+
+def test_a_replace_and_retires_applied_again_are_done(workdir: Path) -> None:
+    (workdir / "links.csv").write_text(
+        "slug,url,expires,password\n"
+        "a,https://example.com/a,2030-01-01T00:00:00Z,pw-1\n"
+        "b,https://example.com/b,,\n",
+        encoding="utf-8",
+    )
+    assert run("apply", "links.csv", "--yes").exit_code == 0
+    (workdir / "links.csv").write_text(
+        "slug,url,expires,password\na,https://example.com/a,2031-01-01T00:00:00Z,pw-1\n",
+        encoding="utf-8",
+    )
+    flags = ("--retire-to", "https://example.com/gone", "--allow-replace", "--force")
+    assert run("plan", "links.csv", *MIRROR, *flags, "--out", "p.json").exit_code == 0
+    first = run("apply", "--plan", "p.json", "links.csv", "--yes", "--force", "--no-progress")
+    assert first.exit_code == 0 and "Done: 1 replaced, 1 retired" in first.output
+    again = run(
+        "apply", "--plan", "p.json", "links.csv", "--yes", "--force", "--no-progress",
+        "--journal", "2.jsonl",
+    )  # fmt: skip
+    assert again.exit_code == 0, again.output
+    assert "Done: 2 unchanged" in again.output and sent(workdir / "2.jsonl") == []
+    assert state(workdir)["b"] == ("https://example.com/gone", ("retired",))
