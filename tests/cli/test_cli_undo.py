@@ -102,7 +102,9 @@ def test_undo_sets_the_workspace_back_and_an_undo_of_it_brings_the_apply_back(
     edited = snapshot(workdir)[f"{DOMAIN}/edited"]
 
     undone = run("undo", run_id(applied), "--yes", "--no-progress")
-    assert undone.exit_code == 0, undone.output
+    # A link of the run left as it is: not fully undone, which a rollback job must see.
+    assert undone.exit_code == 1, undone.output
+    assert "Exit code 1: not fully undone: 1 link the run wrote left as it is" in undone.output
     assert f"Undo of run {run_id(applied)}" in undone.output
     assert (
         "skip      lnk.test/edited  [(remote)]\n"
@@ -122,7 +124,8 @@ def test_undo_sets_the_workspace_back_and_an_undo_of_it_brings_the_apply_back(
     assert now[f"{DOMAIN}/lock"]["has_password"] is False  # the run's password removed
 
     again = run("undo", run_id(undone), "--yes", "--no-progress")
-    assert again.exit_code == 0, again.output
+    assert again.exit_code == 1, again.output  # lock's password cannot be set back
+    assert "not fully undone: 1 link the run wrote left as it is" in again.output
     back = snapshot(workdir, passwords=False)
     assert back.pop(f"{DOMAIN}/edited")["description"] == "Edited by hand"
     want_back = {
@@ -196,7 +199,8 @@ def test_a_second_undo_last_is_refused_and_names_the_undo_to_give(workdir: Path)
     assert snapshot(workdir, passwords=False) == undone  # nothing changed
 
     named = run("undo", run_id(first), "--yes", "--no-progress")
-    assert named.exit_code == 0, named.output
+    assert named.exit_code == 1, named.output  # a password cannot be set back: said
+    assert "not fully undone" in named.output
     assert snapshot(workdir, passwords=False) == after_apply
 
 
@@ -250,7 +254,7 @@ def test_reports_and_the_json_of_an_undo(workdir: Path) -> None:
         "undo", run_id(applied), "--yes", "--no-progress", "--report", "undo.json",
         "--journal", "undo.jsonl",
     )  # fmt: skip
-    assert undone.exit_code == 0, undone.output
+    assert undone.exit_code == 1, undone.output  # the edited link is not undone
     report = json.loads((workdir / "undo.json").read_text(encoding="utf-8"))
     rows = {r["slug"]: r for r in report["results"]}
     assert rows["edited"]["action"] == "skip" and rows["edited"]["status"] == "skipped"
@@ -259,7 +263,7 @@ def test_reports_and_the_json_of_an_undo(workdir: Path) -> None:
     assert "undoes the create of links.csv, row 7" in rows["new"]["message"]
     assert report["run"]["mode"] == "undo"
     redo = run("undo", "undo.jsonl", "--yes", "--no-progress")
-    assert redo.exit_code == 0, redo.output
+    assert redo.exit_code == 1, redo.output
     assert "Done: 2 created, 1 updated, 1 replaced, 2 deleted, 1 skipped" in redo.output
     assert "only its password changed, and a password cannot be set back" in redo.output
 
@@ -268,3 +272,28 @@ def test_reports_and_the_json_of_an_undo(workdir: Path) -> None:
 def test_help_names_the_options(flag: str) -> None:
     shown = run("undo", "--help").output
     assert flag in shown and "changed since the run is left as it is" in " ".join(shown.split())
+
+
+def test_a_rollback_job_reads_the_exit_code_as_fully_undone_or_not(workdir: Path) -> None:
+    """0 only when every link the run wrote is set back; a link left as it is (changed
+    since the run) makes the undo exit 1, its summary and report say how many."""
+    sheet = "slug,url\na,https://example.com/a\nb,https://example.com/b\n"
+    apply_sheet(workdir, sheet)
+    moved = sheet.replace("/a\n", "/a2\n").replace("/b\n", "/b2\n")
+    clean = apply_sheet(workdir, moved)
+    undone = run("undo", run_id(clean), "--yes", "--no-progress")
+    assert undone.exit_code == 0, undone.output
+    assert "Exit code 0: all rows fine" in undone.output
+
+    applied = apply_sheet(workdir, moved)
+    edit(workdir, "b", {"url": "https://example.com/by-hand"})
+    partly = run("undo", run_id(applied), "--yes", "--no-progress", "--report", "u.json")
+    assert partly.exit_code == 1, partly.output
+    assert "Exit code 1: not fully undone: 1 link the run wrote left as it is" in partly.output
+    rows = {r["slug"]: r for r in json.loads((workdir / "u.json").read_text())["results"]}
+    assert rows["b"]["status"] == "skipped" and rows["a"]["status"] == "ok"
+    urls = {k: v["url"] for k, v in snapshot(workdir).items()}
+    assert urls == {
+        "lnk.test/a": "https://example.com/a",
+        "lnk.test/b": "https://example.com/by-hand",
+    }

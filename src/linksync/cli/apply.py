@@ -20,7 +20,7 @@ from linksync.errors import ConfigError
 from linksync.logs import json_active
 from linksync.model import RowResult
 from linksync.model.links import is_yaml_source
-from linksync.model.outcome import EXIT_MEANINGS, EXIT_OK
+from linksync.model.outcome import EXIT_OK
 from linksync.pipeline.request import Outputs
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def render(results: Results) -> None:
 
     code = results.exit_code
     counts = count_results(results.rows)
-    echo(render_summary(counts, results.info, results.files, code, EXIT_MEANINGS.get(code)))
+    echo(render_summary(counts, results.info, results.files, code, results.exit_meaning))
     if results.stop_sentence:
         echo(results.stop_sentence)
     if results.writes.any:

@@ -60,9 +60,10 @@ def undo_command(
     Links the run created are deleted, fields it updated set back, links it deleted
     created again (without their password: the service never returns one), links it
     replaced replaced back, links it retired restored. A link changed since the run
-    is left as it is and named. The plan is shown first and asked for, as apply does;
-    exit codes and reports are apply's, and the undo has its own journal, so it can
-    be undone too. A journal of another target is refused (exit 2).
+    is left as it is and named, and the undo exits 1 (not fully undone). The plan
+    is shown first and asked for, as apply does; exit codes and reports are apply's,
+    and the undo has its own journal, so it can be undone too. A journal of another
+    target is refused (exit 2).
     """
     from linksync.pipeline.fields import from_flags
     from linksync.report.progress import progress_for

@@ -9,8 +9,9 @@ checked first, the target's lock, reports, its own journal, the exit code), with
 reverse plan (``linksync.sync.undo.reverse_plan``) in place of a plan of sources: the
 run's journal is read again under the lock, the links it wrote are read from the
 workspace, and the plan is shown and confirmed (``RunEvents``) before anything is sent.
-A link changed since the run is left as it is and named; an undo's journal can be
-undone in turn. A run that wrote nothing has nothing to undo: nothing is read or sent
+A link changed since the run is left as it is and named, and makes the exit code 1
+(``Results.not_undone``: a rollback job must not read 0 as fully undone); an undo's
+journal can be undone in turn. A run that wrote nothing has nothing to undo: nothing is read or sent
 (``RunEvents.notice`` says so; the result has no rows, exit code 0).
 
 ``plan_undo`` is the reverse plan alone (it reads the workspace, writes nothing): what
@@ -40,11 +41,8 @@ from linksync.sync.journal import DEFAULT_RUNS_DIR
 from linksync.sync.options import SyncOptions
 from linksync.sync.plan import Plan
 from linksync.sync.remote import fetch_remote
-from linksync.sync.results import Results
+from linksync.sync.results import UNDO_MODE, Results
 from linksync.sync.undo import reverse_plan
-
-#: The mode an undo's results and reports name.
-UNDO_MODE = "undo"
 
 
 def undone_run(path: Path, run_id: str | None, label: str) -> PastRun:

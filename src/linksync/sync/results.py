@@ -12,10 +12,19 @@ from typing import Any, Protocol
 
 from linksync.api import CallEvent
 from linksync.model import Action, RemoteLink, RowResult, RunInfo, Status
-from linksync.model.outcome import RemoteWrites, run_exit_code, stop_sentence
+from linksync.model.outcome import (
+    EXIT_MEANINGS,
+    EXIT_ROWS_FAILED,
+    RemoteWrites,
+    run_exit_code,
+    stop_sentence,
+)
 from linksync.model.results import CallFacts
 from linksync.safe.secrets import REDACTED
 from linksync.sync.plan import Change, Plan
+
+#: The mode of an undo's results (``RunInfo.mode``: ``linksync.pipeline.undoing``).
+UNDO_MODE = "undo"
 
 #: Seconds the client's shared rate limiter will still hold every request.
 WaitFn = Callable[[], float]
@@ -102,10 +111,28 @@ class Results:
         """The exit code a command line gives this run (``linksync.model.outcome``)."""
         return run_exit_code(
             self.writes,
-            failed=bool(self.failed),
+            failed=bool(self.failed) or self.not_undone > 0,
             interrupted=self.interrupted,
             stopped_by=self.stopped_by,
         )
+
+    @property
+    def not_undone(self) -> int:
+        """An undo's rows left as they are (a link changed since the run, an expiry
+        passed): links the run wrote that the undo did not set back. They make the
+        undo's exit code 1: a rollback job must not read it as fully undone."""
+        if self.info.mode != UNDO_MODE or self.info.dry_run:
+            return 0
+        return sum(1 for r in self.rows if r.status is Status.SKIPPED)
+
+    @property
+    def exit_meaning(self) -> str:
+        """What ``exit_code`` means for this run, as the summary says it."""
+        code, n = self.exit_code, self.not_undone
+        if n and code == EXIT_ROWS_FAILED and not self.failed and self.stopped_by is None:
+            links, left = ("link", "it is") if n == 1 else ("links", "they are")
+            return f"not fully undone: {n} {links} the run wrote left as {left}"
+        return EXIT_MEANINGS.get(code, "")
 
     @property
     def stop_sentence(self) -> str | None:

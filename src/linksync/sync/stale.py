@@ -10,6 +10,10 @@ is done exactly as saved. A row skipped because ``ignore:`` names its link is no
 checked: people may change that link at any time; nor is the ``updatedAt`` of an update
 or unchanged row with fields left to people (``ignore_changes``), whose compared fields
 alone decide (a replace carries the link's values of them, so its ``updatedAt`` counts).
+A write whose link already is what the plan makes it (a create or update whose link
+now has the planned values, a delete whose link is gone, a retire done) is not stale
+but done: ``unchanged``, with a note, and nothing is sent, so applying the same plan
+again (a retried merge job, or one cut short halfway) converges.
 ``read_saved_plan`` reads the file, refusing anything that is not a saved plan with a
 usage error.
 """
@@ -29,7 +33,8 @@ from linksync.rules.timestamps import same_instant
 from linksync.sync.compare import compare
 from linksync.sync.ignoring import ignored_fields
 from linksync.sync.options import SyncOptions
-from linksync.sync.plan import Change, Plan
+from linksync.sync.plan import NO_PAYLOAD, Change, Plan
+from linksync.sync.retire import retire_fields
 from linksync.sync.state import RemoteState
 
 #: Rows checked against the workspace: every row the plan decided on a remote record
@@ -112,6 +117,49 @@ def _left_to_people(ch: Change, options: SyncOptions) -> bool:
     )
 
 
+#: The note of a write found done already: nothing is sent for it.
+ALREADY_APPLIED = "already applied: the link is as this plan makes it; nothing sent"
+ALREADY_DELETED = "already applied: the link is gone; nothing sent"
+
+
+def _done(
+    ch: Change, now: RemoteLink | None, fresh: RemoteState, options: SyncOptions
+) -> Change | None:
+    """``ch`` as an ``unchanged`` row when the workspace already holds what it writes
+    (an earlier apply of the plan did it); None when it does not."""
+    if ch.action is Action.DELETE:
+        return _unchanged(ch, ch.remote, ALREADY_DELETED) if now is None else None
+    if ch.action is Action.RETIRE:
+        url = options.retire_to
+        if now is None or url is None or retire_fields(now, url, options):
+            return None
+        return _unchanged(ch, now, ALREADY_APPLIED)
+    if ch.action not in (Action.CREATE, Action.UPDATE, Action.REPLACE) or ch.spec is None:
+        return None
+    spec = ch.spec
+    if now is not None:
+        held = [now]
+    elif ch.action is Action.CREATE and ch.slug is None and spec.url:
+        held = fresh.with_url(ch.domain, spec.url.strip())  # a slug the service picked
+    else:
+        held = []
+    link = next((x for x in held if compare(spec, x, options).same), None)
+    return _unchanged(ch, link, ALREADY_APPLIED) if link is not None else None
+
+
+def _unchanged(ch: Change, link: RemoteLink | None, note: str) -> Change:
+    slug = link.slug if link is not None else ch.slug
+    return msgspec.structs.replace(
+        ch,
+        action=Action.UNCHANGED,
+        slug=slug,
+        remote=link,
+        fields=(),
+        payload=NO_PAYLOAD,
+        notes=(*ch.notes, note),
+    )
+
+
 def mark_stale(plan: Plan, fresh: RemoteState) -> Plan:
     """The plan with each stale row blocked by STALE_PLAN (a per-row failure): writes,
     and the unchanged and skipped rows the plan decided on what it saw."""
@@ -121,7 +169,10 @@ def mark_stale(plan: Plan, fresh: RemoteState) -> Plan:
         if _checked(ch) and (ch.domain, (ch.slug or "").lower()) not in left_alone:
             now = fresh.get(ch.domain, ch.slug) if ch.slug else None
             why = _why_stale(ch, now, fresh, plan.options)
-            if why is not None:
+            done = _done(ch, now, fresh, plan.options) if why is not None else None
+            if done is not None:
+                ch = done
+            elif why is not None:
                 problem = Problem("STALE_PLAN", why, ch.provenance, None)
                 ch = msgspec.structs.replace(
                     ch, problems=(*ch.problems, problem), blocked_by="STALE_PLAN"
