@@ -6,6 +6,7 @@ each target's own alert with ``--all``, and the profile keys."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
@@ -263,3 +264,29 @@ def test_a_plans_alert_counts_its_rows_making_only_those_with_an_error(workdir: 
     pipeline = Path(linksync.pipeline.__file__).parent
     callers = [p.name for p in pipeline.glob("*.py") if "plan_rows(" in p.read_text("utf-8")]
     assert callers == []
+
+
+def test_an_undo_that_leaves_a_link_as_it_is_alerts_as_failed(
+    workdir: Path, receiver: Receiver
+) -> None:
+    """A rollback job hears of an undo that did not set everything back: its exit code
+    is 1, and the default alert ("failed") goes out, saying how many links were left."""
+    from linksync.config import resolve
+
+    write(workdir, "slug,url\nu-1,https://example.com/1\nu-2,https://example.com/2\n")
+    assert run("apply", "links.csv", "--yes", "--no-progress").exit_code == 0
+    write(workdir, "slug,url\nu-1,https://example.com/1b\nu-2,https://example.com/2b\n")
+    applied = run("apply", "links.csv", "--yes", "--no-progress")
+    assert applied.exit_code == 0, applied.output
+    settings = resolve(cwd=workdir, env={}, sandbox=True)
+
+    async def edit_by_hand() -> None:
+        async with settings.open_client() as client:
+            await client.update_link("u-2", {"url": "https://example.com/by-hand"})
+
+    asyncio.run(edit_by_hand())
+    results = linksync.undo(settings=settings, notify=linksync.Notify(urls=[receiver.url()]))
+    assert results.exit_code == 1
+    ((_, payload),) = receiver.got
+    assert payload["title"].endswith(": not fully undone: 1 link left"), payload["title"]
+    assert "Why this alert: failed" in payload["message"] and payload["type"] == "failure"

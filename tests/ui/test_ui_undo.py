@@ -90,6 +90,14 @@ async def test_a_workspace_changed_since_the_plan_was_shown_is_not_undone(
     shown = (await client.post(f"{url}/plan")).json()
     assert shown["data"]["left_alone"] == ["lnk.test/a"] and shown["data"]["writes"] == 1
     assert "changed since the run: left as it is (description)" in shown["html"]
+    # run as shown: the page says the undo is not complete, as the command line does
+    started = await client.post(url, json={"plan_id": shown["data"]["plan_id"]})
+    assert started.status_code == 202, started.text
+    undo = state.runs.get(started.json()["run_id"])
+    assert undo is not None
+    eventually(lambda: undo.record.state.over, timeout=30)
+    summary = undo.record.summary or ""
+    assert "Exit code 1: not fully undone: 1 link the run wrote left as it is" in summary
 
 
 async def test_what_cannot_be_undone(state: UiState, client: httpx.AsyncClient) -> None:

@@ -33,7 +33,7 @@ from types import ModuleType
 from linksync.api.network import proxy_secrets
 from linksync.config.profiles import DEFAULT_NOTIFY_ON, Profile, check_notify_on
 from linksync.errors import ConfigError
-from linksync.model import RowResult, RunInfo
+from linksync.model import RowResult, RunInfo, Status
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.fields import from_profile, over
 from linksync.pipeline.request import Notify
@@ -44,6 +44,7 @@ from linksync.report.summary import (
     safe_target,
 )
 from linksync.safe.secrets import Secrets
+from linksync.sync.results import UNDO_MODE
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
@@ -115,6 +116,14 @@ class RunEnd:
     reports: tuple[str | Path, ...] = ()
     stopped: str | None = None  # what stopped the run (an error's text)
 
+    @property
+    def not_undone(self) -> int:
+        """An undo's rows left as they are: links the run wrote that the undo did not
+        set back (``Results.not_undone``); they fail the undo, so they meet "failed"."""
+        if self.info.mode != UNDO_MODE or self.info.dry_run:
+            return 0
+        return self.counts.by_status.get(Status.SKIPPED, 0)
+
     @classmethod
     def of_rows(
         cls,
@@ -139,7 +148,7 @@ def alerts_for(notify: Notify | None, profile: Profile) -> Alerts:
 def conditions(alerts: Alerts, end: RunEnd) -> tuple[str, ...]:
     """The conditions of ``alerts.on`` that ``end`` meets (none: no alert)."""
     met = {
-        "failed": end.counts.failed > 0,
+        "failed": end.counts.failed > 0 or end.not_undone > 0,
         "drift": end.changes > 0,
         "stopped": end.stopped is not None,
         "always": True,
@@ -169,6 +178,8 @@ def message(
         what = "stopped"
     elif counts.failed:
         what = f"{counts.failed} row{'s' if counts.failed != 1 else ''} failed"
+    elif end.not_undone:
+        what = f"not fully undone: {end.not_undone} link{'s' if end.not_undone != 1 else ''} left"
     elif end.changes:
         what = f"{end.changes} changes" + (" pending" if end.command == "plan" else "")
     else:
@@ -252,7 +263,7 @@ async def alert_run(alerts: Alerts, end: RunEnd, secrets: Secrets, events: RunEv
     if not met:
         return None
     title, body = message(end, met, os.environ, alerts.name)
-    bad = end.stopped is not None or end.counts.failed > 0
+    bad = end.stopped is not None or end.counts.failed > 0 or end.not_undone > 0
     kind = "failure" if bad else "warning" if end.changes else "info"
     redacted = (secrets.redact(title), secrets.redact(body))
     done = await asyncio.to_thread(deliver, alerts.urls, *redacted, kind)

@@ -29,7 +29,6 @@ from pathlib import Path
 import linksync
 from linksync.config import Settings
 from linksync.model import RowResult, Status
-from linksync.model.outcome import EXIT_MEANINGS
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.request import Hooks, Outputs, Reading, SyncPolicy
 from linksync.report.annotate import status_text
@@ -85,7 +84,7 @@ def outcome_words(rows: Sequence[RowResult]) -> str:
 def run_summary(results: Results, events: PageEvents, head: str = "", kept: str = "") -> str:
     """What the page says of a finished run: what became of its rows, its exit code,
     ``kept`` (an undo's links left alone), why it stopped and its first warnings."""
-    code, meaning = results.exit_code, EXIT_MEANINGS.get(results.exit_code, "")
+    code, meaning = results.exit_code, results.exit_meaning
     summary = f"{head}{outcome_words(results.rows)}. Exit code {code}: {meaning}.{kept}"
     if results.stop_sentence:
         summary += f" {results.stop_sentence}"
