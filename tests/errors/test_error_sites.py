@@ -133,6 +133,8 @@ SITES: dict[tuple[str, str], set[str]] = {
     # a sheet without a header: skipped; one holding web addresses: no mirror delete
     ("sources/excel_layout.py", "skipped_sheet"): {"MISSING_URL_COLUMN"},
     ("sources/excel_layout.py", "unread_links"): {"UNREAD_SHEET"},
+    # a header's hint naming the order of its dates ("Expires (MM/DD/YYYY)")
+    ("sources/date_hints.py", "column_dates"): {"DATE_ORDER"},
     ("sources/normalize.py", "_oddness"): {"AMBIGUOUS_TIME", "INVALID_EXPIRY"},
     ("sources/shortlinks.py", "_disagree"): {"CONFLICTING_COLUMNS"},
     ("sources/shortlinks.py", "split_short"): {"INVALID_FIELD"},  # a short link not split

@@ -47,6 +47,30 @@ def normalize_header(header: object) -> str:
     return _PUNCT_RE.sub("", str(header)).casefold()
 
 
+#: A hint in brackets closing a header: "Expires (MM/DD/YYYY)", "Slug (optional)".
+_HINT_RE = re.compile(r"(.*?\w.*?)\s*[(\[]([^()\[\]]*)[)\]]", re.DOTALL)
+
+
+def header_key(text: object, explicit: Mapping[str, str] | None = None) -> str:
+    """The normalised header (``normalize_header``) of a header cell; a header closing
+    with a hint in brackets ("Destination URL (required)") is read as what is left when
+    the whole is no column name linksync knows and what is left is one."""
+    key = normalize_header(text)
+    if known_field(key, explicit) is not None or key in _IGNORED or key in STATES:
+        return key
+    hint = split_hint(str(text))
+    if hint is None:
+        return key
+    base = normalize_header(hint[0])
+    return base if known_field(base, explicit) is not None else key
+
+
+def split_hint(text: str) -> tuple[str, str] | None:
+    """("Expires", "MM/DD/YYYY") of a header closing with a hint in brackets, or None."""
+    m = _HINT_RE.fullmatch(text.strip())
+    return (m.group(1), m.group(2).strip()) if m else None
+
+
 def _build_index() -> dict[str, tuple[str, int]]:
     index: dict[str, tuple[str, int]] = {}
     for fname, words in ALIASES.items():
@@ -106,7 +130,8 @@ class ColumnMatch:
     ``guesses`` are the columns read by a loose word (``aliases.LOOSE``); ``held`` the
     (column, field) of loose guesses not read because they would change the URL or
     the password. The pseudo-field ``ROW_STATE`` (in ``fields``) gathers the columns
-    whose header reads as a row state.
+    whose header reads as a row state. ``hints`` maps a column whose header closes with
+    a hint in brackets ("Expires (MM/DD/YYYY)") to the hint.
     """
 
     fields: Mapping[str, int]
@@ -117,6 +142,7 @@ class ColumnMatch:
     ranks: Mapping[int, int] = field(default_factory=dict)
     guesses: frozenset[int] = frozenset()
     held: tuple[tuple[int, str], ...] = ()
+    hints: Mapping[int, str] = field(default_factory=dict)
 
     def columns_of(self, field_name: str) -> tuple[int, ...]:
         """Every column index feeding a field, best first."""
@@ -178,7 +204,12 @@ def match_columns(
     then row states, export metadata and numbered tags columns."""
     explicit = compile_mapping(mapping)
     texts = tuple("" if h is None else str(h).strip() for h in headers)
-    keys = [normalize_header(t) for t in texts]
+    keys = [header_key(t, explicit) for t in texts]
+    hints = {
+        c: hint[1]
+        for c, (t, k) in enumerate(zip(texts, keys, strict=True))
+        if k != normalize_header(t) and (hint := split_hint(t)) is not None
+    }
     own = _annotation_status(keys)
     claims: dict[str, list[tuple[int, int]]] = {}  # field -> [(rank, column)]
     unknown: list[str] = []
@@ -230,6 +261,7 @@ def match_columns(
         ranks,
         frozenset(guesses),
         tuple(held),
+        hints,
     )
 
 
@@ -268,7 +300,7 @@ def header_score(cells: Iterable[object], explicit: Mapping[str, str] | None = N
     score = 0
     for cell in cells:
         if isinstance(cell, str) and cell.strip():
-            fname = known_field(normalize_header(cell), explicit)
+            fname = known_field(header_key(cell, explicit), explicit)
             if fname:
                 score += 2 if fname in ("url", SHORT_URL) else 1
     return score
@@ -291,7 +323,7 @@ def find_header_row(
         if score <= best_score:
             continue
         texts = [c for c in row if isinstance(c, str) and c.strip()]
-        known = sum(1 for c in texts if known_field(normalize_header(c), explicit))
+        known = sum(1 for c in texts if known_field(header_key(c, explicit), explicit))
         filled = sum(1 for c in row if c not in ("", None))
         if known >= 2 or known == filled:
             best_row, best_score = i, score
