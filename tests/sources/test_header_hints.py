@@ -101,10 +101,33 @@ def test_a_date_format_that_disagrees_refuses_the_file(workdir: Path) -> None:
 def test_a_hint_on_no_known_header_is_still_unknown(workdir: Path) -> None:
     path = workdir / "export.csv"
     path.write_text(
-        "Slug,Destination URL (required),Owner (team)\nspring,https://example.com/spring,Ops\n",
+        "Slug,Destination URL (required),Budget (EUR)\nspring,https://example.com/spring,1200\n",
         encoding="utf-8",
     )
     checked = validate(
-        path, code=0, expect=[Expect(None, "Owner (team)", "unknown column(s) ignored", "warning")]
+        path, code=0, expect=[Expect(None, "Budget (EUR)", "unknown column(s) ignored", "warning")]
     )
     assert [p["constant"] for p in checked.problems] == ["UNKNOWN_COLUMN"], checked.problems
+
+
+def test_a_hint_saying_old_is_not_read_as_the_field(workdir: Path) -> None:
+    """ "URL (old)" beside "Destination URL" is not read as a second URL column: the old
+    address never fills a row whose destination was left empty."""
+    path = workdir / "export.csv"
+    path.write_text(
+        "Slug (optional),Destination URL,URL (old),Status (live/cancelled)\n"
+        "spring,https://example.com/spring,https://example.com/spring-2025,live\n"
+        "summer,,https://example.com/summer-2025,cancelled\n",
+        encoding="utf-8",
+    )
+    checked = validate(
+        path,
+        code=1,
+        expect=[
+            Expect(None, "URL (old)", "unknown column(s) ignored", "warning"),
+            Expect(3, "Destination URL", "no destination URL"),
+        ],
+        good_rows=[2],
+    )
+    states = [p for p in checked.problems if p["constant"] == "ROW_STATE_COLUMN"]
+    assert [p["row"] for p in states] == [3], checked.problems

@@ -51,18 +51,33 @@ def normalize_header(header: object) -> str:
 _HINT_RE = re.compile(r"(.*?\w.*?)\s*[(\[]([^()\[\]]*)[)\]]", re.DOTALL)
 
 
+#: Words of a hint saying the column is not the field now: "URL (old)" stays unknown.
+_NOT_NOW = re.compile(
+    r"\b(?:old|previous|prev|former|legacy|deprecated|obsolete|archived?|unused|backup|"
+    r"copy|draft|test|ignored?|not used|do not use|don'?t use|before|was)\b",
+    re.IGNORECASE,
+)
+
+
 def header_key(text: object, explicit: Mapping[str, str] | None = None) -> str:
     """The normalised header (``normalize_header``) of a header cell; a header closing
     with a hint in brackets ("Destination URL (required)") is read as what is left when
-    the whole is no column name linksync knows and what is left is one."""
+    the whole is no column name linksync knows and what is left is one, unless the
+    hint says the column is not that now ("URL (old)", "Slug (do not use)")."""
     key = normalize_header(text)
-    if known_field(key, explicit) is not None or key in _IGNORED or key in STATES:
+    if _named(key, explicit):
         return key
     hint = split_hint(str(text))
-    if hint is None:
+    if hint is None or _NOT_NOW.search(hint[1]):
         return key
     base = normalize_header(hint[0])
-    return base if known_field(base, explicit) is not None else key
+    return base if _named(base, explicit) else key
+
+
+def _named(key: str, explicit: Mapping[str, str] | None) -> bool:
+    """Whether a normalised header is a column name linksync knows (a field, export
+    metadata, a row state)."""
+    return known_field(key, explicit) is not None or key in _IGNORED or key in STATES
 
 
 def split_hint(text: str) -> tuple[str, str] | None:
