@@ -133,7 +133,11 @@ SITES: dict[tuple[str, str], set[str]] = {
     # a sheet without a header: skipped; one holding web addresses: no mirror delete
     ("sources/excel_layout.py", "skipped_sheet"): {"MISSING_URL_COLUMN"},
     ("sources/excel_layout.py", "unread_links"): {"UNREAD_SHEET"},
+    # a header's hint naming the order of its dates ("Expires (MM/DD/YYYY)")
+    ("sources/date_hints.py", "column_dates"): {"DATE_ORDER"},
     ("sources/normalize.py", "_oddness"): {"AMBIGUOUS_TIME", "INVALID_EXPIRY"},
+    # a day-first or month-first date the --date-format given does not read
+    ("sources/normalize.py", "read_expiry"): {"INVALID_EXPIRY"},
     ("sources/shortlinks.py", "_disagree"): {"CONFLICTING_COLUMNS"},
     ("sources/shortlinks.py", "split_short"): {"INVALID_FIELD"},  # a short link not split
     ("sources/table.py", "_conflicts"): {"CONFLICTING_COLUMNS"},
@@ -147,6 +151,7 @@ SITES: dict[tuple[str, str], set[str]] = {
     # the plan's last line counts the passwords not sent
     ("report/plans.py", "left_to_do"): {"PASSWORD_NOT_SENT"},
     ("sources/yaml_fields.py", "_fields"): {"URL_PARAM_REPLACED"},
+    ("sources/yaml_fields.py", "_utm_problem"): {"INVALID_FIELD"},  # a utm: not a mapping
     # a value YAML cut at a "#word" comment (url: https://e.com/p #top)
     ("sources/yaml_fields.py", "<module>"): {"COMMENT_IN_VALUE"},
     ("sources/yaml_reader.py", "_entry"): {"INVALID_FIELD", "UNKNOWN_KEY"},

@@ -86,3 +86,56 @@ def test_strict_refuses_it(workdir: Path) -> None:
     result = run("apply", str(path), "--strict", "--yes", "--no-progress")
     assert result.exit_code == 1, result.output
     assert "UNREAD_SHEET" in result.output and remote(workdir) == {}
+
+
+def _notes_workbook(path: Path) -> Path:
+    """A campaign workbook whose sheet named "Notes" has links pasted on it, and whose
+    "Instructions" sheet is prose with no web address."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.title = "Links"
+    ws.append(["Back-half", "Destination URL"])
+    ws.append(["spring", "https://example.com/spring"])
+    notes = wb.create_sheet("Notes")
+    notes.append(["Also add these for the summer push:"])
+    notes.append(["summer", "https://example.com/summer"])
+    notes.append(["autumn", "https://example.com/autumn"])
+    help_ = wb.create_sheet("Instructions")
+    help_.append(["Fill one row a link; the back-half is optional."])
+    help_.append(["Ask legal before the launch."])
+    wb.save(path)
+    return path
+
+
+def test_links_on_a_sheet_named_notes_are_named(workdir: Path) -> None:
+    path = _notes_workbook(workdir / "campaign.xlsx")
+    checked = validate(
+        path,
+        code=0,
+        sheet="Notes",
+        expect=[
+            Expect(
+                None,
+                None,
+                "though it holds 2 web addresses (first: B2 "
+                '"https://example.com/summer"): its rows are not read, and a mirror '
+                "deletes nothing while it is unread",
+                "warning",
+            )
+        ],
+    )
+    # The sheet of prose says nothing, as before.
+    assert [(p["sheet"], p["constant"]) for p in checked.problems] == [("Notes", "UNREAD_SHEET")], (
+        checked.problems
+    )
+
+
+def test_a_mirror_keeps_the_links_a_notes_sheet_names(workdir: Path) -> None:
+    _published(workdir)
+    _notes_workbook(workdir / "campaign.xlsx")
+    args = ["--yes", "--no-progress", "--mode", "mirror", "--domain", "lnk.test"]
+    mirror = run("apply", "campaign.xlsx", *args)
+    assert mirror.exit_code == 1, mirror.output
+    assert sorted(remote(workdir)) == ["autumn", "spring", "summer"]
+    assert "sheet Notes) and may name this link" in mirror.output, mirror.output

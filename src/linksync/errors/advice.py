@@ -33,6 +33,11 @@ ADVICE: dict[str, str] = {
         "for a link that never expires; a time the clocks skip in your time zone does "
         "not exist: write one that does."
     ),
+    "DATE_ORDER": (
+        "Make the header's hint and --date-format (or the profile's date_format:) name "
+        "the same order (dmy: 31/12/2026, mdy: 12/31/2026), or write the dates as "
+        "2026-12-31."
+    ),
     "AMBIGUOUS_TIME": (
         "This time happens twice in your time zone (clocks set back): the first one is "
         "used; to mean the second, write it with its offset (2026-11-01T01:30-05:00)."

@@ -239,6 +239,11 @@ _TABLE: tuple[ErrorDef, ...] = (
         ("STRUCK_THROUGH", "A cell is struck through, as a cancelled row is often marked"),
         ("MERGED_CELLS", "A merged cell over several data rows gives its value to each"),
         (
+            "DATE_ORDER",
+            'A header names the order of its dates ("Expires (MM/DD/YYYY)"): they are read '
+            "in that order, or the file is refused when the date format reads another",
+        ),
+        (
             "AMBIGUOUS_TIME",
             "A local date-time occurs twice in the time zone (clocks set back): the first "
             "occurrence is used",

@@ -47,6 +47,45 @@ def normalize_header(header: object) -> str:
     return _PUNCT_RE.sub("", str(header)).casefold()
 
 
+#: A hint in brackets closing a header: "Expires (MM/DD/YYYY)", "Slug (optional)".
+_HINT_RE = re.compile(r"(.*?\w.*?)\s*[(\[]([^()\[\]]*)[)\]]", re.DOTALL)
+
+
+#: Words of a hint saying the column is not the field now: "URL (old)" stays unknown.
+_NOT_NOW = re.compile(
+    r"\b(?:old|previous|prev|former|legacy|deprecated|obsolete|archived?|unused|backup|"
+    r"copy|draft|test|ignored?|not used|do not use|don'?t use|before|was)\b",
+    re.IGNORECASE,
+)
+
+
+def header_key(text: object, explicit: Mapping[str, str] | None = None) -> str:
+    """The normalised header (``normalize_header``) of a header cell; a header closing
+    with a hint in brackets ("Destination URL (required)") is read as what is left when
+    the whole is no column name linksync knows and what is left is one, unless the
+    hint says the column is not that now ("URL (old)", "Slug (do not use)")."""
+    key = normalize_header(text)
+    if _named(key, explicit):
+        return key
+    hint = split_hint(str(text))
+    if hint is None or _NOT_NOW.search(hint[1]):
+        return key
+    base = normalize_header(hint[0])
+    return base if _named(base, explicit) else key
+
+
+def _named(key: str, explicit: Mapping[str, str] | None) -> bool:
+    """Whether a normalised header is a column name linksync knows (a field, export
+    metadata, a row state)."""
+    return known_field(key, explicit) is not None or key in _IGNORED or key in STATES
+
+
+def split_hint(text: str) -> tuple[str, str] | None:
+    """("Expires", "MM/DD/YYYY") of a header closing with a hint in brackets, or None."""
+    m = _HINT_RE.fullmatch(text.strip())
+    return (m.group(1), m.group(2).strip()) if m else None
+
+
 def _build_index() -> dict[str, tuple[str, int]]:
     index: dict[str, tuple[str, int]] = {}
     for fname, words in ALIASES.items():
@@ -106,7 +145,8 @@ class ColumnMatch:
     ``guesses`` are the columns read by a loose word (``aliases.LOOSE``); ``held`` the
     (column, field) of loose guesses not read because they would change the URL or
     the password. The pseudo-field ``ROW_STATE`` (in ``fields``) gathers the columns
-    whose header reads as a row state.
+    whose header reads as a row state. ``hints`` maps a column whose header closes with
+    a hint in brackets ("Expires (MM/DD/YYYY)") to the hint.
     """
 
     fields: Mapping[str, int]
@@ -117,6 +157,7 @@ class ColumnMatch:
     ranks: Mapping[int, int] = field(default_factory=dict)
     guesses: frozenset[int] = frozenset()
     held: tuple[tuple[int, str], ...] = ()
+    hints: Mapping[int, str] = field(default_factory=dict)
 
     def columns_of(self, field_name: str) -> tuple[int, ...]:
         """Every column index feeding a field, best first."""
@@ -178,7 +219,12 @@ def match_columns(
     then row states, export metadata and numbered tags columns."""
     explicit = compile_mapping(mapping)
     texts = tuple("" if h is None else str(h).strip() for h in headers)
-    keys = [normalize_header(t) for t in texts]
+    keys = [header_key(t, explicit) for t in texts]
+    hints = {
+        c: hint[1]
+        for c, (t, k) in enumerate(zip(texts, keys, strict=True))
+        if k != normalize_header(t) and (hint := split_hint(t)) is not None
+    }
     own = _annotation_status(keys)
     claims: dict[str, list[tuple[int, int]]] = {}  # field -> [(rank, column)]
     unknown: list[str] = []
@@ -230,6 +276,7 @@ def match_columns(
         ranks,
         frozenset(guesses),
         tuple(held),
+        hints,
     )
 
 
@@ -268,7 +315,7 @@ def header_score(cells: Iterable[object], explicit: Mapping[str, str] | None = N
     score = 0
     for cell in cells:
         if isinstance(cell, str) and cell.strip():
-            fname = known_field(normalize_header(cell), explicit)
+            fname = known_field(header_key(cell, explicit), explicit)
             if fname:
                 score += 2 if fname in ("url", SHORT_URL) else 1
     return score
@@ -291,7 +338,7 @@ def find_header_row(
         if score <= best_score:
             continue
         texts = [c for c in row if isinstance(c, str) and c.strip()]
-        known = sum(1 for c in texts if known_field(normalize_header(c), explicit))
+        known = sum(1 for c in texts if known_field(header_key(c, explicit), explicit))
         filled = sum(1 for c in row if c not in ("", None))
         if known >= 2 or known == filled:
             best_row, best_score = i, score

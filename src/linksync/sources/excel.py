@@ -40,7 +40,13 @@ from linksync.safe.terminal import printable
 from linksync.sources.columns import compile_mapping, match_columns, normalize_header
 from linksync.sources.encrypted import decrypt_workbook, is_encrypted_workbook
 from linksync.sources.excel_cells import CellReader, cell_text
-from linksync.sources.excel_layout import hidden_columns, hide_rows, skipped_sheet, spread_merged
+from linksync.sources.excel_layout import (
+    hidden_columns,
+    hide_rows,
+    skipped_sheet,
+    spread_merged,
+    unread_links,
+)
 from linksync.sources.frame import ReadResult, UnknownColumn
 from linksync.sources.header import find_header
 from linksync.sources.normalize import excel_serial_to_datetime, normalize_expiry
@@ -51,7 +57,8 @@ from linksync.sources.xlsx_guard import Package, PendingNotes, SheetNotes
 #: Zip packages whose parts are size-checked; OOXML ones are scanned sheet by sheet.
 _ZIPPED = frozenset({".xlsx", ".xlsm", ".ods"})
 _OOXML = frozenset({".xlsx", ".xlsm"})
-#: Sheets of instructions or notes: skipped without a warning when they hold no links.
+#: Sheets of instructions or notes: skipped without a warning when they hold no web
+#: address (with one, ``UNREAD_SHEET`` as any other sheet without a header).
 _HELP_SHEETS = frozenset(
     {"instructions", "readme", "help", "notes", "about", "info", "howto", "lists", "lookup"}
 )
@@ -313,6 +320,8 @@ def _read_sheet(
     if head is None:
         if named or not (_is_blank(rows) or normalize_header(sheet) in _HELP_SHEETS):
             result.problems.append(skipped_sheet(display, sheet, rows, named))
+        elif (pasted := unread_links(display, sheet, rows)) is not None:
+            result.problems.append(pasted)  # links pasted on a sheet named "Notes"
         return
     header = list(head.cells)
     match = match_columns(header, opts.mapping)

@@ -24,7 +24,13 @@ from dataclasses import dataclass
 from itertools import zip_longest
 
 from linksync.sources.aliases import UTM_FIELDS
-from linksync.sources.columns import find_header_row, header_score, known_field, normalize_header
+from linksync.sources.columns import (
+    find_header_row,
+    header_key,
+    header_score,
+    known_field,
+    normalize_header,
+)
 
 #: Group cells (normalised) that make the words under them UTM parameters.
 _UTM_GROUPS = frozenset({"utm", "utms", "utmparameters", "utmparams", "utmtags", "utmcodes"})
@@ -67,7 +73,7 @@ def _combine(
         from_other = (bring == "lower" and low_text) or (bring == "upper" and not low_text)
         text = _text(cell)
         if from_other and text:
-            if not known_field(normalize_header(text), explicit):
+            if not known_field(header_key(text, explicit), explicit):
                 return None
             brought += 1
     return _under_groups(upper, lower, out) if brought else None

@@ -111,7 +111,8 @@ def read_expiry(
             return quick, None
     naive, text = _naive_expiry(value, date_format)
     if naive is None:
-        return text, None
+        misread = date_format.misread(text) if date_format is not None else None
+        return text, ("INVALID_EXPIRY", misread, True) if misread is not None else None
     when, odd = localize(naive, zone)
     if odd is None or zone is None:
         return format_ts(when), None
@@ -159,8 +160,11 @@ def expiry_oddity(
     """What is odd about an expiry cell in ``zone``, as (constant, message, is_error):
     a local time the clocks skip (``INVALID_EXPIRY``, an error) or one that happens
     twice (``AMBIGUOUS_TIME``, a warning: the first occurrence is used); None for
-    anything else (UTC never has either)."""
-    return read_expiry(value, date_format, zone)[1] if zone is not None else None
+    anything else (UTC never has either); with a ``date_format``, a day-first or
+    month-first date it does not read too (``INVALID_EXPIRY``: ``DateFormat.misread``)."""
+    if zone is None and date_format is None:
+        return None
+    return read_expiry(value, date_format, zone)[1]
 
 
 def _oddness(naive: datetime, when: datetime, odd: Oddity, zone: tzinfo) -> Oddness:

@@ -140,6 +140,26 @@ class DateFormat:
         except ValueError:
             return None
 
+    def misread(self, text: str) -> str | None:
+        """What to say of ``text`` when it looks like a day-first or month-first date
+        (``looks_like_local_date``) this format does not read; None otherwise."""
+        if not looks_like_local_date(text) or self.read(text) is not None:
+            return None
+        example = datetime(2026, 12, 31).strftime(self.spec) if "%" in self.spec else None
+        flag = f"--date-format {self.spec}"
+        said = f"{flag} ({example})" if example else f"{flag} ({_EXAMPLES[self.spec]})"
+        other = {"dmy": "mdy", "mdy": "dmy"}.get(self.spec, "")
+        other_read = DateFormat(other).read(text) if other else None
+        if other_read is not None:
+            iso = other_read.strftime("%Y-%m-%d")
+            fix = f"it reads as {other} ({iso}): write it as {iso}, or fix the date"
+        else:
+            fix = "write it as 2030-12-31"
+        return f"{text!r} is not a date as {said} reads it; {fix}"
+
+
+_EXAMPLES = {"dmy": "31/12/2026", "mdy": "12/31/2026"}
+
 
 def looks_like_local_date(text: str) -> bool:
     """31/12/2026 or 12.31.2026: a date that needs ``--date-format`` to be read."""

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from linksync.sources.columns import STATES, map_flag, normalize_header
+from linksync.sources.columns import STATES, header_key, map_flag
 
 #: (index in the frame, header, value) of a state cell that does not agree.
 StateCell = tuple[int, str, str]
@@ -24,7 +24,7 @@ def state_cells(headers: Sequence[str], columns: Sequence[np.ndarray]) -> list[S
     frame order: None where empty) that ask for something else than sending the row."""
     found: list[StateCell] = []
     for header, values in zip(headers, columns, strict=True):
-        fine = STATES.get(normalize_header(header), frozenset())
+        fine = STATES.get(header_key(header), frozenset())
         verdict: dict[str, bool] = {}
         for i, value in enumerate(values.tolist()):
             if value is None:

@@ -35,6 +35,7 @@ from linksync.sources.aliases import QUERY, ROW_STATE, SHORT_URL, UTM_FIELDS
 from linksync.sources.cleaning import ASCII_WS, clean_column, factorize
 from linksync.sources.column_report import column_report, held_guesses
 from linksync.sources.columns import ColumnMatch
+from linksync.sources.date_hints import column_dates
 from linksync.sources.frame import SpecFrame, Stripped, not_none
 from linksync.sources.options import ReadOptions
 from linksync.sources.repeats import repeated_headers, section_titles
@@ -95,18 +96,22 @@ class _Builder:
         self.issues: list[CellIssue] = []
         self.problems: list[Problem] = []
 
-    def clean(self, fname: str, raw: Any) -> tuple[np.ndarray, np.ndarray]:
+    def clean(self, fname: str, raw: Any, col: int = -1) -> tuple[np.ndarray, np.ndarray]:
         if fname == "expires_at":
-            out = _expiry(raw, self.opts, self.issues)
+            head = self.match.headers[col] if col >= 0 else ""
+            where = Provenance(self.source, self.sheet)
+            opts, said = column_dates(self.opts, self.match.hints.get(col), head, where)
+            self.problems.extend([said] if said is not None else [])
+            out = _expiry(raw, opts, self.issues)
             return out, not_none(out)
         return clean_column(raw, self.opts.empty_values)
 
     def merge(self, fname: str, raws: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         """The field's column (several merged) and which of its values are set."""
         cols = self.match.columns_of(fname)
-        merged, have = self.clean(fname, raws[0])
+        merged, have = self.clean(fname, raws[0], cols[0])
         for col, raw in zip(cols[1:], raws[1:], strict=False):
-            extra, more = self.clean(fname, raw)
+            extra, more = self.clean(fname, raw, col)
             both = np.flatnonzero(have & more)
             if fname == "tags":
                 if len(both):

@@ -41,6 +41,8 @@ class LinkFields:
     defaults: dict[str, Any]
     named: list[Named]
     lines: list[str]
+    #: The line of each key of the entry being read (field -> line).
+    key_lines: dict[str, int]
 
     def _glued(self, value: Node, key: str, fname: str, column: str) -> None:
         """A value YAML cut at a ``#word`` comment is an error of its link."""
@@ -139,15 +141,27 @@ class LinkFields:
             if source is None:
                 continue
             if not isinstance(source, dict):
-                problems.append(("url", "utm: expected a mapping such as {source: newsletter}"))
+                what = f"expected a mapping such as {{source: newsletter}}, not a {_kind(source)}"
+                self._utm_problem(slot, what)
                 continue
             for key, value in source.items():
                 name = _UTM_KEYS.get(key)
                 if name is None or not (value is None or isinstance(value, str)):
-                    problems.append(("url", f"utm: unknown key or bad value {key!r}"))
+                    self._utm_problem(slot, f"unknown key or bad value {key!r}")
                     continue
                 out[slot][name] = value
         return out[0], out[1]
+
+    def _utm_problem(self, slot: int, what: str) -> None:
+        """A ``utm:`` block that cannot be read (the link's own, or the file's default
+        with ``slot`` 1): an error of the link, named by its key and line."""
+        if slot:
+            key, at = f"defaults.{self.defaults['utm'][0]}", ""
+        else:
+            line = self.key_lines.get("utm")
+            key, at = "utm", f" on line {line}" if line else ""
+        message = f'key "{key}"{at}: {what}'
+        self.named.append(("INVALID_FIELD", "url", message, Severity.ERROR, key))
 
 
 def _kind(v: Any) -> str:

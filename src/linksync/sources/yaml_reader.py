@@ -145,6 +145,7 @@ class _FileReader(LinkFields, SecretFields):
     ignore: tuple[str, ...] = ()
     #: The file's lines (a comment YAML takes out of a value is found there).
     lines: list[str] = field(default_factory=list)
+    key_lines: dict[str, int] = field(default_factory=dict)
 
     def read(self, root: Node) -> None:
         links: Node | None = None
@@ -369,6 +370,7 @@ class _FileReader(LinkFields, SecretFields):
             self.display, None, line, columns, zone_name(zone) if zone is not None else None,
             declared,
         )  # fmt: skip
+        self.key_lines = {f: line_of(k) for f, k in lines.items()}
         values, managed = self._fields(raw, columns, plain)
         problems.extend((f, m, Severity.ERROR, None) for f, m in plain)
         values.setdefault("url", None)
