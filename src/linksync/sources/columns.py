@@ -48,7 +48,12 @@ def normalize_header(header: object) -> str:
 
 
 #: A hint in brackets closing a header: "Expires (MM/DD/YYYY)", "Slug (optional)".
-_HINT_RE = re.compile(r"(.*?\w.*?)\s*[(\[]([^()\[\]]*)[)\]]", re.DOTALL)
+#: A hint in brackets closing a header: searched from its opening bracket, so the time
+#: is linear in the cell's length (a lazy ``(.*?)`` before it backtracked quadratically
+#: over a whole header line read as one cell).
+_HINT_RE = re.compile(r"\s*[(\[]([^()\[\]]*)[)\]]\Z")
+#: Longer cells are no header with a hint (a header row is at most a few words a cell).
+_HINT_MAX = 200
 
 
 #: Words of a hint saying the column is not the field now: "URL (old)" stays unknown.
@@ -82,8 +87,13 @@ def _named(key: str, explicit: Mapping[str, str] | None) -> bool:
 
 def split_hint(text: str) -> tuple[str, str] | None:
     """("Expires", "MM/DD/YYYY") of a header closing with a hint in brackets, or None."""
-    m = _HINT_RE.fullmatch(text.strip())
-    return (m.group(1), m.group(2).strip()) if m else None
+    text = text.strip()
+    if len(text) > _HINT_MAX or not text.endswith((")", "]")):
+        return None
+    m = _HINT_RE.search(text)
+    if m is None or not any(c.isalnum() or c == "_" for c in text[: m.start()]):
+        return None
+    return text[: m.start()], m.group(1).strip()
 
 
 def _build_index() -> dict[str, tuple[str, int]]:
