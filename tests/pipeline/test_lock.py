@@ -158,3 +158,45 @@ def test_holder_parse_rejects_foreign_content() -> None:
     parsed = LockHolder.parse('{"pid": 1, "host": "h", "started_at": "t", "target": null}')
     assert parsed == LockHolder(1, "h", "t", None)
     assert parsed.describe() == "pid 1 on host h since t"
+
+
+def _json_events(stderr: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in stderr.splitlines()]
+
+
+def test_run_refused_by_a_held_lock_ends_its_json_log_with_run_end(workdir: Path) -> None:
+    """A scheduled apply that finds the lock held exits 2 and its JSON log says so in a
+    run_end line (exit code, constant, nothing written), after its run_start: a log
+    collector counting started runs without an end saw a run that never ended."""
+    from click.testing import CliRunner
+
+    from linksync.cli import cli
+
+    (workdir / "links.csv").write_text("url,slug\nhttps://example.com/a,a1\n", encoding="utf-8")
+    lock = workdir / "run.lock"
+    with acquire_lock(lock, target="the nightly job"):
+        args = ["apply", "links.csv", "--yes", "--log-format", "json", "--lock", str(lock)]
+        result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    events = _json_events(result.stderr)
+    names = [e["event"] for e in events]
+    assert "run_start" in names and "run_end" in names
+    assert names.index("run_start") < names.index("run_end")
+    end = events[names.index("run_end")]
+    assert end["exit_code"] == 2 and end["error_constant"] == "LOCK_HELD"
+    assert end["counts"] == {}
+    assert str(end["message"]).startswith("run ended: stopped by LOCK_HELD (nothing written)")
+    assert events[-1]["event"] == "error" and "holds the lock" in str(events[-1]["message"])
+
+
+def test_run_stopped_by_a_missing_file_ends_with_run_end_exit_2(workdir: Path) -> None:
+    """A file that is not there: run_start, then run_end with exit code 2 and the
+    constant the command exits with, then the error line."""
+    from click.testing import CliRunner
+
+    from linksync.cli import cli
+
+    result = CliRunner().invoke(cli, ["apply", "gone.csv", "--yes", "--log-format", "json"])
+    assert result.exit_code == 2, result.output
+    ends = [e for e in _json_events(result.stderr) if e["event"] == "run_end"]
+    assert [(e["exit_code"], e["error_constant"]) for e in ends] == [(2, "FILE_ERROR")]

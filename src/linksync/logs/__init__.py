@@ -7,7 +7,8 @@ stderr. The sync engine emits four events through the typed helpers below::
     run_start    target, mode, dry_run, sources, run_id
     plan_counts  counts (per action), total
     row_failed   source, sheet, row, domain, slug, action, error_constant, ..., repeat
-    run_end      counts (per status), duration_s, exit_code, requests
+    run_end      counts (per status), duration_s, exit_code, requests; error_constant
+                 when an error stopped the run (counts: what it wrote before)
 
 Each record's message is a sentence with its facts (``linksync.logs.sentences``), so
 any handler, the standard library's own included, shows what happened::
@@ -288,8 +289,11 @@ def log_run_end(
     exit_code: int,
     requests: int | None = None,
     run_id: str | None = None,
+    error_constant: str | None = None,
 ) -> None:
-    """Counts per status (ok, failed, skipped, invalid), duration and the exit code."""
+    """Counts per status (ok, failed, skipped, invalid), duration and the exit code; for
+    a run an error stopped, the error's constant and the counts of what it wrote."""
+    stopped: dict[str, Any] = {"error_constant": error_constant} if error_constant else {}
     log_event(
         logger,
         "run_end",
@@ -298,4 +302,5 @@ def log_run_end(
         exit_code=exit_code,
         requests=requests,
         run_id=run_id,
+        **stopped,
     )

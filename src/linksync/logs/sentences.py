@@ -84,10 +84,11 @@ def row_failed(f: Mapping[str, Any]) -> str:
 
 
 def run_end(f: Mapping[str, Any]) -> str:
-    text = (
-        f"run ended: {counts_text(f.get('counts') or {})} in {f.get('duration_s')} s, "
-        f"exit code {f.get('exit_code')}"
-    )
+    done = counts_text(f.get("counts") or {})
+    if f.get("error_constant"):  # a run an error stopped: what it wrote before
+        wrote = done if f.get("counts") else "nothing written"
+        done = f"stopped by {f['error_constant']} ({wrote})"
+    text = f"run ended: {done} in {f.get('duration_s')} s, exit code {f.get('exit_code')}"
     if f.get("requests") is not None:
         text += f", {f['requests']} requests"
     return text

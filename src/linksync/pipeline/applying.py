@@ -66,7 +66,7 @@ from linksync.pipeline.inputs import (
     source_secrets,
 )
 from linksync.pipeline.lock import LockHolder, acquire_lock
-from linksync.pipeline.notify import Alerts, RunEnd, alert_run
+from linksync.pipeline.notify import Alerts, RunEnd, alert_run, end_stopped
 from linksync.pipeline.overlap import Ahead, identity_of, lock_first, reads_while
 from linksync.pipeline.passwords import load_passwords, password_store, save_passwords
 from linksync.pipeline.planning import plan_to_apply
@@ -83,7 +83,6 @@ from linksync.pipeline.saved import SavedAsks, check_saved
 from linksync.pipeline.stopped import after_writes
 from linksync.report import ReportOptions, ReportSet
 from linksync.report.annotate import annotation_pairs, write_copies
-from linksync.report.summary import Counts
 from linksync.safe.leftovers import describe_removed
 from linksync.safe.secrets import Secrets
 from linksync.sources.named import shown_names
@@ -163,8 +162,8 @@ class ApplyRun:
             except (LinksyncError, OSError) as exc:
                 mode = self.options.mode.value
                 info = RunInfo(self.label, mode, duration_s=time.monotonic() - started)
-                end = RunEnd("apply", info, Counts(), stopped=describe(exc))
-                await alert_run(self.request.alerts, end, self.secrets, self.events)
+                told, logged = (self.secrets, self.events), (self.log, self.run_id, self.writes)
+                await end_stopped(self.request.alerts, exc, info, told, logged)
                 raise
         if not results.confirmed:
             return results

@@ -32,8 +32,10 @@ from types import ModuleType
 
 from linksync.api.network import proxy_secrets
 from linksync.config.profiles import DEFAULT_NOTIFY_ON, Profile, check_notify_on
-from linksync.errors import ConfigError
+from linksync.errors import ConfigError, LinksyncError, describe
+from linksync.logs import log_run_end
 from linksync.model import RowResult, RunInfo, Status
+from linksync.model.outcome import RemoteWrites, error_constant, exit_code_for
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.fields import from_profile, over
 from linksync.pipeline.request import Notify
@@ -276,3 +278,26 @@ async def alert_run(alerts: Alerts, end: RunEnd, secrets: Secrets, events: RunEv
     )
     events.warning(warning)
     return warning
+
+
+async def end_stopped(
+    alerts: Alerts,
+    exc: LinksyncError | OSError,
+    info: RunInfo,
+    told: tuple[Secrets, RunEvents],
+    log: tuple[logging.Logger, str | None, RemoteWrites],
+) -> None:
+    """The end of an apply an error stopped: its ``run_end`` log line (the exit code the
+    command exits with, the error's constant, what was written before it) so a log
+    collector sees every started run end, then its alert (``alert_run``)."""
+    logger, run_id, writes = log
+    log_run_end(
+        logger,
+        counts={k: n for k, n in writes.to_dict().items() if n},
+        duration_s=info.duration_s,
+        exit_code=exit_code_for(exc),
+        run_id=run_id,
+        error_constant=error_constant(exc),
+    )
+    end = RunEnd("apply", info, Counts(), stopped=describe(exc))
+    await alert_run(alerts, end, *told)
