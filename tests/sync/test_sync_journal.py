@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from linksync.sync.journal import Journal, iter_journal_lines, parse_record
 
 _KILLED_RUN = """
@@ -73,3 +75,38 @@ def test_each_record_is_written_as_json_dumps_writes_it(tmp_path: Path) -> None:
         ts = json.loads(line)["ts"]
         record = {"ts": ts, "run": "20260101T000000Z-abcdef", "event": event, **fields}
         assert line == json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+FULL_DISK_SCRIPT = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
+from linksync.cli import cli
+limit = int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+cli(sys.argv[2:])
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+def test_a_journal_that_cannot_grow_is_named_in_the_error(workdir: Path) -> None:
+    """A journal that cannot take one more line (a full disk; here a file-size limit the
+    journal has reached) stops the apply before its first write, and the error names
+    the journal: before, it read 'cannot use: File too large', naming no file."""
+    (workdir / "links.csv").write_text("url,slug\nhttps://example.com/a,a1\n", encoding="utf-8")
+    journal = workdir / "nightly.jsonl"
+    first = '{"ts": "2026-01-01T00:00:00Z", "run": "old", "event": "start"}\n'
+    limit = 1 << 20  # far above the sandbox's database, reached by the journal
+    journal.write_text(first + "#" * (limit - len(first) - 1) + "\n", encoding="utf-8")
+    args = ["apply", "links.csv", "--yes", "--journal", str(journal), "--sandbox"]
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_DISK_SCRIPT, str(limit), *args],
+        cwd=workdir, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert f"{journal}: the journal: File too large" in done.stderr
+    # Nothing was written: the link is still to create.
+    plan = ["plan", "links.csv", "--sandbox", "--detailed-exitcode"]
+    again = subprocess.run(
+        [sys.executable, "-m", "linksync", *plan], cwd=workdir, capture_output=True, timeout=120
+    )
+    assert again.returncode == 3, again.stderr

@@ -140,10 +140,13 @@ class Journal:
             raise ValueError("journal is closed")
         record = {"ts": utc_now(), "run": self.run_id, "event": event, **fields}
         line = (_ENCODE(record) + "\n").encode("utf-8")
-        written = os.write(self._fd, line)
-        while written < len(line):  # a short write (a full disk, a signal): the rest
-            line = line[written:]
+        try:
             written = os.write(self._fd, line)
+            while written < len(line):  # a short write (a full disk, a signal): the rest
+                line = line[written:]
+                written = os.write(self._fd, line)
+        except OSError as exc:  # a full disk names no file: say which one
+            raise OSError(exc.errno, f"the journal: {exc.strerror}", str(self.path)) from exc
 
     def on_call(self, event: CallEvent) -> None:
         """One finished call as a ``request`` record (subscribe it to the client)."""
