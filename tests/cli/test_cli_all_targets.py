@@ -112,3 +112,24 @@ def test_a_retire_has_a_column_of_its_own(config: Path) -> None:
         "target", "status", "exit", "create", "update", "replace", "delete", "retire", "invalid",
     ]  # fmt: skip
     assert cells[2][:9] == ["brand-b", "ok", "0", "0", "0", "0", "0", "1", "0"]
+
+
+def test_json_log_lines_of_a_run_over_targets_name_their_target(
+    config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """apply --all --log-format json: the targets' lines interleave, and two targets on
+    one service log the same target label: each line a target logs names it
+    (target_name), so a log collector can tell brand-a's run_end from brand-b's."""
+    monkeypatch.setenv("BRAND_B_KEY", "not-a-key")
+    result = CliRunner().invoke(cli, ["apply", "--all", "--yes", "--log-format", "json"])
+    assert result.exit_code == 1, result.output
+    lines = [json.loads(line) for line in result.stderr.splitlines()]
+    of_runs = [e for e in lines if e["event"] in ("run_start", "plan_counts", "run_end")]
+    assert of_runs and all(e.get("target_name") in ("brand-a", "brand-b") for e in of_runs)
+    ends = {e["target_name"]: e for e in lines if e["event"] == "run_end"}
+    assert ends["brand-a"]["exit_code"] == 0 and ends["brand-a"]["counts"]["ok"] == 3
+    assert next(e["event"] for e in lines if e.get("target_name") == "brand-a") == "run_start"
+    refused = ends["brand-b"]  # its key refused: stopped, nothing written, at level error
+    assert (refused["exit_code"], refused["error_constant"]) == (2, "UNAUTHORIZED")
+    assert refused["level"] == "error" and refused["counts"] == {}
+    assert lines[0]["message"] == "targets: brand-a, brand-b" and "target_name" not in lines[0]

@@ -184,7 +184,7 @@ def test_run_refused_by_a_held_lock_ends_its_json_log_with_run_end(workdir: Path
     assert names.index("run_start") < names.index("run_end")
     end = events[names.index("run_end")]
     assert end["exit_code"] == 2 and end["error_constant"] == "LOCK_HELD"
-    assert end["counts"] == {}
+    assert end["counts"] == {} and end["level"] == "error"
     assert str(end["message"]).startswith("run ended: stopped by LOCK_HELD (nothing written)")
     assert events[-1]["event"] == "error" and "holds the lock" in str(events[-1]["message"])
 

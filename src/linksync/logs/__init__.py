@@ -24,6 +24,9 @@ With ``json``, stderr carries JSON lines only: the command line's own messages (
 target, the plan, warnings, errors, where the journal is) go through ``console_line``,
 which writes them as ``{"event": "message" | "error", "message": ...}`` lines then.
 
+In a run over several targets, every line a target logs carries its name as
+``target_name`` (``target_named``).
+
 Every line passes through a redaction step: each secret of the ``Secrets`` the handler
 was given (the API key: the command adds it as soon as it is known) is replaced by
 ``***`` wherever it appears, in fields, messages and tracebacks alike.
@@ -38,7 +41,9 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
 
@@ -58,9 +63,27 @@ def _timestamp(record: logging.LogRecord) -> str:
     return ts.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+#: The name of the target of a run over several whose thread logs (``target_named``).
+_TARGET_NAME: ContextVar[str | None] = ContextVar("linksync_target_name", default=None)
+
+
+@contextmanager
+def target_named(name: str) -> Iterator[None]:
+    """While one target of a run over several runs (in its thread, and the tasks and
+    threads it starts), every line it logs carries ``target_name``: two targets on one
+    service log the same ``target`` label, and their lines interleave."""
+    token = _TARGET_NAME.set(name)
+    try:
+        yield
+    finally:
+        _TARGET_NAME.reset(token)
+
+
 def _fields_of(record: logging.LogRecord) -> dict[str, Any]:
     fields = getattr(record, "fields", None)
-    return dict(fields) if isinstance(fields, Mapping) else {}
+    out = dict(fields) if isinstance(fields, Mapping) else {}
+    name = _TARGET_NAME.get()
+    return {"target_name": name, **out} if name is not None else out
 
 
 def _error_text(formatter: logging.Formatter, record: logging.LogRecord) -> str | None:
@@ -292,11 +315,13 @@ def log_run_end(
     error_constant: str | None = None,
 ) -> None:
     """Counts per status (ok, failed, skipped, invalid), duration and the exit code; for
-    a run an error stopped, the error's constant and the counts of what it wrote."""
+    a run an error stopped, the error's constant and the counts of what it wrote (then
+    at level error)."""
     stopped: dict[str, Any] = {"error_constant": error_constant} if error_constant else {}
     log_event(
         logger,
         "run_end",
+        level=logging.ERROR if error_constant else logging.INFO,
         counts={str(k): int(v) for k, v in sorted(counts.items())},
         duration_s=round(duration_s, 3),
         exit_code=exit_code,

@@ -47,6 +47,7 @@ from linksync.config.identity import (
 )
 from linksync.config.targets import Workspace, load_workspaces
 from linksync.errors import ConfigError, LinksyncError, describe
+from linksync.logs import target_named
 from linksync.model.outcome import EXIT_OK, RemoteWrites, error_constant, exit_code_for
 from linksync.pipeline.all_results import AllResults, TargetResult, for_target
 from linksync.pipeline.applying import ApplyRun
@@ -323,16 +324,17 @@ def _in_threads(
     log = logging.getLogger("linksync")
 
     def guarded(ws: Workspace) -> TargetResult:
-        try:
-            return one(ws)
-        except Exception as exc:
-            if _unexpected(exc):
-                log.exception("target %s failed unexpectedly", ws.name)
-            run = run_of(ws)
-            writes = run.writes if run is not None else RemoteWrites()
-            journal = run.journal if run is not None else None
-            journal = journal if journal is not None and journal.is_file() else None
-            return _error(ws.name, settings[ws.name], exc, writes=writes, journal=journal)
+        with target_named(ws.name):  # each line it logs names it
+            try:
+                return one(ws)
+            except Exception as exc:
+                if _unexpected(exc):
+                    log.exception("target %s failed unexpectedly", ws.name)
+                run = run_of(ws)
+                writes = run.writes if run is not None else RemoteWrites()
+                journal = run.journal if run is not None else None
+                journal = journal if journal is not None and journal.is_file() else None
+                return _error(ws.name, settings[ws.name], exc, writes=writes, journal=journal)
 
     if not workspaces:
         return {}
