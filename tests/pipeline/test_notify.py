@@ -290,3 +290,20 @@ def test_an_undo_that_leaves_a_link_as_it_is_alerts_as_failed(
     ((_, payload),) = receiver.got
     assert payload["title"].endswith(": not fully undone: 1 link left"), payload["title"]
     assert "Why this alert: failed" in payload["message"] and payload["type"] == "failure"
+
+
+def test_a_run_the_key_stops_says_stopped_once_in_its_alert(
+    workdir: Path, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key that may not write (403 on the first create): the alert's body says the
+    run's stop sentence once ('Stopped: the API key may not write ...'), not
+    'Stopped: Stopped: ...', and its counts follow."""
+    monkeypatch.setenv("LINKSYNC_API_KEY", "sandbox-read-only-key")
+    src = write(workdir, "slug,url\nzz1,https://example.com/zz\nzy1,https://example.com/zy\n")
+    res = run("apply", src, "--yes", "--notify", receiver.url())
+    assert res.exit_code == 2, res.output
+    ((_, payload),) = receiver.got
+    body = payload["message"]
+    assert "Stopped: the API key may not write (403 FORBIDDEN)" in body
+    assert "Stopped: Stopped:" not in body and body.count("Stopped:") == 1
+    assert "Status: failed 1, skipped 1" in body and payload["type"] == "failure"

@@ -197,8 +197,9 @@ def message(
         if end.reports:
             lines += ["Reports:", *(f"  {p}" for p in end.reports)]
     else:
-        if end.stopped is not None:
-            lines.append(f"Stopped: {end.stopped}")
+        if end.stopped is not None:  # the run's own sentence, 'Stopped: ...' already
+            said = end.stopped.startswith("Stopped:")
+            lines.append(end.stopped if said else f"Stopped: {end.stopped}")
         lines.append(render_summary(counts, end.info, end.reports))
     lines += [f"CI: {link}" for link in ci_links(env)]
     return title, "\n".join(lines)
