@@ -6,6 +6,7 @@ import io
 import json
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -180,3 +181,26 @@ def test_off_writes_nothing_and_can_be_switched_back(
     assert [h for h in logger.handlers if not isinstance(h, logging.NullHandler)] == [
         logger.handlers[-1]
     ]
+
+
+def test_a_nightly_drift_check_refused_by_the_service_ends_with_run_end(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """plan --detailed-exitcode --log-format json whose key the service refuses: after
+    run_start, a run_end at level error with exit code 2 and the service's constant,
+    then the error line; the key is in no line."""
+    from click.testing import CliRunner
+
+    from linksync.cli import cli
+
+    monkeypatch.setenv("LINKSYNC_API_KEY", "revoked-key-0123456789")
+    (workdir / "links.csv").write_text("url,slug\nhttps://example.com/a,a1\n", encoding="utf-8")
+    args = ["plan", "links.csv", "--detailed-exitcode", "--log-format", "json"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    lines = [json.loads(line) for line in result.stderr.splitlines()]
+    names = [e["event"] for e in lines]
+    assert names.index("run_start") < names.index("run_end") < names.index("error")
+    end = lines[names.index("run_end")]
+    assert (end["level"], end["exit_code"], end["error_constant"]) == ("error", 2, "UNAUTHORIZED")
+    assert "revoked-key-0123456789" not in result.stderr + result.output

@@ -26,9 +26,10 @@ from pathlib import Path
 from linksync.api import LinkClient
 from linksync.config import Settings, resolve
 from linksync.config.identity import local_identity, workspace_identity
-from linksync.errors import ConfigError, LinksyncError, describe
+from linksync.errors import ConfigError, LinksyncError
 from linksync.logs import log_plan_counts, log_row_failed, log_run_end, log_run_start
 from linksync.model import RunInfo
+from linksync.model.outcome import RemoteWrites
 from linksync.pipeline.applying import ApplyRequest, ApplyRun, run_apply
 from linksync.pipeline.changed import read_declared
 from linksync.pipeline.collector import fewer_collections
@@ -41,7 +42,7 @@ from linksync.pipeline.inputs import (
     source_secrets,
     sync_options,
 )
-from linksync.pipeline.notify import RunEnd, alert_run, alerts_for
+from linksync.pipeline.notify import RunEnd, alert_run, alerts_for, end_stopped
 from linksync.pipeline.overlap import Plans, early_look, read_beside, reads_ahead
 from linksync.pipeline.passwords import load_passwords, password_store
 from linksync.pipeline.planning import Planned, make_plan, plan_exit_code
@@ -128,10 +129,9 @@ async def plan_async(
             )  # fmt: skip
         except (LinksyncError, OSError) as exc:
             mode = policy.mode or SyncOptions().mode
-            end = RunEnd(
-                "plan", info(str(getattr(mode, "value", mode))), Counts(), stopped=describe(exc)
-            )
-            await alert_run(alerts, end, secrets, events)
+            logged = (hooks.logger or logging.getLogger("linksync"), None, RemoteWrites())
+            told = (secrets, events)
+            await end_stopped(alerts, exc, info(str(getattr(mode, "value", mode))), told, logged)
             raise
         made = planned.plan
         shown = (planned.saved_to,) if planned.saved_to is not None else ()

@@ -288,7 +288,7 @@ async def end_stopped(
     told: tuple[Secrets, RunEvents],
     log: tuple[logging.Logger, str | None, RemoteWrites],
 ) -> None:
-    """The end of an apply an error stopped: its ``run_end`` log line (the exit code the
+    """The end of a plan or an apply an error stopped: its ``run_end`` log line (the exit code the
     command exits with, the error's constant, what was written before it) so a log
     collector sees every started run end, then its alert (``alert_run``)."""
     logger, run_id, writes = log
@@ -300,5 +300,5 @@ async def end_stopped(
         run_id=run_id,
         error_constant=error_constant(exc),
     )
-    end = RunEnd("apply", info, Counts(), stopped=describe(exc))
+    end = RunEnd("plan" if info.dry_run else "apply", info, Counts(), stopped=describe(exc))
     await alert_run(alerts, end, *told)
