@@ -66,3 +66,41 @@ def test_sigterm_mid_apply_ends_as_ctrl_c(tmp_path: Path) -> None:
     assert sum(1 for r in rows if r["status"] == "ok") == written
     skipped = [r for r in rows if r["status"] == "skipped"]
     assert skipped and {r["error_constant"] for r in skipped} == {"NOT_ATTEMPTED"}
+
+
+def test_sigterm_with_sigint_ignored_still_ends_the_json_log(tmp_path: Path) -> None:
+    """A job started in the background of a script (SIGINT ignored) stops at once on
+    SIGTERM, exit 130: its JSON log still ends with run_end (level error, exit code
+    130, INTERRUPTED, what it wrote), not with run_start alone."""
+    (tmp_path / "sandbox.yaml").write_text("faults:\n  latency_ms: [120, 160]\n", encoding="utf-8")
+    (tmp_path / "linksync.yaml").write_text(
+        "sandbox: true\nsandbox_db: sandbox.db\nsandbox_config: sandbox.yaml\n",
+        encoding="utf-8",
+    )
+    lines = ["slug,url", *(f"s{i},https://example.com/{i}" for i in range(ROWS))]
+    (tmp_path / "links.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LINKSYNC_")}
+    env["LINKSYNC_STATE_DIR"] = str(tmp_path / "state")
+    command = [sys.executable, "-m", "linksync", "apply", "links.csv", "--yes"]
+    command += ["--concurrency", "1", "--log-format", "json"]
+    proc = subprocess.Popen(
+        command, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )  # fmt: skip
+    runs = tmp_path / ".linksync" / "runs"
+    deadline = time.monotonic() + 60
+    while not any(r.get("status") == "ok" for r in _journal_results(runs)):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "no row written within 60 s"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, errors = proc.communicate(timeout=60)
+
+    assert proc.returncode == 130, errors
+    events = [json.loads(line) for line in errors.splitlines()]
+    ends = [e for e in events if e["event"] == "run_end"]
+    assert len(ends) == 1, errors
+    end = ends[0]
+    assert (end["level"], end["exit_code"], end["error_constant"]) == ("error", 130, "INTERRUPTED")
+    assert end["counts"]["created"] > 0

@@ -159,7 +159,7 @@ class ApplyRun:
         with fewer_collections():
             try:
                 results = await self._go()
-            except (LinksyncError, OSError) as exc:
+            except (LinksyncError, OSError, asyncio.CancelledError) as exc:
                 mode = self.options.mode.value
                 info = RunInfo(self.label, mode, duration_s=time.monotonic() - started)
                 told, logged = (self.secrets, self.events), (self.log, self.run_id, self.writes)

@@ -35,7 +35,12 @@ from linksync.config.profiles import DEFAULT_NOTIFY_ON, Profile, check_notify_on
 from linksync.errors import ConfigError, LinksyncError, describe
 from linksync.logs import log_run_end
 from linksync.model import RowResult, RunInfo, Status
-from linksync.model.outcome import RemoteWrites, error_constant, exit_code_for
+from linksync.model.outcome import (
+    EXIT_INTERRUPTED,
+    RemoteWrites,
+    error_constant,
+    exit_code_for,
+)
 from linksync.pipeline.events import RunEvents
 from linksync.pipeline.fields import from_profile, over
 from linksync.pipeline.request import Notify
@@ -283,22 +288,27 @@ async def alert_run(alerts: Alerts, end: RunEnd, secrets: Secrets, events: RunEv
 
 async def end_stopped(
     alerts: Alerts,
-    exc: LinksyncError | OSError,
+    exc: LinksyncError | OSError | asyncio.CancelledError,
     info: RunInfo,
     told: tuple[Secrets, RunEvents],
     log: tuple[logging.Logger, str | None, RemoteWrites],
 ) -> None:
     """The end of a plan or an apply an error stopped: its ``run_end`` log line (the exit code the
     command exits with, the error's constant, what was written before it) so a log
-    collector sees every started run end, then its alert (``alert_run``)."""
+    collector sees every started run end, then its alert (``alert_run``). A run stopped
+    at once (a second Ctrl-C; SIGTERM while SIGINT is ignored) logs it, exit code 130,
+    and sends nothing more."""
     logger, run_id, writes = log
+    cut = isinstance(exc, asyncio.CancelledError)
     log_run_end(
         logger,
         counts={k: n for k, n in writes.to_dict().items() if n},
         duration_s=info.duration_s,
-        exit_code=exit_code_for(exc),
+        exit_code=EXIT_INTERRUPTED if cut else exit_code_for(exc),
         run_id=run_id,
-        error_constant=error_constant(exc),
+        error_constant="INTERRUPTED" if cut else error_constant(exc),
     )
+    if isinstance(exc, asyncio.CancelledError):
+        return
     end = RunEnd("plan" if info.dry_run else "apply", info, Counts(), stopped=describe(exc))
     await alert_run(alerts, end, *told)
