@@ -204,3 +204,23 @@ def test_a_nightly_drift_check_refused_by_the_service_ends_with_run_end(
     end = lines[names.index("run_end")]
     assert (end["level"], end["exit_code"], end["error_constant"]) == ("error", 2, "UNAUTHORIZED")
     assert "revoked-key-0123456789" not in result.stderr + result.output
+
+
+def test_an_apply_the_key_stops_mid_run_logs_run_end_as_an_error(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key that may not write (403 on the first create): the run ends with its
+    summary, and its run_end says why it stopped, at level error, with the exit code."""
+    from click.testing import CliRunner
+
+    from linksync.cli import cli
+
+    monkeypatch.setenv("LINKSYNC_API_KEY", "sandbox-read-only-key")
+    rows = "url,slug\nhttps://example.com/a,a1\nhttps://example.com/b,b1\n"
+    (workdir / "links.csv").write_text(rows, encoding="utf-8")
+    args = ["apply", "links.csv", "--yes", "--log-format", "json", "--concurrency", "1"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    (end,) = [json.loads(x) for x in result.stderr.splitlines() if '"run_end"' in x]
+    assert (end["level"], end["exit_code"], end["error_constant"]) == ("error", 2, "FORBIDDEN")
+    assert end["counts"]["failed"] == 1 and end["counts"]["skipped"] == 1

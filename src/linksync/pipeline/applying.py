@@ -217,6 +217,7 @@ class ApplyRun:
             exit_code=results.exit_code,
             requests=results.info.requests,
             run_id=results.run_id,
+            error_constant=results.stopped_by,  # a 403, a 401, an interruption mid-run
         )
         return results
 
