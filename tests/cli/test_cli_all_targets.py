@@ -133,3 +133,21 @@ def test_json_log_lines_of_a_run_over_targets_name_their_target(
     assert (refused["exit_code"], refused["error_constant"]) == (2, "UNAUTHORIZED")
     assert refused["level"] == "error" and refused["counts"] == {}
     assert lines[0]["message"] == "targets: brand-a, brand-b" and "target_name" not in lines[0]
+
+
+def test_a_target_that_cannot_start_is_in_the_json_log(
+    config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """apply --all --log-format json where one target's key variable is unset: that
+    target never starts, and its run_end (level error, exit code 2, CONFIG_ERROR, the
+    reason) is in the log; before, only the table on stdout named it."""
+    monkeypatch.delenv("BRAND_B_KEY")
+    result = CliRunner().invoke(cli, ["apply", "--all", "--yes", "--log-format", "json"])
+    assert result.exit_code == 1, result.output
+    lines = [json.loads(line) for line in result.stderr.splitlines()]
+    ends = {e["target_name"]: e for e in lines if e["event"] == "run_end"}
+    assert sorted(ends) == ["brand-a", "brand-b"]
+    refused = ends["brand-b"]
+    assert (refused["level"], refused["exit_code"]) == ("error", 2)
+    assert refused["error_constant"] == "CONFIG_ERROR" and "BRAND_B_KEY" in refused["reason"]
+    assert "BRAND_B_KEY" in refused["message"] and ends["brand-a"]["exit_code"] == 0

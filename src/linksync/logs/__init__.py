@@ -313,11 +313,14 @@ def log_run_end(
     requests: int | None = None,
     run_id: str | None = None,
     error_constant: str | None = None,
+    reason: str | None = None,
 ) -> None:
     """Counts per status (ok, failed, skipped, invalid), duration and the exit code; for
     a run an error stopped, the error's constant and the counts of what it wrote (then
-    at level error)."""
+    at level error), and the ``reason`` when no other line says it."""
     stopped: dict[str, Any] = {"error_constant": error_constant} if error_constant else {}
+    if reason:  # what stopped it, in words (a target of several that could not start)
+        stopped["reason"] = reason
     log_event(
         logger,
         "run_end",

@@ -91,6 +91,8 @@ def run_end(f: Mapping[str, Any]) -> str:
     text = f"run ended: {done} in {f.get('duration_s')} s, exit code {f.get('exit_code')}"
     if f.get("requests") is not None:
         text += f", {f['requests']} requests"
+    if f.get("reason"):
+        text += f": {f['reason']}"
     return text
 
 

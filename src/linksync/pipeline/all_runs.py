@@ -47,7 +47,7 @@ from linksync.config.identity import (
 )
 from linksync.config.targets import Workspace, load_workspaces
 from linksync.errors import ConfigError, LinksyncError, describe
-from linksync.logs import target_named
+from linksync.logs import log_run_end, target_named
 from linksync.model.outcome import EXIT_OK, RemoteWrites, error_constant, exit_code_for
 from linksync.pipeline.all_results import AllResults, TargetResult, for_target
 from linksync.pipeline.applying import ApplyRun
@@ -137,6 +137,7 @@ def plan_all(
         return TargetResult(ws.name, label, planned.exit_code, planned=planned)
 
     runnable = [ws for ws in workspaces if ws.name in settings and ws.name not in failed]
+    _log_failed(failed)
     done = _in_threads(runnable, one, settings, lambda ws: None, cancel=None)
     return AllResults("plan", tuple(failed.get(ws.name) or done[ws.name] for ws in workspaces))
 
@@ -217,6 +218,7 @@ def apply_all(
         return runs[ws.name]
 
     runnable = [ws for ws in workspaces if ws.name in runs and ws.name not in failed]
+    _log_failed(failed)
     done = _in_threads(runnable, one, settings, written, cancel=stop)
     return AllResults("apply", tuple(failed.get(ws.name) or done[ws.name] for ws in workspaces))
 
@@ -305,6 +307,19 @@ def _error(name: str, settings: Settings | None, exc: BaseException, **more: Any
     return TargetResult(
         name, label, exit_code_for(exc), error=text, error_constant=error_constant(exc), **more
     )
+
+
+def _log_failed(failed: Mapping[str, TargetResult]) -> None:
+    """A ``run_end`` (level error) for each target that fails before its run starts (its
+    key variable unset, its workspace not reachable): its name, exit code, constant and
+    why, so a log collector hears of every target of the run, not only those that ran."""
+    log = logging.getLogger("linksync")
+    for name, result in failed.items():
+        with target_named(name):
+            log_run_end(
+                log, counts={}, duration_s=0.0, exit_code=result.exit_code,
+                error_constant=result.error_constant or "CONFIG_ERROR", reason=result.error,
+            )  # fmt: skip
 
 
 def _unexpected(exc: BaseException) -> bool:

@@ -307,6 +307,7 @@ async def end_stopped(
         exit_code=EXIT_INTERRUPTED if cut else exit_code_for(exc),
         run_id=run_id,
         error_constant="INTERRUPTED" if cut else error_constant(exc),
+        reason=None if cut else describe(exc),
     )
     if isinstance(exc, asyncio.CancelledError):
         return
