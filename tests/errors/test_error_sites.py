@@ -73,7 +73,9 @@ SITES: dict[tuple[str, str], set[str]] = {
         "UNSAFE_PLAN",
     },
     ("model/outcome.py", "error_constant"): {"FILE_ERROR", "UNEXPECTED_ERROR"},
+    ("pipeline/all_runs.py", "_log_failed"): {"CONFIG_ERROR"},  # a target that cannot start
     ("pipeline/inputs.py", "<module>"): {"EMPTY_SOURCE"},  # NO_SOURCES: an empty list
+    ("pipeline/notify.py", "end_stopped"): {"INTERRUPTED"},  # the run_end of a hard stop
     ("rules/__init__.py", "check_slug"): {"INVALID_SLUG", "RESERVED_SLUG"},
     ("rules/__init__.py", "check_url"): {"INVALID_URL"},
     ("rules/__init__.py", "parse_expiry"): {"INVALID_EXPIRY"},
