@@ -346,3 +346,34 @@ def test_a_deleted_file_retires_its_links_and_the_limit_counts_them_as_deletes(
     applied = run("apply", "links/", *since, "--yes")
     assert applied.exit_code == 2, applied.output
     assert slugs(workdir)["f7-l0"] == "https://example.com/f7/0"  # nothing retired
+
+
+def test_links_added_on_main_after_the_branch_left_it_are_not_deleted_by_the_branchs_plan(
+    workdir: Path, asked: Requests
+) -> None:
+    """``--changed-since main`` on a branch that main has moved ahead of compares with
+    where the branch left main (their merge base): the links main added since, and
+    applied, are not the branch's removals."""
+    repo = change_three(workdir)
+    repo.git("checkout", "-q", "main")
+    repo.write("links/f6.yaml", yaml_of({**FILES["f6"], "f6-main": "https://example.com/m"}))
+    repo.write("links/main-only.yaml", yaml_of({"mo-1": "https://example.com/mo"}))
+    repo.commit("main moves on")
+    applied = run("apply", "links/", "--changed-since", "HEAD~1", *MIRROR, "--yes")
+    assert applied.exit_code == 0, applied.output
+    assert {"f6-main", "mo-1"} <= set(slugs(workdir))
+    repo.git("checkout", "-q", "feature")
+    result = run("plan", "links/", "--changed-since", "main", *MIRROR, "--format", "json")
+    assert planned(result) == {"f0-l0": "update", "f1-new": "create", "f2-l9": "delete"}
+    assert "f6.yaml" not in result.stderr and "main-only.yaml" not in result.stderr
+    assert "links/f0.yaml (modified)" in result.stderr
+    assert "where this branch left main" in result.stderr
+    shown = run("plan", "links/", "--changed-since", "main", *MIRROR, "--format", "markdown")
+    assert "Partial plan of the links changed since the merge base of main and HEAD" in (
+        shown.stdout
+    )
+    repo.git("checkout", "-q", "--orphan", "unrelated")
+    repo.commit("a history of its own")
+    alone = run("plan", "links/", "--changed-since", "main", *MIRROR)
+    assert alone.exit_code == 2
+    assert "main and HEAD share no history" in alone.output + alone.stderr

@@ -74,6 +74,11 @@ class Changed:
     #: The config files that changed since the ref too (their settings, UTM rules or
     #: default domain, apply to every link): told as a note.
     settings: tuple[str, ...] = ()
+    #: The ref as given and the commit it names, when HEAD does not descend from it
+    #: (the plan compared with their merge base): told as a note.
+    moved: tuple[str, str] | None = None
+    #: A shallow clone could not tell whether HEAD descends from the ref: told as a note.
+    shallow: bool = False
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -82,6 +87,21 @@ class Changed:
         p = self.partial
         files = "; ".join(f"{name} ({status})" for name, status in p.files) or "none"
         said = [f"--changed-since {p.since}: {len(p.files)} source file(s) changed: {files}"]
+        if self.moved is not None:
+            ref, named = self.moved
+            said.append(
+                f"HEAD does not descend from {ref} ({named[:12]}): {ref} moved on since this "
+                f"branch left it, or the branch was rebased; compared with where this branch "
+                f"left {ref}, their merge base {p.commit[:12]}, so the changes made on {ref} "
+                "since are not taken for this branch's"
+            )
+        if self.shallow:
+            said.append(
+                f"the clone is shallow: whether HEAD descends from {p.ref} cannot be told, so "
+                f"the files are compared with {p.ref} as it is; if {p.ref} moved on since "
+                "this branch left it, its changes since count as this branch's undoing them "
+                "(fetch the history, fetch-depth: 0, to compare with where the branch left it)"
+            )
         said += [
             f"{problem.where()} at {p.ref}: {problem.message} (not compared: every link of "
             "the file counts as changed, none as removed)"
@@ -200,13 +220,18 @@ def read_changed_sources(
     old = [s for frame in got.old.frames for s in frame.iter_specs()]
     planned, removed = declared_changes(old, batch.specs, default_domain)
     files = tuple((f.display, f.status) for f in got.files)
-    partial = Partial(got.ref, got.commit, files, len(planned), len(removed))
+    ref_shown = got.ref if got.ref_commit is None else f"the merge base of {got.ref} and HEAD"
+    partial = Partial(ref_shown, got.commit, files, len(planned), len(removed))
     if check_all:
         full = with_destinations(full, setup)
         validation = _narrowed(full, planned)
     else:
         validation = with_destinations(_narrowed(full, planned), setup)
-    return Changed(batch, full, validation, tuple(removed), partial, got.old_problems, got.settings)
+    moved = None if got.ref_commit is None else (got.ref, got.ref_commit)
+    return Changed(
+        batch, full, validation, tuple(removed), partial, got.old_problems, got.settings, moved,
+        got.shallow,
+    )  # fmt: skip
 
 
 def _narrowed(full: Validation, planned: Sequence[int]) -> Validation:
