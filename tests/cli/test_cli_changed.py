@@ -377,3 +377,32 @@ def test_links_added_on_main_after_the_branch_left_it_are_not_deleted_by_the_bra
     alone = run("plan", "links/", "--changed-since", "main", *MIRROR)
     assert alone.exit_code == 2
     assert "main and HEAD share no history" in alone.output + alone.stderr
+
+
+def test_a_shallow_clone_that_cannot_tell_where_the_branch_left_the_ref_says_so(
+    workdir: Path,
+    asked: Requests,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A CI checkout of depth 1 holds no history to find the merge base: the files are
+    compared with the ref as it is, and a note says so (and how to fetch the history);
+    a ref that is HEAD's parent (a pull request's merge commit) needs no note
+    (tests/action/test_action_changed.py)."""
+    repo = change_three(workdir)
+    repo.write("README.md", "links of the team\n")
+    repo.commit("a second commit: main is no longer HEAD's parent")
+    clone = tmp_path_factory.mktemp("ci") / "clone"
+    Repo(workdir).git("clone", "-q", "--depth", "1", "-b", "feature",
+                      f"file://{workdir}", str(clone))  # fmt: skip
+    ci = Repo(clone)
+    ci.git("fetch", "-q", "--depth", "1", "origin", "main:main")
+    (clone / "linksync.yaml").write_text((workdir / "linksync.yaml").read_text())
+    deep = repo.git("rev-parse", "main")
+    assert deep == ci.git("rev-parse", "main")
+    monkeypatch.chdir(clone)
+    result = run("plan", "links/", "--changed-since", "main", *MIRROR, "--format", "json")
+    assert planned(result) == {"f0-l0": "update", "f1-new": "create", "f2-l9": "delete"}
+    said = "the clone is shallow: whether HEAD descends from main cannot be told"
+    assert said in result.stderr
+    assert "fetch-depth: 0" in result.stderr
