@@ -406,3 +406,15 @@ def test_a_shallow_clone_that_cannot_tell_where_the_branch_left_the_ref_says_so(
     said = "the clone is shallow: whether HEAD descends from main cannot be told"
     assert said in result.stderr
     assert "fetch-depth: 0" in result.stderr
+
+
+def test_a_pull_request_that_changes_no_link_file_says_so_in_its_comment(
+    workdir: Path, asked: Requests
+) -> None:
+    Repo(workdir).write("README.md", "only the readme\n")
+    Repo(workdir).commit("docs")
+    result = run("plan", "links/", "--changed-since", "main", *MIRROR, "--format", "markdown")
+    assert result.exit_code == 0, result.output
+    assert "Partial plan of the links changed since main (" in result.stdout
+    assert "): no file changed; 0 link(s) declared differently" in result.stdout
+    assert "changed: ;" not in result.stdout
