@@ -418,3 +418,30 @@ def test_a_pull_request_that_changes_no_link_file_says_so_in_its_comment(
     assert "Partial plan of the links changed since main (" in result.stdout
     assert "): no file changed; 0 link(s) declared differently" in result.stdout
     assert "changed: ;" not in result.stdout
+
+
+def test_each_delete_of_a_partial_plan_names_the_file_and_line_that_declared_it(
+    workdir: Path, asked: Requests
+) -> None:
+    repo = Repo(workdir)
+    repo.git("rm", "-q", "links/f7.yaml")
+    repo.write("links/f2.yaml", yaml_of({k: v for k, v in FILES["f2"].items() if k != "f2-l9"}))
+    repo.commit("f7 retired, f2-l9 removed")
+    result = run("plan", "links/", "--changed-since", "main", *MIRROR, "--format", "markdown")
+    assert result.exit_code == 0, result.output
+    rows = {
+        line.split(" | ")[2]: line for line in result.stdout.splitlines() if "| delete |" in line
+    }
+    rows.pop("11 |")  # the counts table
+    assert len(rows) == 11
+    commit = repo.git("rev-parse", "main")[:12]
+    assert (
+        f"no longer declared: links/f2.yaml, line 11 declared it at main ({commit}); "
+        "the file was modified since"
+    ) in rows["lnk.test/f2-l9"]
+    assert (
+        f"no longer declared: links/f7.yaml, line 2 declared it at main ({commit}); "
+        "the file was deleted since"
+    ) in rows["lnk.test/f7-l0"]
+    terminal = run("plan", "links/", "--changed-since", "main", *MIRROR)
+    assert "note: no longer declared: links/f7.yaml, line 11 declared it" in terminal.stdout

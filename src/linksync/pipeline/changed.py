@@ -271,22 +271,29 @@ def narrow_plan(plan: Plan, remote: RemoteState, changed: Changed) -> Plan:
     from linksync.sync.safety import safety_of
 
     options, system = plan.options, remote.system_domain
-    keys: set[LinkKey] = set()
-    urls: set[tuple[str, str]] = set()
+    keys: dict[LinkKey, str] = {}
+    urls: dict[tuple[str, str], str] = {}
     for spec in changed.removed:
         domain = row_domain(spec, options, system)
+        said = _removed_from(spec, changed.partial)
         if spec.slug:
-            keys.add(LinkKey.of(domain, spec.slug))
+            keys.setdefault(LinkKey.of(domain, spec.slug), said)
         elif spec.url:
-            urls.add((domain, spec.url.strip()))
+            urls.setdefault((domain, spec.url.strip()), said)
 
-    def removed(ch: Change) -> bool:
+    def removed(ch: Change) -> str | None:
         if ch.slug and LinkKey.of(ch.domain, ch.slug) in keys:
-            return True
+            return keys[LinkKey.of(ch.domain, ch.slug)]
         link = ch.remote
-        return link is not None and (fold_domain(ch.domain), link.url.strip()) in urls
+        return None if link is None else urls.get((fold_domain(ch.domain), link.url.strip()))
 
-    changes = tuple(ch for ch in plan.changes if ch.spec is not None or removed(ch))
+    kept: list[Change] = []
+    for ch in plan.changes:
+        if ch.spec is not None:
+            kept.append(ch)
+        elif (said := removed(ch)) is not None:  # the row says why it is deleted
+            kept.append(replace(ch, notes=(*ch.notes, said)))
+    changes = tuple(kept)
     existing = max(plan.safety.existing, remote.org.link_count if remote.org else 0)
     safety = safety_of(Counter(ch.action for ch in changes), existing, options)
     return replace(
@@ -296,6 +303,18 @@ def narrow_plan(plan: Plan, remote: RemoteState, changed: Changed) -> Plan:
         unmanaged=Unmanaged(why_not="a partial plan reads only the links it names"),
         partial=changed.partial,
     )
+
+
+def _removed_from(spec: LinkSpec, partial: Partial) -> str:
+    """Why a partial plan acts on a link no row claims: the file and line that declared
+    it at the ref, and what became of the file ("no longer declared: links/old.yaml,
+    line 3 declared it at main (3f2a9c1b0d4e); the file was deleted since")."""
+    prov = spec.provenance
+    if prov is None:
+        return f"no longer declared: declared at {partial.since}"
+    status = dict(partial.files).get(prov.source, "modified")
+    where = f"{prov.where()} declared it at {partial.since}"
+    return f"no longer declared: {where}; the file was {status} since"
 
 
 def saved_sources(sources: Sources, plan: Plan) -> Sources:
