@@ -291,8 +291,8 @@ def narrow_plan(plan: Plan, remote: RemoteState, changed: Changed) -> Plan:
     for ch in plan.changes:
         if ch.spec is not None:
             kept.append(ch)
-        elif (said := removed(ch)) is not None:  # the row says why it is deleted
-            kept.append(replace(ch, notes=(*ch.notes, said)))
+        elif (why := removed(ch)) is not None:  # the row says why it is deleted
+            kept.append(replace(ch, notes=(*ch.notes, why)))
     changes = tuple(kept)
     existing = max(plan.safety.existing, remote.org.link_count if remote.org else 0)
     safety = safety_of(Counter(ch.action for ch in changes), existing, options)
