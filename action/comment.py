@@ -71,11 +71,23 @@ def marker_for(comment_id: str) -> str:
 
 
 def comment_body(marker: str, markdown: str) -> str:
+    """The comment: the marker, then the plan; past ``MAX_BODY`` cut at a line (within
+    one line too long for the comment, at a character), and the last line says how many
+    of the plan's table rows and lines are not shown."""
     body = f"{marker}\n{markdown}"
     if len(body) <= MAX_BODY:
         return body
-    cut = body.rfind("\n", 0, MAX_BODY - 200)
-    return body[:cut] + "\n\n_The plan is too long for one comment: the job summary has it all._\n"
+    room = MAX_BODY - 300
+    cut = body.rfind("\n", 0, room)
+    cut = cut + 1 if cut > len(marker) else room  # the marker stays: the comment is found
+    dropped = body[cut:].splitlines()
+    rows = sum(1 for line in dropped if line.startswith("| ") and not line.startswith("| ---"))
+    what = f"{rows} table row(s) and " if rows else ""
+    return (
+        body[:cut].rstrip("\n")
+        + f"\n\n_The plan is too long for one comment: its last {what}{len(dropped)} line(s) "
+        "are not shown here; the job summary has the whole plan._\n"
+    )
 
 
 def pr_number(env: dict[str, str]) -> int | None:

@@ -106,6 +106,7 @@ def test_pull_request_plans_and_push_applies_only_the_changed_files(
                                           "base": {"sha": base, "ref": "main"}}}))  # fmt: skip
         plan = run_action(pr_ci, *target, event="pull_request", ref="refs/pull/5/merge", **pr)
         assert plan.code == 0, plan.stderr
+        assert "the clone is shallow" not in plan.stderr  # base: the merge commit's parent
         assert plan.outputs["command"] == "plan" and plan.outputs["changed-since"] == base
         assert (plan.outputs["creates"], plan.outputs["updates"]) == ("1", "1")
         assert f"only the files changed since the pull request's base ({base[:12]})" in plan.stdout

@@ -113,8 +113,36 @@ def test_a_plan_too_long_for_a_comment_is_cut_at_a_line() -> None:
     long_plan = "".join(f"| {i} | row |\n" for i in range(10_000))
     body = mod.comment_body("<!-- linksync-plan:default -->", long_plan)
     assert len(body) <= mod.MAX_BODY
-    assert body.endswith("_The plan is too long for one comment: the job summary has it all._\n")
+    shown = body.count("| row |")
+    assert body.endswith(
+        f"_The plan is too long for one comment: its last {10_000 - shown} table row(s) and "
+        f"{10_000 - shown} line(s) are not shown here; the job summary has the whole plan._\n"
+    )
     assert "\n| 1 | row |\n" in body
+    assert f"\n| {shown - 1} | row |\n\n_The plan is too long" in body
+
+
+def test_a_plan_comment_cut_names_what_it_cut_and_keeps_its_marker(tmp_path: Path) -> None:
+    """Posted through the comment script: the body GitHub gets stays under its limit,
+    says how many rows are not shown, and starts with the marker that later pushes
+    find it by, even when one line alone is longer than a comment."""
+    head = "## linksync plan\n\n### Changes\n\n| # | link |\n| ---: | --- |\n"
+    rows = "".join(f"| {i} | lnk.test/s{i} |\n" for i in range(8_000))
+    plan = head + rows + "\n_... and 5 more._\n"
+    with fake_github() as gh:
+        run = comment(tmp_path, gh, 7, plan)
+        assert run.returncode == 0, run.stderr
+        one_line = comment(tmp_path, gh, 8, "x" * 70_000 + "\n| 1 | row |\n")
+        assert one_line.returncode == 0, one_line.stderr
+    (posted,) = gh.on(7)
+    body = posted["body"]
+    assert len(body) <= 65_536 and body.startswith("<!-- linksync-plan:default -->\n## linksync")
+    shown = body.count("| lnk.test/s")
+    assert f"its last {8_000 - shown} table row(s) and {8_000 - shown + 2} line(s)" in body
+    (long,) = gh.on(8)
+    assert long["body"].startswith("<!-- linksync-plan:default -->\nxxx")
+    assert len(long["body"]) <= 65_536
+    assert "its last 1 table row(s) and 2 line(s) are not shown here" in long["body"]
 
 
 def install(env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -346,3 +346,102 @@ def test_a_deleted_file_retires_its_links_and_the_limit_counts_them_as_deletes(
     applied = run("apply", "links/", *since, "--yes")
     assert applied.exit_code == 2, applied.output
     assert slugs(workdir)["f7-l0"] == "https://example.com/f7/0"  # nothing retired
+
+
+def test_links_added_on_main_after_the_branch_left_it_are_not_deleted_by_the_branchs_plan(
+    workdir: Path, asked: Requests
+) -> None:
+    """``--changed-since main`` on a branch that main has moved ahead of compares with
+    where the branch left main (their merge base): the links main added since, and
+    applied, are not the branch's removals."""
+    repo = change_three(workdir)
+    repo.git("checkout", "-q", "main")
+    repo.write("links/f6.yaml", yaml_of({**FILES["f6"], "f6-main": "https://example.com/m"}))
+    repo.write("links/main-only.yaml", yaml_of({"mo-1": "https://example.com/mo"}))
+    repo.commit("main moves on")
+    applied = run("apply", "links/", "--changed-since", "HEAD~1", *MIRROR, "--yes")
+    assert applied.exit_code == 0, applied.output
+    assert {"f6-main", "mo-1"} <= set(slugs(workdir))
+    repo.git("checkout", "-q", "feature")
+    result = run("plan", "links/", "--changed-since", "main", *MIRROR, "--format", "json")
+    assert planned(result) == {"f0-l0": "update", "f1-new": "create", "f2-l9": "delete"}
+    assert "f6.yaml" not in result.stderr and "main-only.yaml" not in result.stderr
+    assert "links/f0.yaml (modified)" in result.stderr
+    assert "where this branch left main" in result.stderr
+    shown = run("plan", "links/", "--changed-since", "main", *MIRROR, "--format", "markdown")
+    assert "Partial plan of the links changed since the merge base of main and HEAD" in (
+        shown.stdout
+    )
+    repo.git("checkout", "-q", "--orphan", "unrelated")
+    repo.commit("a history of its own")
+    alone = run("plan", "links/", "--changed-since", "main", *MIRROR)
+    assert alone.exit_code == 2
+    assert "main and HEAD share no history" in alone.output + alone.stderr
+
+
+def test_a_shallow_clone_that_cannot_tell_where_the_branch_left_the_ref_says_so(
+    workdir: Path,
+    asked: Requests,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A CI checkout of depth 1 holds no history to find the merge base: the files are
+    compared with the ref as it is, and a note says so (and how to fetch the history);
+    a ref that is HEAD's parent (a pull request's merge commit) needs no note
+    (tests/action/test_action_changed.py)."""
+    repo = change_three(workdir)
+    repo.write("README.md", "links of the team\n")
+    repo.commit("a second commit: main is no longer HEAD's parent")
+    clone = tmp_path_factory.mktemp("ci") / "clone"
+    Repo(workdir).git("clone", "-q", "--depth", "1", "-b", "feature",
+                      f"file://{workdir}", str(clone))  # fmt: skip
+    ci = Repo(clone)
+    ci.git("fetch", "-q", "--depth", "1", "origin", "main:main")
+    (clone / "linksync.yaml").write_text((workdir / "linksync.yaml").read_text())
+    deep = repo.git("rev-parse", "main")
+    assert deep == ci.git("rev-parse", "main")
+    monkeypatch.chdir(clone)
+    result = run("plan", "links/", "--changed-since", "main", *MIRROR, "--format", "json")
+    assert planned(result) == {"f0-l0": "update", "f1-new": "create", "f2-l9": "delete"}
+    said = "the clone is shallow: whether HEAD descends from main cannot be told"
+    assert said in result.stderr
+    assert "fetch-depth: 0" in result.stderr
+
+
+def test_a_pull_request_that_changes_no_link_file_says_so_in_its_comment(
+    workdir: Path, asked: Requests
+) -> None:
+    Repo(workdir).write("README.md", "only the readme\n")
+    Repo(workdir).commit("docs")
+    result = run("plan", "links/", "--changed-since", "main", *MIRROR, "--format", "markdown")
+    assert result.exit_code == 0, result.output
+    assert "Partial plan of the links changed since main (" in result.stdout
+    assert "): no file changed; 0 link(s) declared differently" in result.stdout
+    assert "changed: ;" not in result.stdout
+
+
+def test_each_delete_of_a_partial_plan_names_the_file_and_line_that_declared_it(
+    workdir: Path, asked: Requests
+) -> None:
+    repo = Repo(workdir)
+    repo.git("rm", "-q", "links/f7.yaml")
+    repo.write("links/f2.yaml", yaml_of({k: v for k, v in FILES["f2"].items() if k != "f2-l9"}))
+    repo.commit("f7 retired, f2-l9 removed")
+    result = run("plan", "links/", "--changed-since", "main", *MIRROR, "--format", "markdown")
+    assert result.exit_code == 0, result.output
+    rows = {
+        line.split(" | ")[2]: line for line in result.stdout.splitlines() if "| delete |" in line
+    }
+    rows.pop("11 |")  # the counts table
+    assert len(rows) == 11
+    commit = repo.git("rev-parse", "main")[:12]
+    assert (
+        f"no longer declared: links/f2.yaml, line 11 declared it at main ({commit}); "
+        "the file was modified since"
+    ) in rows["lnk.test/f2-l9"]
+    assert (
+        f"no longer declared: links/f7.yaml, line 2 declared it at main ({commit}); "
+        "the file was deleted since"
+    ) in rows["lnk.test/f7-l0"]
+    terminal = run("plan", "links/", "--changed-since", "main", *MIRROR)
+    assert "note: no longer declared: links/f7.yaml, line 11 declared it" in terminal.stdout

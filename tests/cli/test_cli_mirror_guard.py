@@ -275,3 +275,16 @@ def test_an_owner_tag_nobody_carries_is_a_warning(workdir: Path) -> None:
     assert "did you mean owner:web?" in said
     quiet = run("plan", "web.yaml", *MIRROR, "--owner-tag", "owner:web")
     assert quiet.exit_code == 0 and "OWNER_TAG_UNUSED" not in both_streams(quiet)
+
+
+def test_a_misspelt_slug_keeps_the_link_of_its_url(workdir: Path) -> None:
+    """A row whose slug was mistyped into an invalid one (``a`` -> ``a b``) still names
+    its link by its URL: the mirror keeps that link (a ``skip`` naming the row) rather
+    than deleting the link the row was meant to keep."""
+    typo = SEED.replace("slug: a\n", "slug: a b\n")
+    (workdir / "links.yaml").write_text(typo, encoding="utf-8")
+    applied = run("apply", "links.yaml", *MIRROR, "--yes", "--no-progress")
+    assert applied.exit_code == 1, applied.output  # the row is INVALID_SLUG
+    shown = both_streams(applied)
+    assert "kept, not deleted: links.yaml, line 2 declares its URL and failed" in shown
+    assert slugs(workdir) == ["a", "b", "c"], "the mistyped row's link was deleted"

@@ -74,6 +74,11 @@ class Changed:
     #: The config files that changed since the ref too (their settings, UTM rules or
     #: default domain, apply to every link): told as a note.
     settings: tuple[str, ...] = ()
+    #: The ref as given and the commit it names, when HEAD does not descend from it
+    #: (the plan compared with their merge base): told as a note.
+    moved: tuple[str, str] | None = None
+    #: A shallow clone could not tell whether HEAD descends from the ref: told as a note.
+    shallow: bool = False
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -82,6 +87,21 @@ class Changed:
         p = self.partial
         files = "; ".join(f"{name} ({status})" for name, status in p.files) or "none"
         said = [f"--changed-since {p.since}: {len(p.files)} source file(s) changed: {files}"]
+        if self.moved is not None:
+            ref, named = self.moved
+            said.append(
+                f"HEAD does not descend from {ref} ({named[:12]}): {ref} moved on since this "
+                f"branch left it, or the branch was rebased; compared with where this branch "
+                f"left {ref}, their merge base {p.commit[:12]}, so the changes made on {ref} "
+                "since are not taken for this branch's"
+            )
+        if self.shallow:
+            said.append(
+                f"the clone is shallow: whether HEAD descends from {p.ref} cannot be told, so "
+                f"the files are compared with {p.ref} as it is; if {p.ref} moved on since "
+                "this branch left it, its changes since count as this branch's undoing them "
+                "(fetch the history, fetch-depth: 0, to compare with where the branch left it)"
+            )
         said += [
             f"{problem.where()} at {p.ref}: {problem.message} (not compared: every link of "
             "the file counts as changed, none as removed)"
@@ -200,13 +220,18 @@ def read_changed_sources(
     old = [s for frame in got.old.frames for s in frame.iter_specs()]
     planned, removed = declared_changes(old, batch.specs, default_domain)
     files = tuple((f.display, f.status) for f in got.files)
-    partial = Partial(got.ref, got.commit, files, len(planned), len(removed))
+    ref_shown = got.ref if got.ref_commit is None else f"the merge base of {got.ref} and HEAD"
+    partial = Partial(ref_shown, got.commit, files, len(planned), len(removed))
     if check_all:
         full = with_destinations(full, setup)
         validation = _narrowed(full, planned)
     else:
         validation = with_destinations(_narrowed(full, planned), setup)
-    return Changed(batch, full, validation, tuple(removed), partial, got.old_problems, got.settings)
+    moved = None if got.ref_commit is None else (got.ref, got.ref_commit)
+    return Changed(
+        batch, full, validation, tuple(removed), partial, got.old_problems, got.settings, moved,
+        got.shallow,
+    )  # fmt: skip
 
 
 def _narrowed(full: Validation, planned: Sequence[int]) -> Validation:
@@ -246,22 +271,29 @@ def narrow_plan(plan: Plan, remote: RemoteState, changed: Changed) -> Plan:
     from linksync.sync.safety import safety_of
 
     options, system = plan.options, remote.system_domain
-    keys: set[LinkKey] = set()
-    urls: set[tuple[str, str]] = set()
+    keys: dict[LinkKey, str] = {}
+    urls: dict[tuple[str, str], str] = {}
     for spec in changed.removed:
         domain = row_domain(spec, options, system)
+        said = _removed_from(spec, changed.partial)
         if spec.slug:
-            keys.add(LinkKey.of(domain, spec.slug))
+            keys.setdefault(LinkKey.of(domain, spec.slug), said)
         elif spec.url:
-            urls.add((domain, spec.url.strip()))
+            urls.setdefault((domain, spec.url.strip()), said)
 
-    def removed(ch: Change) -> bool:
+    def removed(ch: Change) -> str | None:
         if ch.slug and LinkKey.of(ch.domain, ch.slug) in keys:
-            return True
+            return keys[LinkKey.of(ch.domain, ch.slug)]
         link = ch.remote
-        return link is not None and (fold_domain(ch.domain), link.url.strip()) in urls
+        return None if link is None else urls.get((fold_domain(ch.domain), link.url.strip()))
 
-    changes = tuple(ch for ch in plan.changes if ch.spec is not None or removed(ch))
+    kept: list[Change] = []
+    for ch in plan.changes:
+        if ch.spec is not None:
+            kept.append(ch)
+        elif (why := removed(ch)) is not None:  # the row says why it is deleted
+            kept.append(replace(ch, notes=(*ch.notes, why)))
+    changes = tuple(kept)
     existing = max(plan.safety.existing, remote.org.link_count if remote.org else 0)
     safety = safety_of(Counter(ch.action for ch in changes), existing, options)
     return replace(
@@ -271,6 +303,18 @@ def narrow_plan(plan: Plan, remote: RemoteState, changed: Changed) -> Plan:
         unmanaged=Unmanaged(why_not="a partial plan reads only the links it names"),
         partial=changed.partial,
     )
+
+
+def _removed_from(spec: LinkSpec, partial: Partial) -> str:
+    """Why a partial plan acts on a link no row claims: the file and line that declared
+    it at the ref, and what became of the file ("no longer declared: links/old.yaml,
+    line 3 declared it at main (3f2a9c1b0d4e); the file was deleted since")."""
+    prov = spec.provenance
+    if prov is None:
+        return f"no longer declared: declared at {partial.since}"
+    status = dict(partial.files).get(prov.source, "modified")
+    where = f"{prov.where()} declared it at {partial.since}"
+    return f"no longer declared: {where}; the file was {status} since"
 
 
 def saved_sources(sources: Sources, plan: Plan) -> Sources:

@@ -11,6 +11,7 @@ a warning.
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 from linksync.model import Action, RowResult, RunInfo, Status
@@ -26,9 +27,28 @@ VALUE_WIDTH = 120
 TABLE_COLUMNS = ("#", "where", "link", "action", "status", "changed", "short URL", "message")
 
 
+#: What GitHub turns into a notification or a cross-reference in a comment: ``@name``
+#: (a user or a team, not an e-mail address or a URL's ``/@name``), ``#123`` and
+#: ``owner/repo#123`` (not a URL's ``page#123``).
+_PINGS = re.compile(
+    r"(?:(?<![\w/.@#-])@(?=[A-Za-z0-9])"
+    r"|(?:^|(?<=[\s(\[{,;:!?\"'>]))(?:[\w.-]+/[\w.-]+)?#(?=\d))"
+)
+#: A zero-width space after the ``@`` or the ``#``: shown the same, and GitHub pings,
+#: links and cross-references nobody for a description that names them.
+_UNPING = "&#8203;"
+_URL = re.compile(r"(\b[a-z][a-z0-9+.-]*://\S+)", re.IGNORECASE)
+
+
 def md_cell(text: str) -> str:
-    """Text safe inside a markdown table cell: HTML and pipes escaped, line breaks as <br>."""
+    """Text safe inside a markdown table cell: HTML and pipes escaped, line breaks as <br>,
+    and a mention (``@team``) or an issue reference (``#123``) kept from pinging people
+    or cross-referencing issues when the markdown is posted on a pull request."""
     out = html.escape(text, quote=False)
+    out = "".join(
+        part if n % 2 else _PINGS.sub(lambda m: m.group(0) + _UNPING, part)
+        for n, part in enumerate(_URL.split(out))
+    )  # a URL is left as it is: GitHub links it, and pings no one inside a link
     out = out.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
     out = out.replace("\r\n", "\n").replace("\r", "\n")
     return "<br>".join(part.strip() for part in out.split("\n")).strip()

@@ -7,8 +7,11 @@ reads each of them twice through the same readers: as it is now (its links, with
 problems a full run would report on them) and as it was at ``ref`` (``git cat-file``,
 read from a temporary copy, its problems dropped: only its links are compared). A
 renamed file is a deleted file and an added one; a deleted file has only its old
-version. The provenance of both versions names the file as a full run would
-(``links/a.yaml`` for a file of the folder source ``links/``).
+version. When HEAD does not descend from ``ref`` (the base branch moved on since the
+branch was cut, or the branch was rebased), the comparison is with their merge base,
+where HEAD's history left ``ref``: what was committed on the other side is not a change
+of this tree (``compared_commit``). The provenance of both versions names the file as a
+full run would (``links/a.yaml`` for a file of the folder source ``links/``).
 
 In a folder source only what the folder reader reads counts (``linksync.sources.folders``):
 hidden entries and the JSON Schema are left alone, and a changed file of another kind
@@ -35,7 +38,7 @@ from linksync.sources.folders import list_folder
 from linksync.sources.frame import ReadResult
 from linksync.sources.options import YAML_SUFFIXES, ReadOptions
 
-__all__ = ["ChangedFile", "ChangedRead", "changed_files", "read_changed"]
+__all__ = ["ChangedFile", "ChangedRead", "changed_files", "compared_commit", "read_changed"]
 
 #: git's status letters (``--no-renames``: no R or C) as this module says them.
 _STATUS = {"A": "added", "D": "deleted", "M": "modified", "T": "modified", "U": "modified"}
@@ -78,6 +81,12 @@ class ChangedRead:
     old: ReadResult
     old_problems: tuple[Problem, ...] = ()
     settings: tuple[str, ...] = ()
+    #: The commit ``ref`` names when HEAD does not descend from it: ``commit`` is then
+    #: their merge base, where HEAD's history left it (``compared_commit``).
+    ref_commit: str | None = None
+    #: A shallow clone could not tell whether HEAD descends from ``ref``: compared with
+    #: ``ref`` as it is.
+    shallow: bool = False
 
 
 def _git(root: Path | None, *args: str, stdin: bytes | None = None) -> bytes:
@@ -135,6 +144,48 @@ def resolve_ref(root: Path, ref: str) -> str:
     return sha
 
 
+def compared_commit(root: Path, commit: str, ref: str) -> str:
+    """The commit to compare the working tree with: ``commit`` when HEAD descends from
+    it; else where HEAD's history left it, their merge base (``main`` moved on since the
+    branch was cut, a rebased branch): what was committed on ``ref``'s side since is not
+    a change of this tree, and a link added there is not one this tree removed. A
+    ``ConfigError`` when they share no history; ``commit`` when HEAD has no commit;
+    ``""`` in a shallow clone that cannot tell (``commit`` is then compared with, and
+    the caller says so)."""
+    try:
+        _git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    except _GitFailed:
+        return commit  # no commit yet on this branch: the working tree against the ref
+    try:
+        base = _git(root, "merge-base", commit, "HEAD").decode("ascii", "replace").strip()
+    except _GitFailed:
+        base = ""
+    if not base and _shallow(root):
+        if commit in _parents(root):
+            return commit  # a CI checkout of a pull request's merge: its base is a parent
+        return ""  # the history to tell it is not here: the caller compares with commit
+    if not base:
+        raise ConfigError(
+            f"--changed-since {ref}: {ref} and HEAD share no history in {root}, so what "
+            "changed between them cannot be told; run without --changed-since to read "
+            "every file"
+        )
+    return base
+
+
+def _shallow(root: Path) -> bool:
+    """The repository is a shallow clone (CI's default checkout)."""
+    out = _git(root, "rev-parse", "--is-shallow-repository")
+    return out.strip() == b"true"
+
+
+def _parents(root: Path) -> set[str]:
+    """HEAD's parents as its commit names them (a shallow clone keeps the names)."""
+    raw = _git(root, "cat-file", "commit", "HEAD").decode("utf-8", "replace")
+    head = raw.split("\n\n", 1)[0]
+    return {line.split()[1] for line in head.splitlines() if line.startswith("parent ")}
+
+
 @dataclass(frozen=True, slots=True)
 class _Source:
     """A source as given (``shown``) and where it is (``real``, resolved)."""
@@ -177,7 +228,8 @@ def changed_files(
                 f"--changed-since: {src.shown} is not in the repository of "
                 f"{given[0].shown} ({root}); give the sources of one repository"
             )
-    commit = resolve_ref(root, ref)
+    named = resolve_ref(root, ref)
+    commit = compared_commit(root, named, ref) or named
     specs = [src.real.relative_to(root).as_posix() for src in given]
     listed = _git(root, "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff",
                   "--ignore-submodules", commit, "--", *specs)  # fmt: skip
@@ -259,7 +311,12 @@ def read_changed(
                     continue
                 old.frames.extend(read.frames)
     settings = _differing(root, commit, watch)
-    return ChangedRead(ref, commit, tuple(files), new, old, tuple(old_problems), settings)
+    named = resolve_ref(root, ref)
+    unsure = compared_commit(root, named, ref) == ""
+    return ChangedRead(
+        ref, commit, tuple(files), new, old, tuple(old_problems), settings,
+        named if named != commit else None, unsure,
+    )  # fmt: skip
 
 
 def _differing(root: Path, commit: str, paths: Sequence[Path]) -> tuple[str, ...]:

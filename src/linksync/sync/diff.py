@@ -16,12 +16,12 @@ Rules (docs/service.md, "Sync semantics"):
 - A row for a custom domain the workspace lacks is DOMAIN_NOT_FOUND, for one not active
   DOMAIN_NOT_ACTIVE; rows with validation errors are ``invalid``; two rows claiming the
   same link are DUPLICATE_IN_SOURCE (the later one).
-- Mirror mode deletes remote links in scope that no row claims (an invalid row still
-  protects its link). A row that failed (validation, an unknown domain) protects every
-  link of its slug in the scope, whatever domain it named (a row without slug: every
-  link of its URL); the plan names each such link ``skip``, kept by that row. While
-  rows or sheets a workbook hides are skipped unread, no link is deleted: each delete is
-  refused with HIDDEN_ROW (HIDDEN_SHEET); with ``retire_to`` each is a ``retire``.
+- Mirror mode deletes remote links in scope that no row claims. A row that failed
+  (validation, an unknown domain) protects every link of its slug in the scope, whatever
+  domain it named, and every link of its URL (a misspelt slug); the plan names each
+  ``skip``, kept by that row. While rows or sheets a workbook hides are skipped unread,
+  no link is deleted: each delete is refused with HIDDEN_ROW (HIDDEN_SHEET); with
+  ``retire_to`` each is a ``retire``.
   Quota and safety are judged on the finished list of changes.
 - An update, replace or delete of a link another owner tag marks is refused
   (OWNED_BY_OTHER) unless ``allow_takeover`` (``linksync.sync.ownership``); a link
@@ -120,8 +120,7 @@ class _Differ:
         self.claimed: KeyMap[int] = KeyMap()  # key -> the row that claims it
         self.claimed_urls: dict[tuple[str, str], int] = {}
         self.protected_urls: set[tuple[str, str]] = set()
-        #: slug (folded) or URL (edges stripped) -> the first invalid row naming it
-        self.kept_by: dict[str, LinkSpec] = {}
+        self.kept_by: dict[str, LinkSpec] = {}  # folded slug or URL -> 1st failed row naming it
         self.ignoring = Ignoring(options)  # links left alone (ignore:)
         self.quick = QuickDiff(
             remote, options, self.invalid, self.by_place, self.claimed, matched=matched,
@@ -172,6 +171,7 @@ class _Differ:
             self.kept_by.setdefault(spec.slug.lower(), spec)
         elif spec.url:
             self.protected_urls.add((domain, spec.url.strip()))
+        if spec.url:  # and the links of its URL: the slug may be what is misspelt
             self.kept_by.setdefault(spec.url.strip(), spec)
 
     def _match(

@@ -125,7 +125,9 @@ class Partial:
         shown = [f"{name} ({status})" for name, status in self.files[:SHOWN_FILES]]
         if len(self.files) > SHOWN_FILES:
             shown.append(f"and {len(self.files) - SHOWN_FILES} more")
-        read = f"{len(self.files)} file(s) changed: {', '.join(shown)}"
+        read = "no file changed"
+        if shown:
+            read = f"{len(self.files)} file(s) changed: {', '.join(shown)}"
         return (
             f"Partial plan of the links changed since {self.since}: {read}; "
             f"{self.changed} link(s) declared differently, {self.removed} no longer declared. "
