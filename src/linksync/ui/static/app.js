@@ -239,6 +239,7 @@
     interrupted: "Interrupted: the server stopped during this run",
   };
   let source = null;
+  let lastShown = null;  // the run on the page (showRun)
 
   function seconds(s) {
     if (s >= 90) return Math.round(s / 60) + " min";
@@ -274,6 +275,7 @@
     cancel.disabled = run.state === "cancelling";
     cancel.dataset.runId = run.run_id;
     showFiles(run);
+    lastShown = run;  // for undo.js, whose script may run after the first run is shown
     document.dispatchEvent(new CustomEvent("linksync:run", { detail: run }));  // undo.js
   }
 
@@ -326,5 +328,5 @@
   loadLastRun();
 
   // What steps.js uses.
-  window.linksync = { send: send, follow: follow, seconds: seconds };
+  window.linksync = { send: send, follow: follow, seconds: seconds, shown: () => lastShown };
 })();

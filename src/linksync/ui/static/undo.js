@@ -19,13 +19,16 @@
     $("undo-status").textContent = "";
   }
 
-  document.addEventListener("linksync:run", (e) => {
-    const run = e.detail;
+  function onRun(run) {
     const button = $("run-undo");
     button.hidden = !(UNDOABLE.includes(run.kind) && OVER.includes(run.state));
     button.dataset.runId = run.run_id;
     if (shownFor !== run.run_id) close();
-  });
+  }
+  document.addEventListener("linksync:run", (e) => onRun(e.detail));
+  // The page's last run may have been shown before this script ran (scripts and the
+  // first answer of the server race): take it now.
+  if (page.shown && page.shown()) onRun(page.shown());
 
   $("run-undo").addEventListener("click", async (e) => {
     const runId = e.target.dataset.runId;
