@@ -39,9 +39,13 @@ def test_sigterm_mid_apply_ends_as_ctrl_c(tmp_path: Path) -> None:
     env["LINKSYNC_STATE_DIR"] = str(tmp_path / "state")
     command = [sys.executable, "-m", "linksync", "apply", "links.csv", "--yes"]
     command += ["--concurrency", "1", "--no-progress", "--report", "report.csv"]
+    # A scheduler's job has SIGINT at its default (cron, systemd, Kubernetes); the tests
+    # themselves may run with it ignored (a script's background job), which the child
+    # would inherit: the next test is that case.
     proc = subprocess.Popen(
         command, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     runs = tmp_path / ".linksync" / "runs"
     deadline = time.monotonic() + 60
