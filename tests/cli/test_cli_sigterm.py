@@ -27,7 +27,13 @@ def _journal_results(runs: Path) -> list[dict[str, object]]:
     return records
 
 
-def test_sigterm_mid_apply_ends_as_ctrl_c(tmp_path: Path) -> None:
+def _sigterm_mid_apply(
+    tmp_path: Path, args: list[str], sigint: signal.Handlers
+) -> tuple[int, str, str, Path]:
+    """An apply of ROWS rows against a slow sandbox, started with SIGINT at ``sigint``
+    (its default, as cron, systemd and Kubernetes start a job; or ignored, as a script's
+    background job has it: the tests themselves may run so, and the child would inherit
+    it), sent SIGTERM once a row is written: (exit code, stdout, stderr, runs folder)."""
     (tmp_path / "sandbox.yaml").write_text("faults:\n  latency_ms: [120, 160]\n", encoding="utf-8")
     (tmp_path / "linksync.yaml").write_text(
         "sandbox: true\nsandbox_db: sandbox.db\nsandbox_config: sandbox.yaml\n",
@@ -37,15 +43,11 @@ def test_sigterm_mid_apply_ends_as_ctrl_c(tmp_path: Path) -> None:
     (tmp_path / "links.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("LINKSYNC_")}
     env["LINKSYNC_STATE_DIR"] = str(tmp_path / "state")
-    command = [sys.executable, "-m", "linksync", "apply", "links.csv", "--yes"]
-    command += ["--concurrency", "1", "--no-progress", "--report", "report.csv"]
-    # A scheduler's job has SIGINT at its default (cron, systemd, Kubernetes); the tests
-    # themselves may run with it ignored (a script's background job), which the child
-    # would inherit: the next test is that case.
+    command = [sys.executable, "-m", "linksync", "apply", "links.csv", "--yes", *args]
     proc = subprocess.Popen(
         command, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),
     )  # fmt: skip
     runs = tmp_path / ".linksync" / "runs"
     deadline = time.monotonic() + 60
@@ -55,8 +57,14 @@ def test_sigterm_mid_apply_ends_as_ctrl_c(tmp_path: Path) -> None:
         time.sleep(0.05)
     proc.send_signal(signal.SIGTERM)
     out, errors = proc.communicate(timeout=60)
+    return proc.returncode, out, errors, runs
 
-    assert proc.returncode == 130, (out, errors)
+
+def test_sigterm_mid_apply_ends_as_ctrl_c(tmp_path: Path) -> None:
+    args = ["--concurrency", "1", "--no-progress", "--report", "report.csv"]
+    code, out, errors, runs = _sigterm_mid_apply(tmp_path, args, signal.SIG_DFL)
+
+    assert code == 130, (out, errors)
     assert "Exit code 130: interrupted" in out
     assert "Stopped: the run was interrupted, after " in out
     records = _journal_results(runs)
@@ -76,32 +84,10 @@ def test_sigterm_with_sigint_ignored_still_ends_the_json_log(tmp_path: Path) -> 
     """A job started in the background of a script (SIGINT ignored) stops at once on
     SIGTERM, exit 130: its JSON log still ends with run_end (level error, exit code
     130, INTERRUPTED, what it wrote), not with run_start alone."""
-    (tmp_path / "sandbox.yaml").write_text("faults:\n  latency_ms: [120, 160]\n", encoding="utf-8")
-    (tmp_path / "linksync.yaml").write_text(
-        "sandbox: true\nsandbox_db: sandbox.db\nsandbox_config: sandbox.yaml\n",
-        encoding="utf-8",
-    )
-    lines = ["slug,url", *(f"s{i},https://example.com/{i}" for i in range(ROWS))]
-    (tmp_path / "links.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LINKSYNC_")}
-    env["LINKSYNC_STATE_DIR"] = str(tmp_path / "state")
-    command = [sys.executable, "-m", "linksync", "apply", "links.csv", "--yes"]
-    command += ["--concurrency", "1", "--log-format", "json"]
-    proc = subprocess.Popen(
-        command, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
-    )  # fmt: skip
-    runs = tmp_path / ".linksync" / "runs"
-    deadline = time.monotonic() + 60
-    while not any(r.get("status") == "ok" for r in _journal_results(runs)):
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "no row written within 60 s"
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGTERM)
-    _, errors = proc.communicate(timeout=60)
+    args = ["--concurrency", "1", "--log-format", "json"]
+    code, _, errors, _ = _sigterm_mid_apply(tmp_path, args, signal.SIG_IGN)
 
-    assert proc.returncode == 130, errors
+    assert code == 130, errors
     events = [json.loads(line) for line in errors.splitlines()]
     ends = [e for e in events if e["event"] == "run_end"]
     assert len(ends) == 1, errors

@@ -181,11 +181,12 @@ def _read_book(
         names = wanted
     else:
         names = [m.name for m in wb.sheets_metadata if m.typ == SheetTypeEnum.WorkSheet]
-    hidden = [] if wanted else _hidden_with_links(display, wb, names, opts, pkg, ooxml, result)
+    scan = _notes(pkg) if pkg is not None and ooxml else None
+    hidden = [] if wanted else _hidden_with_links(display, wb, names, opts, scan, result)
     if not wanted:  # the visible worksheets, and the hidden ones --include-hidden reads
         shown = {m.name for m in wb.sheets_metadata if m.visible == SheetVisibleEnum.Visible}
         names = [n for n in names if n in shown or (opts.include_hidden and n in hidden)]
-    notes_for = _notes(pkg, names) if pkg is not None and ooxml else None
+    notes_for = scan
     if notes_for is None and names and not ooxml:
         result.problems.append(
             Problem(
@@ -225,15 +226,19 @@ def _read_book(
     return result
 
 
-def _notes(pkg: Package, names: list[str]) -> Callable[[str], PendingNotes]:
+def _notes(pkg: Package) -> Callable[[str], PendingNotes]:
+    """The scan of one sheet by name, the workbook's parts and styles read once."""
     parts = pkg.sheet_parts()
     formats = pkg.display_formats()
     recalculate = pkg.recalculates()
     struck = pkg.struck_styles()
-    for name in names:
+
+    def scan(name: str) -> PendingNotes:
         if name not in parts:
             raise pkg.fail("cannot find this sheet's part in the workbook", name)
-    return lambda name: pkg.scan_sheet(name, parts[name], formats, recalculate, struck)
+        return pkg.scan_sheet(name, parts[name], formats, recalculate, struck)
+
+    return scan
 
 
 def _hidden_with_links(
@@ -241,8 +246,7 @@ def _hidden_with_links(
     wb: CalamineWorkbook,
     sheets: list[str],
     opts: ReadOptions,
-    pkg: Package | None,
-    ooxml: bool,
+    scan: Callable[[str], PendingNotes] | None,
     result: ReadResult,
 ) -> list[str]:
     """The hidden worksheets (hidden or very hidden) of ``sheets`` that hold links: a
@@ -255,7 +259,7 @@ def _hidden_with_links(
     for name in (s for s in sheets if s not in shown):
         why = ""
         try:
-            pending = _notes(pkg, [name])(name) if pkg is not None and ooxml else None
+            pending = scan(name) if scan is not None else None
             rows = wb.get_sheet_by_name(name).to_python(skip_empty_area=False)
             if pending is not None:
                 pending.result()
